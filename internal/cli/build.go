@@ -1,0 +1,59 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/dbrig/dbrig/internal/target"
+	"github.com/dbrig/dbrig/internal/workload"
+	"github.com/spf13/cobra"
+)
+
+func newBuild() *cobra.Command {
+	return workloadCommand("build", "Create and load a workload's schema", func(w workload.Workload, url *string) *cobra.Command {
+		var force bool
+		c := &cobra.Command{
+			Short: "Create and load the " + w.Name() + " schema",
+			Example: "  dbrig build " + w.Name() + " --warehouses 4\n" +
+				"  dbrig build " + w.Name() + " --target postgres://bench@localhost/bench --warehouses 8 --loaders 4\n" +
+				"  PGHOST=/var/run/postgresql PGDATABASE=bench dbrig build " + w.Name() + " --target 'sslmode=disable' --force",
+			RunE: func(c *cobra.Command, _ []string) error {
+				ctx, stop := signalContext()
+				defer stop()
+				t, err := target.Open(ctx, *url)
+				if err != nil {
+					return err
+				}
+				defer t.Close()
+				return build(ctx, w, t, force, c.OutOrStdout(), c.ErrOrStderr())
+			},
+		}
+		w.BuildFlags(c.Flags())
+		c.Flags().BoolVar(&force, "force", false, "drop an existing schema first")
+		return c
+	})
+}
+
+// build runs a workload's build with progress on stderr and the summary on stdout.
+func build(ctx context.Context, w workload.Workload, t target.Target, force bool, stdout, stderr io.Writer) error {
+	p := newProgress(stderr)
+	fmt.Fprintf(stderr, "Building %s on %s\n", w.Name(), t.URL())
+	sum, err := w.Build(ctx, t, workload.BuildOptions{Force: force, Progress: func(done, total int64, what string) {
+		pct := 0.0
+		if total > 0 {
+			pct = float64(done) / float64(total) * 100
+		}
+		p.update(fmt.Sprintf("%-8s %5.1f%%  %d of %d rows", what, pct, done, total))
+	}})
+	p.done()
+	if err != nil {
+		if ctx.Err() != nil {
+			return target.Userf("build interrupted; the partial schema was dropped")
+		}
+		return err
+	}
+	fmt.Fprintf(stdout, "Built %s: %d rows, %.0f MB in %.1f s (%.0f rows/s)\n",
+		w.Name(), sum.Rows, float64(sum.Bytes)/1e6, sum.Seconds, float64(sum.Rows)/sum.Seconds)
+	return nil
+}

@@ -1,0 +1,46 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/dbrig/dbrig/internal/target"
+	"github.com/dbrig/dbrig/internal/workload"
+	"github.com/spf13/cobra"
+)
+
+func newCheck() *cobra.Command {
+	return workloadCommand("check", "Check a workload's consistency conditions", func(w workload.Workload, url *string) *cobra.Command {
+		return &cobra.Command{
+			Short: "Run the " + w.Name() + " consistency conditions; exit 1 on any FAIL",
+			Example: "  dbrig check " + w.Name() + "\n" +
+				"  dbrig check " + w.Name() + " --target postgres://bench@localhost/bench",
+			RunE: func(c *cobra.Command, _ []string) error {
+				ctx, stop := signalContext()
+				defer stop()
+				t, err := target.Open(ctx, *url)
+				if err != nil {
+					return err
+				}
+				defer t.Close()
+				ok, err := w.Check(ctx, t, c.OutOrStdout())
+				if errors.Is(err, workload.ErrNoSchema) {
+					return noSchema(w, t)
+				}
+				if err != nil {
+					return err
+				}
+				if !ok {
+					fmt.Fprintln(c.OutOrStdout(), "Consistency check FAILED")
+					return &failure{}
+				}
+				fmt.Fprintln(c.OutOrStdout(), "Consistency check passed")
+				return nil
+			},
+		}
+	})
+}
+
+func noSchema(w workload.Workload, t target.Target) error {
+	return target.Userf("no %s schema on %s: build it first with `dbrig build %s --target %s`", w.Name(), t.URL(), w.Name(), t.URL())
+}

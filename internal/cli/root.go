@@ -1,0 +1,143 @@
+// Package cli is dbrig's command line: one file per command.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/dbrig/dbrig/internal/target"
+	"github.com/dbrig/dbrig/internal/workload"
+	"github.com/spf13/cobra"
+
+	// The targets and workloads register themselves.
+	_ "github.com/dbrig/dbrig/internal/target/postgres"
+	_ "github.com/dbrig/dbrig/internal/target/sqlite"
+	_ "github.com/dbrig/dbrig/internal/workload/tprocc"
+)
+
+// DefaultTarget is the embedded SQLite file a run uses when given none.
+const DefaultTarget = "sqlite:dbrig-data/dbrig.db"
+
+// Exit codes.
+const (
+	exitFail  = 1 // the command ran and found a failure (a check FAIL)
+	exitUsage = 2 // the user must change something: flag, URL, schema
+)
+
+// Main runs dbrig with args and returns the process exit code.
+func Main(args []string, stdout, stderr io.Writer) int {
+	root := newRoot(stdout, stderr)
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return 0
+	}
+	var fe *failure
+	if errors.As(err, &fe) {
+		return exitFail
+	}
+	fmt.Fprintln(stderr, "dbrig: "+oneLine(err))
+	var ue *target.UserError
+	if errors.As(err, &ue) || isFlagError(err) {
+		return exitUsage
+	}
+	return exitFail
+}
+
+// failure is a command's verdict (a failed check), already reported.
+type failure struct{}
+
+func (*failure) Error() string { return "failed" }
+
+func oneLine(err error) string {
+	s := err.Error()
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+// usageError marks errors cobra and pflag raise about the command line.
+type usageError struct{ error }
+
+func (e usageError) Unwrap() error { return e.error }
+
+func isFlagError(err error) bool {
+	var u usageError
+	return errors.As(err, &u)
+}
+
+func newRoot(stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "dbrig",
+		Short: "A test rig for database performance",
+		Long: `dbrig builds benchmark databases, drives them with virtual users, checks
+their consistency, and writes every run as a versioned JSON result.
+
+Targets: PostgreSQL (a URL or keyword DSN; PG* environment variables apply)
+and SQLite (sqlite:PATH). Without --target, dbrig uses an embedded SQLite
+file under ./dbrig-data/.`,
+		Example: `  dbrig run tproc-c
+  dbrig build tproc-c --target postgres://bench@localhost/bench --warehouses 4
+  dbrig run tproc-c --target postgres://bench@localhost/bench --vus 4 --duration 5m`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.AddCommand(newBuild(), newRun(), newCheck(), newDrop())
+	return root
+}
+
+// workloadCommand makes a command ("run", say) with one subcommand per
+// registered workload, each carrying that workload's own flags, so that
+// "dbrig run tproc-c --help" shows exactly what applies.
+func workloadCommand(use, short string, sub func(w workload.Workload, url *string) *cobra.Command) *cobra.Command {
+	c := &cobra.Command{
+		Use:   use + " WORKLOAD",
+		Short: short,
+		Args:  cobra.ArbitraryArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return target.Userf("name a workload: dbrig %s %s", use, strings.Join(workload.Names(), "|"))
+			}
+			return target.Userf("unknown workload %q (known: %s)", args[0], strings.Join(workload.Names(), ", "))
+		},
+	}
+	for _, name := range workload.Names() {
+		w, _ := workload.New(name)
+		var url string
+		s := sub(w, &url)
+		s.Use = name
+		s.Args = cobra.NoArgs
+		s.Flags().StringVar(&url, "target", DefaultTarget, "PostgreSQL URL or keyword DSN, or sqlite:PATH")
+		c.AddCommand(s)
+	}
+	return c
+}
+
+// signalContext is cancelled by the first Ctrl-C or SIGTERM, so a command
+// can stop cleanly and keep what it has. A second Ctrl-C exits at once.
+func signalContext() (context.Context, func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		if _, ok := <-ch; !ok {
+			return
+		}
+		fmt.Fprintln(os.Stderr, "\ndbrig: stopping; press Ctrl-C again to quit at once")
+		cancel()
+		if _, ok := <-ch; ok {
+			os.Exit(130)
+		}
+	}()
+	return ctx, func() { signal.Stop(ch); close(ch); cancel() }
+}

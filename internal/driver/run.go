@@ -1,0 +1,387 @@
+package driver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/dbrig/dbrig/internal/metrics"
+	"github.com/dbrig/dbrig/internal/target"
+)
+
+// Config is how to drive a workload.
+type Config struct {
+	VUs      int
+	Rampup   time.Duration
+	Duration time.Duration
+	// Keying turns on each VU's keying and think times.
+	Keying bool
+	// Classify says what an error from Run means.
+	Classify func(error) target.ErrClass
+	// MaxRetries bounds the retries of one transaction (default 10).
+	MaxRetries int
+	// WindowEdge is called as the measured window starts (start true) and
+	// ends, so that database-side counters are read at the same edges.
+	WindowEdge func(start bool)
+	// Progress is called about once a second.
+	Progress func(Tick)
+	// Grace is how long VUs may take to finish their current transaction
+	// once the run ends, before it is cancelled (default 30s).
+	Grace time.Duration
+}
+
+// Phase is where a run is.
+type Phase int32
+
+const (
+	PhaseRampup Phase = iota
+	PhaseMeasure
+	PhaseDone
+)
+
+func (p Phase) String() string {
+	return [...]string{"ramp-up", "measure", "done"}[p]
+}
+
+// Tick is a progress report.
+type Tick struct {
+	Phase   Phase
+	Elapsed time.Duration // since the run started
+	// Left is the time left in the current phase.
+	Left time.Duration
+	// Counts are transactions completed per type in the last second.
+	Counts []int64
+	// Errors so far, all phases.
+	Errors int64
+	// VUs running.
+	VUs int
+}
+
+// TxResult is the measured window's figures for one transaction type.
+type TxResult struct {
+	Name        string
+	Count       int64 // completed: committed or intentionally rolled back
+	Errors      int64
+	Retries     int64
+	ErrorSample string
+	Hist        *hdrhistogram.Histogram
+}
+
+// Point is one second of the series: completions per type, all phases.
+type Point struct {
+	T      float64 `json:"t"`
+	Phase  string  `json:"phase"`
+	Counts []int64 `json:"counts"`
+}
+
+// Result is what a run measured.
+type Result struct {
+	Started     time.Time
+	WindowStart time.Time // zero if the run stopped during ramp-up
+	WindowEnd   time.Time
+	Interrupted bool
+	Tx          []TxResult
+	Tally       Tally
+	Series      []Point
+}
+
+// WindowSeconds is the measured window's real length.
+func (r *Result) WindowSeconds() float64 {
+	if r.WindowStart.IsZero() {
+		return 0
+	}
+	return r.WindowEnd.Sub(r.WindowStart).Seconds()
+}
+
+// vuState is one VU's figures. The VU goroutine alone writes the
+// histograms and the tally; the atomic counters are read by the ticker.
+type vuState struct {
+	done    []atomic.Int64 // completions per type, all phases, for progress
+	count   []int64        // completions per type in the window
+	errs    []int64
+	retries []int64
+	sample  []string
+	hist    []*hdrhistogram.Histogram
+	tally   Tally
+	errAll  atomic.Int64
+}
+
+func newVUState(types int) *vuState {
+	s := &vuState{
+		done: make([]atomic.Int64, types), count: make([]int64, types), errs: make([]int64, types),
+		retries: make([]int64, types), sample: make([]string, types), hist: make([]*hdrhistogram.Histogram, types),
+	}
+	for i := range s.hist {
+		s.hist[i] = metrics.NewHistogram()
+	}
+	return s
+}
+
+// Run drives w until the window ends or ctx is cancelled (Ctrl-C), which
+// ends the window early and marks the result interrupted. VUs finish the
+// transaction in hand before they stop.
+func Run(ctx context.Context, w Workload, cfg Config) (*Result, error) {
+	if cfg.VUs < 1 {
+		return nil, fmt.Errorf("need at least one virtual user, got %d", cfg.VUs)
+	}
+	if cfg.MaxRetries == 0 {
+		cfg.MaxRetries = 10
+	}
+	if cfg.Grace == 0 {
+		cfg.Grace = 30 * time.Second
+	}
+	names := w.TxNames()
+	// Connections open before the clock starts, so a target that refuses
+	// them fails the run at once instead of part-way through ramp-up.
+	vus := make([]VU, cfg.VUs)
+	for i := range vus {
+		v, err := w.NewVU(ctx, i)
+		if err != nil {
+			for _, o := range vus[:i] {
+				o.Close()
+			}
+			return nil, err
+		}
+		vus[i] = v
+	}
+
+	var phase atomic.Int32
+	stop := make(chan struct{})
+	// work outlives stop by the grace period so in-flight transactions
+	// can finish instead of being cut off mid-statement.
+	work, cancelWork := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelWork()
+
+	res := &Result{Started: time.Now()}
+	states := make([]*vuState, cfg.VUs)
+	var running atomic.Int32
+	var wg sync.WaitGroup
+	for i, v := range vus {
+		states[i] = newVUState(len(names))
+		delay := time.Duration(0)
+		if cfg.VUs > 1 {
+			delay = cfg.Rampup * time.Duration(i) / time.Duration(cfg.VUs)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer v.Close()
+			if !sleep(delay, stop) {
+				return
+			}
+			running.Add(1)
+			defer running.Add(-1)
+			runVU(work, v, states[i], &cfg, &phase, stop)
+		}()
+	}
+
+	ticks := make(chan struct{})
+	go func() {
+		defer close(ticks)
+		tickLoop(res, states, &cfg, &phase, &running, stop)
+	}()
+
+	windowStart := res.Started.Add(cfg.Rampup)
+	if wait(ctx, time.Until(windowStart)) {
+		if cfg.WindowEdge != nil {
+			cfg.WindowEdge(true)
+		}
+		res.WindowStart = time.Now()
+		phase.Store(int32(PhaseMeasure))
+		if !wait(ctx, cfg.Duration) {
+			res.Interrupted = true
+		}
+		phase.Store(int32(PhaseDone))
+		res.WindowEnd = time.Now()
+		if cfg.WindowEdge != nil {
+			cfg.WindowEdge(false)
+		}
+	} else {
+		res.Interrupted = true
+		phase.Store(int32(PhaseDone))
+	}
+	close(stop)
+	finished := make(chan struct{})
+	go func() { wg.Wait(); close(finished) }()
+	select {
+	case <-finished:
+	case <-time.After(cfg.Grace):
+		cancelWork()
+		<-finished
+	}
+	<-ticks
+
+	res.Tx = make([]TxResult, len(names))
+	for i, n := range names {
+		tr := TxResult{Name: n, Hist: metrics.NewHistogram()}
+		for _, s := range states {
+			tr.Count += s.count[i]
+			tr.Errors += s.errs[i]
+			tr.Retries += s.retries[i]
+			if tr.ErrorSample == "" {
+				tr.ErrorSample = s.sample[i]
+			}
+			tr.Hist.Merge(s.hist[i])
+		}
+		res.Tx[i] = tr
+	}
+	for _, s := range states {
+		res.Tally.Add(&s.tally)
+	}
+	return res, nil
+}
+
+// runVU is one VU's loop: pick, key, run with retries, record, think.
+func runVU(ctx context.Context, v VU, s *vuState, cfg *Config, phase *atomic.Int32, stop <-chan struct{}) {
+	for {
+		select {
+		case <-stop:
+			return
+		default:
+		}
+		tx := v.Next()
+		var think time.Duration
+		if cfg.Keying {
+			var keying time.Duration
+			keying, think = v.Pacing(tx)
+			if !sleep(keying, stop) {
+				return
+			}
+		}
+		var t Tally
+		retries := int64(0)
+		began := time.Now()
+		err := v.Run(ctx, tx, &t)
+		for err != nil && !errors.Is(err, ErrRollback) && cfg.Classify(err) == target.ErrRetry && retries < int64(cfg.MaxRetries) {
+			retries++
+			t = Tally{}
+			err = v.Run(ctx, tx, &t)
+		}
+		ended := time.Now()
+		ok := err == nil || errors.Is(err, ErrRollback)
+		measured := Phase(phase.Load()) == PhaseMeasure
+		if ok {
+			s.done[tx].Add(1)
+		} else {
+			s.errAll.Add(1)
+			if s.sample[tx] == "" {
+				s.sample[tx] = oneLine(err)
+			}
+		}
+		if measured {
+			s.retries[tx] += retries
+			if ok {
+				s.count[tx]++
+				metrics.Record(s.hist[tx], ended.Sub(began))
+				s.tally.Add(&t)
+			} else {
+				s.errs[tx]++
+			}
+		}
+		if !ok && cfg.Classify(err) == target.ErrConnLost && !reconnect(ctx, v, stop) {
+			return
+		}
+		if !sleep(think, stop) {
+			return
+		}
+	}
+}
+
+// reconnect retries with backoff until it works or the run stops.
+func reconnect(ctx context.Context, v VU, stop <-chan struct{}) bool {
+	backoff := 100 * time.Millisecond
+	for {
+		if v.Reconnect(ctx) == nil {
+			return true
+		}
+		if !sleep(backoff, stop) {
+			return false
+		}
+		backoff = min(2*backoff, 5*time.Second)
+	}
+}
+
+func tickLoop(res *Result, states []*vuState, cfg *Config, phase *atomic.Int32, running *atomic.Int32, stop <-chan struct{}) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	types := len(states[0].done)
+	last := make([]int64, types)
+	for {
+		select {
+		case <-stop:
+			return
+		case now := <-t.C:
+			p := Phase(phase.Load())
+			cur := make([]int64, types)
+			var errs int64
+			for _, s := range states {
+				for i := range cur {
+					cur[i] += s.done[i].Load()
+				}
+				errs += s.errAll.Load()
+			}
+			delta := make([]int64, types)
+			for i := range cur {
+				delta[i] = cur[i] - last[i]
+			}
+			last = cur
+			elapsed := now.Sub(res.Started)
+			res.Series = append(res.Series, Point{T: elapsed.Round(time.Millisecond).Seconds(), Phase: p.String(), Counts: delta})
+			if cfg.Progress != nil {
+				left := cfg.Rampup - elapsed
+				if p == PhaseMeasure {
+					left = cfg.Rampup + cfg.Duration - elapsed
+				}
+				cfg.Progress(Tick{Phase: p, Elapsed: elapsed, Left: max(left, 0), Counts: delta, Errors: errs, VUs: int(running.Load())})
+			}
+		}
+	}
+}
+
+// sleep waits d unless stop closes first; it reports whether it slept.
+func sleep(d time.Duration, stop <-chan struct{}) bool {
+	if d <= 0 {
+		select {
+		case <-stop:
+			return false
+		default:
+			return true
+		}
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-stop:
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// wait waits d unless ctx ends first; it reports whether it waited.
+func wait(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+func oneLine(err error) string {
+	s := err.Error()
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}

@@ -1,0 +1,72 @@
+// Package metrics holds latency histograms and the per-second series.
+package metrics
+
+import (
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Latencies are recorded in microseconds, up to an hour, at 3 significant
+// figures: the resolution the result document promises.
+const (
+	minMicros = 1
+	maxMicros = int64(time.Hour / time.Microsecond)
+	sigFigs   = 3
+)
+
+// NewHistogram returns an empty latency histogram.
+func NewHistogram() *hdrhistogram.Histogram {
+	return hdrhistogram.New(minMicros, maxMicros, sigFigs)
+}
+
+// Record adds one latency; values beyond the range are clamped so that a
+// pathological stall still counts.
+func Record(h *hdrhistogram.Histogram, d time.Duration) {
+	us := d.Microseconds()
+	if us < minMicros {
+		us = minMicros
+	}
+	if us > maxMicros {
+		us = maxMicros
+	}
+	h.RecordValue(us) //nolint:errcheck // clamped into range above
+}
+
+// Latency is a histogram's summary in milliseconds.
+type Latency struct {
+	Mean float64 `json:"mean_ms"`
+	P50  float64 `json:"p50_ms"`
+	P90  float64 `json:"p90_ms"`
+	P95  float64 `json:"p95_ms"`
+	P99  float64 `json:"p99_ms"`
+	Max  float64 `json:"max_ms"`
+}
+
+// Summarize reads the percentiles of h.
+func Summarize(h *hdrhistogram.Histogram) Latency {
+	if h.TotalCount() == 0 {
+		return Latency{}
+	}
+	ms := func(us int64) float64 { return float64(us) / 1000 }
+	return Latency{
+		Mean: h.Mean() / 1000,
+		P50:  ms(h.ValueAtQuantile(50)),
+		P90:  ms(h.ValueAtQuantile(90)),
+		P95:  ms(h.ValueAtQuantile(95)),
+		P99:  ms(h.ValueAtQuantile(99)),
+		Max:  ms(h.Max()),
+	}
+}
+
+// Encode returns the histogram in HdrHistogram's compressed, base64
+// interchange form, which other HdrHistogram tools read.
+func Encode(h *hdrhistogram.Histogram) (string, error) {
+	b, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+	return string(b), err
+}
+
+// Decode reverses Encode.
+func Decode(s string) (*hdrhistogram.Histogram, error) {
+	return hdrhistogram.Decode([]byte(s))
+}

@@ -1,0 +1,173 @@
+// Package postgres is the PostgreSQL target: pgx sessions, COPY loading,
+// the database's own counters, and (server.go) a server dbrig manages.
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/dbrig/dbrig/internal/target"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+func init() {
+	target.Register(target.Opener{Kind: "postgres", Match: Match, Open: Open})
+}
+
+// Match accepts postgres:// and postgresql:// URLs and keyword/value DSNs
+// ("host=... dbname=..."), as libpq does.
+func Match(url string) bool {
+	return strings.HasPrefix(url, "postgres://") || strings.HasPrefix(url, "postgresql://") ||
+		(strings.Contains(url, "=") && !strings.Contains(url, "://") && !strings.HasPrefix(url, "sqlite:"))
+}
+
+// Target is an opened PostgreSQL database.
+type Target struct {
+	cfg    *pgx.ConnConfig
+	url    string
+	secret string
+	// ctl runs the harness's own queries (version, counters) so they never
+	// share a connection with a virtual user.
+	ctl *pgx.Conn
+}
+
+// Open parses url (PG* environment variables fill what it leaves out),
+// connects once to prove the target works, and keeps that connection for
+// the harness's own queries.
+func Open(ctx context.Context, url string) (target.Target, error) {
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		return nil, target.Userf("target %s: %s", target.Redact(url), target.Scrub(firstLine(err), secretOf(url)))
+	}
+	if cfg.ConnectTimeout == 0 {
+		cfg.ConnectTimeout = 10 * time.Second
+	}
+	t := &Target{cfg: cfg, url: target.Redact(url), secret: cfg.Password}
+	t.ctl, err = t.connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// secretOf finds the password in a URL that pgx could not parse, so the
+// error about it can still be scrubbed.
+func secretOf(url string) string {
+	if cfg, err := pgconn.ParseConfig(url); err == nil {
+		return cfg.Password
+	}
+	return ""
+}
+
+func firstLine(err error) string {
+	s := err.Error()
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+func (t *Target) connect(ctx context.Context) (*pgx.Conn, error) {
+	c, err := pgx.ConnectConfig(ctx, t.cfg)
+	if err != nil {
+		return nil, target.Userf("cannot connect to %s: %s", t.url, t.scrub(connectReason(err)))
+	}
+	return c, nil
+}
+
+// connectReason keeps the part of a pgx connect error that says why; the
+// rest repeats the user and database the caller already names.
+func connectReason(err error) string {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.Message + " (SQLSTATE " + pe.Code + ")"
+	}
+	s := firstLine(err)
+	if i := strings.LastIndex(s, ": "); i >= 0 && !strings.HasSuffix(s, ": ") {
+		return strings.TrimSpace(s[i+2:])
+	}
+	return s
+}
+
+func (t *Target) scrub(s string) string { return target.Scrub(s, t.secret) }
+
+func (t *Target) Kind() string         { return "postgres" }
+func (t *Target) URL() string          { return t.url }
+func (t *Target) ParallelWrites() bool { return true }
+func (t *Target) HasRoutines() bool    { return true }
+
+func (t *Target) Version(ctx context.Context) (string, error) {
+	var v string
+	err := t.ctl.QueryRow(ctx, "SHOW server_version").Scan(&v)
+	return v, err
+}
+
+// Xacts reads this database's counter, not the cluster's, so other
+// databases' traffic does not inflate the rate.
+func (t *Target) Xacts(ctx context.Context) (int64, bool, error) {
+	var n int64
+	err := t.ctl.QueryRow(ctx,
+		"SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = current_database()").Scan(&n)
+	return n, err == nil, err
+}
+
+func (t *Target) Session(ctx context.Context) (target.Session, error) {
+	c, err := t.connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &session{c: c}, nil
+}
+
+func (t *Target) Close() error {
+	return t.ctl.Close(context.Background())
+}
+
+// Classify: serialization failures and deadlocks are worth another try;
+// anything that is not a server-reported error, or is one of the
+// connection classes, means the connection is gone.
+func (t *Target) Classify(err error) target.ErrClass {
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) {
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return target.ErrOther
+		}
+		return target.ErrConnLost
+	}
+	switch {
+	case pe.Code == "40001" || pe.Code == "40P01":
+		return target.ErrRetry
+	case strings.HasPrefix(pe.Code, "08") || strings.HasPrefix(pe.Code, "57P"):
+		return target.ErrConnLost
+	}
+	return target.ErrOther
+}
+
+type session struct{ c *pgx.Conn }
+
+func (s *session) Exec(ctx context.Context, sql string, args ...any) (int64, error) {
+	tag, err := s.c.Exec(ctx, sql, args...)
+	return tag.RowsAffected(), err
+}
+
+func (s *session) QueryRow(ctx context.Context, sql string, args ...any) target.Row {
+	return s.c.QueryRow(ctx, sql, args...)
+}
+
+func (s *session) Query(ctx context.Context, sql string, args ...any) (target.Rows, error) {
+	return s.c.Query(ctx, sql, args...)
+}
+
+func (s *session) Load(ctx context.Context, table string, columns []string, src target.RowSource) (int64, error) {
+	n, err := s.c.CopyFrom(ctx, pgx.Identifier{table}, columns, src)
+	if err != nil {
+		return n, fmt.Errorf("copy into %s: %w", table, err)
+	}
+	return n, nil
+}
+
+func (s *session) Close() error { return s.c.Close(context.Background()) }

@@ -1,0 +1,223 @@
+// Package sqlite is the embedded target: the real C SQLite through
+// mattn/go-sqlite3, in WAL mode, with a busy timeout so virtual users
+// queue for the single writer instead of failing.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/dbrig/dbrig/internal/target"
+	"github.com/mattn/go-sqlite3"
+)
+
+func init() {
+	target.Register(target.Opener{Kind: "sqlite", Match: Match, Open: Open})
+}
+
+// Prefix starts every SQLite target URL: sqlite:PATH.
+const Prefix = "sqlite:"
+
+// Match accepts sqlite:PATH.
+func Match(url string) bool { return strings.HasPrefix(url, Prefix) }
+
+// Target is an opened SQLite file.
+type Target struct {
+	db   *sql.DB
+	path string
+}
+
+// Open opens (creating if needed) the file named by url. synchronous stays
+// at SQLite's durable default; dbrig does not trade durability for speed.
+func Open(ctx context.Context, url string) (target.Target, error) {
+	path := strings.TrimPrefix(url, Prefix)
+	if path == "" {
+		return nil, target.Userf("target %q: give a file, as sqlite:PATH", url)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, target.Userf("target %s: %v", url, err)
+	}
+	dsn := "file:" + path + "?_journal_mode=WAL&_busy_timeout=10000&_foreign_keys=off&_txlock=immediate"
+	db, err := sql.Open("sqlite3", dsn)
+	if err != nil {
+		return nil, target.Userf("target %s: %v", url, err)
+	}
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, target.Userf("target %s: %v", url, err)
+	}
+	return &Target{db: db, path: path}, nil
+}
+
+func (t *Target) Kind() string         { return "sqlite" }
+func (t *Target) URL() string          { return Prefix + t.path }
+func (t *Target) ParallelWrites() bool { return false }
+func (t *Target) HasRoutines() bool    { return false }
+
+func (t *Target) Version(ctx context.Context) (string, error) {
+	var v string
+	err := t.db.QueryRowContext(ctx, "SELECT sqlite_version()").Scan(&v)
+	return v, err
+}
+
+// Xacts: SQLite keeps no transaction counter.
+func (t *Target) Xacts(context.Context) (int64, bool, error) { return 0, false, nil }
+
+func (t *Target) Session(ctx context.Context) (target.Session, error) {
+	c, err := t.db.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &session{c: c, stmts: map[string]*sql.Stmt{}}, nil
+}
+
+func (t *Target) Close() error { return t.db.Close() }
+
+// Classify: a busy or locked database is retried; SQLite has no
+// connection to lose.
+func (t *Target) Classify(err error) target.ErrClass {
+	var se sqlite3.Error
+	if errors.As(err, &se) && (se.Code == sqlite3.ErrBusy || se.Code == sqlite3.ErrLocked) {
+		return target.ErrRetry
+	}
+	return target.ErrOther
+}
+
+type session struct {
+	c     *sql.Conn
+	stmts map[string]*sql.Stmt
+}
+
+func (s *session) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
+	if st, ok := s.stmts[q]; ok {
+		return st, nil
+	}
+	st, err := s.c.PrepareContext(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	s.stmts[q] = st
+	return st, nil
+}
+
+func (s *session) Exec(ctx context.Context, q string, args ...any) (int64, error) {
+	st, err := s.stmt(ctx, q)
+	if err != nil {
+		return 0, err
+	}
+	r, err := st.ExecContext(ctx, args...)
+	if err != nil {
+		return 0, err
+	}
+	return r.RowsAffected()
+}
+
+type errRow struct{ err error }
+
+func (r errRow) Scan(...any) error { return r.err }
+
+func (s *session) QueryRow(ctx context.Context, q string, args ...any) target.Row {
+	st, err := s.stmt(ctx, q)
+	if err != nil {
+		return errRow{err}
+	}
+	return st.QueryRowContext(ctx, args...)
+}
+
+type rows struct{ *sql.Rows }
+
+func (r rows) Close() { r.Rows.Close() }
+
+func (s *session) Query(ctx context.Context, q string, args ...any) (target.Rows, error) {
+	st, err := s.stmt(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	r, err := st.QueryContext(ctx, args...)
+	if err != nil {
+		return nil, err
+	}
+	return rows{r}, nil
+}
+
+// loadBatch rows go in one INSERT, and loadTx rows in one transaction:
+// fewer statements and commits are what make SQLite load fast.
+const (
+	loadBatch = 64
+	loadTx    = 50000
+)
+
+func (s *session) Load(ctx context.Context, table string, columns []string, src target.RowSource) (int64, error) {
+	one := "(" + strings.TrimSuffix(strings.Repeat("?,", len(columns)), ",") + ")"
+	head := "INSERT INTO " + table + " (" + strings.Join(columns, ",") + ") VALUES "
+	full := head + strings.TrimSuffix(strings.Repeat(one+",", loadBatch), ",")
+	args := make([]any, 0, loadBatch*len(columns))
+	var n, inTx int64
+	flush := func(q string) error {
+		if len(args) == 0 {
+			return nil
+		}
+		if inTx == 0 {
+			if _, err := s.c.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+				return err
+			}
+		}
+		if _, err := s.Exec(ctx, q, args...); err != nil {
+			return err
+		}
+		rows := int64(len(args) / len(columns))
+		n += rows
+		inTx += rows
+		args = args[:0]
+		if inTx >= loadTx {
+			inTx = 0
+			_, err := s.c.ExecContext(ctx, "COMMIT")
+			return err
+		}
+		return nil
+	}
+	fail := func(err error) (int64, error) {
+		if inTx > 0 {
+			s.c.ExecContext(context.Background(), "ROLLBACK")
+		}
+		return n, fmt.Errorf("load %s: %w", table, err)
+	}
+	for src.Next() {
+		vals, err := src.Values()
+		if err != nil {
+			return fail(err)
+		}
+		args = append(args, vals...)
+		if len(args) == cap(args) {
+			if err := flush(full); err != nil {
+				return fail(err)
+			}
+		}
+	}
+	if err := src.Err(); err != nil {
+		return fail(err)
+	}
+	if rest := len(args) / len(columns); rest > 0 {
+		if err := flush(head + strings.TrimSuffix(strings.Repeat(one+",", rest), ",")); err != nil {
+			return fail(err)
+		}
+	}
+	if inTx > 0 {
+		if _, err := s.c.ExecContext(ctx, "COMMIT"); err != nil {
+			return fail(err)
+		}
+	}
+	return n, nil
+}
+
+func (s *session) Close() error {
+	for _, st := range s.stmts {
+		st.Close()
+	}
+	return s.c.Close()
+}

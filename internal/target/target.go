@@ -1,0 +1,126 @@
+// Package target is what dbrig knows about a database it drives: how to
+// open it, how to talk to it from one virtual user, how to bulk-load it,
+// and how to read its own counters. It knows nothing about workloads.
+package target
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Target is an opened database.
+type Target interface {
+	// Kind is the dialect name workloads pick their SQL by ("postgres", "sqlite").
+	Kind() string
+	// URL is the connection string with any secret removed.
+	URL() string
+	// Version is the server's version string.
+	Version(ctx context.Context) (string, error)
+	// Session opens a dedicated connection, one per virtual user or loader.
+	Session(ctx context.Context) (Session, error)
+	// Xacts reads the database's own committed+rolled-back transaction
+	// counter for this database; ok is false where the database keeps none.
+	Xacts(ctx context.Context) (n int64, ok bool, err error)
+	// Classify tells the driver what an error means for the next attempt.
+	Classify(err error) ErrClass
+	// HasRoutines reports whether the database runs stored routines.
+	HasRoutines() bool
+	// ParallelWrites reports whether several sessions can write at once;
+	// if not, loading in parallel only adds contention.
+	ParallelWrites() bool
+	Close() error
+}
+
+// Session is one connection. Statements are cached per SQL text, so a
+// workload can pass the same string on every call without preparing.
+type Session interface {
+	Exec(ctx context.Context, sql string, args ...any) (int64, error)
+	QueryRow(ctx context.Context, sql string, args ...any) Row
+	Query(ctx context.Context, sql string, args ...any) (Rows, error)
+	// Load bulk-loads rows into table, the fastest way the database offers.
+	Load(ctx context.Context, table string, columns []string, src RowSource) (int64, error)
+	Close() error
+}
+
+// Row is a single-row result.
+type Row interface {
+	Scan(dest ...any) error
+}
+
+// Rows is a multi-row result.
+type Rows interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+	Close()
+}
+
+// RowSource yields rows for Load. Values may reuse its slice between calls.
+// Its shape matches pgx.CopyFromSource so PostgreSQL takes it as is.
+type RowSource interface {
+	Next() bool
+	Values() ([]any, error)
+	Err() error
+}
+
+// ErrClass is what the driver does about a failed transaction.
+type ErrClass int
+
+const (
+	// ErrOther is counted against the transaction type.
+	ErrOther ErrClass = iota
+	// ErrRetry (serialization failure, deadlock, busy) is retried.
+	ErrRetry
+	// ErrConnLost means the session is gone and must be reopened.
+	ErrConnLost
+)
+
+// SQLState returns the SQLSTATE code carried by err, or "".
+func SQLState(err error) string {
+	var s interface{ SQLState() string }
+	if errors.As(err, &s) {
+		return s.SQLState()
+	}
+	return ""
+}
+
+// UserError is a problem the user can fix; the CLI prints it as one line
+// and exits with status 2.
+type UserError struct{ Msg string }
+
+func (e *UserError) Error() string { return e.Msg }
+
+// Userf builds a UserError.
+func Userf(format string, args ...any) error {
+	return &UserError{Msg: fmt.Sprintf(format, args...)}
+}
+
+// Opener opens a target from a URL its Match accepted.
+type Opener struct {
+	Kind  string
+	Match func(url string) bool
+	Open  func(ctx context.Context, url string) (Target, error)
+}
+
+var openers []Opener
+
+// Register adds a kind of target. Called from the target packages' init.
+func Register(o Opener) { openers = append(openers, o) }
+
+// Open picks the target kind that accepts url and opens it.
+func Open(ctx context.Context, url string) (Target, error) {
+	for _, o := range openers {
+		if o.Match(url) {
+			return o.Open(ctx, url)
+		}
+	}
+	kinds := make([]string, 0, len(openers))
+	for _, o := range openers {
+		kinds = append(kinds, o.Kind)
+	}
+	sort.Strings(kinds)
+	return nil, Userf("target %q: not a URL dbrig knows (kinds: %s)", Redact(url), strings.Join(kinds, ", "))
+}

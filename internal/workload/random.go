@@ -1,0 +1,193 @@
+package workload
+
+import (
+	"math"
+	"math/bits"
+	"math/rand/v2"
+	"unsafe"
+)
+
+// Rand is a deterministic, non-thread-safe random source with the draws
+// the TPC-C specification uses (clauses 2.1.6 and 4.3.2.2). The same two
+// seeds give the same sequence on every platform and Go version, because
+// the generator (PCG-DXSM) and every derivation here are fixed.
+//
+// Strings are carved out of a private block that is only ever appended to,
+// so each string costs no allocation of its own and stays valid, and
+// unchanged, for as long as anyone holds it.
+type Rand struct {
+	src   rand.PCG
+	block []byte
+}
+
+// NewRand returns a Rand seeded with s1 and s2. Seeds that differ in few
+// bits give unrelated sequences only if the caller mixes them first; see
+// Mix.
+func NewRand(s1, s2 uint64) *Rand {
+	r := &Rand{}
+	r.src.Seed(s1, s2)
+	return r
+}
+
+// Seed restarts r as if it were NewRand(s1, s2), keeping its string block.
+func (r *Rand) Seed(s1, s2 uint64) { r.src.Seed(s1, s2) }
+
+// Uint64 returns 64 uniformly random bits.
+func (r *Rand) Uint64() uint64 { return r.src.Uint64() }
+
+// Float64 returns a uniform value in [0, 1).
+func (r *Rand) Float64() float64 { return float64(r.src.Uint64()>>11) * 0x1p-53 }
+
+// Int returns a uniform integer in [lo, hi], both inclusive.
+func (r *Rand) Int(lo, hi int) int {
+	if hi < lo {
+		panic("workload: Rand.Int with hi < lo")
+	}
+	return lo + int(r.below(uint64(hi-lo)+1))
+}
+
+// below returns a uniform value in [0, n) by Lemire's multiply-and-reject,
+// which needs a second draw only with probability n/2^64.
+func (r *Rand) below(n uint64) uint64 {
+	hi, lo := bits.Mul64(r.src.Uint64(), n)
+	if lo < n {
+		thresh := -n % n
+		for lo < thresh {
+			hi, lo = bits.Mul64(r.src.Uint64(), n)
+		}
+	}
+	return hi
+}
+
+// NURand is the non-uniform random function of clause 2.1.6:
+// (((random(0, a) | random(x, y)) + c) % (y - x + 1)) + x.
+func (r *Rand) NURand(a, x, y, c int) int {
+	return ((r.Int(0, a)|r.Int(x, y))+c)%(y-x+1) + x
+}
+
+// Money returns a uniform amount of whole cents in [lo, hi] cents, in units
+// (Money(100, 500000) is 1.00 to 5000.00).
+func (r *Rand) Money(lo, hi int) float64 { return float64(r.Int(lo, hi)) / 100 }
+
+// Exp returns an exponentially distributed value with the given mean,
+// -ln(U)*mean, truncated at 10 times the mean as clause 5.2.5.4 allows.
+func (r *Rand) Exp(mean float64) float64 {
+	// 1-U lies in (0, 1], so the logarithm is finite.
+	v := -math.Log(1-r.Float64()) * mean
+	return min(v, 10*mean)
+}
+
+// Perm returns a random permutation of 1..n.
+func (r *Rand) Perm(n int) []int {
+	p := make([]int, n)
+	for i := range p {
+		p[i] = i + 1
+	}
+	for i := n - 1; i > 0; i-- {
+		j := int(r.below(uint64(i) + 1))
+		p[i], p[j] = p[j], p[i]
+	}
+	return p
+}
+
+const (
+	alnum = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	// alnumPerDraw characters come from one 64-bit draw, read as base-62
+	// digits of a fraction: the eighth is still uniform to within 1e-4.
+	alnumPerDraw = 8
+	// digitsPerDraw is the same for base 10: the sixteenth digit is uniform
+	// to within 1e-3.
+	digitsPerDraw = 16
+	// blockSize is the size of a string block: big enough that allocations
+	// are rare, small enough that a held string pins little.
+	blockSize = 16 << 10
+)
+
+var alnumTable, digitTable = func() (a, d [64]byte) {
+	copy(a[:], alnum)
+	copy(d[:], "0123456789")
+	return
+}()
+
+// AString returns a random alphanumeric string ([0-9A-Za-z]) whose length
+// is uniform in [lo, hi]: the "random a-string" of clause 4.3.2.2.
+func (r *Rand) AString(lo, hi int) string {
+	b := r.alloc(r.Int(lo, hi))
+	r.fill(b, &alnumTable, 62, alnumPerDraw)
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
+// NString returns a random string of decimal digits whose length is
+// uniform in [lo, hi]: the "random n-string" of clause 4.3.2.2.
+func (r *Rand) NString(lo, hi int) string {
+	b := r.alloc(r.Int(lo, hi))
+	r.fill(b, &digitTable, 10, digitsPerDraw)
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
+// AStringWith is AString with mark written over it at a uniformly random
+// position, so the length stays in [lo, hi] (lo must be at least
+// len(mark)). TPC-C uses it for the "ORIGINAL" rows of clause 4.3.3.1.
+func (r *Rand) AStringWith(lo, hi int, mark string) string {
+	if lo < len(mark) {
+		panic("workload: Rand.AStringWith with lo < len(mark)")
+	}
+	b := r.alloc(r.Int(lo, hi))
+	r.fill(b, &alnumTable, 62, alnumPerDraw)
+	copy(b[r.Int(0, len(b)-len(mark)):], mark)
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
+// alloc returns n fresh bytes from the block. Bytes once returned are never
+// written again by r, which is what makes the unsafe.String views sound.
+func (r *Rand) alloc(n int) []byte {
+	if n == 0 {
+		return nil
+	}
+	if cap(r.block)-len(r.block) < n {
+		r.block = make([]byte, 0, max(blockSize, n))
+	}
+	s := len(r.block)
+	r.block = r.block[:s+n]
+	return r.block[s : s+n : s+n]
+}
+
+// fill writes uniform characters from set[:k] into b, per characters from
+// each draw: each character is the integer part of the fraction times k,
+// and the remaining fraction feeds the next. Two draws are expanded side
+// by side, as the multiplications of one draw form a chain.
+func (r *Rand) fill(b []byte, set *[64]byte, k uint64, per int) {
+	for len(b) >= 2*per {
+		x, y := r.src.Uint64(), r.src.Uint64()
+		for i := 0; i < per; i++ {
+			hx, lx := bits.Mul64(x, k)
+			hy, ly := bits.Mul64(y, k)
+			b[2*i] = set[hx&63]
+			b[2*i+1] = set[hy&63]
+			x, y = lx, ly
+		}
+		b = b[2*per:]
+	}
+	for len(b) > 0 {
+		x := r.src.Uint64()
+		m := min(per, len(b))
+		for i := range b[:m] {
+			hi, lo := bits.Mul64(x, k)
+			b[i] = set[hi&63]
+			x = lo
+		}
+		b = b[m:]
+	}
+}
+
+// Mix hashes a and b into one well-spread 64-bit value, for deriving
+// unrelated seeds from small keys such as (table, warehouse, district).
+// For a fixed a it is a bijection of b, so distinct keys never collide.
+func Mix(a, b uint64) uint64 { return splitmix(a ^ splitmix(b+0x9e3779b97f4a7c15)) }
+
+// splitmix is the SplitMix64 finalizer, a bijective bit mixer.
+func splitmix(z uint64) uint64 {
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	return z ^ z>>31
+}

@@ -1,0 +1,90 @@
+package workload
+
+import (
+	"fmt"
+	"io/fs"
+	"sort"
+	"strings"
+)
+
+// SQLFile is a file of named blocks: a line "-- name: NAME" starts a block
+// that runs to the next such line. Other comment lines are dropped.
+type SQLFile map[string]string
+
+// ReadSQL reads a named-block file from a workload's embedded files.
+func ReadSQL(fsys fs.FS, path string) (SQLFile, error) {
+	b, err := fs.ReadFile(fsys, path)
+	if err != nil {
+		return nil, err
+	}
+	f := SQLFile{}
+	name := ""
+	var sb strings.Builder
+	flush := func() {
+		if name != "" {
+			f[name] = strings.TrimSpace(sb.String())
+		}
+		sb.Reset()
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		t := strings.TrimSpace(line)
+		if n, ok := strings.CutPrefix(t, "-- name:"); ok {
+			flush()
+			name = strings.TrimSpace(n)
+			if _, dup := f[name]; dup {
+				return nil, fmt.Errorf("%s: block %q named twice", path, name)
+			}
+			continue
+		}
+		if strings.HasPrefix(t, "--") {
+			continue
+		}
+		sb.WriteString(line)
+		sb.WriteByte('\n')
+	}
+	flush()
+	return f, nil
+}
+
+// Get returns a block, panicking if it is missing: the files are embedded,
+// so a missing block is a bug that the tests catch, not a user error.
+func (f SQLFile) Get(name string) string {
+	s, ok := f[name]
+	if !ok {
+		panic("sql block " + name + " missing")
+	}
+	return s
+}
+
+// Statements splits a block at lines ending in ";". A block holding a
+// routine body, whose inner lines end in ";" too, is run whole with Get.
+func (f SQLFile) Statements(name string) []string {
+	var out []string
+	var cur strings.Builder
+	for _, line := range strings.Split(f.Get(name), "\n") {
+		cur.WriteString(line)
+		cur.WriteByte('\n')
+		if strings.HasSuffix(strings.TrimSpace(line), ";") {
+			if s := strings.TrimSpace(cur.String()); s != ";" {
+				out = append(out, strings.TrimSuffix(s, ";"))
+			}
+			cur.Reset()
+		}
+	}
+	if s := strings.TrimSpace(cur.String()); s != "" {
+		out = append(out, s)
+	}
+	return out
+}
+
+// Named returns, sorted, the names of the blocks that start with prefix.
+func (f SQLFile) Named(prefix string) []string {
+	var out []string
+	for n := range f {
+		if strings.HasPrefix(n, prefix) {
+			out = append(out, n)
+		}
+	}
+	sort.Strings(out)
+	return out
+}

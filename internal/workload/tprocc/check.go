@@ -1,0 +1,201 @@
+package tprocc
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/dbrig/dbrig/internal/target"
+)
+
+// condition is one of the consistency conditions of clause 3.3.2. Its
+// query (block cond<N> of check.sql) counts the rows or groups of one
+// warehouse that break it.
+type condition struct {
+	n    int
+	text string
+}
+
+var conditions = []condition{
+	{1, "W_YTD = sum(D_YTD)"},
+	{2, "D_NEXT_O_ID - 1 = max(O_ID) = max(NO_O_ID)"},
+	{3, "max(NO_O_ID) - min(NO_O_ID) + 1 = count(new_order)"},
+	{4, "sum(O_OL_CNT) = count(order_line)"},
+	{5, "O_CARRIER_ID is null iff a new_order row exists"},
+	{6, "O_OL_CNT = count(order_line) per order"},
+	{7, "OL_DELIVERY_D is null iff O_CARRIER_ID is null"},
+	{8, "W_YTD = sum(H_AMOUNT)"},
+	{9, "D_YTD = sum(H_AMOUNT)"},
+	{10, "C_BALANCE = sum(delivered OL_AMOUNT) - sum(H_AMOUNT)"},
+	{11, "count(orders) - count(new_order) = 2100"},
+	{12, "C_BALANCE + C_YTD_PAYMENT = sum(delivered OL_AMOUNT)"},
+}
+
+// freshOnly is the condition that holds only until the first Delivery:
+// Delivery removes new_order rows, and nothing adds orders to make up.
+const freshOnly = 11
+
+// deliveredJob marks the job that asks whether Delivery has run.
+const deliveredJob = 0
+
+func (c condition) id() string { return "3.3.2." + strconv.Itoa(c.n) }
+
+// check runs every condition against every warehouse, in parallel, and
+// writes one line per condition. ok is false if any condition failed.
+func check(ctx context.Context, t target.Target, warehouses int, out io.Writer) (bool, error) {
+	q, err := sqlFor(t, "check.sql")
+	if err != nil {
+		return false, err
+	}
+
+	type job struct{ cond, w int } // cond is deliveredJob or a condition's number
+	var jobs []job
+	for w := 1; w <= warehouses; w++ {
+		jobs = append(jobs, job{deliveredJob, w})
+		for _, c := range conditions {
+			jobs = append(jobs, job{c.n, w})
+		}
+	}
+	// Looking the blocks up before any goroutine starts keeps a missing
+	// block a panic in the caller, where tests see it.
+	sqls := map[int]string{deliveredJob: q.Get("delivered")}
+	for _, c := range conditions {
+		sqls[c.n] = q.Get("cond" + strconv.Itoa(c.n))
+	}
+
+	// Reads only, so even SQLite (WAL) runs them side by side.
+	workers := min(runtime.NumCPU(), len(jobs))
+	parent := ctx
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	todo := make(chan job)
+	go func() {
+		defer close(todo)
+		for _, j := range jobs {
+			select {
+			case todo <- j:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+
+	var (
+		mu       sync.Mutex
+		firstErr error
+		// found[cond][w-1] is the number of violations.
+		found = map[int][]int64{}
+	)
+	for n := range sqls {
+		found[n] = make([]int64, warehouses)
+	}
+	fail := func(err error) {
+		mu.Lock()
+		if firstErr == nil {
+			firstErr = err
+		}
+		mu.Unlock()
+		cancel()
+	}
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s, err := t.Session(ctx)
+			if err != nil {
+				fail(fmt.Errorf("consistency check: %w", err))
+				return
+			}
+			defer s.Close()
+			for j := range todo {
+				var n int64
+				if err := s.QueryRow(ctx, sqls[j.cond], j.w).Scan(&n); err != nil {
+					name := "delivered"
+					if j.cond != deliveredJob {
+						name = "condition 3.3.2." + strconv.Itoa(j.cond)
+					}
+					fail(fmt.Errorf("consistency %s, warehouse %d: %w", name, j.w, err))
+					return
+				}
+				mu.Lock()
+				found[j.cond][j.w-1] = n
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return false, firstErr
+	}
+	// Interrupted between jobs: some counts were never read.
+	if err := parent.Err(); err != nil {
+		return false, err
+	}
+
+	ok := true
+	for _, c := range conditions {
+		total, where := tally(found[c.n])
+		switch {
+		case c.n == freshOnly && delivered(found[deliveredJob]):
+			fmt.Fprintf(out, "SKIP  %-8s  %s  (Delivery has run since the build; the condition holds only on a freshly built database)\n", c.id(), c.text)
+		case total == 0:
+			fmt.Fprintf(out, "PASS  %-8s  %s\n", c.id(), c.text)
+		default:
+			ok = false
+			fmt.Fprintf(out, "FAIL  %-8s  %s  (%s in %s)\n", c.id(), c.text, plural(total, "violation"), warehouseList(where))
+		}
+	}
+	return ok, nil
+}
+
+// tally sums the violations and lists the warehouses that have any.
+func tally(perWarehouse []int64) (total int64, where []int) {
+	for i, n := range perWarehouse {
+		if n != 0 {
+			total += n
+			where = append(where, i+1)
+		}
+	}
+	return total, where
+}
+
+func delivered(perWarehouse []int64) bool {
+	total, _ := tally(perWarehouse)
+	return total > 0
+}
+
+func plural(n int64, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return strconv.FormatInt(n, 10) + " " + word + "s"
+}
+
+// maxListed caps the warehouse list, which at a thousand warehouses
+// would otherwise drown the line.
+const maxListed = 10
+
+func warehouseList(ws []int) string {
+	head := "warehouse "
+	if len(ws) > 1 {
+		head = "warehouses "
+	}
+	var b strings.Builder
+	b.WriteString(head)
+	for i, w := range ws {
+		if i == maxListed {
+			fmt.Fprintf(&b, ", ... (%d in all)", len(ws))
+			break
+		}
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Itoa(w))
+	}
+	return b.String()
+}

@@ -1,0 +1,171 @@
+package tprocc
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/dbrig/dbrig/internal/driver"
+	"github.com/dbrig/dbrig/internal/target"
+	"github.com/dbrig/dbrig/internal/workload"
+)
+
+// runner is an opened TPROC-C run: it hands the driver virtual users and
+// reads the database's own counters at the window's edges.
+type runner struct {
+	t      target.Target
+	cfg    runConfig
+	schema workload.SQLFile
+	// ctl reads the marks, on a connection no virtual user shares.
+	ctl target.Session
+}
+
+func (w *tprocc) Open(ctx context.Context, t target.Target) (workload.Run, error) {
+	mode := w.mode
+	switch {
+	case mode == "" && t.HasRoutines():
+		mode = modeProcs
+	case mode == "":
+		mode = modeSQL
+	case mode == modeProcs && !t.HasRoutines():
+		return nil, target.Userf("--mode procs needs stored routines, which %s does not have: use --mode sql", t.Kind())
+	case mode != modeProcs && mode != modeSQL:
+		return nil, target.Userf("--mode %q: use procs or sql", mode)
+	}
+	schema, err := sqlFor(t, "schema.sql")
+	if err != nil {
+		return nil, err
+	}
+	tx, err := sqlFor(t, "tx.sql")
+	if err != nil {
+		return nil, err
+	}
+	ctl, err := t.Session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	m, err := readMeta(ctx, ctl, schema)
+	if err != nil {
+		ctl.Close()
+		return nil, err
+	}
+	seed := uint64(time.Now().UnixNano())
+	r := &runner{t: t, schema: schema, ctl: ctl, cfg: runConfig{
+		Warehouses: m.warehouses, Mode: mode, AllWarehouses: w.allWarehouses, Keying: w.keying,
+		Seed: seed, C: runConstants(seed, m.cLoad), Q: tx,
+	}}
+	return r, nil
+}
+
+// runConstants picks the run-time NURand constants. For C_LAST the
+// distance from the load-time constant must lie in 65..119 and be neither
+// 96 nor 112 (clause 2.1.6.1), so the run does not hit exactly the names
+// the load made common.
+func runConstants(seed uint64, cLoad int) cRun {
+	r := workload.NewRand(seed, 0xC2)
+	c := cRun{ID: r.Int(0, 1023), ItemID: r.Int(0, 8191)}
+	for {
+		c.Last = r.Int(0, 255)
+		d := c.Last - cLoad
+		if d < 0 {
+			d = -d
+		}
+		if d >= 65 && d <= 119 && d != 96 && d != 112 {
+			return c
+		}
+	}
+}
+
+func (r *runner) TxNames() []string    { return txNames }
+func (r *runner) TallyNames() []string { return tallyNames }
+
+func (r *runner) NewVU(ctx context.Context, id int) (driver.VU, error) {
+	return newVU(ctx, r.t, &r.cfg, id)
+}
+
+func (r *runner) Config() map[string]any {
+	return map[string]any{
+		"warehouses": r.cfg.Warehouses, "mode": r.cfg.Mode, "all_warehouses": r.cfg.AllWarehouses,
+		"keying_thinking": r.cfg.Keying, "seed": r.cfg.Seed,
+		"c_run": map[string]int{"c_last": r.cfg.C.Last, "c_id": r.cfg.C.ID, "ol_i_id": r.cfg.C.ItemID},
+	}
+}
+
+// Mark reads sum(d_next_o_id), which only committed New-Orders advance,
+// and the database's transaction counter where it keeps one.
+func (r *runner) Mark(ctx context.Context) (workload.Mark, error) {
+	v := map[string]int64{}
+	var next int64
+	if err := r.ctl.QueryRow(ctx, r.schema.Get("mark")).Scan(&next); err != nil {
+		return workload.Mark{}, fmt.Errorf("read sum(d_next_o_id): %w", err)
+	}
+	v["d_next_o_id"] = next
+	if n, ok, err := r.t.Xacts(ctx); err != nil {
+		return workload.Mark{}, fmt.Errorf("read transaction counter: %w", err)
+	} else if ok {
+		v["xacts"] = n
+	}
+	return workload.Mark{Values: v}, nil
+}
+
+func (r *runner) Progress(counts []int64) string {
+	var all int64
+	for _, c := range counts {
+		all += c
+	}
+	return fmt.Sprintf("NOPM %6.0f  TPM %7.0f", float64(counts[txNewOrder])*60, float64(all)*60)
+}
+
+func (r *runner) Summarize(res *driver.Result, start, end workload.Mark) workload.Summary {
+	var s workload.Summary
+	minutes := res.WindowSeconds() / 60
+	if minutes > 0 {
+		var all int64
+		for _, tx := range res.Tx {
+			all += tx.Count
+		}
+		s.NOPMClient = float64(res.Tally[tNewOrders]-res.Tally[tRollbacks]) / minutes
+		s.TPMClient = float64(all) / minutes
+	}
+	dbMinutes := (end.At - start.At) / 60
+	rate := func(key string) *float64 {
+		a, okA := start.Values[key]
+		b, okB := end.Values[key]
+		if !okA || !okB || dbMinutes <= 0 {
+			return nil
+		}
+		v := float64(b-a) / dbMinutes
+		return &v
+	}
+	s.NOPM, s.TPM = rate("d_next_o_id"), rate("xacts")
+	s.Lines = append(s.Lines, agreement("NOPM", s.NOPM, s.NOPMClient), agreement("TPM", s.TPM, s.TPMClient))
+	if r.cfg.Keying {
+		eff := s.NOPMClient / (12.86 * float64(r.cfg.Warehouses)) * 100
+		if s.NOPM != nil {
+			eff = *s.NOPM / (12.86 * float64(r.cfg.Warehouses)) * 100
+		}
+		s.Extra = map[string]any{"efficiency_pct": eff}
+		s.Lines = append(s.Lines, fmt.Sprintf("Efficiency %.1f%% of the %.2f NOPM per warehouse that keying and think times allow", eff, 12.86))
+	}
+	s.Audit = audit(res, r.cfg.Warehouses)
+	return s
+}
+
+// agreement prints a rate on both sides and how far apart they are.
+func agreement(name string, db *float64, client float64) string {
+	if db == nil {
+		return fmt.Sprintf("%-4s %10.0f (client; the database keeps no counter for it)", name, client)
+	}
+	diff := 0.0
+	if *db != 0 {
+		diff = (client - *db) / *db * 100
+	}
+	note := ""
+	if math.Abs(diff) > 1 {
+		note = "  (the two sides disagree by more than 1%)"
+	}
+	return fmt.Sprintf("%-4s %10.0f (database) %10.0f (client)  difference %+.2f%%%s", name, *db, client, diff, note)
+}
+
+func (r *runner) Close() error { return r.ctl.Close() }

@@ -1,0 +1,251 @@
+-- The five transactions as PL/pgSQL functions: each runs as one statement,
+-- so one round trip and the statement's implicit transaction. The build runs
+-- each proc:* block whole. No EXCEPTION blocks: each would open a
+-- subtransaction on every call.
+--
+-- New-Order rolls back on the unused item by raising SQLSTATE DR001, which
+-- aborts the calling statement and with it everything the function did; the
+-- client counts DR001 as the intended rollback, not as an error.
+
+-- name: proc:tprocc_neword
+CREATE OR REPLACE FUNCTION tprocc_neword(
+  p_w_id int, p_d_id int, p_c_id int,
+  p_items int[], p_supply_w int[], p_qty int[], p_entry_d timestamp,
+  OUT order_id int, OUT total_amount numeric)
+LANGUAGE plpgsql AS $$
+DECLARE
+  n int := cardinality(p_items);
+  v_d_tax numeric;
+  v_w_tax numeric;
+  v_discount numeric;
+  v_last varchar;
+  v_credit char(2);
+  v_price numeric;
+  v_name varchar;
+  v_idata varchar;
+  v_quantity int;
+  v_dist char(24);
+  v_sdata varchar;
+  v_amount numeric;
+  amounts numeric[] := '{}';
+  dists char(24)[] := '{}';
+BEGIN
+  UPDATE district SET d_next_o_id = d_next_o_id + 1
+   WHERE d_w_id = p_w_id AND d_id = p_d_id
+  RETURNING d_tax, d_next_o_id - 1 INTO v_d_tax, order_id;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'no district % of warehouse %', p_d_id, p_w_id;
+  END IF;
+
+  SELECT c_discount, c_last, c_credit, w_tax INTO v_discount, v_last, v_credit, v_w_tax
+    FROM customer JOIN warehouse ON w_id = c_w_id
+   WHERE c_w_id = p_w_id AND c_d_id = p_d_id AND c_id = p_c_id;
+
+  INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt, o_all_local)
+  VALUES (order_id, p_d_id, p_w_id, p_c_id, p_entry_d, NULL, n,
+          CASE WHEN p_w_id = ALL (p_supply_w) THEN 1 ELSE 0 END);
+  INSERT INTO new_order (no_o_id, no_d_id, no_w_id) VALUES (order_id, p_d_id, p_w_id);
+
+  total_amount := 0;
+  FOR i IN 1 .. n LOOP
+    SELECT i_price, i_name, i_data INTO v_price, v_name, v_idata FROM item WHERE i_id = p_items[i];
+    IF NOT FOUND THEN
+      RAISE EXCEPTION 'item % not found', p_items[i] USING ERRCODE = 'DR001';
+    END IF;
+
+    UPDATE stock SET
+      s_quantity = CASE WHEN s_quantity >= p_qty[i] + 10 THEN s_quantity - p_qty[i]
+                        ELSE s_quantity - p_qty[i] + 91 END,
+      s_ytd = s_ytd + p_qty[i],
+      s_order_cnt = s_order_cnt + 1,
+      s_remote_cnt = s_remote_cnt + CASE WHEN p_supply_w[i] = p_w_id THEN 0 ELSE 1 END
+     WHERE s_w_id = p_supply_w[i] AND s_i_id = p_items[i]
+    RETURNING s_quantity,
+      CASE p_d_id WHEN 1 THEN s_dist_01 WHEN 2 THEN s_dist_02 WHEN 3 THEN s_dist_03
+        WHEN 4 THEN s_dist_04 WHEN 5 THEN s_dist_05 WHEN 6 THEN s_dist_06 WHEN 7 THEN s_dist_07
+        WHEN 8 THEN s_dist_08 WHEN 9 THEN s_dist_09 ELSE s_dist_10 END,
+      s_data
+    INTO v_quantity, v_dist, v_sdata;
+    IF NOT FOUND THEN
+      RAISE EXCEPTION 'no stock for item % in warehouse %', p_items[i], p_supply_w[i];
+    END IF;
+
+    v_amount := p_qty[i] * v_price;
+    amounts[i] := v_amount;
+    dists[i] := v_dist;
+    total_amount := total_amount + v_amount;
+  END LOOP;
+
+  INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id,
+                          ol_delivery_d, ol_quantity, ol_amount, ol_dist_info)
+  SELECT order_id, p_d_id, p_w_id, l.nr, l.item, l.supply, NULL, l.qty, l.amount, l.dist
+    FROM unnest(p_items, p_supply_w, p_qty, amounts, dists)
+         WITH ORDINALITY AS l(item, supply, qty, amount, dist, nr);
+
+  total_amount := round(total_amount * (1 - v_discount) * (1 + v_w_tax + v_d_tax), 2);
+END
+$$;
+
+-- p_by_name picks the customer by p_c_last (the middle one of those with
+-- that name, in c_first order), else by p_c_id.
+-- name: proc:tprocc_payment
+CREATE OR REPLACE FUNCTION tprocc_payment(
+  p_w_id int, p_d_id int, p_c_w_id int, p_c_d_id int, p_c_id int,
+  p_by_name boolean, p_c_last varchar, p_amount numeric, p_date timestamp,
+  OUT cust_id int, OUT cust_balance numeric)
+LANGUAGE plpgsql AS $$
+DECLARE
+  -- The column's scale, so c_data records the amount as h_amount holds it.
+  v_amount numeric(6,2) := p_amount;
+  v_w_name varchar;
+  v_d_name varchar;
+BEGIN
+  UPDATE warehouse SET w_ytd = w_ytd + v_amount WHERE w_id = p_w_id
+  RETURNING w_name INTO v_w_name;
+  UPDATE district SET d_ytd = d_ytd + v_amount WHERE d_w_id = p_w_id AND d_id = p_d_id
+  RETURNING d_name INTO v_d_name;
+
+  IF p_by_name THEN
+    SELECT (array_agg(c_id ORDER BY c_first))[(count(*)::int + 1) / 2] INTO cust_id
+      FROM customer
+     WHERE c_w_id = p_c_w_id AND c_d_id = p_c_d_id AND c_last = p_c_last;
+  ELSE
+    cust_id := p_c_id;
+  END IF;
+
+  UPDATE customer SET
+    c_balance = c_balance - v_amount,
+    c_ytd_payment = c_ytd_payment + v_amount,
+    c_payment_cnt = c_payment_cnt + 1,
+    c_data = CASE WHEN c_credit = 'BC'
+                  THEN substr(format('%s %s %s %s %s %s ', c_id, c_d_id, c_w_id, p_d_id, p_w_id, v_amount)
+                              || c_data, 1, 500)
+                  ELSE c_data END
+   WHERE c_w_id = p_c_w_id AND c_d_id = p_c_d_id AND c_id = cust_id
+  RETURNING c_balance INTO cust_balance;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'no customer % in district % of warehouse %',
+      CASE WHEN p_by_name THEN p_c_last ELSE p_c_id::text END, p_c_d_id, p_c_w_id;
+  END IF;
+
+  INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data)
+  VALUES (cust_id, p_c_d_id, p_c_w_id, p_d_id, p_w_id, p_date, v_amount,
+          v_w_name || '    ' || v_d_name);
+END
+$$;
+
+-- The customer, the last order and its lines; the lines come back as arrays
+-- so the whole answer is one row.
+-- name: proc:tprocc_ostat
+CREATE OR REPLACE FUNCTION tprocc_ostat(
+  p_w_id int, p_d_id int, p_c_id int, p_by_name boolean, p_c_last varchar,
+  OUT cust_id int, OUT cust_first varchar, OUT cust_middle char(2), OUT cust_last varchar,
+  OUT cust_balance numeric, OUT order_id int, OUT entry_d timestamp, OUT carrier_id int,
+  OUT line_items int[], OUT line_supply_w int[], OUT line_qty int[],
+  OUT line_amounts numeric[], OUT line_delivery_d timestamp[])
+LANGUAGE plpgsql AS $$
+BEGIN
+  IF p_by_name THEN
+    SELECT c_id, c_first, c_middle, c_last, c_balance
+      INTO cust_id, cust_first, cust_middle, cust_last, cust_balance
+      FROM customer
+     WHERE c_w_id = p_w_id AND c_d_id = p_d_id AND c_last = p_c_last
+     ORDER BY c_first
+    OFFSET (SELECT (count(*) - 1) / 2 FROM customer
+             WHERE c_w_id = p_w_id AND c_d_id = p_d_id AND c_last = p_c_last)
+     LIMIT 1;
+  ELSE
+    SELECT c_id, c_first, c_middle, c_last, c_balance
+      INTO cust_id, cust_first, cust_middle, cust_last, cust_balance
+      FROM customer
+     WHERE c_w_id = p_w_id AND c_d_id = p_d_id AND c_id = p_c_id;
+  END IF;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'no customer % in district % of warehouse %',
+      CASE WHEN p_by_name THEN p_c_last ELSE p_c_id::text END, p_d_id, p_w_id;
+  END IF;
+
+  SELECT o_id, o_entry_d, o_carrier_id INTO order_id, entry_d, carrier_id
+    FROM orders
+   WHERE o_w_id = p_w_id AND o_d_id = p_d_id AND o_c_id = cust_id
+   ORDER BY o_id DESC
+   LIMIT 1;
+  IF NOT FOUND THEN
+    RETURN;
+  END IF;
+
+  SELECT array_agg(ol_i_id ORDER BY ol_number), array_agg(ol_supply_w_id ORDER BY ol_number),
+         array_agg(ol_quantity ORDER BY ol_number), array_agg(ol_amount ORDER BY ol_number),
+         array_agg(ol_delivery_d ORDER BY ol_number)
+    INTO line_items, line_supply_w, line_qty, line_amounts, line_delivery_d
+    FROM order_line
+   WHERE ol_w_id = p_w_id AND ol_d_id = p_d_id AND ol_o_id = order_id;
+END
+$$;
+
+-- Delivers the oldest new order of each district, skipping districts that
+-- have none, and returns how many it delivered.
+-- name: proc:tprocc_delivery
+CREATE OR REPLACE FUNCTION tprocc_delivery(p_w_id int, p_carrier_id int, p_delivery_d timestamp)
+RETURNS int
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_o_id int;
+  v_c_id int;
+  v_amount numeric;
+  delivered int := 0;
+BEGIN
+  FOR d IN 1 .. 10 LOOP
+    LOOP
+      DELETE FROM new_order
+       WHERE no_w_id = p_w_id AND no_d_id = d
+         AND no_o_id = (SELECT min(no_o_id) FROM new_order WHERE no_w_id = p_w_id AND no_d_id = d)
+      RETURNING no_o_id INTO v_o_id;
+      EXIT WHEN FOUND;
+      -- A concurrent Delivery took that order first: its delete made ours
+      -- match nothing. Each statement here sees a fresh snapshot, so look
+      -- again unless the district has nothing left to deliver.
+      PERFORM 1 FROM new_order WHERE no_w_id = p_w_id AND no_d_id = d LIMIT 1;
+      EXIT WHEN NOT FOUND;
+    END LOOP;
+    CONTINUE WHEN v_o_id IS NULL;
+
+    UPDATE orders SET o_carrier_id = p_carrier_id
+     WHERE o_w_id = p_w_id AND o_d_id = d AND o_id = v_o_id
+    RETURNING o_c_id INTO v_c_id;
+
+    WITH l AS (
+      UPDATE order_line SET ol_delivery_d = p_delivery_d
+       WHERE ol_w_id = p_w_id AND ol_d_id = d AND ol_o_id = v_o_id
+      RETURNING ol_amount)
+    SELECT coalesce(sum(ol_amount), 0) INTO v_amount FROM l;
+
+    UPDATE customer SET c_balance = c_balance + v_amount, c_delivery_cnt = c_delivery_cnt + 1
+     WHERE c_w_id = p_w_id AND c_d_id = d AND c_id = v_c_id;
+
+    delivered := delivered + 1;
+    v_o_id := NULL;
+  END LOOP;
+  RETURN delivered;
+END
+$$;
+
+-- Counts the distinct items of the district's last 20 orders whose stock in
+-- the warehouse is below p_threshold.
+-- name: proc:tprocc_slev
+CREATE OR REPLACE FUNCTION tprocc_slev(p_w_id int, p_d_id int, p_threshold int)
+RETURNS int
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_next int;
+  low int;
+BEGIN
+  SELECT d_next_o_id INTO v_next FROM district WHERE d_w_id = p_w_id AND d_id = p_d_id;
+  SELECT count(DISTINCT s_i_id) INTO low
+    FROM order_line JOIN stock ON s_w_id = ol_w_id AND s_i_id = ol_i_id
+   WHERE ol_w_id = p_w_id AND ol_d_id = p_d_id
+     AND ol_o_id >= v_next - 20 AND ol_o_id < v_next
+     AND s_quantity < p_threshold;
+  RETURN low;
+END
+$$;

@@ -1,0 +1,75 @@
+-- name: tables
+CREATE TABLE warehouse (
+  w_id int NOT NULL, w_name varchar(10), w_street_1 varchar(20), w_street_2 varchar(20),
+  w_city varchar(20), w_state char(2), w_zip char(9), w_tax numeric(4,4), w_ytd numeric(12,2));
+CREATE TABLE district (
+  d_id int NOT NULL, d_w_id int NOT NULL, d_name varchar(10), d_street_1 varchar(20), d_street_2 varchar(20),
+  d_city varchar(20), d_state char(2), d_zip char(9), d_tax numeric(4,4), d_ytd numeric(12,2), d_next_o_id int);
+CREATE TABLE customer (
+  c_id int NOT NULL, c_d_id int NOT NULL, c_w_id int NOT NULL, c_first varchar(16), c_middle char(2),
+  c_last varchar(16), c_street_1 varchar(20), c_street_2 varchar(20), c_city varchar(20), c_state char(2),
+  c_zip char(9), c_phone char(16), c_since timestamp, c_credit char(2), c_credit_lim numeric(12,2),
+  c_discount numeric(4,4), c_balance numeric(12,2), c_ytd_payment numeric(12,2), c_payment_cnt int,
+  c_delivery_cnt int, c_data varchar(500));
+CREATE TABLE history (
+  h_c_id int, h_c_d_id int, h_c_w_id int, h_d_id int, h_w_id int, h_date timestamp,
+  h_amount numeric(6,2), h_data varchar(24));
+CREATE TABLE new_order (no_o_id int NOT NULL, no_d_id int NOT NULL, no_w_id int NOT NULL);
+CREATE TABLE orders (
+  o_id int NOT NULL, o_d_id int NOT NULL, o_w_id int NOT NULL, o_c_id int, o_entry_d timestamp,
+  o_carrier_id int, o_ol_cnt int, o_all_local int);
+CREATE TABLE order_line (
+  ol_o_id int NOT NULL, ol_d_id int NOT NULL, ol_w_id int NOT NULL, ol_number int NOT NULL, ol_i_id int,
+  ol_supply_w_id int, ol_delivery_d timestamp, ol_quantity int, ol_amount numeric(6,2), ol_dist_info char(24));
+CREATE TABLE item (i_id int NOT NULL, i_im_id int, i_name varchar(24), i_price numeric(5,2), i_data varchar(50));
+CREATE TABLE stock (
+  s_i_id int NOT NULL, s_w_id int NOT NULL, s_quantity int,
+  s_dist_01 char(24), s_dist_02 char(24), s_dist_03 char(24), s_dist_04 char(24), s_dist_05 char(24),
+  s_dist_06 char(24), s_dist_07 char(24), s_dist_08 char(24), s_dist_09 char(24), s_dist_10 char(24),
+  s_ytd int, s_order_cnt int, s_remote_cnt int, s_data varchar(50));
+CREATE TABLE dbrig_tprocc (layout int NOT NULL, warehouses int NOT NULL, seed bigint NOT NULL,
+  c_load int NOT NULL, built_at timestamptz NOT NULL);
+
+-- Keys go on after the data: one sorted build beats a million index inserts.
+-- Each statement runs on its own connection, in parallel.
+-- name: keys
+ALTER TABLE warehouse ADD PRIMARY KEY (w_id);
+ALTER TABLE district ADD PRIMARY KEY (d_w_id, d_id);
+ALTER TABLE customer ADD PRIMARY KEY (c_w_id, c_d_id, c_id);
+CREATE INDEX customer_last ON customer (c_w_id, c_d_id, c_last, c_first);
+ALTER TABLE new_order ADD PRIMARY KEY (no_w_id, no_d_id, no_o_id);
+ALTER TABLE orders ADD PRIMARY KEY (o_w_id, o_d_id, o_id);
+CREATE UNIQUE INDEX orders_customer ON orders (o_w_id, o_d_id, o_c_id, o_id);
+ALTER TABLE order_line ADD PRIMARY KEY (ol_w_id, ol_d_id, ol_o_id, ol_number);
+ALTER TABLE item ADD PRIMARY KEY (i_id);
+ALTER TABLE stock ADD PRIMARY KEY (s_w_id, s_i_id);
+
+-- name: analyze
+ANALYZE;
+
+-- name: drop
+DROP TABLE IF EXISTS dbrig_tprocc, warehouse, district, customer, history, new_order, orders,
+  order_line, item, stock CASCADE;
+
+-- name: meta_read
+SELECT layout, warehouses, seed, c_load FROM dbrig_tprocc
+
+-- name: meta_write
+INSERT INTO dbrig_tprocc (layout, warehouses, seed, c_load, built_at) VALUES ($1, $2, $3, $4, now())
+
+-- Any one of the tables existing means a schema (perhaps half-built, or
+-- another tool's) is in the way.
+-- name: exists
+SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p')
+  AND c.relname IN ('dbrig_tprocc', 'warehouse', 'district', 'customer', 'history', 'new_order',
+                    'orders', 'order_line', 'item', 'stock')
+
+-- name: size
+SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint FROM pg_class c
+JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE n.nspname = current_schema() AND c.relkind = 'r'
+  AND c.relname IN ('warehouse', 'district', 'customer', 'history', 'new_order', 'orders', 'order_line', 'item', 'stock')
+
+-- name: mark
+SELECT sum(d_next_o_id)::bigint FROM district

@@ -1,0 +1,317 @@
+package tprocc
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/dbrig/dbrig/internal/driver"
+	"github.com/dbrig/dbrig/internal/target"
+	"github.com/dbrig/dbrig/internal/workload"
+)
+
+// The mix of clause 5.2.4.2, dealt from a deck: each hundred transactions
+// a virtual user runs hold exactly this many of each type.
+var mixCards = []int{txNewOrder: 45, txPayment: 43, txOrderStatus: 4, txDelivery: 4, txStockLevel: 4}
+
+// keyingTime and thinkMean are the minimum keying times and mean think
+// times of clause 5.2.5.7, by transaction type.
+var (
+	keyingTime = [...]time.Duration{18 * time.Second, 3 * time.Second, 2 * time.Second, 2 * time.Second, 2 * time.Second}
+	thinkMean  = [...]float64{12, 12, 10, 5, 5}
+)
+
+const (
+	// unusedItem is the item id a rolled-back New-Order asks for (clause
+	// 2.4.1.5): one past the last item, so no row has it.
+	unusedItem = items + 1
+	// rollbackTimeout bounds the rollback after a failure whose context is
+	// already done, so a dead connection cannot hold a virtual user.
+	rollbackTimeout = 5 * time.Second
+	// sinkSize is enough throw-away columns for the widest row a
+	// transaction reads only to display.
+	sinkSize = 16
+)
+
+// Streams of a virtual user's random numbers, so that turning pacing on
+// or off does not change the transactions it generates.
+const (
+	streamInputs = 0x7C1
+	streamPacing = 0x7C2
+)
+
+// vu is one virtual user: its own session, its deck, and the inputs of the
+// transaction Next chose, kept so that a retried Run repeats them.
+type vu struct {
+	t     target.Target
+	s     target.Session
+	cfg   *runConfig
+	q     txSQL
+	procs bool
+	r     *workload.Rand
+	pace  *workload.Rand
+
+	home  int // home warehouse
+	slevD int // the district Stock-Level always looks at
+
+	// Decks for the mix and for the events clause 9.2 audits, so their
+	// proportions hold exactly over every hundred draws (see workload.Deck).
+	mix, rollbacks, remoteLine, remotePay, byName *workload.Deck
+
+	no  newOrderInput
+	pay paymentInput
+	os  orderStatusInput
+	dl  deliveryInput
+	sl  stockLevelInput
+
+	// ids collects the customers of a last name.
+	ids []int
+
+	// sink takes columns the transactions read, as a terminal would show
+	// them, but do not use.
+	sink     [sinkSize]any
+	sinkDest [sinkSize]any
+}
+
+// txSQL is tx.sql resolved once per virtual user, so a missing block fails
+// at start-up rather than mid-run.
+type txSQL struct {
+	beginWrite, beginRead, commit, rollback string
+
+	noDistrict, noCustomer, noOrder, noNewOrder, noItem, noStock, noLine  string
+	payWarehouse, payDistrict, payCustomerByName, payCustomer, payHistory string
+	osCustomerByName, osCustomer, osOrder, osLines                        string
+	dlNewOrder, dlPending, dlOrder, dlLines, dlCustomer                   string
+	slDistrict, slCount                                                   string
+
+	// The routine calls, only where the dialect has routines.
+	callNewOrder, callPayment, callOrderStatus, callDelivery, callStockLevel string
+}
+
+func loadTxSQL(f workload.SQLFile, procs bool) txSQL {
+	q := txSQL{
+		beginWrite: f.Get("begin_write"), beginRead: f.Get("begin_read"),
+		commit: f.Get("commit"), rollback: f.Get("rollback"),
+
+		noDistrict: f.Get("no_district"), noCustomer: f.Get("no_customer"), noOrder: f.Get("no_order"),
+		noNewOrder: f.Get("no_new_order"), noItem: f.Get("no_item"), noStock: f.Get("no_stock"),
+		noLine: f.Get("no_line"),
+
+		payWarehouse: f.Get("pay_warehouse"), payDistrict: f.Get("pay_district"),
+		payCustomerByName: f.Get("pay_customer_by_name"), payCustomer: f.Get("pay_customer"),
+		payHistory: f.Get("pay_history"),
+
+		osCustomerByName: f.Get("os_customer_by_name"), osCustomer: f.Get("os_customer"),
+		osOrder: f.Get("os_order"), osLines: f.Get("os_lines"),
+
+		dlNewOrder: f.Get("dl_new_order"), dlPending: f.Get("dl_pending"), dlOrder: f.Get("dl_order"),
+		dlLines: f.Get("dl_lines"), dlCustomer: f.Get("dl_customer"),
+
+		slDistrict: f.Get("sl_district"), slCount: f.Get("sl_count"),
+	}
+	if procs {
+		q.callNewOrder = f.Get("call:neword")
+		q.callPayment = f.Get("call:payment")
+		q.callOrderStatus = f.Get("call:ostat")
+		q.callDelivery = f.Get("call:delivery")
+		q.callStockLevel = f.Get("call:slev")
+	}
+	return q
+}
+
+// newVU makes virtual user id (0-based) with a session of its own.
+func newVU(ctx context.Context, t target.Target, cfg *runConfig, id int) (*vu, error) {
+	s, err := t.Session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	seed := workload.Mix(cfg.Seed, uint64(id))
+	v := &vu{
+		t: t, s: s, cfg: cfg,
+		q:     loadTxSQL(cfg.Q, cfg.Mode == modeProcs),
+		procs: cfg.Mode == modeProcs,
+		r:     workload.NewRand(seed, streamInputs),
+		pace:  workload.NewRand(seed, streamPacing),
+		home:  id%cfg.Warehouses + 1,
+		slevD: (id/cfg.Warehouses)%districtsPerWH + 1,
+	}
+	v.mix = workload.NewDeck(v.r, mixCards...)
+	v.rollbacks = workload.NewDeck(v.r, 99, 1)  // 1% of New-Orders roll back
+	v.remoteLine = workload.NewDeck(v.r, 99, 1) // 1% of order lines are remote
+	v.remotePay = workload.NewDeck(v.r, 85, 15) // 15% of Payments are remote
+	v.byName = workload.NewDeck(v.r, 40, 60)    // 60% of customers by last name
+	for i := range v.sinkDest {
+		v.sinkDest[i] = &v.sink[i]
+	}
+	return v, nil
+}
+
+// Next deals the next transaction type and draws its inputs.
+func (v *vu) Next() int {
+	tx := v.mix.Deal()
+	switch tx {
+	case txNewOrder:
+		v.genNewOrder()
+	case txPayment:
+		v.genPayment()
+	case txOrderStatus:
+		v.genOrderStatus()
+	case txDelivery:
+		v.genDelivery()
+	case txStockLevel:
+		v.genStockLevel()
+	}
+	return tx
+}
+
+func (v *vu) Run(ctx context.Context, tx int, t *driver.Tally) error {
+	switch tx {
+	case txNewOrder:
+		if v.procs {
+			return v.newOrderProc(ctx, t)
+		}
+		return v.newOrderSQL(ctx, t)
+	case txPayment:
+		if v.procs {
+			return v.paymentProc(ctx, t)
+		}
+		return v.paymentSQL(ctx, t)
+	case txOrderStatus:
+		if v.procs {
+			return v.orderStatusProc(ctx, t)
+		}
+		return v.orderStatusSQL(ctx, t)
+	case txDelivery:
+		if v.procs {
+			return v.deliveryProc(ctx, t)
+		}
+		return v.deliverySQL(ctx, t)
+	case txStockLevel:
+		if v.procs {
+			return v.stockLevelProc(ctx, t)
+		}
+		return v.stockLevelSQL(ctx, t)
+	}
+	panic(fmt.Sprintf("tprocc: no transaction type %d", tx))
+}
+
+// Pacing: the keying time is fixed, the think time exponential.
+func (v *vu) Pacing(tx int) (keying, think time.Duration) {
+	return keyingTime[tx], time.Duration(v.pace.Exp(thinkMean[tx]) * float64(time.Second))
+}
+
+func (v *vu) Reconnect(ctx context.Context) error {
+	if v.s != nil {
+		v.s.Close()
+		v.s = nil
+	}
+	s, err := v.t.Session(ctx)
+	if err != nil {
+		return err
+	}
+	v.s = s
+	return nil
+}
+
+func (v *vu) Close() error {
+	if v.s == nil {
+		return nil
+	}
+	err := v.s.Close()
+	v.s = nil
+	return err
+}
+
+// warehouse is the warehouse of the next transaction: the home warehouse,
+// or with AllWarehouses any of them.
+func (v *vu) warehouse() int {
+	if v.cfg.AllWarehouses {
+		return v.r.Int(1, v.cfg.Warehouses)
+	}
+	return v.home
+}
+
+// otherWarehouse is uniform over the warehouses other than w; there must
+// be at least two.
+func (v *vu) otherWarehouse(w int) int {
+	o := v.r.Int(1, v.cfg.Warehouses-1)
+	if o >= w {
+		o++
+	}
+	return o
+}
+
+// customer draws how Payment and Order-Status pick their customer (clauses
+// 2.5.1.2 and 2.6.1.2): 60% by last name, else by id.
+func (v *vu) customer() (byName bool, last string, id int) {
+	if v.byName.Deal() == 1 {
+		return true, lastName(v.r.NURand(255, 0, 999, v.cfg.C.Last)), 0
+	}
+	return false, "", v.r.NURand(1023, 1, customersPerDist, v.cfg.C.ID)
+}
+
+// begin opens a database transaction; no rollback is due if it fails.
+func (v *vu) begin(ctx context.Context, write bool) error {
+	q := v.q.beginRead
+	if write {
+		q = v.q.beginWrite
+	}
+	_, err := v.s.Exec(ctx, q)
+	return err
+}
+
+// commit ends the transaction, rolling it back if the commit fails: SQLite
+// leaves a transaction open after a busy COMMIT.
+func (v *vu) commit(ctx context.Context) error {
+	if _, err := v.s.Exec(ctx, v.q.commit); err != nil {
+		return v.abort(ctx, err)
+	}
+	return nil
+}
+
+// abort rolls the open transaction back after err, and returns err.
+func (v *vu) abort(ctx context.Context, err error) error {
+	v.rollback(ctx)
+	return err
+}
+
+// rollback rolls the open transaction back. A done context must not stop
+// it, or the session would stay in the transaction.
+func (v *vu) rollback(ctx context.Context) error {
+	if ctx.Err() != nil {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), rollbackTimeout)
+		defer cancel()
+	}
+	_, err := v.s.Exec(ctx, v.q.rollback)
+	return err
+}
+
+// discard returns n destinations for columns read only to be shown.
+func (v *vu) discard(n int) []any { return v.sinkDest[:n] }
+
+// first runs a query whose result may be empty and scans its first row
+// into dest.
+func (v *vu) first(ctx context.Context, dest []any, sql string, args ...any) (found bool, err error) {
+	rows, err := v.s.Query(ctx, sql, args...)
+	if err != nil {
+		return false, err
+	}
+	if rows.Next() {
+		found = true
+		err = rows.Scan(dest...)
+	}
+	rows.Close()
+	if err == nil {
+		err = rows.Err()
+	}
+	return found, err
+}
+
+// now is the transaction's timestamp, as the client sees it, in UTC like
+// the loaded data.
+func now() time.Time { return time.Now().UTC() }
+
+// cents rounds an amount to the cent, as the money columns hold it.
+func cents(x float64) float64 { return math.Round(x*100) / 100 }

@@ -1,0 +1,117 @@
+package tprocc
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"runtime"
+
+	"github.com/dbrig/dbrig/internal/target"
+	"github.com/dbrig/dbrig/internal/workload"
+	"github.com/spf13/pflag"
+)
+
+func init() {
+	// The defaults are set here, not only by the flags, because a run on the
+	// default target builds without ever seeing the build flags.
+	workload.Register(Name, func() workload.Workload {
+		return &tprocc{warehouses: 1, loaders: runtime.NumCPU(), seed: defaultSeed}
+	})
+}
+
+// defaultSeed makes two builds without --seed identical.
+const defaultSeed = 20040601
+
+// tprocc holds the options flags bind to.
+type tprocc struct {
+	warehouses    int
+	loaders       int
+	seed          uint64
+	mode          string
+	allWarehouses bool
+	keying        bool
+}
+
+func (w *tprocc) Name() string { return Name }
+
+func (w *tprocc) BuildFlags(fs *pflag.FlagSet) {
+	fs.IntVar(&w.warehouses, "warehouses", w.warehouses, "warehouses to build (about 100 MB each)")
+	fs.IntVar(&w.loaders, "loaders", w.loaders, "parallel loaders (PostgreSQL; SQLite has one writer)")
+	fs.Uint64Var(&w.seed, "seed", w.seed, "seed for data generation; the same seed builds the same data")
+}
+
+func (w *tprocc) RunFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&w.mode, "mode", "", `"procs" (one stored-function call per transaction) or "sql" (client-side statements); default procs where the database has stored routines`)
+	fs.BoolVar(&w.allWarehouses, "all-warehouses", false, "spread each virtual user over all warehouses instead of one home warehouse")
+	fs.BoolVar(&w.keying, "keying-thinking", false, "apply the specification's keying and think times")
+}
+
+// sqlFor loads one of the dialect's SQL files.
+func sqlFor(t target.Target, file string) (workload.SQLFile, error) {
+	return workload.ReadSQL(sqlFiles, "sql/"+t.Kind()+"/"+file)
+}
+
+// meta is what the build recorded.
+type meta struct {
+	layout, warehouses int
+	seed               uint64
+	cLoad              int
+}
+
+// readMeta reads dbrig_tprocc, telling a missing schema (ErrNoSchema)
+// from one that is there but not dbrig's, or not this layout's.
+func readMeta(ctx context.Context, s target.Session, q workload.SQLFile) (meta, error) {
+	var m meta
+	var seed int64
+	err := s.QueryRow(ctx, q.Get("meta_read")).Scan(&m.layout, &m.warehouses, &seed, &m.cLoad)
+	m.seed = uint64(seed)
+	if err == nil {
+		if m.layout != layout {
+			return m, target.Userf("the %s schema was built with layout %d; this dbrig uses layout %d: rebuild with `dbrig build %s --force`", Name, m.layout, layout, Name)
+		}
+		return m, nil
+	}
+	var n int
+	if e := s.QueryRow(ctx, q.Get("exists")).Scan(&n); e != nil {
+		return m, e
+	}
+	if n == 0 {
+		return m, workload.ErrNoSchema
+	}
+	return m, target.Userf("found %s tables that dbrig did not finish building (no dbrig_tprocc row): rebuild with `dbrig build %s --force`", Name, Name)
+}
+
+func (w *tprocc) Drop(ctx context.Context, t target.Target) error {
+	q, err := sqlFor(t, "schema.sql")
+	if err != nil {
+		return err
+	}
+	s, err := t.Session(ctx)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	for _, stmt := range q.Statements("drop") {
+		if _, err := s.Exec(ctx, stmt); err != nil {
+			return fmt.Errorf("drop: %w", err)
+		}
+	}
+	return nil
+}
+
+func (w *tprocc) Check(ctx context.Context, t target.Target, out io.Writer) (bool, error) {
+	s, err := t.Session(ctx)
+	if err != nil {
+		return false, err
+	}
+	q, err := sqlFor(t, "schema.sql")
+	if err != nil {
+		return false, err
+	}
+	m, err := readMeta(ctx, s, q)
+	s.Close()
+	if err != nil {
+		return false, err
+	}
+	return check(ctx, t, m.warehouses, out)
+}
