@@ -19,7 +19,7 @@ func newBuild() *cobra.Command {
 				"  dbrig build " + w.Name() + " --target postgres://bench@localhost/bench --warehouses 8 --loaders 4\n" +
 				"  PGHOST=/var/run/postgresql PGDATABASE=bench dbrig build " + w.Name() + " --target 'sslmode=disable' --force",
 			RunE: func(c *cobra.Command, _ []string) error {
-				ctx, stop := signalContext()
+				ctx, stop := signalContext(c.ErrOrStderr())
 				defer stop()
 				t, err := target.Open(ctx, *url)
 				if err != nil {
@@ -38,8 +38,15 @@ func newBuild() *cobra.Command {
 // build runs a workload's build with progress on stderr and the summary on stdout.
 func build(ctx context.Context, w workload.Workload, t target.Target, force bool, stdout, stderr io.Writer) error {
 	p := newProgress(stderr)
-	fmt.Fprintf(stderr, "Building %s on %s\n", w.Name(), t.URL())
+	// The header waits for the first progress report: a build the workload
+	// refuses up front (a bad flag, an existing schema) must print only its
+	// one line of error.
+	started := false
 	sum, err := w.Build(ctx, t, workload.BuildOptions{Force: force, Progress: func(done, total int64, what string) {
+		if !started {
+			started = true
+			fmt.Fprintf(stderr, "Building %s on %s\n", w.Name(), t.URL())
+		}
 		pct := 0.0
 		if total > 0 {
 			pct = float64(done) / float64(total) * 100

@@ -16,9 +16,9 @@ func newCheck() *cobra.Command {
 			Example: "  dbrig check " + w.Name() + "\n" +
 				"  dbrig check " + w.Name() + " --target postgres://bench@localhost/bench",
 			RunE: func(c *cobra.Command, _ []string) error {
-				ctx, stop := signalContext()
+				ctx, stop := signalContext(c.ErrOrStderr())
 				defer stop()
-				t, err := target.Open(ctx, *url)
+				t, err := target.OpenExisting(ctx, *url)
 				if err != nil {
 					return err
 				}

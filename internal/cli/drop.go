@@ -14,9 +14,9 @@ func newDrop() *cobra.Command {
 			Short:   "Drop the " + w.Name() + " schema",
 			Example: "  dbrig drop " + w.Name() + " --target postgres://bench@localhost/bench",
 			RunE: func(c *cobra.Command, _ []string) error {
-				ctx, stop := signalContext()
+				ctx, stop := signalContext(c.ErrOrStderr())
 				defer stop()
-				t, err := target.Open(ctx, *url)
+				t, err := target.OpenExisting(ctx, *url)
 				if err != nil {
 					return err
 				}

@@ -125,7 +125,7 @@ func workloadCommand(use, short string, sub func(w workload.Workload, url *strin
 
 // signalContext is cancelled by the first Ctrl-C or SIGTERM, so a command
 // can stop cleanly and keep what it has. A second Ctrl-C exits at once.
-func signalContext() (context.Context, func()) {
+func signalContext(stderr io.Writer) (context.Context, func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	ch := make(chan os.Signal, 2)
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
@@ -133,7 +133,7 @@ func signalContext() (context.Context, func()) {
 		if _, ok := <-ch; !ok {
 			return
 		}
-		fmt.Fprintln(os.Stderr, "\ndbrig: stopping; press Ctrl-C again to quit at once")
+		fmt.Fprintln(stderr, "\ndbrig: stopping; press Ctrl-C again to quit at once")
 		cancel()
 		if _, ok := <-ch; ok {
 			os.Exit(130)

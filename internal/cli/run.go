@@ -36,7 +36,7 @@ the result, marked interrupted.`,
 				"  dbrig run " + w.Name() + " --target postgres://bench@localhost/bench --vus 4 --duration 5m --json r.json\n" +
 				"  dbrig run " + w.Name() + " --target postgres://bench@localhost/bench --mode sql --all-warehouses",
 			RunE: func(c *cobra.Command, _ []string) error {
-				ctx, stop := signalContext()
+				ctx, stop := signalContext(c.ErrOrStderr())
 				defer stop()
 				return run(ctx, w, *url, f, c.OutOrStdout(), c.ErrOrStderr())
 			},
@@ -68,7 +68,12 @@ func run(ctx context.Context, w workload.Workload, url string, f runFlags, stdou
 	if err := f.validate(); err != nil {
 		return err
 	}
-	t, err := target.Open(ctx, url)
+	// Only the default target may be created here: it builds itself below.
+	open := target.OpenExisting
+	if url == DefaultTarget {
+		open = target.Open
+	}
+	t, err := open(ctx, url)
 	if err != nil {
 		return err
 	}
@@ -130,8 +135,15 @@ func run(ctx context.Context, w workload.Workload, url string, f runFlags, stdou
 	}
 	cfg := r.Config()
 	cfg["vus"], cfg["rampup"], cfg["duration"] = f.vus, f.rampup.String(), f.duration.String()
-	doc, err := result.FromRun(w.Name(), result.Target{Kind: t.Kind(), Version: version, URL: t.URL()},
-		cfg, res, r.Summarize(res, marks[0], marks[1]), r.TxNames())
+	run := result.Run{
+		Workload: w.Name(), Target: result.Target{Kind: t.Kind(), Version: version, URL: t.URL()},
+		Config: cfg, Result: res, Summary: r.Summarize(res, marks[0], marks[1]),
+		TxNames: r.TxNames(), TallyNames: r.TallyNames(),
+	}
+	if marks[1].Values != nil {
+		run.Marks = marks[:]
+	}
+	doc, err := result.FromRun(run)
 	if err != nil {
 		return err
 	}

@@ -28,10 +28,15 @@ type Document struct {
 	StartedAt     time.Time      `json:"started_at"`
 	WindowSeconds float64        `json:"window_seconds"`
 	workload.Summary
-	Transactions []Tx           `json:"transactions"`
-	Series       []driver.Point `json:"series"`
-	SeriesTypes  []string       `json:"series_types"`
-	Interrupted  bool           `json:"interrupted"`
+	Transactions []Tx `json:"transactions"`
+	// Counters are the workload's own tallies over the window, the raw
+	// figures behind the audit.
+	Counters map[string]int64 `json:"counters"`
+	// Marks are the database-side counters read at the window's edges.
+	Marks       []workload.Mark `json:"marks,omitempty"`
+	Series      []driver.Point  `json:"series"`
+	SeriesTypes []string        `json:"series_types"`
+	Interrupted bool            `json:"interrupted"`
 }
 
 // Target names what was measured. URL never holds a password.
@@ -54,12 +59,30 @@ type Tx struct {
 	Histogram string `json:"histogram"`
 }
 
-// FromRun assembles a document from a driver result.
-func FromRun(wl string, tg Target, cfg map[string]any, r *driver.Result, s workload.Summary, names []string) (*Document, error) {
+// Run is what a run hands over to become a document.
+type Run struct {
+	Workload string
+	Target   Target
+	Config   map[string]any
+	Result   *driver.Result
+	Summary  workload.Summary
+	TxNames  []string
+	// TallyNames name Result.Tally's slots.
+	TallyNames []string
+	Marks      []workload.Mark
+}
+
+// FromRun assembles a document from a run.
+func FromRun(run Run) (*Document, error) {
+	r := run.Result
 	d := &Document{
-		SchemaVersion: SchemaVersion, Tool: "dbrig", Workload: wl, Target: tg, Host: ReadHost(),
-		Config: cfg, StartedAt: r.Started.UTC(), WindowSeconds: r.WindowSeconds(), Summary: s,
-		Series: r.Series, SeriesTypes: names, Interrupted: r.Interrupted,
+		SchemaVersion: SchemaVersion, Tool: "dbrig", Workload: run.Workload, Target: run.Target, Host: ReadHost(),
+		Config: run.Config, StartedAt: r.Started.UTC(), WindowSeconds: r.WindowSeconds(), Summary: run.Summary,
+		Series: r.Series, SeriesTypes: run.TxNames, Interrupted: r.Interrupted,
+		Counters: map[string]int64{}, Marks: run.Marks,
+	}
+	for i, n := range run.TallyNames {
+		d.Counters[n] = r.Tally[i]
 	}
 	for _, tx := range r.Tx {
 		enc, err := metrics.Encode(tx.Hist)

@@ -98,11 +98,13 @@ func Userf(format string, args ...any) error {
 	return &UserError{Msg: fmt.Sprintf(format, args...)}
 }
 
-// Opener opens a target from a URL its Match accepted.
+// Opener opens a target from a URL its Match accepted. With create
+// false, a target that would have to be created (an SQLite file that does
+// not exist) is an error instead.
 type Opener struct {
 	Kind  string
 	Match func(url string) bool
-	Open  func(ctx context.Context, url string) (Target, error)
+	Open  func(ctx context.Context, url string, create bool) (Target, error)
 }
 
 var openers []Opener
@@ -110,11 +112,22 @@ var openers []Opener
 // Register adds a kind of target. Called from the target packages' init.
 func Register(o Opener) { openers = append(openers, o) }
 
-// Open picks the target kind that accepts url and opens it.
+// Open picks the target kind that accepts url and opens it, creating it
+// if it has to (as a build does).
 func Open(ctx context.Context, url string) (Target, error) {
+	return open(ctx, url, true)
+}
+
+// OpenExisting opens a target that must already exist, so that a typing
+// error in a path leaves nothing behind.
+func OpenExisting(ctx context.Context, url string) (Target, error) {
+	return open(ctx, url, false)
+}
+
+func open(ctx context.Context, url string, create bool) (Target, error) {
 	for _, o := range openers {
 		if o.Match(url) {
-			return o.Open(ctx, url)
+			return o.Open(ctx, url, create)
 		}
 	}
 	kinds := make([]string, 0, len(openers))

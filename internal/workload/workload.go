@@ -63,8 +63,8 @@ type Run interface {
 // Mark is a reading of database-side counters; what they are is the
 // workload's business.
 type Mark struct {
-	At     float64 // seconds since the run started
-	Values map[string]int64
+	At     float64          `json:"at"` // seconds since the run started
+	Values map[string]int64 `json:"values"`
 }
 
 // Summary is what a workload makes of a run: headline rates on both sides,

@@ -6,6 +6,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"os"
 	"strings"
 	"time"
 
@@ -15,7 +17,8 @@ import (
 )
 
 func init() {
-	target.Register(target.Opener{Kind: "postgres", Match: Match, Open: Open})
+	target.Register(target.Opener{Kind: "postgres", Match: Match,
+		Open: func(ctx context.Context, url string, _ bool) (target.Target, error) { return Open(ctx, url) }})
 }
 
 // Match accepts postgres:// and postgresql:// URLs and keyword/value DSNs
@@ -45,6 +48,14 @@ func Open(ctx context.Context, url string) (target.Target, error) {
 	}
 	if cfg.ConnectTimeout == 0 {
 		cfg.ConnectTimeout = 10 * time.Second
+	}
+	if os.Getenv("DBRIG_BLOCKING") == "1" {
+		timeout := cfg.ConnectTimeout
+		cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			ctx, cancel := context.WithTimeout(ctx, timeout)
+			defer cancel()
+			return dialBlocking(ctx, network, addr)
+		}
 	}
 	t := &Target{cfg: cfg, url: target.Redact(url), secret: cfg.Password}
 	t.ctl, err = t.connect(ctx)
@@ -79,14 +90,19 @@ func (t *Target) connect(ctx context.Context) (*pgx.Conn, error) {
 	return c, nil
 }
 
-// connectReason keeps the part of a pgx connect error that says why; the
-// rest repeats the user and database the caller already names.
+// connectReason keeps the part of a pgx connect error that says why. pgx
+// puts the user and database on the first line and one line per address
+// tried after it; the reason ends the first address's line.
 func connectReason(err error) string {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
 		return pe.Message + " (SQLSTATE " + pe.Code + ")"
 	}
-	s := firstLine(err)
+	lines := strings.Split(strings.TrimSpace(err.Error()), "\n")
+	s := strings.TrimSpace(lines[0])
+	if len(lines) > 1 {
+		s = strings.TrimSpace(lines[1])
+	}
 	if i := strings.LastIndex(s, ": "); i >= 0 && !strings.HasSuffix(s, ": ") {
 		return strings.TrimSpace(s[i+2:])
 	}

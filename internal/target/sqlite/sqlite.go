@@ -1,19 +1,18 @@
 // Package sqlite is the embedded target: the real C SQLite through
-// mattn/go-sqlite3, in WAL mode, with a busy timeout so virtual users
-// queue for the single writer instead of failing.
+// mattn/go-sqlite3 (or, where no C compiler built dbrig, modernc's
+// translation of the same C code), in WAL mode, with a busy timeout so
+// virtual users queue for the single writer instead of failing.
 package sqlite
 
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/dbrig/dbrig/internal/target"
-	"github.com/mattn/go-sqlite3"
 )
 
 func init() {
@@ -32,18 +31,21 @@ type Target struct {
 	path string
 }
 
-// Open opens (creating if needed) the file named by url. synchronous stays
-// at SQLite's durable default; dbrig does not trade durability for speed.
-func Open(ctx context.Context, url string) (target.Target, error) {
+// Open opens the file named by url, creating it (and its directory) only
+// when create is set. synchronous stays at SQLite's durable default; dbrig
+// does not trade durability for speed.
+func Open(ctx context.Context, url string, create bool) (target.Target, error) {
 	path := strings.TrimPrefix(url, Prefix)
 	if path == "" {
 		return nil, target.Userf("target %q: give a file, as sqlite:PATH", url)
 	}
+	if _, err := os.Stat(path); err != nil && !create {
+		return nil, target.Userf("target %s: no such file (a build creates it)", url)
+	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, target.Userf("target %s: %v", url, err)
 	}
-	dsn := "file:" + path + "?_journal_mode=WAL&_busy_timeout=10000&_foreign_keys=off&_txlock=immediate"
-	db, err := sql.Open("sqlite3", dsn)
+	db, err := sql.Open(driverName, dsn(path))
 	if err != nil {
 		return nil, target.Userf("target %s: %v", url, err)
 	}
@@ -81,8 +83,7 @@ func (t *Target) Close() error { return t.db.Close() }
 // Classify: a busy or locked database is retried; SQLite has no
 // connection to lose.
 func (t *Target) Classify(err error) target.ErrClass {
-	var se sqlite3.Error
-	if errors.As(err, &se) && (se.Code == sqlite3.ErrBusy || se.Code == sqlite3.ErrLocked) {
+	if busy(err) {
 		return target.ErrRetry
 	}
 	return target.ErrOther

@@ -50,11 +50,11 @@ func (w *tprocc) Build(ctx context.Context, t target.Target, opt workload.BuildO
 		return sum, err
 	}
 	defer s.Close()
-	m, err := readMeta(ctx, s, q)
+	m, err := readMeta(ctx, t, s, q)
 	switch {
 	case errors.Is(err, workload.ErrNoSchema):
 	case !opt.Force && err == nil:
-		return sum, target.Userf("a %s schema with %d warehouses already exists on %s: use --force to drop and rebuild it, or `dbrig drop %s`", Name, m.warehouses, t.URL(), Name)
+		return sum, target.Userf("a %s schema with %d warehouses already exists on %s: use --force to drop and rebuild it, or `dbrig drop %s --target %s`", Name, m.warehouses, t.URL(), Name, t.URL())
 	case !opt.Force:
 		return sum, err
 	default:
@@ -95,6 +95,7 @@ func (w *tprocc) build(ctx context.Context, t target.Target, s target.Session, q
 		total += j.Rows
 	}
 	var done atomic.Int64
+	progress(0, total, "loading")
 	stopTicks := ticker(func() { progress(done.Load(), total, "loading") })
 	tasks := make([]func(context.Context, target.Session) error, len(jobs))
 	for i, j := range jobs {

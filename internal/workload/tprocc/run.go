@@ -45,7 +45,7 @@ func (w *tprocc) Open(ctx context.Context, t target.Target) (workload.Run, error
 	if err != nil {
 		return nil, err
 	}
-	m, err := readMeta(ctx, ctl, schema)
+	m, err := readMeta(ctx, t, ctl, schema)
 	if err != nil {
 		ctl.Close()
 		return nil, err

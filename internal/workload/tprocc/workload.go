@@ -2,6 +2,8 @@ package tprocc
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -60,25 +62,30 @@ type meta struct {
 
 // readMeta reads dbrig_tprocc, telling a missing schema (ErrNoSchema)
 // from one that is there but not dbrig's, or not this layout's.
-func readMeta(ctx context.Context, s target.Session, q workload.SQLFile) (meta, error) {
+func readMeta(ctx context.Context, t target.Target, s target.Session, q workload.SQLFile) (meta, error) {
 	var m meta
+	var tables, metaTables int
+	if err := s.QueryRow(ctx, q.Get("exists")).Scan(&tables, &metaTables); err != nil {
+		return m, fmt.Errorf("look for the %s tables: %w", Name, err)
+	}
+	switch {
+	case tables == 0:
+		return m, workload.ErrNoSchema
+	case metaTables == 0:
+		return m, target.Userf("found %s tables that dbrig did not build (no dbrig_tprocc table): drop them, or rebuild with `dbrig build %s --target %s --force`", Name, Name, t.URL())
+	}
 	var seed int64
 	err := s.QueryRow(ctx, q.Get("meta_read")).Scan(&m.layout, &m.warehouses, &seed, &m.cLoad)
 	m.seed = uint64(seed)
-	if err == nil {
-		if m.layout != layout {
-			return m, target.Userf("the %s schema was built with layout %d; this dbrig uses layout %d: rebuild with `dbrig build %s --force`", Name, m.layout, layout, Name)
-		}
-		return m, nil
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return m, target.Userf("the %s schema on %s was never finished (dbrig_tprocc is empty): rebuild with `dbrig build %s --target %s --force`", Name, t.URL(), Name, t.URL())
+	case err != nil:
+		return m, target.Userf("read dbrig_tprocc on %s: %v", t.URL(), err)
+	case m.layout != layout:
+		return m, target.Userf("the %s schema was built with layout %d; this dbrig uses layout %d: rebuild with `dbrig build %s --target %s --force`", Name, m.layout, layout, Name, t.URL())
 	}
-	var n int
-	if e := s.QueryRow(ctx, q.Get("exists")).Scan(&n); e != nil {
-		return m, e
-	}
-	if n == 0 {
-		return m, workload.ErrNoSchema
-	}
-	return m, target.Userf("found %s tables that dbrig did not finish building (no dbrig_tprocc row): rebuild with `dbrig build %s --force`", Name, Name)
+	return m, nil
 }
 
 func (w *tprocc) Drop(ctx context.Context, t target.Target) error {
@@ -108,7 +115,7 @@ func (w *tprocc) Check(ctx context.Context, t target.Target, out io.Writer) (boo
 	if err != nil {
 		return false, err
 	}
-	m, err := readMeta(ctx, s, q)
+	m, err := readMeta(ctx, t, s, q)
 	s.Close()
 	if err != nil {
 		return false, err

@@ -60,7 +60,7 @@ INSERT INTO dbrig_tprocc (layout, warehouses, seed, c_load, built_at) VALUES ($1
 -- Any one of the tables existing means a schema (perhaps half-built, or
 -- another tool's) is in the way.
 -- name: exists
-SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+SELECT count(*), count(*) FILTER (WHERE c.relname = 'dbrig_tprocc') FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
 WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p')
   AND c.relname IN ('dbrig_tprocc', 'warehouse', 'district', 'customer', 'history', 'new_order',
                     'orders', 'order_line', 'item', 'stock')

@@ -65,7 +65,7 @@ SELECT layout, warehouses, seed, c_load FROM dbrig_tprocc
 INSERT INTO dbrig_tprocc (layout, warehouses, seed, c_load, built_at) VALUES (?, ?, ?, ?, datetime('now'))
 
 -- name: exists
-SELECT count(*) FROM sqlite_master WHERE type = 'table'
+SELECT count(*), count(*) FILTER (WHERE name = 'dbrig_tprocc') FROM sqlite_master WHERE type = 'table'
   AND name IN ('dbrig_tprocc', 'warehouse', 'district', 'customer', 'history', 'new_order',
                'orders', 'order_line', 'item', 'stock')
 

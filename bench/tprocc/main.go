@@ -1,0 +1,804 @@
+// Command tprocc benchmarks dbrig's TPROC-C against a PostgreSQL server it
+// starts itself, and prints the figures the design notes compare with the
+// peers (HammerDB, BenchBase, go-tpc) on this machine kind:
+//
+//   - the time `dbrig build tproc-c` takes, next to a raw binary COPY of the
+//     same rows (plus keys and ANALYZE) in the same run, on the same server;
+//   - NOPM and the client's CPU for `dbrig run tproc-c`, procs and sql mode.
+//
+// It is a benchmark, not a test: it prints figures and judges them against
+// targets, but only fails when something does not work. bench/tprocc.sh
+// builds dbrig and runs it; see -help for the flags.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/dbrig/dbrig/internal/result"
+	"github.com/dbrig/dbrig/internal/target/postgres"
+	"github.com/dbrig/dbrig/internal/workload"
+	"github.com/jackc/pgx/v5"
+)
+
+// tuning is what the run changes from PostgreSQL's defaults. None of it
+// weakens durability: fsync, synchronous_commit, full_page_writes and
+// wal_level stay at their defaults, and checkServer refuses to measure if
+// they are not. The values are the usual ones for a benchmark server of
+// this size, so the figures compare with the peers measured the same way.
+var tuning = map[string]string{
+	// The whole 4-warehouse database (~0.5 GB per copy) fits in cache, so
+	// runs measure the engine and the client, not the disk.
+	"shared_buffers": "2GB",
+	// Fewer, later checkpoints: a load or a run should not be timed
+	// through a checkpoint storm caused by the default 1GB / 5min.
+	"max_wal_size":       "8GB",
+	"checkpoint_timeout": "30min",
+	// Room for 8 VUs, the loaders and the harness's own connections.
+	"max_connections": "100",
+}
+
+// shownSettings are printed and recorded: the tuning above and the
+// durability settings that prove the figures were not bought with it.
+var shownSettings = []string{
+	"shared_buffers", "max_wal_size", "checkpoint_timeout", "max_connections",
+	"fsync", "synchronous_commit", "full_page_writes", "wal_level", "wal_sync_method",
+}
+
+// durable are the settings that must hold their safe values.
+var durable = map[string]string{"fsync": "on", "synchronous_commit": "on", "full_page_writes": "on"}
+
+// Targets and peers, from /work/shared/design.md (PG 15, 4 warehouses,
+// 4 VUs, this machine kind).
+const (
+	targetRatio = 1.3
+	targetNOPM  = 95000
+	targetCores = 0.09
+	peerNOPM    = 77000 // HammerDB 4.12, PL/pgSQL functions
+	peerCores   = 0.27  // HammerDB's client
+	targetWH    = 4
+	targetVUs   = 4
+)
+
+// perWarehouse names each table's warehouse column, so the export can
+// write one file per warehouse, as the build loads one job per warehouse.
+// Tables missing here (item, dbrig_tprocc) are exported whole.
+var perWarehouse = map[string]string{
+	"warehouse":  "w_id",
+	"district":   "d_w_id",
+	"customer":   "c_w_id",
+	"history":    "h_w_id",
+	"new_order":  "no_w_id",
+	"orders":     "o_w_id",
+	"order_line": "ol_w_id",
+	"stock":      "s_w_id",
+}
+
+// allTables is every table the schema's "tables" block creates; the
+// export and the row check both cover all of them.
+var allTables = []string{"warehouse", "district", "customer", "history", "new_order",
+	"orders", "order_line", "item", "stock", "dbrig_tprocc"}
+
+const schemaPath = "internal/workload/tprocc/sql/postgres/schema.sql"
+
+type options struct {
+	dbrig      string
+	repo       string
+	pgBin      string
+	baseDir    string
+	jsonPath   string
+	warehouses int
+	loaders    int
+	vus        int
+	vusHigh    int
+	duration   time.Duration
+	rampup     time.Duration
+	socket     bool
+	quick      bool
+	skipRaw    bool
+	skipSQL    bool
+	skipRuns   bool
+	keep       bool
+}
+
+// Figures is what --json writes.
+type Figures struct {
+	StartedAt     time.Time         `json:"started_at"`
+	Quick         bool              `json:"quick"`
+	ServerVersion string            `json:"server_version"`
+	Settings      map[string]string `json:"settings"`
+	Connection    string            `json:"connection"`
+	Warehouses    int               `json:"warehouses"`
+	Loaders       int               `json:"loaders"`
+	CPUs          int               `json:"cpus"`
+	BuildSeconds  float64           `json:"build_seconds"`
+	Raw           *RawFigures       `json:"raw_copy,omitempty"`
+	BuildRawRatio float64           `json:"build_raw_ratio,omitempty"`
+	Runs          []RunFigures      `json:"runs"`
+}
+
+// RawFigures times the raw binary COPY reference.
+type RawFigures struct {
+	Seconds        float64 `json:"seconds"`
+	CopySeconds    float64 `json:"copy_seconds"`
+	KeysSeconds    float64 `json:"keys_seconds"`
+	AnalyzeSeconds float64 `json:"analyze_seconds"`
+	Files          int     `json:"files"`
+	Bytes          int64   `json:"bytes"`
+	Rows           int64   `json:"rows"`
+}
+
+// RunFigures is one `dbrig run`.
+type RunFigures struct {
+	VUs        int     `json:"vus"`
+	Mode       string  `json:"mode"`
+	Rampup     string  `json:"rampup"`
+	Duration   string  `json:"duration"`
+	NOPM       float64 `json:"nopm"`
+	TPM        float64 `json:"tpm"`
+	NOPMClient float64 `json:"nopm_client"`
+	// FromDB says NOPM and TPM are the database's own counters; otherwise
+	// they are the client's counts.
+	FromDB        bool    `json:"from_db"`
+	Errors        int64   `json:"errors"`
+	WindowSeconds float64 `json:"window_seconds"`
+	// Client CPU and wall time cover the whole dbrig process: connect,
+	// ramp-up, window and report.
+	WallSeconds float64 `json:"wall_seconds"`
+	CPUSeconds  float64 `json:"client_cpu_seconds"`
+	ClientCores float64 `json:"client_cores"`
+}
+
+func main() {
+	var o options
+	fs := flag.CommandLine
+	fs.StringVar(&o.dbrig, "dbrig", "", "dbrig binary to measure (default: go build ./cmd/dbrig into the temp dir)")
+	fs.StringVar(&o.repo, "repo", "", "repository root, for the schema file (default: found from the working directory)")
+	fs.StringVar(&o.pgBin, "pg-bin", "", "directory of postgres, initdb and pg_ctl (default: $PG_BIN, pg_config, PATH)")
+	fs.StringVar(&o.baseDir, "dir", "", "where the temp dir for the server goes (default: $TMPDIR or /tmp)")
+	fs.StringVar(&o.jsonPath, "json", "", "also write the figures as JSON to this file")
+	fs.IntVar(&o.warehouses, "warehouses", targetWH, "warehouses to build")
+	fs.IntVar(&o.loaders, "loaders", 2, "parallel loaders for the build, and connections for the raw COPY")
+	fs.IntVar(&o.vus, "vus", targetVUs, "virtual users for the procs and sql runs")
+	fs.IntVar(&o.vusHigh, "vus-high", 8, "virtual users for the last procs run (0 skips it)")
+	fs.DurationVar(&o.duration, "duration", 60*time.Second, "measured window of each run")
+	fs.DurationVar(&o.rampup, "rampup", 10*time.Second, "ramp-up of each run")
+	fs.BoolVar(&o.socket, "socket", false, "connect over the unix socket instead of TCP loopback 127.0.0.1")
+	fs.BoolVar(&o.quick, "quick", false, "smoke run: 1 warehouse, 2s ramp-up, 10s windows (flags given explicitly still win)")
+	fs.BoolVar(&o.skipRaw, "skip-raw", false, "skip the raw COPY reference")
+	fs.BoolVar(&o.skipSQL, "skip-sql", false, "skip the sql-mode run")
+	fs.BoolVar(&o.skipRuns, "skip-runs", false, "only build (and the raw COPY reference); no runs")
+	fs.BoolVar(&o.keep, "keep", false, "keep the temp dir (server stopped) for inspection")
+	flag.Parse()
+	if flag.NArg() > 0 {
+		fmt.Fprintf(os.Stderr, "tprocc: unexpected argument %q; see -help\n", flag.Arg(0))
+		os.Exit(2)
+	}
+	if o.quick {
+		set := map[string]bool{}
+		flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		if !set["warehouses"] {
+			o.warehouses = 1
+		}
+		if !set["duration"] {
+			o.duration = 10 * time.Second
+		}
+		if !set["rampup"] {
+			o.rampup = 2 * time.Second
+		}
+	}
+	if o.warehouses < 1 || o.loaders < 1 || o.vus < 1 || o.vusHigh < 0 || o.duration <= 0 || o.rampup < 0 {
+		fmt.Fprintln(os.Stderr, "tprocc: --warehouses, --loaders and --vus must be at least 1, --vus-high at least 0, --duration positive and --rampup not negative")
+		os.Exit(2)
+	}
+
+	// Ctrl-C reaches dbrig subprocesses too (same process group); the
+	// first one here cancels everything, and the deferred clean-up then
+	// stops the server, which runs in its own session and would outlive us.
+	// Later signals are swallowed so the clean-up is not cut short.
+	// SIGPIPE (output piped to head, say) would otherwise kill us on the
+	// next write and leave the server running; nobody reads on, so it
+	// stops the run like Ctrl-C.
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGPIPE)
+	go func() {
+		first := true
+		for sig := range sigs {
+			if first {
+				fmt.Fprintf(os.Stderr, "\ntprocc: %v: stopping the server and cleaning up\n", sig)
+				cancel()
+				first = false
+			} else {
+				fmt.Fprintln(os.Stderr, "tprocc: still cleaning up; the server must be stopped")
+			}
+		}
+	}()
+
+	err := run(ctx, o)
+	interrupted := ctx.Err() != nil
+	cancel()
+	if err != nil {
+		// Whatever failed after Ctrl-C failed because of it.
+		if interrupted {
+			fmt.Fprintln(os.Stderr, "tprocc: interrupted")
+			os.Exit(130)
+		}
+		fmt.Fprintln(os.Stderr, "tprocc:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, o options) (err error) {
+	repo, err := findRepo(o.repo)
+	if err != nil {
+		return err
+	}
+	schema, err := workload.ReadSQL(os.DirFS(repo), schemaPath)
+	if err != nil {
+		return fmt.Errorf("reading the schema: %w", err)
+	}
+
+	tmp, err := os.MkdirTemp(o.baseDir, "dbrig-bench-")
+	if err != nil {
+		return err
+	}
+	srv := &postgres.Server{Dir: filepath.Join(tmp, "pg"), BinDir: o.pgBin}
+	defer func() {
+		// A context of its own: the run's may be what was cancelled.
+		cctx, ccancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer ccancel()
+		stopErr := srv.Stop(cctx)
+		switch {
+		case stopErr != nil:
+			// Its log says why; removing it would hide that.
+			fmt.Fprintf(os.Stderr, "tprocc: %v (kept %s)\n", stopErr, tmp)
+			if err == nil {
+				err = stopErr
+			}
+		case o.keep:
+			fmt.Fprintf(os.Stderr, "Kept %s (server stopped)\n", tmp)
+		default:
+			os.RemoveAll(tmp)
+		}
+	}()
+
+	dbrig := o.dbrig
+	if dbrig == "" {
+		dbrig = filepath.Join(tmp, "dbrig")
+		fmt.Println("Building dbrig ...")
+		cmd := exec.CommandContext(ctx, "go", "build", "-o", dbrig, "./cmd/dbrig")
+		cmd.Dir, cmd.Stdout, cmd.Stderr = repo, os.Stderr, os.Stderr
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("go build ./cmd/dbrig: %w", err)
+		}
+	} else if dbrig, err = filepath.Abs(dbrig); err != nil {
+		return err
+	}
+
+	fig := &Figures{StartedAt: time.Now().UTC(), Quick: o.quick, Warehouses: o.warehouses,
+		Loaders: o.loaders, CPUs: runtime.NumCPU()}
+
+	// 1. The server.
+	if err := srv.Init(ctx); err != nil {
+		return err
+	}
+	if err := srv.Start(ctx, tuning); err != nil {
+		return err
+	}
+	version, err := srv.Version(ctx)
+	if err != nil {
+		return err
+	}
+	fig.ServerVersion = version.Raw
+	urlFor := srv.URLFor
+	fig.Connection = "TCP loopback 127.0.0.1"
+	if o.socket {
+		urlFor = srv.SocketURLFor
+		fig.Connection = "unix socket " + srv.SocketDir()
+	}
+	if fig.Settings, err = checkServer(ctx, urlFor("postgres")); err != nil {
+		return err
+	}
+	fmt.Printf("Server: %s, in %s, connecting over %s\n", version.Raw, srv.Dir, fig.Connection)
+	fmt.Printf("Settings:")
+	for _, name := range shownSettings {
+		fmt.Printf(" %s=%s", name, fig.Settings[name])
+	}
+	fmt.Printf("\nMachine: %d CPUs (shared with other work: figures are noisy)\n", fig.CPUs)
+
+	// 2. The build.
+	if err := srv.CreateDB(ctx, "bench"); err != nil {
+		return err
+	}
+	benchURL := urlFor("bench")
+	if err := checkpoint(ctx, benchURL); err != nil {
+		return err
+	}
+	fmt.Printf("\n== Build: %d warehouses, %d loaders\n", o.warehouses, o.loaders)
+	wall, _, err := runDbrig(ctx, dbrig, "build", "tproc-c", "--target", benchURL,
+		"--warehouses", strconv.Itoa(o.warehouses), "--loaders", strconv.Itoa(o.loaders))
+	if err != nil {
+		return err
+	}
+	fig.BuildSeconds = wall.Seconds()
+	fmt.Printf("Build: %.1f s wall clock\n", fig.BuildSeconds)
+
+	// 3. The raw COPY reference.
+	if !o.skipRaw {
+		fmt.Printf("\n== Raw COPY reference: binary COPY from server-side files, keys and ANALYZE, %d connections\n", o.loaders)
+		raw, err := rawCopy(ctx, srv, urlFor, schema, filepath.Join(tmp, "copy"), o)
+		if err != nil {
+			return fmt.Errorf("raw COPY reference: %w", err)
+		}
+		fig.Raw = raw
+		fig.BuildRawRatio = fig.BuildSeconds / raw.Seconds
+		fmt.Printf("Raw COPY: %.1f s (COPY %.1f s, keys %.1f s, ANALYZE %.1f s); %d files, %.0f MB, %d rows\n",
+			raw.Seconds, raw.CopySeconds, raw.KeysSeconds, raw.AnalyzeSeconds, raw.Files, float64(raw.Bytes)/1e6, raw.Rows)
+		fmt.Printf("Build / raw COPY: %.2f\n", fig.BuildRawRatio)
+	}
+
+	// 4. The runs, one after another on the same database: each adds
+	// orders, which the next one sees, as in HammerDB's usual practice of
+	// not rebuilding between runs.
+	if !o.skipRuns {
+		type plan struct {
+			vus  int
+			mode string
+		}
+		plans := []plan{{o.vus, "procs"}}
+		if !o.skipSQL {
+			plans = append(plans, plan{o.vus, "sql"})
+		}
+		if o.vusHigh > 0 {
+			plans = append(plans, plan{o.vusHigh, "procs"})
+		}
+		for i, p := range plans {
+			r, err := runOnce(ctx, dbrig, benchURL, filepath.Join(tmp, fmt.Sprintf("run-%d.json", i+1)), p.vus, p.mode, o)
+			if err != nil {
+				return err
+			}
+			fig.Runs = append(fig.Runs, r)
+		}
+	}
+
+	// 5. The figures.
+	fmt.Println()
+	printTable(os.Stdout, fig, o)
+	if o.jsonPath != "" {
+		b, err := json.MarshalIndent(fig, "", "  ")
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(o.jsonPath, append(b, '\n'), 0o644); err != nil {
+			return err
+		}
+		fmt.Printf("\nFigures: %s\n", o.jsonPath)
+	}
+	return nil
+}
+
+// findRepo returns explicit, or the nearest directory at or above the
+// working directory whose go.mod is dbrig's.
+func findRepo(explicit string) (string, error) {
+	if explicit != "" {
+		return filepath.Abs(explicit)
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+		if err == nil && strings.Contains(string(b), "module github.com/dbrig/dbrig\n") {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("not inside the dbrig repository: run from it, or pass --repo")
+		}
+		dir = parent
+	}
+}
+
+// checkServer reads the shown settings as the server reports them, and
+// refuses to go on if any durability setting is off: figures bought that
+// way would not compare with anything.
+func checkServer(ctx context.Context, url string) (map[string]string, error) {
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	got := map[string]string{}
+	for _, name := range shownSettings {
+		var v string
+		if err := conn.QueryRow(ctx, "SELECT current_setting($1)", name).Scan(&v); err != nil {
+			return nil, fmt.Errorf("reading %s: %w", name, err)
+		}
+		got[name] = v
+	}
+	for name, want := range durable {
+		if got[name] != want {
+			return nil, fmt.Errorf("%s is %s, not %s: refusing to measure a server that is not durable", name, got[name], want)
+		}
+	}
+	if got["wal_level"] == "minimal" {
+		// minimal lets COPY into a fresh table skip WAL, which would flatter the load.
+		return nil, errors.New("wal_level is minimal: refusing to measure loads that skip WAL")
+	}
+	return got, nil
+}
+
+// checkpoint is run before each timed phase so that no phase pays for
+// the dirty pages of the one before (with checkpoint_timeout=30min and
+// max_wal_size=8GB, the next checkpoint would otherwise land wherever
+// the WAL of earlier phases happened to push it). It is not timed.
+func checkpoint(ctx context.Context, url string) error {
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	_, err = conn.Exec(ctx, "CHECKPOINT")
+	return err
+}
+
+// runDbrig runs one dbrig command with its output on ours, returning its
+// wall-clock time and its CPU time (user + system). Cancelling ctx sends
+// it SIGTERM, which dbrig handles by stopping cleanly (or at once, if
+// Ctrl-C already reached it).
+func runDbrig(ctx context.Context, dbrig string, args ...string) (wall, cpu time.Duration, err error) {
+	cmd := exec.CommandContext(ctx, dbrig, args...)
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = 15 * time.Second
+	began := time.Now()
+	err = cmd.Run()
+	wall = time.Since(began)
+	if ctx.Err() != nil {
+		return wall, 0, ctx.Err()
+	}
+	if err != nil {
+		return wall, 0, fmt.Errorf("dbrig %s %s: %w", args[0], args[1], err)
+	}
+	return wall, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), nil
+}
+
+func runOnce(ctx context.Context, dbrig, url, jsonPath string, vus int, mode string, o options) (RunFigures, error) {
+	r := RunFigures{VUs: vus, Mode: mode, Rampup: o.rampup.String(), Duration: o.duration.String()}
+	if err := checkpoint(ctx, url); err != nil {
+		return r, err
+	}
+	fmt.Printf("\n== Run: %d VUs, --mode %s, %s ramp-up, %s measured\n", vus, mode, o.rampup, o.duration)
+	wall, cpu, err := runDbrig(ctx, dbrig, "run", "tproc-c", "--target", url,
+		"--vus", strconv.Itoa(vus), "--rampup", o.rampup.String(), "--duration", o.duration.String(),
+		"--mode", mode, "--json", jsonPath)
+	if err != nil {
+		return r, err
+	}
+	doc, err := result.Read(jsonPath)
+	if err != nil {
+		return r, err
+	}
+	if doc.Interrupted {
+		return r, fmt.Errorf("the %s run was interrupted", mode)
+	}
+	r.NOPMClient, r.NOPM, r.TPM = doc.NOPMClient, doc.NOPMClient, doc.TPMClient
+	if doc.NOPM != nil && doc.TPM != nil {
+		r.NOPM, r.TPM, r.FromDB = *doc.NOPM, *doc.TPM, true
+	}
+	for _, tx := range doc.Transactions {
+		r.Errors += tx.Errors
+	}
+	r.WindowSeconds = doc.WindowSeconds
+	r.WallSeconds, r.CPUSeconds = wall.Seconds(), cpu.Seconds()
+	r.ClientCores = r.CPUSeconds / r.WallSeconds
+	fmt.Printf("Client: %.2f CPU s over %.1f s wall = %.3f cores\n", r.CPUSeconds, r.WallSeconds, r.ClientCores)
+	return r, nil
+}
+
+// exportFile is one server-side file of the raw COPY reference.
+type exportFile struct {
+	table string
+	path  string
+	size  int64
+}
+
+// rawCopy times the fastest way PostgreSQL knows to load the rows the
+// build made: binary COPY from server-side files (no client, no parsing
+// of text, no network), then the same keys over the same number of
+// connections, then ANALYZE. The files are exported from the built
+// database untimed; the load goes into a fresh database "rawcopy".
+func rawCopy(ctx context.Context, srv *postgres.Server, urlFor func(string) string,
+	schema workload.SQLFile, dir string, o options) (*RawFigures, error) {
+	raw := &RawFigures{}
+	// The server writes and reads the files, as its own user: the
+	// directory belongs to whoever owns the cluster's data directory.
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		return nil, err
+	}
+	fi, err := os.Stat(filepath.Join(srv.Dir, "data"))
+	if err != nil {
+		return nil, err
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
+		if err := os.Chown(dir, int(st.Uid), int(st.Gid)); err != nil {
+			return nil, err
+		}
+	}
+	defer os.RemoveAll(dir)
+
+	// Export, one file per table and warehouse, over the same connections
+	// the load will use.
+	began := time.Now()
+	var files []exportFile
+	var export []string
+	for _, t := range allTables {
+		col, ok := perWarehouse[t]
+		if !ok {
+			f := exportFile{table: t, path: filepath.Join(dir, t+".bin")}
+			files = append(files, f)
+			export = append(export, fmt.Sprintf("COPY %s TO %s (FORMAT binary)", t, quote(f.path)))
+			continue
+		}
+		for w := 1; w <= o.warehouses; w++ {
+			f := exportFile{table: t, path: filepath.Join(dir, fmt.Sprintf("%s.%d.bin", t, w))}
+			files = append(files, f)
+			export = append(export, fmt.Sprintf("COPY (SELECT * FROM %s WHERE %s = %d) TO %s (FORMAT binary)", t, col, w, quote(f.path)))
+		}
+	}
+	benchURL := urlFor("bench")
+	if err := parallelExec(ctx, benchURL, o.loaders, export); err != nil {
+		return nil, fmt.Errorf("export: %w", err)
+	}
+	for i := range files {
+		fi, err := os.Stat(files[i].path)
+		if err != nil {
+			return nil, err
+		}
+		files[i].size = fi.Size()
+		raw.Bytes += fi.Size()
+	}
+	raw.Files = len(files)
+	fmt.Printf("Exported %d files, %.0f MB, in %.1f s (not timed)\n", len(files), float64(raw.Bytes)/1e6, time.Since(began).Seconds())
+
+	if err := srv.DropDB(ctx, "rawcopy"); err != nil {
+		return nil, err
+	}
+	if err := srv.CreateDB(ctx, "rawcopy"); err != nil {
+		return nil, err
+	}
+	rawURL := urlFor("rawcopy")
+	if err := parallelExec(ctx, rawURL, 1, schema.Statements("tables")); err != nil {
+		return nil, fmt.Errorf("create tables: %w", err)
+	}
+	if err := checkpoint(ctx, rawURL); err != nil {
+		return nil, err
+	}
+
+	// Biggest first, each connection taking the next file when it is
+	// done: the longest files do not end up last, on one connection.
+	sort.SliceStable(files, func(i, j int) bool { return files[i].size > files[j].size })
+	load := make([]string, len(files))
+	for i, f := range files {
+		load[i] = fmt.Sprintf("COPY %s FROM %s (FORMAT binary)", f.table, quote(f.path))
+	}
+	conns, err := connectN(ctx, rawURL, o.loaders)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { closeAll(ctx, conns) }()
+	t0 := time.Now()
+	if err := parallelOn(ctx, conns, load); err != nil {
+		return nil, fmt.Errorf("load: %w", err)
+	}
+	t1 := time.Now()
+	if err := parallelOn(ctx, conns, schema.Statements("keys")); err != nil {
+		return nil, fmt.Errorf("keys: %w", err)
+	}
+	t2 := time.Now()
+	if _, err := conns[0].Exec(ctx, schema.Get("analyze")); err != nil {
+		return nil, fmt.Errorf("analyze: %w", err)
+	}
+	t3 := time.Now()
+	raw.CopySeconds, raw.KeysSeconds, raw.AnalyzeSeconds = t1.Sub(t0).Seconds(), t2.Sub(t1).Seconds(), t3.Sub(t2).Seconds()
+	raw.Seconds = t3.Sub(t0).Seconds()
+
+	// The reference only counts if it loaded every row the build did.
+	if raw.Rows, err = compareRows(ctx, benchURL, conns[0]); err != nil {
+		return nil, err
+	}
+	// The runs should see the server as if the reference had never been
+	// there: its database would otherwise share the cache and the
+	// checkpoints with the one being measured.
+	closeAll(ctx, conns)
+	conns = nil
+	if err := srv.DropDB(ctx, "rawcopy"); err != nil {
+		return nil, err
+	}
+	return raw, nil
+}
+
+// compareRows checks that the reference holds as many rows per table as
+// the built database, and returns the total.
+func compareRows(ctx context.Context, benchURL string, rawConn *pgx.Conn) (int64, error) {
+	bench, err := pgx.Connect(ctx, benchURL)
+	if err != nil {
+		return 0, err
+	}
+	defer bench.Close(context.WithoutCancel(ctx))
+	var total int64
+	for _, t := range allTables {
+		q := "SELECT count(*) FROM " + t
+		var want, got int64
+		if err := bench.QueryRow(ctx, q).Scan(&want); err != nil {
+			return 0, err
+		}
+		if err := rawConn.QueryRow(ctx, q).Scan(&got); err != nil {
+			return 0, err
+		}
+		if want != got {
+			return 0, fmt.Errorf("table %s: the build has %d rows, the raw COPY %d", t, want, got)
+		}
+		total += got
+	}
+	return total, nil
+}
+
+// quote makes a string literal for a file path; COPY takes no parameters.
+func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+func connectN(ctx context.Context, url string, n int) ([]*pgx.Conn, error) {
+	var conns []*pgx.Conn
+	for range n {
+		c, err := pgx.Connect(ctx, url)
+		if err != nil {
+			closeAll(ctx, conns)
+			return nil, err
+		}
+		conns = append(conns, c)
+	}
+	return conns, nil
+}
+
+func closeAll(ctx context.Context, conns []*pgx.Conn) {
+	for _, c := range conns {
+		c.Close(context.WithoutCancel(ctx))
+	}
+}
+
+// parallelExec runs stmts over n fresh connections; see parallelOn.
+func parallelExec(ctx context.Context, url string, n int, stmts []string) error {
+	conns, err := connectN(ctx, url, min(n, max(len(stmts), 1)))
+	if err != nil {
+		return err
+	}
+	defer closeAll(ctx, conns)
+	return parallelOn(ctx, conns, stmts)
+}
+
+// parallelOn runs stmts in order, each connection taking the next one
+// when it is free, as the build's loaders do. The first error cancels
+// the rest.
+func parallelOn(ctx context.Context, conns []*pgx.Conn, stmts []string) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	next := make(chan string)
+	var wg sync.WaitGroup
+	for _, c := range conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for stmt := range next {
+				if _, err := c.Exec(ctx, stmt); err != nil {
+					cancel(fmt.Errorf("%s: %w", firstLine(stmt), err))
+				}
+			}
+		}()
+	}
+	for _, stmt := range stmts {
+		select {
+		case next <- stmt:
+		case <-ctx.Done():
+		}
+	}
+	close(next)
+	wg.Wait()
+	return context.Cause(ctx)
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}
+
+// printTable prints the figures next to their targets and the peers'.
+func printTable(w io.Writer, f *Figures, o options) {
+	comparable := f.Warehouses == targetWH && !f.Quick
+	fmt.Fprintf(w, "== Figures: %d warehouses, %s, %s\n", f.Warehouses, f.Connection, firstLine(f.ServerVersion))
+	if !comparable {
+		fmt.Fprintf(w, "(targets are for %d warehouses and full-length runs; not judged here)\n", targetWH)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "figure\tvalue\ttarget\tverdict\tpeers")
+	judge := func(ok bool) string {
+		switch {
+		case !comparable:
+			return "-"
+		case ok:
+			return "met"
+		}
+		return "MISSED"
+	}
+	fmt.Fprintf(tw, "build (s)\t%.1f\t\t\tHammerDB 22.6, BenchBase 25.7, go-tpc 99\n", f.BuildSeconds)
+	if f.Raw != nil {
+		fmt.Fprintf(tw, "raw COPY + keys + ANALYZE (s)\t%.1f\t\t\t≈ 10-13\n", f.Raw.Seconds)
+		fmt.Fprintf(tw, "build / raw COPY\t%.2f\t≤ %.1f\t%s\tHammerDB 22.6 / raw 10-13 ≈ 1.7-2.3\n",
+			f.BuildRawRatio, targetRatio, judge(f.BuildRawRatio <= targetRatio))
+	}
+	for _, r := range f.Runs {
+		label := fmt.Sprintf("%s, %d VUs", r.Mode, r.VUs)
+		isTarget := r.Mode == "procs" && r.VUs == targetVUs
+		nopmTarget, coresTarget, nopmVerdict, coresVerdict, nopmPeer, coresPeer := "", "", "", "", "", ""
+		if isTarget {
+			nopmTarget, coresTarget = "≥ "+thousands(targetNOPM), fmt.Sprintf("≤ %.2f", targetCores)
+			nopmVerdict, coresVerdict = judge(r.NOPM >= targetNOPM), judge(r.ClientCores <= targetCores)
+			nopmPeer, coresPeer = "HammerDB 4.12 ≈ "+thousands(peerNOPM)+", go-tpc ≈ 40,000, BenchBase ≈ 20,000",
+				fmt.Sprintf("HammerDB ≈ %.2f", peerCores)
+		}
+		src := "db"
+		if !r.FromDB {
+			src = "client"
+		}
+		errs := ""
+		if r.Errors > 0 {
+			errs = fmt.Sprintf(", %d errors", r.Errors)
+		}
+		fmt.Fprintf(tw, "NOPM %s (%s%s)\t%s\t%s\t%s\t%s\n", label, src, errs, thousands(r.NOPM), nopmTarget, nopmVerdict, nopmPeer)
+		fmt.Fprintf(tw, "client cores %s\t%.3f\t%s\t%s\t%s\n", label, r.ClientCores, coresTarget, coresVerdict, coresPeer)
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "Settings: shared_buffers=%s max_wal_size=%s checkpoint_timeout=%s max_connections=%s; durability at defaults: fsync=%s synchronous_commit=%s full_page_writes=%s wal_level=%s\n",
+		f.Settings["shared_buffers"], f.Settings["max_wal_size"], f.Settings["checkpoint_timeout"], f.Settings["max_connections"],
+		f.Settings["fsync"], f.Settings["synchronous_commit"], f.Settings["full_page_writes"], f.Settings["wal_level"])
+	if len(f.Runs) > 0 {
+		fmt.Fprintf(w, "Runs: %s ramp-up, %s measured, on one database without rebuilding; client cores = dbrig's user+system CPU / its wall time (ramp-up included)\n",
+			o.rampup, o.duration)
+	}
+}
+
+// thousands formats a rate as a whole number with thousands separators.
+func thousands(v float64) string {
+	s := strconv.FormatInt(int64(math.Round(v)), 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, r := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}

@@ -1,0 +1,462 @@
+package cli_test
+
+// End-to-end tests of the command line, in-process through cli.Main (and,
+// for Ctrl-C, through the real binary), against real databases: the
+// PostgreSQL server pgtest starts, and SQLite files.
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/dbrig/dbrig/internal/cli"
+	"github.com/dbrig/dbrig/internal/result"
+	"github.com/dbrig/dbrig/internal/target/postgres/pgtest"
+	"github.com/jackc/pgx/v5"
+)
+
+// outcome is what one dbrig command did.
+type outcome struct {
+	code           int
+	stdout, stderr string
+}
+
+// dbrig runs one command line in-process, as cmd/dbrig does.
+func dbrig(t *testing.T, args ...string) outcome {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := cli.Main(args, &stdout, &stderr)
+	o := outcome{code: code, stdout: stdout.String(), stderr: stderr.String()}
+	t.Logf("$ dbrig %s\nexit %d\n--- stdout:\n%s--- stderr:\n%s", strings.Join(args, " "), code, o.stdout, o.stderr)
+	return o
+}
+
+// mustRun runs a command that has to succeed.
+func mustRun(t *testing.T, args ...string) outcome {
+	t.Helper()
+	o := dbrig(t, args...)
+	if o.code != 0 {
+		t.Fatalf("dbrig %s: exit %d, stderr:\n%s", strings.Join(args, " "), o.code, o.stderr)
+	}
+	return o
+}
+
+// usageError asserts the contract for anything the user must fix: exit
+// 2, exactly one line on stderr starting "dbrig: ", nothing on stdout. It
+// returns that line.
+func usageError(t *testing.T, o outcome) string {
+	t.Helper()
+	if o.code != 2 {
+		t.Errorf("exit %d, want 2", o.code)
+	}
+	if o.stdout != "" {
+		t.Errorf("stdout %q, want nothing", o.stdout)
+	}
+	line, rest, ok := strings.Cut(o.stderr, "\n")
+	if !ok || rest != "" {
+		t.Errorf("stderr %q, want exactly one line", o.stderr)
+	}
+	if !strings.HasPrefix(line, "dbrig: ") {
+		t.Errorf("stderr %q does not start with \"dbrig: \"", line)
+	}
+	return line
+}
+
+func wantIn(t *testing.T, what, s, sub string) {
+	t.Helper()
+	if !strings.Contains(s, sub) {
+		t.Errorf("%s %q does not mention %q", what, s, sub)
+	}
+}
+
+// checkPasses runs `dbrig check` and wants every condition to pass or skip.
+func checkPasses(t *testing.T, target string) {
+	t.Helper()
+	o := mustRun(t, "check", "tproc-c", "--target", target)
+	pass := 0
+	for line := range strings.Lines(o.stdout) {
+		switch {
+		case strings.HasPrefix(line, "PASS "):
+			pass++
+		case strings.HasPrefix(line, "FAIL "):
+			t.Errorf("check: %s", strings.TrimSpace(line))
+		}
+	}
+	if pass == 0 {
+		t.Errorf("check printed no PASS line:\n%s", o.stdout)
+	}
+}
+
+// readDoc reads a result document and checks what every completed or
+// interrupted run must hold; the caller checks the window.
+func readDoc(t *testing.T, path, kind, mode string) *result.Document {
+	t.Helper()
+	doc, err := result.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc.SchemaVersion != 1 || doc.Workload != "tproc-c" || doc.Target.Kind != kind {
+		t.Errorf("schema_version %d, workload %q, target kind %q; want 1, tproc-c, %s",
+			doc.SchemaVersion, doc.Workload, doc.Target.Kind, kind)
+	}
+	if got := doc.Config["mode"]; got != mode {
+		t.Errorf("config.mode = %v, want %s", got, mode)
+	}
+	if doc.NOPMClient <= 0 {
+		t.Errorf("nopm_client = %v, want > 0", doc.NOPMClient)
+	}
+	if doc.NOPM == nil {
+		t.Error("nopm (database side) missing")
+	} else if diff := math.Abs(doc.NOPMClient-*doc.NOPM) / *doc.NOPM; diff > 0.01 {
+		t.Errorf("nopm %.1f (database) and %.1f (client) differ by %.2f%%, more than 1%%", *doc.NOPM, doc.NOPMClient, diff*100)
+	}
+	// Only PostgreSQL keeps a transaction counter.
+	if (doc.TPM != nil) != (kind == "postgres") {
+		t.Errorf("tpm (database side) = %v on %s", doc.TPM, kind)
+	}
+	if len(doc.Transactions) != 5 {
+		t.Fatalf("%d transaction types, want 5", len(doc.Transactions))
+	}
+	for _, tx := range doc.Transactions {
+		if tx.Count <= 0 || tx.Histogram == "" {
+			t.Errorf("transaction %s: count %d, histogram %q; want a count and a histogram", tx.Name, tx.Count, tx.Histogram)
+		}
+	}
+	if len(doc.Series) == 0 {
+		t.Error("no series")
+	}
+	return doc
+}
+
+func wantWindow(t *testing.T, doc *result.Document, low, high float64, interrupted bool) {
+	t.Helper()
+	if doc.WindowSeconds < low || doc.WindowSeconds > high {
+		t.Errorf("window_seconds = %.2f, want %.1f..%.1f", doc.WindowSeconds, low, high)
+	}
+	if doc.Interrupted != interrupted {
+		t.Errorf("interrupted = %v, want %v", doc.Interrupted, interrupted)
+	}
+}
+
+func noFile(t *testing.T, path string) {
+	t.Helper()
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("%s exists (or cannot be checked: %v); a failed command must write nothing", path, err)
+	}
+}
+
+// pgExec runs sql on the database at u, outside dbrig.
+func pgExec(t *testing.T, u, sql string) {
+	t.Helper()
+	ctx := context.Background()
+	c, err := pgx.Connect(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+	if _, err := c.Exec(ctx, sql); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+}
+
+func pgInt(t *testing.T, u, sql string) int {
+	t.Helper()
+	ctx := context.Background()
+	c, err := pgx.Connect(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+	var n int
+	if err := c.QueryRow(ctx, sql).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+	return n
+}
+
+func pgTables(t *testing.T, u string) int {
+	return pgInt(t, u, "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'")
+}
+
+func TestPostgresCycle(t *testing.T) {
+	t.Parallel()
+	u := pgtest.NewDB(t)
+	mustRun(t, "build", "tproc-c", "--target", u, "--warehouses", "2", "--loaders", "2")
+	checkPasses(t, u)
+	dir := t.TempDir()
+	for _, mode := range []string{"procs", "sql"} {
+		t.Run(mode, func(t *testing.T) {
+			path := filepath.Join(dir, mode+".json")
+			o := mustRun(t, "run", "tproc-c", "--target", u, "--vus", "4", "--rampup", "1s", "--duration", "8s",
+				"--mode", mode, "--json", path)
+			wantIn(t, "stdout", o.stdout, "Result: "+path)
+			doc := readDoc(t, path, "postgres", mode)
+			wantWindow(t, doc, 7.5, 8.5, false)
+			checkPasses(t, u)
+		})
+	}
+	mustRun(t, "drop", "tproc-c", "--target", u)
+	if n := pgTables(t, u); n != 0 {
+		t.Errorf("%d tables left after drop", n)
+	}
+	wantIn(t, "check after drop", usageError(t, dbrig(t, "check", "tproc-c", "--target", u)), "dbrig build tproc-c")
+}
+
+func TestSQLiteCycle(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	u := "sqlite:" + dir + "/x.db"
+	mustRun(t, "build", "tproc-c", "--target", u, "--warehouses", "2", "--loaders", "2")
+	checkPasses(t, u)
+
+	procs := filepath.Join(dir, "procs.json")
+	msg := usageError(t, dbrig(t, "run", "tproc-c", "--target", u, "--duration", "1s", "--mode", "procs", "--json", procs))
+	wantIn(t, "--mode procs on SQLite", msg, "--mode sql")
+	noFile(t, procs)
+
+	path := filepath.Join(dir, "sql.json")
+	mustRun(t, "run", "tproc-c", "--target", u, "--vus", "4", "--rampup", "1s", "--duration", "8s",
+		"--mode", "sql", "--json", path)
+	doc := readDoc(t, path, "sqlite", "sql")
+	wantWindow(t, doc, 7.5, 8.5, false)
+	checkPasses(t, u)
+
+	mustRun(t, "drop", "tproc-c", "--target", u)
+	wantIn(t, "check after drop", usageError(t, dbrig(t, "check", "tproc-c", "--target", u)), "dbrig build tproc-c")
+}
+
+// TestBadInputs: each mistake gets one line and exit 2, and changes
+// nothing: no result document, no tables.
+func TestBadInputs(t *testing.T) {
+	t.Parallel()
+	u := pgtest.NewDB(t)
+	out := filepath.Join(t.TempDir(), "r.json")
+	const unreachable = "postgres://dbrig@127.0.0.1:1/x?connect_timeout=2"
+	// Every case that gets as far as a target names one, so that none
+	// falls back to the default SQLite file in the working directory.
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"unreachable run", []string{"run", "tproc-c", "--target", unreachable, "--json", out}, "cannot connect"},
+		{"unreachable build", []string{"build", "tproc-c", "--target", unreachable}, "cannot connect"},
+		{"unknown target kind", []string{"run", "tproc-c", "--target", "mysql://x/y", "--json", out}, "mysql://x/y"},
+		{"zero warehouses", []string{"build", "tproc-c", "--target", u, "--warehouses", "0"}, "--warehouses"},
+		{"zero loaders", []string{"build", "tproc-c", "--target", u, "--loaders", "0"}, "--loaders"},
+		{"negative vus", []string{"run", "tproc-c", "--target", u, "--vus", "-1", "--json", out}, "--vus"},
+		{"zero duration", []string{"run", "tproc-c", "--target", u, "--duration", "0s", "--json", out}, "--duration"},
+		{"bad mode", []string{"run", "tproc-c", "--target", u, "--mode", "fast", "--json", out}, "--mode"},
+		{"non-number", []string{"run", "tproc-c", "--target", u, "--vus", "many", "--json", out}, "--vus"},
+		{"unknown workload", []string{"run", "nosuch"}, `"nosuch"`},
+		{"no workload", []string{"build"}, "tproc-c"},
+		{"unknown flag", []string{"run", "tproc-c", "--target", u, "--nosuch"}, "--nosuch"},
+		{"missing schema run", []string{"run", "tproc-c", "--target", u, "--json", out}, "dbrig build tproc-c --target " + u},
+		{"missing schema check", []string{"check", "tproc-c", "--target", u}, "dbrig build tproc-c"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			wantIn(t, "error", usageError(t, dbrig(t, c.args...)), c.want)
+		})
+	}
+	noFile(t, out)
+	if n := pgTables(t, u); n != 0 {
+		t.Errorf("%d tables created by commands that failed", n)
+	}
+}
+
+// TestPasswordNeverPrinted: a password in the target, in any of the forms
+// PostgreSQL takes, never reaches the output. The pgtest server trusts
+// every connection, so a wrong password cannot be tested against it; an
+// unreachable server exercises the connect-error path instead, and
+// TestRebuildAndLayout the successful and refused paths.
+func TestPasswordNeverPrinted(t *testing.T) {
+	t.Parallel()
+	const pw = "s3cretpw"
+	out := filepath.Join(t.TempDir(), "r.json")
+	for _, u := range []string{
+		"postgres://dbrig:" + pw + "@127.0.0.1:1/x?connect_timeout=2",
+		"postgresql://dbrig:" + pw + "@127.0.0.1:1/x?connect_timeout=2",
+		"postgres://dbrig@127.0.0.1:1/x?password=" + pw + "&connect_timeout=2",
+		"host=127.0.0.1 port=1 user=dbrig password=" + pw + " dbname=x connect_timeout=2",
+		"host=127.0.0.1 port=1 user=dbrig password='" + pw + "' dbname=x connect_timeout=2",
+		// pgx cannot parse these; the error about them must not echo the password.
+		"postgres://dbrig:" + pw + "@127.0.0.1:notaport/x",
+		"host=127.0.0.1 port=notaport password=" + pw,
+	} {
+		for _, cmd := range []string{"build", "run", "check", "drop"} {
+			args := []string{cmd, "tproc-c", "--target", u}
+			if cmd == "run" {
+				args = append(args, "--json", out)
+			}
+			o := dbrig(t, args...)
+			usageError(t, o)
+			if strings.Contains(o.stdout+o.stderr, pw) {
+				t.Errorf("dbrig %s --target %s printed the password:\n%s%s", cmd, u, o.stdout, o.stderr)
+			}
+		}
+	}
+	noFile(t, out)
+}
+
+// TestRebuildAndLayout: an existing schema is kept unless --force, and a
+// schema of another layout is refused with the way out. The target carries
+// a password (ignored by the trusting server) that must never print.
+func TestRebuildAndLayout(t *testing.T) {
+	t.Parallel()
+	const pw = "s3cretpw"
+	plain := pgtest.NewDB(t)
+	pu, err := url.Parse(plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pu.User = url.UserPassword(pu.User.Username(), pw)
+	u := pu.String()
+	var printed strings.Builder
+	record := func(o outcome) outcome { printed.WriteString(o.stdout + o.stderr); return o }
+
+	record(mustRun(t, "build", "tproc-c", "--target", u, "--warehouses", "1", "--loaders", "2"))
+
+	msg := usageError(t, record(dbrig(t, "build", "tproc-c", "--target", u, "--warehouses", "1", "--loaders", "2")))
+	wantIn(t, "second build", msg, "--force")
+
+	pgExec(t, plain, "UPDATE dbrig_tprocc SET layout = 999")
+	out := filepath.Join(t.TempDir(), "r.json")
+	msg = usageError(t, record(dbrig(t, "run", "tproc-c", "--target", u, "--duration", "1s", "--json", out)))
+	wantIn(t, "run on another layout", msg, "--force")
+	noFile(t, out)
+	msg = usageError(t, record(dbrig(t, "check", "tproc-c", "--target", u)))
+	wantIn(t, "check on another layout", msg, "--force")
+
+	record(mustRun(t, "build", "tproc-c", "--target", u, "--warehouses", "1", "--loaders", "2", "--force"))
+	if n := pgInt(t, plain, "SELECT layout FROM dbrig_tprocc"); n == 999 {
+		t.Error("build --force kept the old schema")
+	}
+	record(mustRun(t, "check", "tproc-c", "--target", u))
+
+	if strings.Contains(printed.String(), pw) {
+		t.Errorf("the password was printed:\n%s", printed.String())
+	}
+}
+
+// watch collects a process's output and tells when a string appears in it.
+type watch struct {
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	want string
+	seen chan struct{}
+	once sync.Once
+}
+
+func newWatch(want string) *watch { return &watch{want: want, seen: make(chan struct{})} }
+
+func (w *watch) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf.Write(p)
+	if strings.Contains(w.buf.String(), w.want) {
+		w.once.Do(func() { close(w.seen) })
+	}
+	return len(p), nil
+}
+
+func (w *watch) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
+}
+
+// buildBinary builds cmd/dbrig, for what only a real process can show.
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("no go tool to build dbrig with: %v", err)
+	}
+	bin := filepath.Join(t.TempDir(), "dbrig")
+	if out, err := exec.Command(goTool, "build", "-o", bin, "github.com/dbrig/dbrig/cmd/dbrig").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// TestInterrupt: Ctrl-C ends the window early, and the run still exits 0
+// with its result, marked interrupted.
+func TestInterrupt(t *testing.T) {
+	t.Parallel()
+	bin := buildBinary(t)
+	dir := t.TempDir()
+	u := "sqlite:" + dir + "/x.db"
+	mustRun(t, "build", "tproc-c", "--target", u, "--warehouses", "1")
+
+	path := filepath.Join(dir, "r.json")
+	cmd := exec.Command(bin, "run", "tproc-c", "--target", u, "--duration", "60s", "--rampup", "1s", "--json", path)
+	var stdout bytes.Buffer
+	stderr := newWatch("Running ")
+	cmd.Stdout, cmd.Stderr = &stdout, stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	defer func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			<-exited
+		}
+	}()
+
+	select {
+	case <-stderr.seen:
+	case err := <-exited:
+		t.Fatalf("dbrig exited before running: %v\n%s", err, stderr)
+	case <-time.After(15 * time.Second):
+		t.Fatalf("dbrig did not start running within 15s:\n%s", stderr)
+	}
+	// 1s of ramp-up, then about 3s of window.
+	time.Sleep(4 * time.Second)
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	signalled := time.Now()
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Fatalf("dbrig exited with %v after Ctrl-C, want 0\n%s", err, stderr)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatalf("dbrig still running 15s after Ctrl-C:\n%s", stderr)
+	}
+	t.Logf("exited %.1fs after Ctrl-C\n--- stdout:\n%s--- stderr:\n%s", time.Since(signalled).Seconds(), &stdout, stderr)
+	wantIn(t, "stdout", stdout.String(), "Result: "+path)
+	doc := readDoc(t, path, "sqlite", "sql")
+	wantWindow(t, doc, 1, 5, true)
+}
+
+// TestDefaultTarget: with no --target, a run builds the embedded SQLite
+// database it needs and files its result under ./dbrig-results. It changes
+// the working directory, so it must not run in parallel.
+func TestDefaultTarget(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	o := mustRun(t, "run", "tproc-c", "--duration", "3s", "--rampup", "1s")
+	wantIn(t, "stderr", strings.ToLower(o.stderr), "building")
+	docs, err := filepath.Glob(filepath.Join(dir, "dbrig-results", "*.json"))
+	if err != nil || len(docs) != 1 {
+		t.Fatalf("result documents under dbrig-results: %v (%v), want one", docs, err)
+	}
+	wantIn(t, "stdout", o.stdout, "Result: "+filepath.Join("dbrig-results", filepath.Base(docs[0])))
+	doc := readDoc(t, docs[0], "sqlite", "sql")
+	wantWindow(t, doc, 2.5, 3.5, false)
+	if _, err := os.Stat(filepath.Join(dir, "dbrig-data", "dbrig.db")); err != nil {
+		t.Errorf("default database: %v", err)
+	}
+	checkPasses(t, "sqlite:dbrig-data/dbrig.db")
+}
