@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"runtime"
 	"time"
 
 	"github.com/dbrig/dbrig/internal/driver"
@@ -16,6 +18,7 @@ import (
 )
 
 type runFlags struct {
+	clientCPUs int
 	vus        int
 	rampup     time.Duration
 	duration   time.Duration
@@ -47,13 +50,31 @@ the result, marked interrupted.`,
 		fs.DurationVar(&f.duration, "duration", 60*time.Second, "measured window")
 		fs.StringVar(&f.jsonPath, "json", "", "write the result document here")
 		fs.StringVar(&f.resultsDir, "results-dir", "dbrig-results", "where result documents go when --json is not given")
+		fs.IntVar(&f.clientCPUs, "client-cpus", 0, "CPUs the client may use at once (default: one per 8 VUs, at most all; GOMAXPROCS in the environment wins)")
 		w.RunFlags(fs)
 		return c
 	})
 }
 
+// clientProcs is how many Ps the Go runtime gets for a run. Virtual users
+// mostly wait on the database, and every P beyond what they need adds idle
+// threads that the runtime wakes and parks around each round trip: at 4
+// VUs one P used a fifth less client CPU than two, in both modes, at the
+// same throughput.
+func clientProcs(f runFlags) int {
+	if f.clientCPUs > 0 {
+		return f.clientCPUs
+	}
+	if os.Getenv("GOMAXPROCS") != "" {
+		return runtime.GOMAXPROCS(0)
+	}
+	return min(runtime.NumCPU(), (f.vus+7)/8)
+}
+
 func (f runFlags) validate() error {
 	switch {
+	case f.clientCPUs < 0:
+		return target.Userf("--client-cpus must not be negative, got %d", f.clientCPUs)
 	case f.vus < 1:
 		return target.Userf("--vus must be at least 1, got %d", f.vus)
 	case f.duration <= 0:
@@ -68,6 +89,7 @@ func run(ctx context.Context, w workload.Workload, url string, f runFlags, stdou
 	if err := f.validate(); err != nil {
 		return err
 	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(clientProcs(f)))
 	// Only the default target may be created here: it builds itself below.
 	open := target.OpenExisting
 	if url == DefaultTarget {
@@ -135,6 +157,7 @@ func run(ctx context.Context, w workload.Workload, url string, f runFlags, stdou
 	}
 	cfg := r.Config()
 	cfg["vus"], cfg["rampup"], cfg["duration"] = f.vus, f.rampup.String(), f.duration.String()
+	cfg["client_cpus"] = runtime.GOMAXPROCS(0)
 	run := result.Run{
 		Workload: w.Name(), Target: result.Target{Kind: t.Kind(), Version: version, URL: t.URL()},
 		Config: cfg, Result: res, Summary: r.Summarize(res, marks[0], marks[1]),

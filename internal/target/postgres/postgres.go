@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"os"
 	"strings"
 	"time"
 
@@ -49,13 +48,11 @@ func Open(ctx context.Context, url string) (target.Target, error) {
 	if cfg.ConnectTimeout == 0 {
 		cfg.ConnectTimeout = 10 * time.Second
 	}
-	if os.Getenv("DBRIG_BLOCKING") == "1" {
-		timeout := cfg.ConnectTimeout
-		cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
-			ctx, cancel := context.WithTimeout(ctx, timeout)
-			defer cancel()
-			return dialBlocking(ctx, network, addr)
-		}
+	timeout := cfg.ConnectTimeout
+	cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		ctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		return dialQuiet(ctx, network, addr)
 	}
 	t := &Target{cfg: cfg, url: target.Redact(url), secret: cfg.Password}
 	t.ctl, err = t.connect(ctx)
