@@ -396,18 +396,7 @@ func testTransactions(t *testing.T, url, mode string) {
 	rollbacks := 0
 	for tx := range txNames {
 		for ran[tx] < per {
-			switch tx {
-			case txNewOrder:
-				v.genNewOrder()
-			case txPayment:
-				v.genPayment()
-			case txOrderStatus:
-				v.genOrderStatus()
-			case txDelivery:
-				v.genDelivery()
-			case txStockLevel:
-				v.genStockLevel()
-			}
+			txImpl[tx].gen(v)
 			// One rollback on purpose, the rest as they come.
 			if tx == txNewOrder && ran[tx] == 0 {
 				forceRollback(v)

@@ -2,7 +2,6 @@ package tprocc
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"time"
 
@@ -147,53 +146,31 @@ func newVU(ctx context.Context, t target.Target, cfg *runConfig, id int) (*vu, e
 	return v, nil
 }
 
+// txImpl is each transaction type's input generator and its two
+// implementations: client-side statements and one stored-routine call.
+var txImpl = [...]struct {
+	gen       func(*vu)
+	sql, proc func(*vu, context.Context, *driver.Tally) error
+}{
+	txNewOrder:    {(*vu).genNewOrder, (*vu).newOrderSQL, (*vu).newOrderProc},
+	txPayment:     {(*vu).genPayment, (*vu).paymentSQL, (*vu).paymentProc},
+	txOrderStatus: {(*vu).genOrderStatus, (*vu).orderStatusSQL, (*vu).orderStatusProc},
+	txDelivery:    {(*vu).genDelivery, (*vu).deliverySQL, (*vu).deliveryProc},
+	txStockLevel:  {(*vu).genStockLevel, (*vu).stockLevelSQL, (*vu).stockLevelProc},
+}
+
 // Next deals the next transaction type and draws its inputs.
 func (v *vu) Next() int {
 	tx := v.mix.Deal()
-	switch tx {
-	case txNewOrder:
-		v.genNewOrder()
-	case txPayment:
-		v.genPayment()
-	case txOrderStatus:
-		v.genOrderStatus()
-	case txDelivery:
-		v.genDelivery()
-	case txStockLevel:
-		v.genStockLevel()
-	}
+	txImpl[tx].gen(v)
 	return tx
 }
 
 func (v *vu) Run(ctx context.Context, tx int, t *driver.Tally) error {
-	switch tx {
-	case txNewOrder:
-		if v.procs {
-			return v.newOrderProc(ctx, t)
-		}
-		return v.newOrderSQL(ctx, t)
-	case txPayment:
-		if v.procs {
-			return v.paymentProc(ctx, t)
-		}
-		return v.paymentSQL(ctx, t)
-	case txOrderStatus:
-		if v.procs {
-			return v.orderStatusProc(ctx, t)
-		}
-		return v.orderStatusSQL(ctx, t)
-	case txDelivery:
-		if v.procs {
-			return v.deliveryProc(ctx, t)
-		}
-		return v.deliverySQL(ctx, t)
-	case txStockLevel:
-		if v.procs {
-			return v.stockLevelProc(ctx, t)
-		}
-		return v.stockLevelSQL(ctx, t)
+	if v.procs {
+		return txImpl[tx].proc(v, ctx, t)
 	}
-	panic(fmt.Sprintf("tprocc: no transaction type %d", tx))
+	return txImpl[tx].sql(v, ctx, t)
 }
 
 // Pacing: the keying time is fixed, the think time exponential.
