@@ -16,7 +16,7 @@ import (
 )
 
 func init() {
-	target.Register(target.Opener{Kind: "sqlite", Match: Match, Open: Open})
+	target.Register(target.Opener{Kind: "sqlite", Match: Match, Open: OpenURL})
 }
 
 // Prefix starts every SQLite target URL: sqlite:PATH.
@@ -31,10 +31,10 @@ type Target struct {
 	path string
 }
 
-// Open opens the file named by url, creating it (and its directory) only
+// OpenURL opens the file named by url, creating it (and its directory) only
 // when create is set. synchronous stays at SQLite's durable default; dbrig
 // does not trade durability for speed.
-func Open(ctx context.Context, url string, create bool) (target.Target, error) {
+func OpenURL(ctx context.Context, url string, create bool) (target.Target, error) {
 	path := strings.TrimPrefix(url, Prefix)
 	if path == "" {
 		return nil, target.Userf("target %q: give a file, as sqlite:PATH", url)
