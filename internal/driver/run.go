@@ -332,7 +332,7 @@ func tickLoop(res *Result, states []*vuState, cfg *Config, phase *atomic.Int32, 
 			last = cur
 			elapsed := now.Sub(res.Started)
 			res.Series = append(res.Series, Point{T: elapsed.Round(time.Millisecond).Seconds(), Phase: p.String(), Counts: delta})
-			if cfg.Progress != nil {
+			if cfg.Progress != nil && p != PhaseDone {
 				left := cfg.Rampup - elapsed
 				if p == PhaseMeasure {
 					left = cfg.Rampup + cfg.Duration - elapsed
