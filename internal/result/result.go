@@ -104,6 +104,10 @@ func FromRun(run Run) (*Document, error) {
 // Write stores d at path, via a temporary file and a rename so a crash
 // never leaves half a document.
 func Write(path string, d *Document) error {
+	return writeJSON(path, d)
+}
+
+func writeJSON(path string, d any) error {
 	if dir := filepath.Dir(path); dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return err

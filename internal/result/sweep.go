@@ -1,0 +1,118 @@
+package result
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"time"
+)
+
+// SweepKind marks a sweep document, so readers can tell it from a run.
+const SweepKind = "sweep"
+
+// Sweep is one experiment: the expanded matrix, where each run's document
+// is, and the statistics over each point's repetitions. The run documents
+// stay the source of truth; a sweep references them by path, relative to
+// the sweep document's directory.
+type Sweep struct {
+	SchemaVersion int    `json:"schema_version"`
+	Kind          string `json:"kind"` // SweepKind
+	Name          string `json:"name"`
+	Workload      string `json:"workload"`
+	Target        Target `json:"target"`
+	Host          Host   `json:"host"`
+	// Spec is the experiment as written, after defaults.
+	Spec json.RawMessage `json:"spec"`
+	// Settings are the server settings every point shares (managed targets).
+	Settings map[string]string `json:"settings,omitempty"`
+	// Varied names the varied parameters, in the spec's order.
+	Varied []string `json:"varied"`
+	// Baseline holds the parameter values that define the baseline; the
+	// other varied parameters match the point being compared.
+	Baseline  map[string]string `json:"baseline,omitempty"`
+	Repeat    int               `json:"repeat"`
+	StartedAt time.Time         `json:"started_at"`
+	Points    []SweepPoint      `json:"points"`
+	// Order is the run order as (point, repetition) pairs, interleaved.
+	Order [][2]int `json:"order"`
+	// Done counts the runs of Order finished so far; a resume starts there.
+	Done int `json:"done"`
+	// Notes are facts a reader needs, such as caches that could not be dropped.
+	Notes       []string `json:"notes,omitempty"`
+	Complete    bool     `json:"complete"`
+	Interrupted bool     `json:"interrupted"`
+}
+
+// SweepPoint is one combination of the varied parameters.
+type SweepPoint struct {
+	Params map[string]string `json:"params"`
+	// Runs are the run documents' paths, by repetition ("" until run).
+	Runs []string `json:"runs"`
+	// NOPM holds each finished repetition's headline rate (database side
+	// where the target keeps counters).
+	NOPM []float64 `json:"nopm"`
+	// P95 holds each repetition's New-Order p95 latency in ms.
+	P95 []float64 `json:"p95_ms"`
+	// Resident holds each repetition's fraction of the benchmark's pages
+	// found in the buffer cache after a full-cache warm-up (prewarm: full).
+	Resident []float64 `json:"resident,omitempty"`
+	Stats    *Stats    `json:"stats,omitempty"`
+	// BaselinePoint is the index of the point this one is compared with;
+	// -1 where there is none, or it is the baseline itself.
+	BaselinePoint int      `json:"baseline_point"`
+	Gain          *Gain    `json:"gain,omitempty"`
+	Errors        []string `json:"errors,omitempty"`
+}
+
+// Stats summarize a point's repetitions: mean and the 95% confidence
+// interval of the mean (Student's t), and the mean p95 latency.
+type Stats struct {
+	N      int     `json:"n"`
+	Mean   float64 `json:"mean"`
+	StdDev float64 `json:"stddev"`
+	CILow  float64 `json:"ci_low"`
+	CIHigh float64 `json:"ci_high"`
+	P95    float64 `json:"p95_ms"`
+}
+
+// Gain is the % change of a point's mean over its baseline's, with a 95%
+// interval; Significant is false when the interval includes zero.
+type Gain struct {
+	Pct         float64 `json:"pct"`
+	Low         float64 `json:"low"`
+	High        float64 `json:"high"`
+	Significant bool    `json:"significant"`
+}
+
+// ReadSweep loads a sweep document.
+func ReadSweep(path string) (*Sweep, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var s Sweep
+	if err := json.Unmarshal(b, &s); err != nil || s.Kind != SweepKind {
+		return nil, fmt.Errorf("%s: not a dbrig sweep document", path)
+	}
+	if s.SchemaVersion < 1 || s.SchemaVersion > SchemaVersion {
+		return nil, fmt.Errorf("%s: sweep schema version %d, this dbrig reads up to %d", path, s.SchemaVersion, SchemaVersion)
+	}
+	return &s, nil
+}
+
+// WriteSweep stores s at path atomically, as Write does for runs.
+func WriteSweep(path string, s *Sweep) error {
+	return writeJSON(path, s)
+}
+
+// IsSweep tells whether the document at path is a sweep.
+func IsSweep(path string) bool {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	var k struct {
+		Kind string `json:"kind"`
+	}
+	return json.Unmarshal(b, &k) == nil && k.Kind == SweepKind
+}
