@@ -92,7 +92,8 @@ file under ./dbrig-data/.`,
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newBuild(), newRun(), newCheck(), newDrop())
+	root.AddCommand(newBuild(), newRun(), newCheck(), newDrop(), newServer(), newSweep())
+	root.AddCommand(newReport(), newCompare())
 	return root
 }
 

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -41,8 +42,9 @@ var serverOwnedSettings = map[string]bool{
 // Server is a PostgreSQL cluster that dbrig creates, starts and stops
 // itself, for integration tests and experiment sweeps. Everything it
 // writes lives under Dir: the cluster in Dir/data, the server log in
-// Dir/server.log and, when the path is short enough, the unix socket in
-// Dir/sock.
+// Dir/server.log (appended to by every start), what it was started with in
+// Dir/dbrig-server.json (read by Attach and Status from another process)
+// and, when the path is short enough, the unix socket in Dir/sock.
 //
 // As root, initdb, pg_ctl and postgres run as an unprivileged user (RunAs,
 // else "postgres" if that user exists, else "nobody"), because postgres
@@ -74,6 +76,7 @@ type Server struct {
 	sockDir  string
 	sockTemp bool // sockDir was made outside Dir and is removed at Stop
 	running  bool
+	settings map[string]string // what the running server was started with
 }
 
 // FindBinDir returns the directory holding the PostgreSQL server binaries:
@@ -197,7 +200,8 @@ func (s *Server) Version(ctx context.Context) (ServerVersion, error) {
 func (s *Server) dataDir() string { return filepath.Join(s.Dir, "data") }
 
 // LogPath is the server's log file; on a failed start its last lines are
-// already quoted in the error.
+// already quoted in the error. Every start appends to it, so it keeps the
+// history of the cluster across restarts.
 func (s *Server) LogPath() string { return filepath.Join(s.Dir, "server.log") }
 
 // resolve finds the binaries and the user to run as once; both are needed
@@ -446,9 +450,15 @@ func (s *Server) Start(ctx context.Context, settings map[string]string) error {
 	}
 	// A postmaster left over from an earlier process would make pg_ctl fail
 	// and the cleanup after that failure stop it; refuse before touching it.
-	if s.command(ctx, "pg_ctl", "status", "-D", s.dataDir()).Run() == nil {
+	s.awaitReaped(ctx)
+	if s.postmasterAlive(ctx) {
 		return target.Userf("a postgres server is already running in %s: stop it with %s stop -D %s",
 			s.dataDir(), filepath.Join(s.bin, "pg_ctl"), s.dataDir())
+	}
+	// A crash nobody acknowledged is superseded by this start: what it
+	// logs from now on is not the crashed server's doing.
+	if err := s.writeStopped(); err != nil {
+		return err
 	}
 	names := make([]string, 0, len(settings))
 	for name := range settings {
@@ -474,6 +484,7 @@ func (s *Server) Start(ctx context.Context, settings map[string]string) error {
 	if err := s.makeSocketDir(); err != nil {
 		return err
 	}
+	logStart := fileSize(s.LogPath())
 
 	var lastErr error
 	// A free port can be taken between choosing it and the postmaster
@@ -498,6 +509,18 @@ func (s *Server) Start(ctx context.Context, settings map[string]string) error {
 		if lastErr == nil {
 			s.port = port
 			s.running = true
+			s.settings = make(map[string]string, len(settings))
+			for name, value := range settings {
+				s.settings[name] = value
+			}
+			if err := s.writeStarted(ctx, logStart); err != nil {
+				// Without the state file another process cannot find the
+				// server, and this one would leave it running unseen.
+				s.stopQuietly()
+				s.running, s.port = false, 0
+				s.removeTempSocketDir()
+				return err
+			}
 			return nil
 		}
 		if !inUse || ctx.Err() != nil {
@@ -556,23 +579,44 @@ func (s *Server) Stop(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.running {
+		// A server found dead (crashed) is acknowledged, so that status
+		// stops reporting the crash.
+		if st, err := readState(s.Dir); err == nil && st.Running {
+			if err := s.resolve(); err != nil {
+				return err
+			}
+			if !s.postmasterAlive(ctx) {
+				return s.writeStopped()
+			}
+		}
 		return nil
 	}
 	out, err := s.command(ctx, "pg_ctl", "stop", "-D", s.dataDir(), "-m", "fast", "-w", "-t", "60").CombinedOutput()
 	if err != nil {
 		// A server that died on its own is stopped all the same; forgetting
-		// it lets a later Start try again.
-		if _, statErr := os.Stat(filepath.Join(s.dataDir(), "postmaster.pid")); statErr != nil {
+		// it lets a later Start try again. pg_ctl says "server does not
+		// shut down" when the postmaster was already gone.
+		s.awaitReaped(ctx)
+		if _, statErr := os.Stat(filepath.Join(s.dataDir(), "postmaster.pid")); statErr != nil || !s.postmasterAlive(ctx) {
 			s.running = false
+			s.port = 0
 			s.removeTempSocketDir()
+			if statErr == nil {
+				return fmt.Errorf("stopping postgres in %s: %w: %s", s.dataDir(), ErrServerCrashed, s.crashReason())
+			}
 		}
 		return fmt.Errorf("stopping postgres in %s: %v: %s", s.dataDir(), err, lastLines(string(out), 4))
 	}
 	s.running = false
 	s.port = 0
 	s.removeTempSocketDir()
-	return nil
+	return s.writeStopped()
 }
+
+// ErrServerCrashed is what Stop returns when it finds the postmaster gone
+// without a shutdown. Status reports the crash until it is acknowledged by
+// another Stop or superseded by a Start.
+var ErrServerCrashed = errors.New("the server had crashed")
 
 func (s *Server) removeTempSocketDir() {
 	if s.sockTemp && s.sockDir != "" {
@@ -740,4 +784,323 @@ func lastLines(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "; ")
+}
+
+// stateFile is what dbrig records about its server in Dir, so that another
+// process (dbrig server stop/status) can find and judge it.
+const stateFile = "dbrig-server.json"
+
+type serverState struct {
+	BinDir    string            `json:"bin_dir"`
+	RunAs     string            `json:"run_as,omitempty"`
+	Version   string            `json:"version,omitempty"`
+	Port      int               `json:"port,omitempty"`
+	SocketDir string            `json:"socket_dir,omitempty"`
+	Settings  map[string]string `json:"settings,omitempty"`
+	PID       int               `json:"pid,omitempty"`
+	Started   time.Time         `json:"started"`
+	Stopped   *time.Time        `json:"stopped,omitempty"`
+	// LogOffset is where this start's lines begin in the server log.
+	LogOffset int64 `json:"log_offset"`
+	// Running is true from a successful start until a clean stop: a server
+	// that is gone while this holds has crashed.
+	Running bool `json:"running"`
+}
+
+func statePath(dir string) string { return filepath.Join(dir, stateFile) }
+
+func readState(dir string) (*serverState, error) {
+	b, err := os.ReadFile(statePath(dir))
+	if err != nil {
+		return nil, err
+	}
+	var st serverState
+	if err := json.Unmarshal(b, &st); err != nil {
+		return nil, fmt.Errorf("%s: %w", statePath(dir), err)
+	}
+	return &st, nil
+}
+
+// writeState replaces the file whole, so a reader never sees half of it.
+func writeState(dir string, st *serverState) error {
+	b, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := statePath(dir) + ".tmp"
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, statePath(dir))
+}
+
+func (s *Server) writeStarted(ctx context.Context, logOffset int64) error {
+	st := &serverState{
+		BinDir:    s.bin,
+		RunAs:     s.runAs,
+		Port:      s.port,
+		SocketDir: s.sockDir,
+		Settings:  s.settings,
+		Started:   time.Now().UTC().Truncate(time.Second),
+		LogOffset: logOffset,
+		Running:   true,
+	}
+	if v, err := ReadServerVersion(ctx, s.bin); err == nil {
+		st.Version = v.Raw
+	}
+	if pm, err := readPostmasterPID(s.dataDir()); err == nil {
+		st.PID = pm.pid
+	}
+	return writeState(s.Dir, st)
+}
+
+func (s *Server) writeStopped() error {
+	st, err := readState(s.Dir)
+	if err != nil {
+		// Nothing recorded (a Dir from before the state file): nothing to
+		// correct either.
+		if errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		return err
+	}
+	if !st.Running {
+		return nil
+	}
+	now := time.Now().UTC().Truncate(time.Second)
+	st.Running, st.Stopped = false, &now
+	return writeState(s.Dir, st)
+}
+
+// postmasterInfo is what postmaster.pid says about a running server.
+type postmasterInfo struct {
+	pid     int
+	port    int
+	sockDir string
+}
+
+// readPostmasterPID reads the lock file: line 1 is the pid, 4 the port, 5
+// the first socket directory.
+func readPostmasterPID(dataDir string) (postmasterInfo, error) {
+	b, err := os.ReadFile(filepath.Join(dataDir, "postmaster.pid"))
+	if err != nil {
+		return postmasterInfo{}, err
+	}
+	lines := strings.Split(string(b), "\n")
+	var pm postmasterInfo
+	if len(lines) < 5 {
+		return pm, fmt.Errorf("%s/postmaster.pid: %d lines, want at least 5", dataDir, len(lines))
+	}
+	if pm.pid, err = strconv.Atoi(strings.TrimSpace(lines[0])); err != nil {
+		return pm, fmt.Errorf("%s/postmaster.pid: pid %q", dataDir, lines[0])
+	}
+	if pm.port, err = strconv.Atoi(strings.TrimSpace(lines[3])); err != nil {
+		return pm, fmt.Errorf("%s/postmaster.pid: port %q", dataDir, lines[3])
+	}
+	pm.sockDir = strings.TrimSpace(lines[4])
+	return pm, nil
+}
+
+// postmasterAlive asks pg_ctl status, then makes sure the postmaster is
+// not a zombie: where PID 1 is slow to reap orphans (some containers and
+// VMs), a killed postmaster lingers as a zombie that pg_ctl takes for
+// alive.
+func (s *Server) postmasterAlive(ctx context.Context) bool {
+	if s.command(ctx, "pg_ctl", "status", "-D", s.dataDir()).Run() != nil {
+		return false
+	}
+	pm, err := readPostmasterPID(s.dataDir())
+	return err != nil || !isZombie(pm.pid)
+}
+
+// awaitReaped gives a dead postmaster's zombie time to be reaped: while it
+// lingers, a new postmaster takes postmaster.pid for a live server's and
+// refuses to start.
+func (s *Server) awaitReaped(ctx context.Context) {
+	pm, err := readPostmasterPID(s.dataDir())
+	if err != nil {
+		return
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for isZombie(pm.pid) && time.Now().Before(deadline) && ctx.Err() == nil {
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func isZombie(pid int) bool {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	// The state follows the command name, which is in parentheses.
+	i := strings.LastIndexByte(string(stat), ')')
+	if i < 0 {
+		return false
+	}
+	f := strings.Fields(string(stat[i+1:]))
+	return len(f) > 0 && (f[0] == "Z" || f[0] == "X")
+}
+
+// Attach returns the server dbrig manages in dir, as another process left
+// it: running or not, with the binaries, user and settings it was started
+// with, so that it can be stopped or inspected. The directory must hold a
+// cluster.
+func Attach(dir string) (*Server, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{Dir: abs}
+	if _, err := os.Stat(filepath.Join(s.dataDir(), "PG_VERSION")); err != nil {
+		return nil, target.Userf("no dbrig PostgreSQL server in %s: start one with dbrig server start --dir %s", abs, dir)
+	}
+	st, err := readState(abs)
+	switch {
+	case err == nil:
+		s.BinDir, s.RunAs = st.BinDir, st.RunAs
+		s.settings = st.Settings
+	case !errors.Is(err, os.ErrNotExist):
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.resolve(); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if !s.postmasterAlive(ctx) {
+		return s, nil
+	}
+	pm, err := readPostmasterPID(s.dataDir())
+	if err != nil {
+		return nil, err
+	}
+	s.running, s.port, s.sockDir = true, pm.port, pm.sockDir
+	// Start made a socket directory outside Dir when Dir's path was too
+	// long; Stop removes it, as it would have in the starting process.
+	s.sockTemp = pm.sockDir != filepath.Join(abs, "sock") && strings.HasPrefix(filepath.Base(pm.sockDir), "dbrig-sock-")
+	return s, nil
+}
+
+// Settings returns the settings the running server was started with (for
+// an attached one, what the state file recorded).
+func (s *Server) Settings() map[string]string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make(map[string]string, len(s.settings))
+	for k, v := range s.settings {
+		out[k] = v
+	}
+	return out
+}
+
+// ServerState is what Status found.
+type ServerState string
+
+const (
+	StateRunning ServerState = "running"
+	StateStopped ServerState = "stopped"
+	// StateCrashed: dbrig started the server and did not stop it, and the
+	// postmaster is gone.
+	StateCrashed ServerState = "crashed"
+)
+
+// ServerStatus describes a managed server, running or not.
+type ServerStatus struct {
+	State   ServerState
+	Version ServerVersion // of the binaries in BinDir
+	BinDir  string
+	PID     int // of the postmaster; when crashed, the one that died
+	Port    int
+	// URL reaches the postgres database over loopback; empty unless
+	// running. Auth is trust: it holds no password.
+	URL       string
+	SocketDir string
+	// Settings are those of the last start dbrig recorded.
+	Settings map[string]string
+	Started  time.Time // zero when unknown
+	LogPath  string
+	// Reason says why a crashed server is gone: the postmaster's last
+	// words from the log, when it left any.
+	Reason string
+}
+
+// Status reports whether the server is running, and if dbrig started it and
+// it is gone without a stop, that it crashed and what its log says.
+func (s *Server) Status(ctx context.Context) (ServerStatus, error) {
+	s.mu.Lock()
+	err := s.resolve()
+	s.mu.Unlock()
+	if err != nil {
+		return ServerStatus{}, err
+	}
+	st := ServerStatus{State: StateStopped, BinDir: s.bin, LogPath: s.LogPath(), Settings: s.Settings()}
+	if v, err := ReadServerVersion(ctx, s.bin); err == nil {
+		st.Version = v
+	}
+	saved, err := readState(s.Dir)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return st, err
+	}
+	if saved != nil {
+		st.Started, st.PID = saved.Started, saved.PID
+		if len(st.Settings) == 0 {
+			st.Settings = saved.Settings
+		}
+	}
+	if s.postmasterAlive(ctx) {
+		pm, err := readPostmasterPID(s.dataDir())
+		if err != nil {
+			return st, err
+		}
+		st.State, st.PID, st.Port, st.SocketDir = StateRunning, pm.pid, pm.port, pm.sockDir
+		st.URL = (&Server{port: pm.port}).URL()
+		return st, nil
+	}
+	if saved != nil && saved.Running {
+		st.State = StateCrashed
+		st.Reason = s.crashReason()
+	}
+	return st, nil
+}
+
+// crashReason explains a crash from the state file and the log.
+func (s *Server) crashReason() string {
+	saved, err := readState(s.Dir)
+	if err != nil {
+		return crashReason(readFrom(s.LogPath(), 0), 0)
+	}
+	return crashReason(readFrom(s.LogPath(), saved.LogOffset), saved.PID)
+}
+
+// crashLineRE picks the lines that tell how a server died: its own PANIC
+// and FATAL messages, and the postmaster's reports on children it lost.
+var crashLineRE = regexp.MustCompile(`\b(PANIC|FATAL):  |terminated by signal|exited with exit code|was terminated|terminating any other active server processes|received immediate shutdown|out of memory`)
+
+func crashReason(log string, pid int) string {
+	var keep []string
+	for _, line := range strings.Split(log, "\n") {
+		line = strings.TrimSpace(logPrefixRE.ReplaceAllString(line, ""))
+		if line == "" || !crashLineRE.MatchString(line) {
+			continue
+		}
+		// Clients disconnected by the crash repeat the same FATAL.
+		line = strings.Join(strings.Fields(line), " ")
+		if n := len(keep); n > 0 && keep[n-1] == line {
+			continue
+		}
+		keep = append(keep, line)
+	}
+	who := "the postmaster"
+	if pid > 0 {
+		who = fmt.Sprintf("the postmaster (pid %d)", pid)
+	}
+	if len(keep) == 0 {
+		return who + " is gone without a clean shutdown, and the log says nothing about it: it was killed from outside (SIGKILL, the OOM killer, a reboot)"
+	}
+	if len(keep) > 6 {
+		keep = keep[len(keep)-6:]
+	}
+	return who + " is gone without a clean shutdown; the log says: " + strings.Join(keep, "; ")
 }

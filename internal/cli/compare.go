@@ -1,0 +1,61 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+
+	"github.com/dbrig/dbrig/internal/report"
+	"github.com/dbrig/dbrig/internal/target"
+	"github.com/spf13/cobra"
+)
+
+func newCompare() *cobra.Command {
+	var htmlOut string
+	c := &cobra.Command{
+		Use:   "compare A B",
+		Short: "Compare two runs or two sweeps side by side",
+		Long: `Prints two result documents (or two sweep documents, point by point,
+matched by their parameters) side by side, with B's % difference from A for
+each metric. --html also writes the comparison as a self-contained page.`,
+		Example: "  dbrig compare before.json after.json\n" +
+			"  dbrig compare sweeps/pg15/sweep.json sweeps/pg18/sweep.json --html pg15-vs-18.html",
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) != 2 {
+				return target.Userf("name two documents: dbrig compare A.json B.json [--html out.html]")
+			}
+			return nil
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			a, err := loadDoc(args[0])
+			if err != nil {
+				return err
+			}
+			b, err := loadDoc(args[1])
+			if err != nil {
+				return err
+			}
+			cmp, err := report.Compare(a, b)
+			if errors.Is(err, report.ErrMixedKinds) {
+				return target.Userf("%v", err)
+			}
+			if err != nil {
+				return err
+			}
+			cmp.Text(c.OutOrStdout())
+			if htmlOut != "" {
+				var buf bytes.Buffer
+				if err := report.CompareHTML(&buf, cmp); err != nil {
+					return err
+				}
+				if err := writeFile(htmlOut, buf.Bytes()); err != nil {
+					return err
+				}
+				fmt.Fprintf(c.OutOrStdout(), "\nReport: %s\n", htmlOut)
+			}
+			return nil
+		},
+	}
+	c.Flags().StringVar(&htmlOut, "html", "", "also write the comparison as an HTML page here")
+	return c
+}

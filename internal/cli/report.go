@@ -1,0 +1,92 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/dbrig/dbrig/internal/report"
+	"github.com/dbrig/dbrig/internal/target"
+	"github.com/spf13/cobra"
+)
+
+func newReport() *cobra.Command {
+	var out string
+	c := &cobra.Command{
+		Use:   "report RESULT_OR_SWEEP",
+		Short: "Write an HTML report of a run or a sweep",
+		Long: `Writes one self-contained HTML page for a result document or a sweep
+document: the configuration (Figure 1), the charts and the tables. The page
+makes no network requests; it opens from disk. The report reads documents
+only; it never re-runs anything.`,
+		Example: "  dbrig report dbrig-results/tproc-c-20260101T120000Z.json\n" +
+			"  dbrig report sweeps/buffer-cache/sweep.json -o buffer-cache.html",
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return target.Userf("name one result or sweep document: dbrig report FILE.json [-o report.html]")
+			}
+			return nil
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			d, err := loadDoc(args[0])
+			if err != nil {
+				return err
+			}
+			if out == "" {
+				out = strings.TrimSuffix(args[0], filepath.Ext(args[0])) + ".html"
+			}
+			var buf bytes.Buffer
+			if err := report.HTML(&buf, d); err != nil {
+				return err
+			}
+			if err := writeFile(out, buf.Bytes()); err != nil {
+				return err
+			}
+			fmt.Fprintf(c.OutOrStdout(), "Report: %s\n", out)
+			return nil
+		},
+	}
+	c.Flags().StringVarP(&out, "output", "o", "", "where to write the page (default: next to the input, with .html)")
+	return c
+}
+
+// loadDoc reads a run or sweep document; what the user can fix (a wrong
+// path, a file that is not a document) is one line and exit 2.
+func loadDoc(path string) (*report.Doc, error) {
+	d, err := report.Load(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, target.Userf("%s: no such file; name a result document (dbrig run --json) or a sweep document", path)
+	}
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return nil, target.Userf("cannot read %s: %v", path, pe.Err)
+		}
+		return nil, target.Userf("%s", oneLine(err))
+	}
+	return d, nil
+}
+
+func writeFile(path string, b []byte) error {
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return target.Userf("cannot create %s: %v", dir, unwrapPath(err))
+		}
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		return target.Userf("cannot write %s: %v", path, unwrapPath(err))
+	}
+	return nil
+}
+
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}

@@ -1,0 +1,82 @@
+package cli_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// copyFixture copies the report package's fixture documents into a fresh
+// directory, so that the default output lands there and not in the tree.
+func copyFixture(t *testing.T, names ...string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, n := range names {
+		b, err := os.ReadFile(filepath.Join("..", "report", "testdata", n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, n)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, n), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func readHTML(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("no report at %s: %v", path, err)
+	}
+	if !strings.HasPrefix(string(b), "<!DOCTYPE html>") {
+		t.Fatalf("%s is not an HTML page", path)
+	}
+	return string(b)
+}
+
+func TestReportCommand(t *testing.T) {
+	dir := copyFixture(t, "run.json", "sweep.json")
+
+	// Default output: next to the input, with .html.
+	o := mustRun(t, "report", filepath.Join(dir, "sweep.json"))
+	wantIn(t, "stdout", o.stdout, filepath.Join(dir, "sweep.html"))
+	wantIn(t, "sweep report", readHTML(t, filepath.Join(dir, "sweep.html")), `<tr id="point-7">`)
+
+	out := filepath.Join(dir, "out", "run-report.html")
+	mustRun(t, "report", filepath.Join(dir, "run.json"), "-o", out)
+	wantIn(t, "run report", readHTML(t, out), `<tr id="tx-new_order">`)
+}
+
+func TestReportCommandErrors(t *testing.T) {
+	dir := t.TempDir()
+	wantIn(t, "stderr", usageError(t, dbrig(t, "report", filepath.Join(dir, "missing.json"))), "no such file")
+	usageError(t, dbrig(t, "report"))
+	bad := filepath.Join(dir, "bad.json")
+	if err := os.WriteFile(bad, []byte("not json\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wantIn(t, "stderr", usageError(t, dbrig(t, "report", bad)), "not a dbrig result")
+}
+
+func TestCompareCommand(t *testing.T) {
+	dir := copyFixture(t, "run.json", "runs/p00-r0.json", "sweep.json")
+	a, b := filepath.Join(dir, "run.json"), filepath.Join(dir, "runs/p00-r0.json")
+	page := filepath.Join(dir, "cmp.html")
+	o := mustRun(t, "compare", a, b, "--html", page)
+	for _, want := range []string{"nopm_client", "p95_ms", "new_order", "+0.0%", "different servers"} {
+		wantIn(t, "stdout", o.stdout, want)
+	}
+	wantIn(t, "comparison page", readHTML(t, page), "B vs A")
+
+	o = mustRun(t, "compare", filepath.Join(dir, "sweep.json"), filepath.Join(dir, "sweep.json"))
+	wantIn(t, "stdout", o.stdout, "shared_buffers=2GB vus=4")
+	wantIn(t, "stdout", o.stdout, "95% CIs overlap")
+
+	wantIn(t, "stderr", usageError(t, dbrig(t, "compare", a, filepath.Join(dir, "sweep.json"))), "cannot compare a run with a sweep")
+	usageError(t, dbrig(t, "compare", a))
+}

@@ -1,0 +1,281 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/dbrig/dbrig/internal/target"
+	"github.com/dbrig/dbrig/internal/target/postgres"
+	"github.com/spf13/cobra"
+)
+
+func newServer() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "server",
+		Short: "Start, stop and inspect a PostgreSQL server that dbrig manages",
+		Long: `dbrig server manages a PostgreSQL cluster of its own in a directory: the
+cluster in DIR/data, the server log in DIR/server.log (appended to at every
+start), the unix socket in DIR/sock. The server listens on that socket and on
+127.0.0.1 at a free port, never on other addresses, with trust auth for the
+user "dbrig". As root, it runs as an unprivileged user (postgres, else nobody).
+
+The binaries are looked for in --pg-bin, $PG_BIN, pg_config --bindir, PATH,
+then /usr/lib/postgresql/*/bin (the newest version).`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			return target.Userf("name a subcommand: dbrig server start|stop|status --dir DIR")
+		},
+	}
+	c.AddCommand(newServerStart(), newServerStop(), newServerStatus())
+	return c
+}
+
+func newServerStart() *cobra.Command {
+	var dir, pgBin, prewarm string
+	var sets []string
+	c := &cobra.Command{
+		Use:   "start --dir DIR",
+		Short: "Create the cluster if needed, and start the server",
+		Long: `Start creates a cluster in DIR with initdb when there is none, then starts
+the server with the given settings, each passed as -c name=value for this
+start only. A setting the server rejects stops the start with the server's own
+message. With --prewarm DB, every table, index and TOAST relation of database
+DB is loaded into shared buffers (pg_prewarm), and the resident fraction is
+measured through pg_buffercache and printed.`,
+		Example: `  dbrig server start --dir /srv/dbrig-pg
+  dbrig server start --dir /srv/dbrig-pg --set shared_buffers=2GB --set max_connections=200
+  dbrig server start --dir /srv/dbrig-pg --pg-bin /usr/lib/postgresql/18/bin --set io_method=io_uring
+  dbrig server start --dir /srv/dbrig-pg --set shared_buffers=4GB --prewarm bench`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if err := needDir(dir); err != nil {
+				return err
+			}
+			settings, err := parseSettings(sets)
+			if err != nil {
+				return err
+			}
+			ctx, stop := signalContext(c.ErrOrStderr())
+			defer stop()
+			bin, err := postgres.FindBinDir(pgBin)
+			if err != nil {
+				return err
+			}
+			ver, err := postgres.ReadServerVersion(ctx, bin)
+			if err != nil {
+				return err
+			}
+			if s, err := postgres.Attach(dir); err == nil && s.Running() {
+				return target.Userf("a server is already running in %s (port %d): stop it first with dbrig server stop --dir %s",
+					s.Dir, s.Port(), dir)
+			}
+			s := &postgres.Server{Dir: dir, BinDir: bin}
+			// Nothing is printed until the server is up, so that a failure
+			// is the one line on stderr that says why.
+			cluster := "existing cluster"
+			if _, err := os.Stat(filepath.Join(dir, "data", "PG_VERSION")); err != nil {
+				if err := s.Init(ctx); err != nil {
+					return err
+				}
+				cluster = "new cluster"
+			}
+			if err := s.Start(ctx, settings); err != nil {
+				return err
+			}
+			out := c.OutOrStdout()
+			fmt.Fprintf(out, "PostgreSQL %s from %s\n", ver, bin)
+			fmt.Fprintf(out, "Cluster: %s (%s)\n", filepath.Join(s.Dir, "data"), cluster)
+			fmt.Fprintf(out, "URL:     %s\n", s.URL())
+			fmt.Fprintf(out, "Socket:  %s\n", s.SocketURLFor("postgres"))
+			fmt.Fprintf(out, "Log:     %s\n", s.LogPath())
+			if len(settings) > 0 {
+				fmt.Fprintf(out, "Settings: %s\n", formatSettings(settings))
+			}
+			if prewarm != "" {
+				r, err := postgres.Prewarm(ctx, s.URLFor(prewarm))
+				if err != nil {
+					// The server is up and stays up: the user can fix the
+					// database and prewarm again with a restart.
+					return fmt.Errorf("the server is running, but prewarming %s failed: %w", prewarm, err)
+				}
+				fmt.Fprintf(out, "Prewarmed %s: %s\n", prewarm, r)
+			}
+			return nil
+		},
+	}
+	c.Flags().StringVar(&dir, "dir", "", "directory of the server (cluster, log, socket); required")
+	c.Flags().StringArrayVar(&sets, "set", nil, "server setting `name=value` for this start (repeatable)")
+	c.Flags().StringVar(&pgBin, "pg-bin", "", "directory holding postgres, initdb and pg_ctl")
+	c.Flags().StringVar(&prewarm, "prewarm", "", "after start, load database `DB` into shared buffers and print the resident fraction")
+	return c
+}
+
+func newServerStop() *cobra.Command {
+	var dir string
+	var timeout time.Duration
+	c := &cobra.Command{
+		Use:     "stop --dir DIR",
+		Short:   "Stop the server (fast shutdown)",
+		Example: `  dbrig server stop --dir /srv/dbrig-pg`,
+		Args:    cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if err := needDir(dir); err != nil {
+				return err
+			}
+			s, err := postgres.Attach(dir)
+			if err != nil {
+				return err
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), timeout)
+			defer cancel()
+			out := c.OutOrStdout()
+			if !s.Running() {
+				st, err := s.Status(ctx)
+				if err != nil {
+					return err
+				}
+				if st.State == postgres.StateCrashed {
+					fmt.Fprintf(out, "The server in %s had crashed: %s\n", s.Dir, st.Reason)
+				} else {
+					fmt.Fprintf(out, "No server running in %s\n", s.Dir)
+				}
+				// Acknowledges a crash, so status stops reporting it.
+				return s.Stop(ctx)
+			}
+			if err := s.Stop(ctx); err != nil {
+				if errors.Is(err, postgres.ErrServerCrashed) {
+					// Found dead while stopping: report it as crashed, as
+					// when it was found dead before, and acknowledge it.
+					st, serr := s.Status(ctx)
+					if serr != nil || st.State != postgres.StateCrashed {
+						return err
+					}
+					fmt.Fprintf(out, "The server in %s had crashed: %s\n", s.Dir, st.Reason)
+					return s.Stop(ctx)
+				}
+				if ctx.Err() != nil {
+					return fmt.Errorf("the server in %s did not stop within %v: %w", s.Dir, timeout, err)
+				}
+				return err
+			}
+			fmt.Fprintf(out, "Stopped the server in %s\n", s.Dir)
+			return nil
+		},
+	}
+	c.Flags().StringVar(&dir, "dir", "", "directory of the server; required")
+	c.Flags().DurationVar(&timeout, "timeout", 90*time.Second, "how long to wait for the shutdown")
+	return c
+}
+
+func newServerStatus() *cobra.Command {
+	var dir string
+	c := &cobra.Command{
+		Use:   "status --dir DIR",
+		Short: "Say whether the server runs; exit 0 if it does, 1 if stopped or crashed",
+		Long: `Status prints the server's state (running, stopped or crashed), its version,
+URL, log and the settings dbrig started it with. A server that dbrig started
+and that is gone without a stop has crashed: status says so, with the last
+words of its log. The exit code is 0 when the server runs, 1 otherwise.`,
+		Example: `  dbrig server status --dir /srv/dbrig-pg && echo up`,
+		Args:    cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if err := needDir(dir); err != nil {
+				return err
+			}
+			s, err := postgres.Attach(dir)
+			if err != nil {
+				return err
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			st, err := s.Status(ctx)
+			if err != nil {
+				return err
+			}
+			printStatus(c.OutOrStdout(), s.Dir, st)
+			if st.State != postgres.StateRunning {
+				return &failure{}
+			}
+			return nil
+		},
+	}
+	c.Flags().StringVar(&dir, "dir", "", "directory of the server; required")
+	return c
+}
+
+func printStatus(w io.Writer, dir string, st postgres.ServerStatus) {
+	fmt.Fprintf(w, "%s: %s\n", st.State, dir)
+	ver := st.Version.Raw
+	if ver == "" {
+		ver = "unknown version"
+	}
+	fmt.Fprintf(w, "  binaries: %s (%s)\n", st.BinDir, ver)
+	switch st.State {
+	case postgres.StateRunning:
+		fmt.Fprintf(w, "  pid:      %d\n", st.PID)
+		fmt.Fprintf(w, "  url:      %s\n", target.Redact(st.URL))
+		fmt.Fprintf(w, "  socket:   %s\n", st.SocketDir)
+	case postgres.StateCrashed:
+		fmt.Fprintf(w, "  reason:   %s\n", st.Reason)
+	}
+	if !st.Started.IsZero() {
+		fmt.Fprintf(w, "  started:  %s\n", st.Started.Local().Format(time.RFC3339))
+	}
+	if len(st.Settings) > 0 {
+		fmt.Fprintf(w, "  settings: %s\n", formatSettings(st.Settings))
+	}
+	fmt.Fprintf(w, "  log:      %s\n", st.LogPath)
+}
+
+func needDir(dir string) error {
+	if dir == "" {
+		return target.Userf("--dir is required: the directory that holds the server's cluster, log and socket")
+	}
+	return nil
+}
+
+// settingNameRE is what a PostgreSQL parameter name can be, including the
+// dotted custom ones (auto_explain.log_min_duration).
+var settingNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$`)
+
+// parseSettings reads repeated --set name=value flags. Names are matched
+// case-insensitively by the server, so a repeat in another case is still a
+// repeat.
+func parseSettings(sets []string) (map[string]string, error) {
+	settings := make(map[string]string, len(sets))
+	seen := make(map[string]string)
+	for _, kv := range sets {
+		name, value, ok := strings.Cut(kv, "=")
+		name = strings.TrimSpace(name)
+		if !ok || !settingNameRE.MatchString(name) {
+			return nil, target.Userf("--set %q: want name=value, e.g. --set shared_buffers=1GB", kv)
+		}
+		if prev, dup := seen[strings.ToLower(name)]; dup {
+			return nil, target.Userf("--set %s given twice (also as %s): give each setting once", name, prev)
+		}
+		seen[strings.ToLower(name)] = name
+		settings[name] = value
+	}
+	return settings, nil
+}
+
+func formatSettings(settings map[string]string) string {
+	names := make([]string, 0, len(settings))
+	for name := range settings {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	parts := make([]string, len(names))
+	for i, name := range names {
+		parts[i] = name + "=" + settings[name]
+	}
+	return strings.Join(parts, " ")
+}

@@ -1,0 +1,307 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/dbrig/dbrig/internal/experiment"
+	"github.com/dbrig/dbrig/internal/target"
+	"github.com/spf13/cobra"
+)
+
+func newSweep() *cobra.Command {
+	var dryRun bool
+	var out, resume, url string
+	c := &cobra.Command{
+		Use:   "sweep FILE.yaml",
+		Short: "Run an experiment: every point of a matrix, repeated, with confidence intervals",
+		Long: `Runs the experiment a YAML spec describes: the product of its vary lists,
+each point repeated in an interleaved order (A B C A B C ...). Every run's
+document goes to DIR/runs, and DIR/sweep.json holds the matrix, the mean
+NOPM with its 95% confidence interval per point and the gain over the
+baseline; it is rewritten after every run.
+
+A managed target (target: {managed: true}) is a PostgreSQL server dbrig
+creates in DIR/server and restarts whenever the point's server settings
+change. The schema is built once.
+
+Ctrl-C stops after the current run; a second Ctrl-C interrupts that run.
+Either way, dbrig sweep --resume DIR carries on from there.`,
+		Example: `  dbrig sweep experiments/buffer-cache.yaml --dry-run
+  dbrig sweep experiments/buffer-cache.yaml --out results/bc
+  dbrig sweep --resume results/bc`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			var sw *experiment.Sweep
+			switch {
+			case resume != "" && len(args) > 0:
+				return target.Userf("give either a spec file or --resume DIR, not both")
+			case resume != "" && out != "":
+				return target.Userf("--out does not apply to --resume: the sweep carries on in its own directory")
+			case resume != "":
+				var err error
+				if sw, err = experiment.Resume(resume, url); err != nil {
+					return err
+				}
+			case len(args) == 0:
+				return target.Userf("name an experiment spec: dbrig sweep FILE.yaml (or dbrig sweep --resume DIR)")
+			case url != "":
+				return target.Userf("--target applies to --resume only; the spec names its target")
+			default:
+				data, err := os.ReadFile(args[0])
+				if err != nil {
+					return target.Userf("read the experiment spec: %v", err)
+				}
+				spec, err := experiment.Parse(args[0], data)
+				if err != nil {
+					return err
+				}
+				dir := out
+				if dir == "" {
+					dir = filepath.Join("dbrig-results", fmt.Sprintf("sweep-%s-%s", safeName.ReplaceAllString(spec.Name, "-"), time.Now().UTC().Format("20060102T150405Z")))
+				}
+				sw = experiment.New(spec, dir)
+			}
+			stdout, stderr := c.OutOrStdout(), c.ErrOrStderr()
+			if dryRun {
+				printPlan(stdout, sw)
+				return nil
+			}
+			if resume == "" {
+				if _, err := os.Stat(sw.Path()); err == nil {
+					return target.Userf("%s already holds a sweep: carry it on with `dbrig sweep --resume %s`, or choose another --out", sw.Dir, sw.Dir)
+				}
+			} else if sw.Doc.Complete {
+				fmt.Fprintf(stderr, "The sweep in %s is already complete.\n", sw.Dir)
+				printResults(stdout, sw)
+				return nil
+			}
+			return runSweep(sw, stdout, stderr)
+		},
+	}
+	fs := c.Flags()
+	fs.BoolVar(&dryRun, "dry-run", false, "print the matrix, the run order and the estimated duration; run nothing")
+	fs.StringVar(&out, "out", "", "directory for the sweep's documents (default dbrig-results/sweep-NAME-TIME)")
+	fs.StringVar(&resume, "resume", "", "carry on the sweep in this directory from its last finished run")
+	fs.StringVar(&url, "target", "", "with --resume: the target URL again, when it holds a password (never stored)")
+	return c
+}
+
+// safeName keeps a spec's name from reaching outside the results directory.
+var safeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+func runSweep(sw *experiment.Sweep, stdout, stderr io.Writer) error {
+	stop := make(chan struct{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sigs := make(chan os.Signal, 3)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	go func() {
+		n := 0
+		for sig := range sigs {
+			n++
+			switch {
+			case n == 1 && sig == os.Interrupt:
+				fmt.Fprintln(stderr, "\ndbrig: stopping after the current run; press Ctrl-C again to interrupt it")
+				close(stop)
+			case n <= 2:
+				fmt.Fprintln(stderr, "\ndbrig: interrupting the current run; its document is kept but not counted")
+				if n == 1 {
+					close(stop)
+				}
+				cancel()
+			default:
+				fmt.Fprintln(stderr, "\ndbrig: quitting at once")
+				os.Exit(130)
+			}
+		}
+	}()
+
+	total := len(sw.Doc.Order)
+	if sw.Doc.Done == 0 {
+		fmt.Fprintf(stderr, "Sweep %s: %s, about %s; documents in %s\n",
+			sw.Spec.Name, runCount(sw), experiment.FormatDuration(estimate(sw)), sw.Dir)
+	} else {
+		fmt.Fprintf(stderr, "Resuming sweep %s at run %d of %d; documents in %s\n", sw.Spec.Name, sw.Doc.Done+1, total, sw.Dir)
+	}
+	p := newProgress(stderr)
+	err := sw.Run(ctx, experiment.Options{Log: stderr, Progress: p.update, ProgressDone: p.done, Stop: stop})
+	p.done()
+	if err != nil {
+		if ctx.Err() != nil && !errors.As(err, new(*target.UserError)) {
+			return target.Userf("sweep interrupted: %v; carry on with `dbrig sweep --resume %s`", err, sw.Dir)
+		}
+		return err
+	}
+	printResults(stdout, sw)
+	if sw.Doc.Interrupted {
+		fmt.Fprintf(stdout, "Stopped after %d of %d runs; carry on with: dbrig sweep --resume %s\n", sw.Doc.Done, total, sw.Dir)
+	}
+	return nil
+}
+
+// runCount is "8 points × 3 repetitions = 24 runs".
+func runCount(sw *experiment.Sweep) string {
+	return fmt.Sprintf("%s × %s = %s", plural(len(sw.Points), "point"), plural(sw.Spec.Repeat, "repetition"), plural(len(sw.Doc.Order), "run"))
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// estimate is the time the sweep's remaining runs take, with the build
+// when the schema cannot be there yet (a managed server not yet created).
+func estimate(sw *experiment.Sweep) time.Duration {
+	build := false
+	if sw.Spec.Target.Managed {
+		_, err := os.Stat(filepath.Join(sw.Dir, "server", "data", "PG_VERSION"))
+		build = err != nil
+	}
+	return sw.Spec.Estimate(sw.Points, sw.Doc.Order, sw.Doc.Done, build)
+}
+
+func targetName(s *experiment.Spec) string {
+	if s.Target.Managed {
+		return "a managed PostgreSQL server"
+	}
+	return target.Redact(s.Target.URL)
+}
+
+// printPlan is --dry-run: the matrix, the order and the estimate.
+func printPlan(w io.Writer, sw *experiment.Sweep) {
+	s := sw.Spec
+	fmt.Fprintf(w, "Sweep %s: %s on %s\n\n", s.Name, s.Workload, targetName(s))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprint(tw, "point")
+	for _, name := range s.Varied() {
+		fmt.Fprint(tw, "\t"+name)
+	}
+	fmt.Fprintln(tw, "\t")
+	for i, pt := range sw.Points {
+		fmt.Fprintf(tw, "%d", i+1)
+		for _, q := range pt.Params {
+			fmt.Fprint(tw, "\t"+q.Value)
+		}
+		mark := ""
+		if s.IsBaseline(pt) {
+			mark = "baseline"
+		}
+		fmt.Fprintln(tw, "\t"+mark)
+	}
+	tw.Flush()
+
+	order := sw.Doc.Order
+	fmt.Fprintf(w, "\n%s", runCount(sw))
+	if sw.Doc.Done > 0 {
+		fmt.Fprintf(w, " (%d done)", sw.Doc.Done)
+	}
+	fmt.Fprintln(w)
+	var reps []string
+	for rep := 1; rep <= s.Repeat; rep++ {
+		var ids []string
+		for _, o := range order {
+			if o[1] == rep {
+				ids = append(ids, fmt.Sprint(o[0]+1))
+			}
+		}
+		reps = append(reps, strings.Join(ids, " "))
+	}
+	fmt.Fprintf(w, "Order (point numbers, repetitions interleaved): %s\n", strings.Join(reps, " | "))
+	var fixed []string
+	for _, p := range s.Run {
+		fixed = append(fixed, p.Name+"="+p.Value)
+	}
+	for _, p := range s.Build {
+		fixed = append(fixed, "build."+p.Name+"="+p.Value)
+	}
+	for _, p := range s.Target.Settings {
+		fixed = append(fixed, p.Name+"="+p.Value)
+	}
+	fmt.Fprintf(w, "Fixed: %s\n", strings.Join(fixed, " "))
+	d := estimate(sw)
+	how := fmt.Sprintf("runs with ~%s overhead each", experiment.RunOverhead)
+	if n := s.Restarts(sw.Points, order[sw.Doc.Done:]); n > 0 {
+		how += ", " + plural(n, "server start")
+	}
+	if s.Target.Managed {
+		if _, err := os.Stat(filepath.Join(sw.Dir, "server", "data", "PG_VERSION")); err != nil {
+			how += ", building " + plural(s.Warehouses(), "warehouse")
+		}
+	}
+	fmt.Fprintf(w, "Estimated duration: about %s (%s)\n", experiment.FormatDuration(d), how)
+}
+
+// printResults is the table at the end: a line per point.
+func printResults(w io.Writer, sw *experiment.Sweep) {
+	doc := sw.Doc
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprint(tw, "point\t")
+	for _, name := range doc.Varied {
+		fmt.Fprint(tw, name+"\t")
+	}
+	fmt.Fprintln(tw, "n\tNOPM ± 95% CI\tp95 ms\tgain % [95% interval]\t")
+	for i, pt := range doc.Points {
+		fmt.Fprintf(tw, "%d\t", i+1)
+		for _, name := range doc.Varied {
+			fmt.Fprint(tw, pt.Params[name]+"\t")
+		}
+		st := pt.Stats
+		if st == nil {
+			fmt.Fprintln(tw, "0\t-\t-\t-\t")
+			continue
+		}
+		mean := thousands(st.Mean)
+		if st.N > 1 {
+			mean += " ± " + thousands((st.CIHigh-st.CILow)/2)
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%.1f\t%s\t\n", st.N, mean, st.P95, gainText(sw, i))
+	}
+	tw.Flush()
+	for _, n := range doc.Notes {
+		fmt.Fprintln(w, "Note: "+n)
+	}
+	fmt.Fprintf(w, "Sweep: %s\n", sw.Path())
+}
+
+// thousands rounds x and groups its digits: 52,113.
+func thousands(x float64) string {
+	s := fmt.Sprintf("%.0f", math.Abs(x))
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	if x <= -0.5 {
+		s = "-" + s
+	}
+	return s
+}
+
+func gainText(sw *experiment.Sweep, i int) string {
+	pt := sw.Doc.Points[i]
+	g := pt.Gain
+	switch {
+	case sw.Spec.IsBaseline(sw.Points[i]):
+		return "baseline"
+	case g == nil:
+		return "-"
+	case len(pt.NOPM) < 2 || len(sw.Doc.Points[pt.BaselinePoint].NOPM) < 2:
+		return fmt.Sprintf("%+.1f%% (not significant: no interval from one repetition)", g.Pct)
+	case !g.Significant:
+		return fmt.Sprintf("%+.1f%% [%+.1f, %+.1f] (not significant)", g.Pct, g.Low, g.High)
+	}
+	return fmt.Sprintf("%+.1f%% [%+.1f, %+.1f]", g.Pct, g.Low, g.High)
+}

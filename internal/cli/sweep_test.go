@@ -1,0 +1,383 @@
+package cli_test
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dbrig/dbrig/internal/result"
+	"github.com/dbrig/dbrig/internal/target/postgres"
+)
+
+// sqliteSweep writes a small sweep spec on an SQLite file: vus 1 and 2,
+// twice each, baseline one VU.
+func sqliteSweep(t *testing.T, dir, duration string) string {
+	t.Helper()
+	spec := filepath.Join(dir, "vus.yaml")
+	body := "name: vus\n" +
+		"target: {url: 'sqlite:" + filepath.Join(dir, "x.db") + "'}\n" +
+		"workload: tproc-c\n" +
+		"build: {warehouses: 1}\n" +
+		"run: {rampup: 0s, duration: " + duration + "}\n" +
+		"vary:\n  vus: [1, 2]\n" +
+		"baseline: {vus: 1}\n" +
+		"repeat: 2\n"
+	if err := os.WriteFile(spec, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return spec
+}
+
+func readSweep(t *testing.T, dir string) *result.Sweep {
+	t.Helper()
+	sw, err := result.ReadSweep(filepath.Join(dir, "sweep.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sw
+}
+
+// checkComplete checks a finished two-point, two-repetition sweep.
+func checkComplete(t *testing.T, dir string) {
+	t.Helper()
+	sw := readSweep(t, dir)
+	if sw.Done != 4 || len(sw.Order) != 4 || !sw.Complete || sw.Interrupted {
+		t.Fatalf("done %d of %d, complete %v, interrupted %v; want 4 of 4, complete", sw.Done, len(sw.Order), sw.Complete, sw.Interrupted)
+	}
+	if strings.Join(sw.Varied, ",") != "vus" || sw.Repeat != 2 || sw.Target.Kind != "sqlite" || sw.Workload != "tproc-c" {
+		t.Errorf("varied %v, repeat %d, target %+v, workload %s", sw.Varied, sw.Repeat, sw.Target, sw.Workload)
+	}
+	want := [][2]int{{0, 1}, {1, 1}, {0, 2}, {1, 2}}
+	for i := range want {
+		if sw.Order[i] != want[i] {
+			t.Errorf("order %v, want interleaved %v", sw.Order, want)
+			break
+		}
+	}
+	if len(sw.Points) != 2 {
+		t.Fatalf("%d points, want 2", len(sw.Points))
+	}
+	for i, p := range sw.Points {
+		if p.Params["vus"] != []string{"1", "2"}[i] {
+			t.Errorf("point %d params %v", i+1, p.Params)
+		}
+		if p.Stats == nil || p.Stats.N != 2 || len(p.NOPM) != 2 || len(p.P95) != 2 {
+			t.Errorf("point %d: stats %+v, nopm %v, p95 %v; want 2 repetitions", i+1, p.Stats, p.NOPM, p.P95)
+			continue
+		}
+		if p.Stats.Mean <= 0 || p.Stats.CILow > p.Stats.Mean || p.Stats.CIHigh < p.Stats.Mean || p.Stats.P95 <= 0 {
+			t.Errorf("point %d stats %+v", i+1, p.Stats)
+		}
+		for rep, run := range p.Runs {
+			doc, err := result.Read(filepath.Join(dir, run))
+			if err != nil {
+				t.Errorf("point %d repetition %d: %v", i+1, rep+1, err)
+				continue
+			}
+			if doc.Interrupted || doc.Config["vus"] != float64(i+1) {
+				t.Errorf("%s: interrupted %v, vus %v", run, doc.Interrupted, doc.Config["vus"])
+			}
+			if doc.NOPM == nil || *doc.NOPM != p.NOPM[rep] {
+				t.Errorf("%s: nopm %v, the sweep has %v", run, doc.NOPM, p.NOPM[rep])
+			}
+		}
+	}
+	base, other := sw.Points[0], sw.Points[1]
+	if base.BaselinePoint != -1 || base.Gain != nil {
+		t.Errorf("baseline point: baseline_point %d, gain %+v; want -1 and none", base.BaselinePoint, base.Gain)
+	}
+	if other.BaselinePoint != 0 || other.Gain == nil {
+		t.Fatalf("point 2: baseline_point %d, gain %+v; want 0 and a gain", other.BaselinePoint, other.Gain)
+	}
+	g := other.Gain
+	if pct := (other.Stats.Mean/base.Stats.Mean - 1) * 100; abs(g.Pct-pct) > 1e-6 || g.Low > g.Pct || g.High < g.Pct {
+		t.Errorf("gain %+v, want %.2f%% inside its interval", g, pct)
+	}
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// TestSweepSQLite: a whole sweep on an external SQLite target, and
+// --dry-run printing the plan without running anything.
+func TestSweepSQLite(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	spec := sqliteSweep(t, dir, "2s")
+	out := filepath.Join(dir, "out")
+
+	o := mustRun(t, "sweep", spec, "--dry-run", "--out", out)
+	for _, want := range []string{"point  vus", "1      1    baseline", "2 points × 2 repetitions = 4 runs",
+		"Order (point numbers, repetitions interleaved): 1 2 | 1 2", "Estimated duration: about 28s"} {
+		wantIn(t, "dry-run stdout", o.stdout, want)
+	}
+	noFile(t, out)
+	noFile(t, filepath.Join(dir, "x.db"))
+
+	o = mustRun(t, "sweep", spec, "--out", out)
+	wantIn(t, "stderr", o.stderr, "run 3/4: point 1 (vus=1), repetition 2 — about ")
+	wantIn(t, "stdout", o.stdout, "Sweep: "+filepath.Join(out, "sweep.json"))
+	wantIn(t, "stdout", o.stdout, "baseline")
+	checkComplete(t, out)
+
+	// The directory holds a sweep now: a second one there is refused.
+	line := usageError(t, dbrig(t, "sweep", spec, "--out", out))
+	wantIn(t, "error", line, "dbrig sweep --resume "+out)
+}
+
+// TestSweepSpecErrors: the spec's mistakes come out as one line, exit 2,
+// naming the file and line.
+func TestSweepSpecErrors(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "bad.yaml")
+	write := func(s string) {
+		if err := os.WriteFile(spec, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("target: {url: 'sqlite:x.db'}\nworkload: tproc-c\nrun:\n  duraton: 60s\n")
+	line := usageError(t, dbrig(t, "sweep", spec))
+	if want := "dbrig: " + spec + ` line 4: unknown key "duraton" in run`; !strings.HasPrefix(line, want) {
+		t.Errorf("error %q, want it to start %q", line, want)
+	}
+	write("target: {url: 'sqlite:x.db'}\nworkload: tproc-c\nvary:\n  shared_buffers: [128MB]\n")
+	line = usageError(t, dbrig(t, "sweep", spec, "--dry-run"))
+	if want := "dbrig: " + spec + " line 4: shared_buffers is a server setting; only a managed target (target: {managed: true}) can vary it"; line != want {
+		t.Errorf("error %q, want %q", line, want)
+	}
+	usageError(t, dbrig(t, "sweep"))
+	usageError(t, dbrig(t, "sweep", "--resume", dir))
+	usageError(t, dbrig(t, "sweep", filepath.Join(dir, "missing.yaml")))
+}
+
+// waitFor waits until s appears in w's output after offset from, and
+// returns where it ends.
+func waitFor(t *testing.T, w *watch, exited <-chan error, s string, from int) int {
+	t.Helper()
+	deadline := time.After(30 * time.Second)
+	for {
+		out := w.String()
+		if i := strings.Index(out[from:], s); i >= 0 {
+			return from + i + len(s)
+		}
+		select {
+		case err := <-exited:
+			t.Fatalf("dbrig exited (%v) before printing %q:\n%s", err, s, out)
+		case <-deadline:
+			t.Fatalf("no %q within 30s:\n%s", s, out)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// startSweep runs the dbrig binary with args in the background.
+func startSweep(t *testing.T, bin string, args ...string) (*watch, <-chan error, *exec.Cmd) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	var stdout bytes.Buffer
+	stderr := newWatch("\x00")
+	cmd.Stdout, cmd.Stderr = &stdout, stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			<-exited
+		}
+		t.Logf("$ dbrig %s\n--- stdout:\n%s--- stderr:\n%s", strings.Join(args, " "), &stdout, stderr)
+	})
+	return stderr, exited, cmd
+}
+
+func waitExit(t *testing.T, exited <-chan error, out *watch) {
+	t.Helper()
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Fatalf("dbrig exited with %v after Ctrl-C, want 0\n%s", err, out)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatalf("dbrig still running 20s after Ctrl-C:\n%s", out)
+	}
+}
+
+// TestSweepInterruptResume: Ctrl-C stops after the current run, a second
+// Ctrl-C interrupts the run itself, and --resume carries on to the end.
+func TestSweepInterruptResume(t *testing.T) {
+	t.Parallel()
+	bin := buildBinary(t)
+	dir := t.TempDir()
+	spec := sqliteSweep(t, dir, "2s")
+	out := filepath.Join(dir, "out")
+
+	// One Ctrl-C during the first run: that run finishes and counts.
+	stderr, exited, cmd := startSweep(t, bin, "sweep", spec, "--out", out)
+	waitFor(t, stderr, exited, "run 1/4:", 0)
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	waitExit(t, exited, stderr)
+	wantIn(t, "stderr", stderr.String(), "stopping after the current run")
+	sw := readSweep(t, out)
+	if sw.Done != 1 || sw.Complete || !sw.Interrupted {
+		t.Fatalf("after one Ctrl-C: done %d, complete %v, interrupted %v; want 1, false, true", sw.Done, sw.Complete, sw.Interrupted)
+	}
+	if sw.Points[0].Runs[0] == "" || len(sw.Points[0].NOPM) != 1 {
+		t.Errorf("point 1 after its first run: runs %v, nopm %v", sw.Points[0].Runs, sw.Points[0].NOPM)
+	}
+
+	// Two Ctrl-Cs during the second run: it ends early, is kept marked
+	// interrupted, and does not count.
+	stderr, exited, cmd = startSweep(t, bin, "sweep", "--resume", out)
+	at := waitFor(t, stderr, exited, "run 2/4:", 0)
+	waitFor(t, stderr, exited, "measure", at)
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, stderr, exited, "stopping after the current run", at)
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	waitExit(t, exited, stderr)
+	sw = readSweep(t, out)
+	if sw.Done != 1 || sw.Complete || !sw.Interrupted {
+		t.Fatalf("after two Ctrl-Cs: done %d, complete %v, interrupted %v; want 1, false, true", sw.Done, sw.Complete, sw.Interrupted)
+	}
+	if sw.Points[1].Runs[0] != "" || len(sw.Points[1].NOPM) != 0 {
+		t.Errorf("the interrupted run counted: runs %v, nopm %v", sw.Points[1].Runs, sw.Points[1].NOPM)
+	}
+	doc, err := result.Read(filepath.Join(out, "runs", "p02-r1-interrupted.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !doc.Interrupted {
+		t.Error("the interrupted run's document is not marked interrupted")
+	}
+
+	o := mustRun(t, "sweep", "--resume", out)
+	wantIn(t, "stderr", o.stderr, "Resuming sweep vus at run 2 of 4")
+	checkComplete(t, out)
+	if sw := readSweep(t, out); len(sw.Notes) == 0 || !strings.Contains(strings.Join(sw.Notes, "\n"), "p02-r1-interrupted.json") {
+		t.Errorf("notes %q do not mention the interrupted run", sw.Notes)
+	}
+	// A complete sweep resumes to nothing.
+	o = mustRun(t, "sweep", "--resume", out)
+	wantIn(t, "stderr", o.stderr, "already complete")
+}
+
+// TestSweepRejectedSetting: a managed sweep whose setting the server
+// rejects stops at that point with the server's own message, exit 2,
+// and keeps its sweep document and the server's log.
+func TestSweepRejectedSetting(t *testing.T) {
+	t.Parallel()
+	bin, err := postgres.FindBinDir("")
+	if err != nil {
+		if os.Getenv("DBRIG_REQUIRE_PG") == "1" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "bad-setting.yaml")
+	body := "name: bad-setting\n" +
+		"target: {managed: true, pg_bin: '" + bin + "'}\n" +
+		"workload: tproc-c\n" +
+		"run: {rampup: 0s, duration: 1s}\n" +
+		"vary:\n  shared_buffers: [notasize]\n"
+	if err := os.WriteFile(spec, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A short path keeps the server's socket inside it.
+	out, err := os.MkdirTemp("", "dbrig-sweep-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(out) })
+	// The sweep has begun, so stderr holds its progress first; the error
+	// is the one last line.
+	o := dbrig(t, "sweep", spec, "--out", out)
+	if o.code != 2 {
+		t.Errorf("exit %d, want 2", o.code)
+	}
+	lines := strings.Split(strings.TrimSuffix(o.stderr, "\n"), "\n")
+	line := lines[len(lines)-1]
+	if !strings.HasPrefix(line, "dbrig: ") {
+		t.Errorf("last line of stderr %q does not start with \"dbrig: \"", line)
+	}
+	wantIn(t, "error", line, "point 1 (shared_buffers=notasize)")
+	wantIn(t, "error", line, `invalid value for parameter "shared_buffers": "notasize"`)
+	sw := readSweep(t, out)
+	if sw.Done != 0 || sw.Complete || len(sw.Points) != 1 || len(sw.Points[0].Errors) != 1 {
+		t.Fatalf("done %d, complete %v, points %+v", sw.Done, sw.Complete, sw.Points)
+	}
+	wantIn(t, "point error", sw.Points[0].Errors[0], `"notasize"`)
+	if b, err := os.ReadFile(filepath.Join(out, "server.log")); err != nil || !strings.Contains(string(b), "notasize") {
+		t.Errorf("server.log kept beside the sweep: %v, holds %q", err, b)
+	}
+}
+
+// TestSweepManagedPrewarm: a managed sweep creates its server under the
+// sweep's directory, builds once, warms the cache where the point says
+// so, keeps the server's log and stops the server at the end.
+func TestSweepManagedPrewarm(t *testing.T) {
+	t.Parallel()
+	bin, err := postgres.FindBinDir("")
+	if err != nil {
+		if os.Getenv("DBRIG_REQUIRE_PG") == "1" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "full-cache.yaml")
+	body := "name: full-cache\n" +
+		"target: {managed: true, pg_bin: '" + bin + "', settings: {shared_buffers: 128MB}}\n" +
+		"workload: tproc-c\n" +
+		"build: {warehouses: 1}\n" +
+		"run: {rampup: 0s, duration: 1s, vus: 2}\n" +
+		"vary:\n  prewarm: [none, full]\n" +
+		"baseline: {prewarm: none}\n"
+	if err := os.WriteFile(spec, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := os.MkdirTemp("", "dbrig-sweep-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(out) })
+	o := mustRun(t, "sweep", spec, "--out", out)
+	wantIn(t, "stderr", o.stderr, "% of ")
+	wantIn(t, "stderr", o.stderr, " pages resident")
+	wantIn(t, "stdout", o.stdout, "(not significant")
+	sw := readSweep(t, out)
+	if !sw.Complete || sw.Done != 2 || sw.Target.Kind != "postgres" || sw.Settings["shared_buffers"] != "128MB" {
+		t.Fatalf("complete %v, done %d, target %+v, settings %v", sw.Complete, sw.Done, sw.Target, sw.Settings)
+	}
+	if len(sw.Points[0].Resident) != 0 || len(sw.Points[1].Resident) != 1 || sw.Points[1].Resident[0] < 0.95 {
+		t.Errorf("resident: none %v, full %v; want nothing, then at least 0.95", sw.Points[0].Resident, sw.Points[1].Resident)
+	}
+	if g := sw.Points[1].Gain; g == nil || g.Significant {
+		t.Errorf("gain from one repetition %+v, want one, not significant", g)
+	}
+	if !strings.Contains(strings.Join(sw.Notes, "\n"), "single repetition") {
+		t.Errorf("notes %q do not say the gains have no interval", sw.Notes)
+	}
+	if _, err := os.Stat(filepath.Join(out, "server.log")); err != nil {
+		t.Error(err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "server", "data", "postmaster.pid")); !os.IsNotExist(err) {
+		t.Errorf("the server is still running after the sweep (postmaster.pid: %v)", err)
+	}
+}

@@ -1,0 +1,631 @@
+package experiment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/dbrig/dbrig/internal/result"
+	"github.com/dbrig/dbrig/internal/runner"
+	"github.com/dbrig/dbrig/internal/target"
+	"github.com/dbrig/dbrig/internal/target/postgres"
+	"github.com/dbrig/dbrig/internal/workload"
+	"github.com/spf13/pflag"
+)
+
+// DatabaseName is the database a managed sweep creates and runs in.
+const DatabaseName = "dbrig"
+
+// Sweep is an experiment being run: its spec, the expanded points, and
+// the sweep document, which lives in Dir/sweep.json.
+type Sweep struct {
+	Spec   *Spec
+	Points []Point
+	Doc    *result.Sweep
+	Dir    string
+}
+
+// New lays out a fresh sweep of spec in dir; nothing runs yet.
+func New(spec *Spec, dir string) *Sweep {
+	points := spec.Points()
+	doc := &result.Sweep{
+		SchemaVersion: result.SchemaVersion, Kind: result.SweepKind,
+		Name: spec.Name, Workload: spec.Workload, Spec: spec.JSON(),
+		Varied: spec.Varied(), Repeat: spec.Repeat,
+		Order: Order(len(points), spec.Repeat),
+	}
+	if spec.Target.Managed {
+		doc.Target = result.Target{Kind: "postgres"}
+		if len(spec.Target.Settings) > 0 {
+			doc.Settings = map[string]string{}
+			for _, p := range spec.Target.Settings {
+				doc.Settings[p.Name] = p.Value
+			}
+		}
+	} else {
+		doc.Target = result.Target{URL: target.Redact(spec.Target.URL)}
+	}
+	if len(spec.Baseline) > 0 {
+		doc.Baseline = map[string]string{}
+		for _, b := range spec.Baseline {
+			doc.Baseline[b.Name] = b.Value
+		}
+	}
+	for i, p := range points {
+		doc.Points = append(doc.Points, result.SweepPoint{
+			Params: p.Map(), Runs: make([]string, spec.Repeat),
+			NOPM: []float64{}, P95: []float64{}, BaselinePoint: spec.BaselineOf(points, i),
+		})
+	}
+	return &Sweep{Spec: spec, Points: points, Doc: doc, Dir: dir}
+}
+
+// Path is where the sweep document lives.
+func (s *Sweep) Path() string { return filepath.Join(s.Dir, "sweep.json") }
+
+// Resume opens the sweep in dir to carry on from its last finished run.
+// url replaces the stored target URL, which never holds a password; it
+// must name the same target.
+func Resume(dir, url string) (*Sweep, error) {
+	path := filepath.Join(dir, "sweep.json")
+	if _, err := os.Stat(path); err != nil {
+		return nil, target.Userf("%s holds no sweep to resume (no sweep.json)", dir)
+	}
+	doc, err := result.ReadSweep(path)
+	if err != nil {
+		return nil, target.Userf("%v", err)
+	}
+	spec, err := Parse(path+" (spec)", doc.Spec)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case url != "" && spec.Target.Managed:
+		return nil, target.Userf("--target: the sweep in %s runs on a managed server, not a URL", dir)
+	case url != "" && target.Redact(url) != spec.Target.URL:
+		return nil, target.Userf("--target %s is not the sweep's target (%s)", target.Redact(url), spec.Target.URL)
+	case url != "":
+		spec.Target.URL = url
+	}
+	points := spec.Points()
+	if len(points) != len(doc.Points) || len(doc.Order) != len(points)*spec.Repeat || doc.Done > len(doc.Order) {
+		return nil, target.Userf("%s: the points do not match the sweep's spec; the document was edited", path)
+	}
+	for i, p := range points {
+		if !maps.Equal(p.Map(), doc.Points[i].Params) {
+			return nil, target.Userf("%s: point %d does not match the sweep's spec; the document was edited", path, i+1)
+		}
+	}
+	return &Sweep{Spec: spec, Points: points, Doc: doc, Dir: dir}, nil
+}
+
+// Options are what the caller provides for running a sweep.
+type Options struct {
+	// Log receives status lines: the run starting, the warm-up, the server.
+	Log io.Writer
+	// Progress receives the runner's live line; ProgressDone ends it.
+	Progress     func(line string)
+	ProgressDone func()
+	// Stop, once closed, ends the sweep after the current run. Cancelling
+	// the context passed to Run interrupts the current run itself.
+	Stop <-chan struct{}
+	// DropCaches empties the OS page cache; nil means DropPageCache.
+	DropCaches func() error
+	// Prewarm loads a database into shared buffers; nil means postgres.Prewarm.
+	Prewarm func(ctx context.Context, url string) (postgres.Residency, error)
+	// Now is the clock, for tests; nil means time.Now.
+	Now func() time.Time
+}
+
+// DropPageCache writes back dirty pages and drops the clean ones, so a
+// run reads from storage as the first run did. Only root may.
+func DropPageCache() error {
+	syscall.Sync()
+	f, err := os.OpenFile("/proc/sys/vm/drop_caches", os.O_WRONLY, 0)
+	if err != nil {
+		return reason(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString("3\n"); err != nil {
+		return reason(err)
+	}
+	return nil
+}
+
+// reason is what stopped a cache drop, in a few words.
+func reason(err error) error {
+	switch {
+	case errors.Is(err, os.ErrPermission):
+		return errors.New("not permitted (needs root)")
+	case errors.Is(err, syscall.EROFS):
+		return errors.New("/proc/sys is read-only here (a container?)")
+	case errors.Is(err, os.ErrNotExist):
+		return errors.New("no /proc/sys/vm/drop_caches on this OS")
+	}
+	return err
+}
+
+// runner holds what one Run call shares between its steps.
+type run struct {
+	*Sweep
+	o        Options
+	srv      *postgres.Server
+	settings map[string]string // the running server's
+	url      string
+	t        target.Target
+	built    bool
+	dropNote bool
+	started  time.Time
+	runsDone int // in this call, for the time-left estimate
+}
+
+func (s *Sweep) addNote(note string) {
+	if !slices.Contains(s.Doc.Notes, note) {
+		s.Doc.Notes = append(s.Doc.Notes, note)
+	}
+}
+
+func (s *Sweep) save() error {
+	if err := result.WriteSweep(s.Path(), s.Doc); err != nil {
+		return fmt.Errorf("write %s: %w", s.Path(), err)
+	}
+	return nil
+}
+
+// Run carries the sweep on from Doc.Done until every run is done, Stop is
+// closed, or ctx is cancelled. It rewrites the sweep document after every
+// run. A stop or interruption returns nil with Doc.Interrupted set; a
+// setting the server rejects returns a target.UserError.
+func (s *Sweep) Run(ctx context.Context, o Options) (err error) {
+	if o.Log == nil {
+		o.Log = io.Discard
+	}
+	if o.Progress == nil {
+		o.Progress = func(string) {}
+	}
+	if o.ProgressDone == nil {
+		o.ProgressDone = func() {}
+	}
+	if o.DropCaches == nil {
+		o.DropCaches = DropPageCache
+	}
+	if o.Prewarm == nil {
+		o.Prewarm = postgres.Prewarm
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	r := &run{Sweep: s, o: o, url: s.Spec.Target.URL, started: o.Now()}
+	doc := s.Doc
+	if doc.StartedAt.IsZero() {
+		doc.StartedAt = o.Now().UTC()
+	}
+	doc.Host = result.ReadHost()
+	doc.Interrupted, doc.Complete = false, false
+	if err := os.MkdirAll(filepath.Join(s.Dir, "runs"), 0o755); err != nil {
+		return err
+	}
+	if err := s.save(); err != nil {
+		return err
+	}
+	defer func() {
+		if r.t != nil {
+			r.t.Close()
+		}
+		if serr := r.stopServer(); serr != nil && err == nil {
+			err = serr
+		}
+		if werr := s.save(); werr != nil && err == nil {
+			err = werr
+		}
+	}()
+	if s.Spec.Target.Managed {
+		if err := r.initServer(ctx); err != nil {
+			return err
+		}
+	}
+	for doc.Done < len(doc.Order) {
+		if r.stopping(ctx) {
+			doc.Interrupted = true
+			return nil
+		}
+		stop, err := r.next(ctx)
+		if err != nil || stop {
+			if err == nil || r.stopping(ctx) && !isUser(err) {
+				doc.Interrupted = true
+				return nil
+			}
+			return err
+		}
+	}
+	doc.Complete = true
+	return nil
+}
+
+func isUser(err error) bool {
+	var ue *target.UserError
+	return errors.As(err, &ue)
+}
+
+func (r *run) stopping(ctx context.Context) bool {
+	if ctx.Err() != nil {
+		return true
+	}
+	select {
+	case <-r.o.Stop:
+		return true
+	default:
+		return false
+	}
+}
+
+// stoppable is ctx, also cancelled by Stop: a build or a warm-up is not a
+// run, so the first Ctrl-C does not wait for it.
+func (r *run) stoppable(ctx context.Context) (context.Context, func()) {
+	c, cancel := context.WithCancel(ctx)
+	go func() {
+		select {
+		case <-r.o.Stop:
+			cancel()
+		case <-c.Done():
+		}
+	}()
+	return c, cancel
+}
+
+func (r *run) initServer(ctx context.Context) error {
+	bin, err := postgres.FindBinDir(r.Spec.Target.PGBin)
+	if err != nil {
+		return err
+	}
+	r.srv = &postgres.Server{Dir: filepath.Join(r.Dir, "server"), BinDir: bin}
+	v, err := r.srv.Version(ctx)
+	if err != nil {
+		return err
+	}
+	r.Doc.Target.Version = v.Raw
+	if _, err := os.Stat(filepath.Join(r.srv.Dir, "data", "PG_VERSION")); err != nil {
+		fmt.Fprintf(r.o.Log, "Creating a PostgreSQL %s cluster in %s\n", v, r.srv.Dir)
+	}
+	if err := r.srv.Init(ctx); err != nil {
+		return err
+	}
+	// A sweep killed outright leaves its server behind; the sweep cannot
+	// know what state it is in, so the user stops it.
+	if st, err := r.srv.Status(ctx); err == nil && st.State == postgres.StateRunning {
+		return target.Userf("a server from an earlier run of this sweep is still running in %s: stop it with `dbrig server stop --dir %s`, then resume",
+			r.srv.Dir, r.srv.Dir)
+	}
+	return nil
+}
+
+// stopServer stops a managed server and keeps its log beside the results.
+func (r *run) stopServer() error {
+	if r.srv == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	err := r.srv.Stop(ctx)
+	copyFile(r.srv.LogPath(), filepath.Join(r.Dir, "server.log"))
+	return err
+}
+
+func copyFile(from, to string) {
+	b, err := os.ReadFile(from)
+	if err == nil {
+		_ = os.WriteFile(to, b, 0o644)
+	}
+}
+
+// pointError records err against the point and makes it the sweep's
+// one-line error, naming the point.
+func (r *run) pointError(pi int, err error) error {
+	msg := strings.ReplaceAll(err.Error(), "\n", " ")
+	r.Doc.Points[pi].Errors = append(r.Doc.Points[pi].Errors, msg)
+	return target.Userf("point %d (%s): %s; the sweep stopped there, results so far are in %s",
+		pi+1, r.Points[pi].Label(), msg, r.Dir)
+}
+
+// startServer (re)starts the managed server when the point's settings differ
+// from the running server's.
+func (r *run) startServer(ctx context.Context, pi int) error {
+	want := r.Spec.ServerSettings(r.Points[pi])
+	if r.srv.Running() && maps.Equal(want, r.settings) {
+		return nil
+	}
+	if r.t != nil {
+		r.t.Close()
+		r.t = nil
+	}
+	if r.srv.Running() {
+		if err := r.srv.Stop(context.WithoutCancel(ctx)); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(r.o.Log, "Starting PostgreSQL with %s\n", settingsLine(want))
+	if err := r.srv.Start(ctx, want); err != nil {
+		if ctx.Err() != nil {
+			return err
+		}
+		return r.pointError(pi, err)
+	}
+	r.settings = want
+	if err := r.srv.CreateDB(ctx, DatabaseName); err != nil && target.SQLState(err) != "42P04" {
+		return fmt.Errorf("create database %s: %w", DatabaseName, err)
+	}
+	r.url = r.srv.URLFor(DatabaseName)
+	return nil
+}
+
+func settingsLine(m map[string]string) string {
+	if len(m) == 0 {
+		return "default settings"
+	}
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		parts = append(parts, k+"="+m[k])
+	}
+	return strings.Join(parts, " ")
+}
+
+// ensureSchema builds the workload's schema unless it is there already,
+// as after a resume or on an external target built beforehand.
+func (r *run) ensureSchema(ctx context.Context) error {
+	w, _ := workload.New(r.Spec.Workload)
+	opened, err := w.Open(ctx, r.t)
+	if err == nil {
+		opened.Close()
+		return nil
+	}
+	if !errors.Is(err, workload.ErrNoSchema) {
+		return err
+	}
+	fs := pflag.NewFlagSet("build", pflag.ContinueOnError)
+	w.BuildFlags(fs)
+	var params []string
+	for _, b := range r.Spec.Build {
+		if err := setFlag(fs, b.Name, b.Value); err != nil {
+			return err
+		}
+		params = append(params, b.Name+"="+b.Value)
+	}
+	fmt.Fprintf(r.o.Log, "Building %s on %s (%s)\n", r.Spec.Workload, r.t.URL(), strings.Join(params, " "))
+	bctx, cancel := r.stoppable(ctx)
+	defer cancel()
+	sum, err := w.Build(bctx, r.t, workload.BuildOptions{Progress: func(done, total int64, what string) {
+		pct := 0.0
+		if total > 0 {
+			pct = float64(done) / float64(total) * 100
+		}
+		r.o.Progress(fmt.Sprintf("build %-8s %5.1f%%  %d of %d rows", what, pct, done, total))
+	}})
+	r.o.ProgressDone()
+	if err != nil {
+		if bctx.Err() != nil {
+			return fmt.Errorf("build interrupted: %w", bctx.Err())
+		}
+		return err
+	}
+	fmt.Fprintf(r.o.Log, "Built %s: %d rows in %.1f s\n", r.Spec.Workload, sum.Rows, sum.Seconds)
+	return nil
+}
+
+// next does the run at Doc.Done. stop reports that the run was interrupted
+// and the sweep must end there.
+func (r *run) next(ctx context.Context) (stop bool, err error) {
+	doc := r.Doc
+	pi, rep := doc.Order[doc.Done][0], doc.Order[doc.Done][1]
+	pt := r.Points[pi]
+	if r.srv != nil {
+		if err := r.startServer(ctx, pi); err != nil {
+			return false, err
+		}
+	}
+	if r.t == nil {
+		if r.t, err = target.Open(ctx, r.url); err != nil {
+			return false, err
+		}
+		if r.Doc.Target.Kind == "" || r.srv != nil {
+			v, _ := r.t.Version(ctx)
+			r.Doc.Target = result.Target{Kind: r.t.Kind(), Version: v, URL: r.t.URL()}
+		}
+	}
+	if !r.built {
+		if err := r.ensureSchema(ctx); err != nil {
+			return false, err
+		}
+		r.built = true
+		if r.stopping(ctx) {
+			return true, nil
+		}
+	}
+	params := r.Spec.RunParams(pt)
+	left := r.Spec.Estimate(r.Points, doc.Order, doc.Done, false)
+	fmt.Fprintf(r.o.Log, "run %d/%d: point %d (%s), repetition %d — about %s left\n",
+		doc.Done+1, len(doc.Order), pi+1, pt.Label(), rep, roundLeft(left))
+
+	if err := r.o.DropCaches(); err != nil && !r.dropNote {
+		r.dropNote = true
+		r.addNote("OS page cache not dropped between runs: " + err.Error())
+		fmt.Fprintf(r.o.Log, "dbrig: OS page cache not dropped between runs: %v\n", err)
+	}
+	if lookup(params, "prewarm") == PrewarmFull {
+		pctx, cancel := r.stoppable(ctx)
+		res, err := r.o.Prewarm(pctx, r.url)
+		cancel()
+		if err != nil {
+			if pctx.Err() != nil {
+				return true, nil
+			}
+			return false, r.pointError(pi, fmt.Errorf("prewarm: %w", err))
+		}
+		doc.Points[pi].Resident = append(doc.Points[pi].Resident, res.Fraction)
+		fmt.Fprintf(r.o.Log, "prewarm: %.1f%% of %s pages resident\n", res.Fraction*100, thousands(res.Blocks))
+	}
+
+	docPath, err := r.measure(ctx, pi, rep, params)
+	if err != nil {
+		if ctx.Err() != nil && docPath == "" {
+			return true, nil
+		}
+		if isUser(err) {
+			return false, r.pointError(pi, err)
+		}
+		if r.srv != nil {
+			// A run that fails because the server died says so.
+			if st, serr := r.srv.Status(context.WithoutCancel(ctx)); serr == nil && st.State == postgres.StateCrashed {
+				return false, r.pointError(pi, fmt.Errorf("the server crashed: %s (run error: %v)", st.Reason, err))
+			}
+		}
+		r.Doc.Points[pi].Errors = append(r.Doc.Points[pi].Errors, err.Error())
+		return false, err
+	}
+	if docPath == "" {
+		return true, nil
+	}
+	r.runsDone++
+	return false, nil
+}
+
+// measure does one run and files its document. An interrupted run's
+// document is kept under its own name and counts for nothing; path is
+// then "".
+func (r *run) measure(ctx context.Context, pi, rep int, params []Param) (string, error) {
+	w, _ := workload.New(r.Spec.Workload)
+	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
+	w.RunFlags(fs)
+	var opt runner.Options
+	for _, p := range params {
+		var err error
+		switch p.Name {
+		case "rampup":
+			opt.Rampup, err = time.ParseDuration(p.Value)
+		case "duration":
+			opt.Duration, err = time.ParseDuration(p.Value)
+		case "vus":
+			_, err = fmt.Sscan(p.Value, &opt.VUs)
+		case "client_cpus":
+			_, err = fmt.Sscan(p.Value, &opt.ClientCPUs)
+		case "prewarm":
+		default:
+			err = setFlag(fs, p.Name, p.Value)
+		}
+		if err != nil {
+			return "", target.Userf("%s: %v", p.Name, err)
+		}
+	}
+	opened, err := w.Open(ctx, r.t)
+	if err != nil {
+		return "", err
+	}
+	defer opened.Close()
+	opt.Progress = r.o.Progress
+	opt.Warn = func(msg string) { fmt.Fprintln(r.o.Log, "dbrig: "+msg) }
+	d, err := runner.Run(ctx, r.t, r.Spec.Workload, opened, opt)
+	r.o.ProgressDone()
+	if err != nil {
+		return "", err
+	}
+	doc := r.Doc
+	rel := filepath.Join("runs", fmt.Sprintf("p%02d-r%d.json", pi+1, rep))
+	if d.Interrupted {
+		rel = filepath.Join("runs", fmt.Sprintf("p%02d-r%d-interrupted.json", pi+1, rep))
+	}
+	if err := result.Write(filepath.Join(r.Dir, rel), d); err != nil {
+		return "", fmt.Errorf("write %s: %w", rel, err)
+	}
+	if d.Interrupted {
+		r.addNote(fmt.Sprintf("run %d (point %d, repetition %d) was interrupted; %s is kept but not counted, and a resume runs it again",
+			doc.Done+1, pi+1, rep, rel))
+		return "", nil
+	}
+	pt := &doc.Points[pi]
+	pt.Runs[rep-1] = rel
+	nopm := d.NOPMClient
+	if d.NOPM != nil {
+		nopm = *d.NOPM
+	}
+	pt.NOPM = append(pt.NOPM, nopm)
+	pt.P95 = append(pt.P95, headlineP95(d))
+	doc.Done++
+	r.recompute()
+	return rel, r.save()
+}
+
+// headlineP95 is the p95 latency of the workload's headline transaction:
+// New-Order for TPROC-C, else the first type the workload names.
+func headlineP95(d *result.Document) float64 {
+	for _, tx := range d.Transactions {
+		if tx.Name == "new_order" {
+			return tx.Latency.P95
+		}
+	}
+	if len(d.Transactions) > 0 {
+		return d.Transactions[0].Latency.P95
+	}
+	return 0
+}
+
+// recompute refreshes every point's statistics and gain.
+func (r *run) recompute() {
+	Recompute(r.Doc)
+}
+
+// Recompute refreshes the statistics and gains of every point of doc from
+// the values it holds.
+func Recompute(doc *result.Sweep) {
+	single := false
+	for i := range doc.Points {
+		p := &doc.Points[i]
+		p.Stats = Summarize(p.NOPM, p.P95)
+		p.Gain = nil
+		if p.BaselinePoint >= 0 && p.BaselinePoint < len(doc.Points) {
+			base := doc.Points[p.BaselinePoint].NOPM
+			p.Gain = CompareGain(p.NOPM, base)
+			if p.Gain != nil && (len(p.NOPM) < 2 || len(base) < 2) {
+				single = true
+			}
+		}
+	}
+	if single && doc.Repeat < 2 {
+		note := "with a single repetition the gains have no confidence interval, so none is marked significant; use repeat: 3 or more"
+		if !slices.Contains(doc.Notes, note) {
+			doc.Notes = append(doc.Notes, note)
+		}
+	}
+}
+
+// roundLeft shows a time left the way a person would say it.
+func roundLeft(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Round(time.Second).Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Round(time.Minute).Minutes()))
+	}
+	d = d.Round(time.Minute)
+	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+}
+
+// FormatDuration is roundLeft for callers outside the package.
+func FormatDuration(d time.Duration) string { return roundLeft(d) }
+
+func thousands(n int64) string {
+	s := fmt.Sprint(n)
+	if n < 0 {
+		return "-" + thousands(-n)
+	}
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}

@@ -1,0 +1,533 @@
+// Package experiment runs studies: a YAML spec names a workload, a target
+// and the parameters to vary; the package expands the matrix, runs every
+// point in an interleaved order of repetitions, and keeps the statistics
+// in a sweep document beside each run's own document.
+package experiment
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dbrig/dbrig/internal/target"
+	"github.com/dbrig/dbrig/internal/target/postgres"
+	"github.com/dbrig/dbrig/internal/workload"
+	"github.com/spf13/pflag"
+	"gopkg.in/yaml.v3"
+)
+
+// Param is one name=value pair, kept in the order the spec wrote it.
+type Param struct {
+	Name, Value string
+	line        int
+}
+
+// Vary is one varied parameter and its values.
+type Vary struct {
+	Name   string
+	Values []string
+	Kind   ParamKind
+	line   int
+}
+
+// ParamKind tells where a parameter goes.
+type ParamKind int
+
+const (
+	// RunParam is a parameter of the runner or a workload run flag.
+	RunParam ParamKind = iota
+	// ServerParam is a server setting, applied at start (managed targets).
+	ServerParam
+	// PrewarmParam is the full-cache warm-up before each run.
+	PrewarmParam
+)
+
+// Target is where the sweep runs: a server dbrig manages, or a URL.
+type Target struct {
+	Managed  bool
+	Settings []Param
+	PGBin    string
+	URL      string
+}
+
+// Spec is a parsed, validated experiment.
+type Spec struct {
+	// File is the path the spec was read from, for messages.
+	File     string
+	Name     string
+	Target   Target
+	Workload string
+	// Build holds workload build flags by flag name (warehouses, loaders...).
+	Build []Param
+	// Run holds the fixed run parameters by spec name (rampup, vus, mode...).
+	Run      []Param
+	Vary     []Vary
+	Baseline []Param
+	Repeat   int
+}
+
+// Prewarm values.
+const (
+	PrewarmNone = "none"
+	PrewarmFull = "full"
+)
+
+// Defaults of the runner's parameters, as the run command has them.
+var runDefaults = []Param{{Name: "rampup", Value: "10s"}, {Name: "duration", Value: "60s"}, {Name: "vus", Value: "4"}}
+
+// runnerParams are the run parameters the runner takes, rather than the workload.
+var runnerParams = map[string]bool{"rampup": true, "duration": true, "vus": true, "client_cpus": true, "prewarm": true}
+
+// specError is one line: where in the file, and what is wrong.
+func specError(file string, line int, format string, args ...any) error {
+	msg := fmt.Sprintf(format, args...)
+	if line > 0 {
+		return target.Userf("%s line %d: %s", file, line, msg)
+	}
+	return target.Userf("%s: %s", file, msg)
+}
+
+// Parse reads and validates a spec. file names it in messages.
+func Parse(file string, data []byte) (*Spec, error) {
+	var doc yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, specError(file, 0, "empty experiment spec")
+		}
+		return nil, target.Userf("%s: %s", file, strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	p := parser{file: file}
+	root := &doc
+	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
+		root = root.Content[0]
+	}
+	s, err := p.spec(root)
+	if err != nil {
+		return nil, err
+	}
+	s.File = file
+	return s, nil
+}
+
+type parser struct{ file string }
+
+func (p parser) errf(n *yaml.Node, format string, args ...any) error {
+	return specError(p.file, n.Line, format, args...)
+}
+
+// mapping walks a mapping node's keys in order, refusing duplicates and
+// any key that known does not accept.
+func (p parser) mapping(n *yaml.Node, where string, fn func(key string, k, v *yaml.Node) error) error {
+	if n.Kind != yaml.MappingNode {
+		return p.errf(n, "%s: want a mapping (key: value ...), got %s", where, describe(n))
+	}
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if k.Kind != yaml.ScalarNode {
+			return p.errf(k, "%s: keys must be plain names", where)
+		}
+		if seen[k.Value] {
+			return p.errf(k, "duplicate key %q in %s", k.Value, where)
+		}
+		seen[k.Value] = true
+		if err := fn(k.Value, k, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func describe(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.AliasNode:
+		return "an alias"
+	}
+	if n.Tag == "!!null" {
+		return "nothing"
+	}
+	return strconv.Quote(n.Value)
+}
+
+// scalar is a plain value: a string, number or boolean, as written.
+func (p parser) scalar(n *yaml.Node, where string) (string, error) {
+	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
+		return "", p.errf(n, "%s: want a single value, got %s", where, describe(n))
+	}
+	return n.Value, nil
+}
+
+func (p parser) params(n *yaml.Node, where string) ([]Param, error) {
+	var out []Param
+	err := p.mapping(n, where, func(key string, k, v *yaml.Node) error {
+		s, err := p.scalar(v, where+"."+key)
+		if err != nil {
+			return err
+		}
+		out = append(out, Param{Name: key, Value: s, line: k.Line})
+		return nil
+	})
+	return out, err
+}
+
+func (p parser) spec(root *yaml.Node) (*Spec, error) {
+	s := &Spec{Repeat: 1}
+	lines := map[string]int{}
+	var targetNode *yaml.Node
+	err := p.mapping(root, "the spec", func(key string, k, v *yaml.Node) error {
+		lines[key] = k.Line
+		var err error
+		switch key {
+		case "name":
+			s.Name, err = p.scalar(v, key)
+		case "workload":
+			s.Workload, err = p.scalar(v, key)
+		case "target":
+			targetNode = v
+			err = p.target(v, &s.Target)
+		case "build":
+			s.Build, err = p.params(v, key)
+		case "run":
+			s.Run, err = p.params(v, key)
+		case "vary":
+			err = p.mapping(v, key, func(name string, k, v *yaml.Node) error {
+				if v.Kind != yaml.SequenceNode {
+					return p.errf(v, "vary.%s: want a list of values, got %s", name, describe(v))
+				}
+				if len(v.Content) == 0 {
+					return p.errf(k, "vary.%s: the list of values is empty", name)
+				}
+				vr := Vary{Name: name, line: k.Line}
+				for _, item := range v.Content {
+					val, err := p.scalar(item, "vary."+name)
+					if err != nil {
+						return err
+					}
+					if slices.Contains(vr.Values, val) {
+						return p.errf(item, "vary.%s: value %s is listed twice", name, val)
+					}
+					vr.Values = append(vr.Values, val)
+				}
+				s.Vary = append(s.Vary, vr)
+				return nil
+			})
+		case "baseline":
+			s.Baseline, err = p.params(v, key)
+		case "repeat":
+			var r string
+			if r, err = p.scalar(v, key); err == nil {
+				s.Repeat, err = strconv.Atoi(r)
+				if err != nil || s.Repeat < 1 {
+					err = p.errf(v, "repeat: want a whole number of at least 1, got %s", describe(v))
+				}
+			}
+		default:
+			err = p.errf(k, "unknown key %q at the top level (known: name, target, workload, build, run, vary, baseline, repeat)", key)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if s.Workload == "" {
+		return nil, p.errf(root, "missing key \"workload\" (known: %s)", strings.Join(workload.Names(), ", "))
+	}
+	if targetNode == nil {
+		return nil, p.errf(root, "missing key \"target\": give target: {managed: true} or target: {url: ...}")
+	}
+	if s.Name == "" {
+		s.Name = "sweep"
+	}
+	if err := s.validate(p, lines); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (p parser) target(n *yaml.Node, t *Target) error {
+	managedSet := false
+	err := p.mapping(n, "target", func(key string, k, v *yaml.Node) error {
+		var err error
+		switch key {
+		case "managed":
+			if v.Kind != yaml.ScalarNode || v.Tag != "!!bool" {
+				return p.errf(v, "target.managed: want true or false, got %s", describe(v))
+			}
+			t.Managed, managedSet = v.Value == "true", true
+		case "settings":
+			t.Settings, err = p.params(v, "target.settings")
+		case "pg_bin":
+			t.PGBin, err = p.scalar(v, "target.pg_bin")
+		case "url":
+			t.URL, err = p.scalar(v, "target.url")
+		default:
+			err = p.errf(k, "unknown key %q in target (known: managed, settings, pg_bin, url)", key)
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	switch {
+	case t.Managed && t.URL != "":
+		return p.errf(n, "target: give either url or managed: true, not both")
+	case !t.Managed && t.URL == "":
+		if managedSet {
+			return p.errf(n, "target: managed is false, so give the url of the database to run on")
+		}
+		return p.errf(n, "target: give managed: true (dbrig starts its own PostgreSQL) or url: ...")
+	case !t.Managed && t.PGBin != "":
+		return p.errf(n, "target.pg_bin applies only to a managed target (managed: true)")
+	case !t.Managed && len(t.Settings) > 0:
+		return p.errf(n, "target.settings: %s is a server setting; only a managed target (target: {managed: true}) can set it", t.Settings[0].Name)
+	}
+	return nil
+}
+
+// flagName maps a spec key to the workload flag it sets.
+func flagName(key string) string { return strings.ReplaceAll(key, "_", "-") }
+
+// validate checks every value against what it sets: the workload's own
+// flags, the runner's parameters, the target's kind.
+func (s *Spec) validate(p parser, lines map[string]int) error {
+	w, ok := workload.New(s.Workload)
+	if !ok {
+		return p.errf(&yaml.Node{Line: lines["workload"]}, "unknown workload %q (known: %s)", s.Workload, strings.Join(workload.Names(), ", "))
+	}
+	buildFlags := pflag.NewFlagSet("build", pflag.ContinueOnError)
+	w.BuildFlags(buildFlags)
+	runFlags := pflag.NewFlagSet("run", pflag.ContinueOnError)
+	w.RunFlags(runFlags)
+	postgresTarget := s.Target.Managed || postgres.Match(s.Target.URL)
+
+	for _, b := range s.Build {
+		if buildFlags.Lookup(flagName(b.Name)) == nil {
+			return specError(p.file, b.line, "unknown key %q in build (known: %s)", b.Name, flagKeys(buildFlags))
+		}
+		if err := setFlag(buildFlags, b.Name, b.Value); err != nil {
+			return specError(p.file, b.line, "build.%s: %v", b.Name, err)
+		}
+	}
+	// checkRun validates one value of a run parameter; false means the
+	// name is not a run parameter at all.
+	checkRun := func(name, value string) (bool, error) {
+		switch name {
+		case "rampup", "duration":
+			d, err := time.ParseDuration(value)
+			if err != nil {
+				return true, fmt.Errorf("want a duration such as 30s or 5m, got %q", value)
+			}
+			if d < 0 || d == 0 && name == "duration" {
+				return true, fmt.Errorf("must be positive, got %s", value)
+			}
+		case "vus", "client_cpus":
+			n, err := strconv.Atoi(value)
+			if err != nil {
+				return true, fmt.Errorf("want a whole number, got %q", value)
+			}
+			if n < 1 && name == "vus" {
+				return true, fmt.Errorf("must be at least 1, got %d", n)
+			}
+			if n < 0 {
+				return true, fmt.Errorf("must not be negative, got %d", n)
+			}
+		case "prewarm":
+			if value != PrewarmNone && value != PrewarmFull {
+				return true, fmt.Errorf("want none or full, got %q", value)
+			}
+			if value == PrewarmFull && !postgresTarget {
+				return true, fmt.Errorf("a full-cache warm-up needs a PostgreSQL target (pg_prewarm)")
+			}
+		default:
+			if runFlags.Lookup(flagName(name)) == nil {
+				return false, nil
+			}
+			fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
+			fresh, _ := workload.New(s.Workload)
+			fresh.RunFlags(fs)
+			return true, setFlag(fs, name, value)
+		}
+		return true, nil
+	}
+	for _, r := range s.Run {
+		ok, err := checkRun(r.Name, r.Value)
+		if !ok {
+			return specError(p.file, r.line, "unknown key %q in run (known: rampup, duration, vus, client_cpus, prewarm, %s)", r.Name, flagKeys(runFlags))
+		}
+		if err != nil {
+			return specError(p.file, r.line, "run.%s: %v", r.Name, err)
+		}
+	}
+	for i := range s.Vary {
+		v := &s.Vary[i]
+		if buildFlags.Lookup(flagName(v.Name)) != nil {
+			return specError(p.file, v.line, "%s is a build parameter: the schema is built once per sweep, so it cannot vary", v.Name)
+		}
+		ok, _ := checkRun(v.Name, v.Values[0])
+		switch {
+		case !ok:
+			v.Kind = ServerParam
+			if !s.Target.Managed {
+				return specError(p.file, v.line, "%s is a server setting; only a managed target (target: {managed: true}) can vary it", v.Name)
+			}
+			if strings.ContainsAny(v.Name, " =\t'\"") {
+				return specError(p.file, v.line, "%q is not a server setting's name", v.Name)
+			}
+		case v.Name == "prewarm":
+			v.Kind = PrewarmParam
+		default:
+			v.Kind = RunParam
+		}
+		if v.Kind == ServerParam {
+			continue
+		}
+		for _, val := range v.Values {
+			if _, err := checkRun(v.Name, val); err != nil {
+				return specError(p.file, v.line, "vary.%s: %v", v.Name, err)
+			}
+		}
+		if slices.ContainsFunc(s.Run, func(r Param) bool { return r.Name == v.Name }) {
+			return specError(p.file, v.line, "%s is both in run and in vary: keep it in one place", v.Name)
+		}
+	}
+	for _, b := range s.Baseline {
+		i := slices.IndexFunc(s.Vary, func(v Vary) bool { return v.Name == b.Name })
+		if i < 0 {
+			return specError(p.file, b.line, "baseline: %s is not a varied parameter (varied: %s)", b.Name, strings.Join(s.Varied(), ", "))
+		}
+		if !slices.Contains(s.Vary[i].Values, b.Value) {
+			return specError(p.file, b.line, "baseline: %s=%s is not among the varied values (%s)", b.Name, b.Value, strings.Join(s.Vary[i].Values, ", "))
+		}
+	}
+	// Defaults go in after the checks, so the spec's own lines are reported.
+	for _, d := range runDefaults {
+		if !slices.ContainsFunc(s.Run, func(r Param) bool { return r.Name == d.Name }) &&
+			!slices.ContainsFunc(s.Vary, func(v Vary) bool { return v.Name == d.Name }) {
+			s.Run = append(s.Run, d)
+		}
+	}
+	return nil
+}
+
+func setFlag(fs *pflag.FlagSet, key, value string) error {
+	f := fs.Lookup(flagName(key))
+	if f == nil {
+		return fmt.Errorf("no such parameter")
+	}
+	if err := fs.Set(f.Name, value); err != nil {
+		switch t := f.Value.Type(); {
+		case t == "bool":
+			return fmt.Errorf("want true or false, got %q", value)
+		case strings.HasPrefix(t, "int"), strings.HasPrefix(t, "uint"):
+			return fmt.Errorf("want a whole number, got %q", value)
+		case t == "duration":
+			return fmt.Errorf("want a duration such as 30s or 5m, got %q", value)
+		}
+		return fmt.Errorf("invalid value %q: %v", value, err)
+	}
+	return nil
+}
+
+func flagKeys(fs *pflag.FlagSet) string {
+	var names []string
+	fs.VisitAll(func(f *pflag.Flag) { names = append(names, strings.ReplaceAll(f.Name, "-", "_")) })
+	return strings.Join(names, ", ")
+}
+
+// Varied names the varied parameters in the spec's order.
+func (s *Spec) Varied() []string {
+	names := make([]string, len(s.Vary))
+	for i, v := range s.Vary {
+		names[i] = v.Name
+	}
+	return names
+}
+
+// Warehouses is the build's warehouse count, for the build estimate.
+func (s *Spec) Warehouses() int {
+	for _, b := range s.Build {
+		if b.Name == "warehouses" {
+			n, _ := strconv.Atoi(b.Value)
+			return n
+		}
+	}
+	return 1
+}
+
+// orderedJSON writes params as a JSON object in their order, so that the
+// spec kept in the sweep document parses back to the same spec.
+type orderedJSON []Param
+
+func (o orderedJSON) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, p := range o {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(p.Name)
+		v, _ := json.Marshal(p.Value)
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+type orderedVary []Vary
+
+func (o orderedVary) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, v := range o {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(v.Name)
+		vals, _ := json.Marshal(v.Values)
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(vals)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// JSON is the spec after defaults, as the sweep document keeps it. Values
+// are strings; Parse reads it back (JSON is YAML) for a resume.
+func (s *Spec) JSON() json.RawMessage {
+	type targetJSON struct {
+		Managed  bool        `json:"managed,omitempty"`
+		Settings orderedJSON `json:"settings,omitempty"`
+		PGBin    string      `json:"pg_bin,omitempty"`
+		URL      string      `json:"url,omitempty"`
+	}
+	v := struct {
+		Name     string      `json:"name"`
+		Target   targetJSON  `json:"target"`
+		Workload string      `json:"workload"`
+		Build    orderedJSON `json:"build,omitempty"`
+		Run      orderedJSON `json:"run"`
+		Vary     orderedVary `json:"vary"`
+		Baseline orderedJSON `json:"baseline,omitempty"`
+		Repeat   int         `json:"repeat"`
+	}{s.Name, targetJSON{s.Target.Managed, s.Target.Settings, s.Target.PGBin, target.Redact(s.Target.URL)},
+		s.Workload, s.Build, s.Run, s.Vary, s.Baseline, s.Repeat}
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		panic(err) // strings and ints only
+	}
+	return b
+}

@@ -1,0 +1,137 @@
+package experiment_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/dbrig/dbrig/internal/experiment"
+	_ "github.com/dbrig/dbrig/internal/workload/tprocc"
+)
+
+const good = `name: buffer-cache
+target: {managed: true, settings: {max_connections: 100}}
+workload: tproc-c
+build: {warehouses: 8}
+run: {rampup: 20s, duration: 60s, mode: procs}
+vary:
+  shared_buffers: [128MB, 256MB, 1GB, 2GB]
+  vus: [2, 4]
+baseline: {shared_buffers: 128MB}
+repeat: 3
+`
+
+func TestSpecParse(t *testing.T) {
+	s, err := experiment.Parse("buffer-cache.yaml", []byte(good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Name != "buffer-cache" || !s.Target.Managed || s.Workload != "tproc-c" || s.Repeat != 3 {
+		t.Errorf("spec %+v", s)
+	}
+	if got := strings.Join(s.Varied(), ","); got != "shared_buffers,vus" {
+		t.Errorf("varied %s, want the YAML order shared_buffers,vus", got)
+	}
+	if s.Vary[0].Kind != experiment.ServerParam || s.Vary[1].Kind != experiment.RunParam {
+		t.Errorf("kinds %v %v, want server, run", s.Vary[0].Kind, s.Vary[1].Kind)
+	}
+	if s.Warehouses() != 8 {
+		t.Errorf("warehouses %d", s.Warehouses())
+	}
+	// The spec kept in the sweep document reads back as the same spec.
+	back, err := experiment.Parse("sweep.json", s.JSON())
+	if err != nil {
+		t.Fatalf("%v\n%s", err, s.JSON())
+	}
+	if string(back.JSON()) != string(s.JSON()) {
+		t.Errorf("round trip:\n%s\nvs\n%s", back.JSON(), s.JSON())
+	}
+}
+
+func TestSpecDefaults(t *testing.T) {
+	s, err := experiment.Parse("x.yaml", []byte("target: {url: 'sqlite:x.db'}\nworkload: tproc-c\nvary: {vus: [1, 2]}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Repeat != 1 || s.Name != "sweep" {
+		t.Errorf("repeat %d name %q, want 1 and sweep", s.Repeat, s.Name)
+	}
+	var run []string
+	for _, p := range s.Run {
+		run = append(run, p.Name+"="+p.Value)
+	}
+	if got := strings.Join(run, " "); got != "rampup=10s duration=60s" {
+		t.Errorf("run defaults %q", got)
+	}
+}
+
+func TestSpecErrors(t *testing.T) {
+	ext := "name: x\ntarget: {url: 'sqlite:x.db'}\nworkload: tproc-c\n"
+	managed := "name: x\ntarget: {managed: true}\nworkload: tproc-c\n"
+	for _, tc := range []struct{ name, yaml, want string }{
+		{"unknown top-level key", managed + "repaet: 3\n",
+			`s.yaml line 4: unknown key "repaet" at the top level (known: name, target, workload, build, run, vary, baseline, repeat)`},
+		{"unknown nested key", managed + "run:\n  rampup: 1s\n  duraton: 60s\n",
+			`s.yaml line 6: unknown key "duraton" in run (known: rampup, duration, vus, client_cpus, prewarm, all_warehouses, keying_thinking, mode)`},
+		{"unknown target key", "target: {managed: true, setings: {a: b}}\nworkload: tproc-c\n",
+			`s.yaml line 1: unknown key "setings" in target (known: managed, settings, pg_bin, url)`},
+		{"unknown build key", managed + "build: {warehouses: 1, wharehouses: 2}\n",
+			`s.yaml line 4: unknown key "wharehouses" in build (known: loaders, seed, warehouses)`},
+		{"wrong type: repeat", managed + "repeat: three\n",
+			`s.yaml line 4: repeat: want a whole number of at least 1, got "three"`},
+		{"wrong type: managed", "target: {managed: yes please}\nworkload: tproc-c\n",
+			`s.yaml line 1: target.managed: want true or false, got "yes please"`},
+		{"wrong type: run as a list", managed + "run: [1s]\n",
+			`s.yaml line 4: run: want a mapping (key: value ...), got a list`},
+		{"wrong type: vus", managed + "run: {vus: four}\n",
+			`s.yaml line 4: run.vus: want a whole number, got "four"`},
+		{"wrong type: duration", managed + "run:\n  duration: 60\n",
+			`s.yaml line 5: run.duration: want a duration such as 30s or 5m, got "60"`},
+		{"wrong type: workload flag", managed + "vary:\n  all_warehouses: [false, maybe]\n",
+			`s.yaml line 5: vary.all_warehouses: want true or false, got "maybe"`},
+		{"wrong type: build flag", managed + "build: {warehouses: 2.5}\n",
+			`s.yaml line 4: build.warehouses: want a whole number, got "2.5"`},
+		{"vary not a list", managed + "vary:\n  vus: 4\n",
+			`s.yaml line 5: vary.vus: want a list of values, got "4"`},
+		{"empty vary list", managed + "vary:\n  shared_buffers: []\n",
+			`s.yaml line 5: vary.shared_buffers: the list of values is empty`},
+		{"baseline not varied", managed + "vary: {vus: [1, 2]}\nbaseline: {shared_buffers: 128MB}\n",
+			`s.yaml line 5: baseline: shared_buffers is not a varied parameter (varied: vus)`},
+		{"baseline not among values", managed + "vary:\n  shared_buffers: [128MB, 1GB]\nbaseline: {shared_buffers: 256MB}\n",
+			`s.yaml line 6: baseline: shared_buffers=256MB is not among the varied values (128MB, 1GB)`},
+		{"url and managed", "target: {managed: true, url: 'sqlite:x.db'}\nworkload: tproc-c\n",
+			`s.yaml line 1: target: give either url or managed: true, not both`},
+		{"neither url nor managed", "target: {}\nworkload: tproc-c\n",
+			`s.yaml line 1: target: give managed: true (dbrig starts its own PostgreSQL) or url: ...`},
+		{"server setting on an external target", ext + "vary:\n  vus: [1, 2]\n  shared_buffers: [128MB, 1GB]\n",
+			`s.yaml line 6: shared_buffers is a server setting; only a managed target (target: {managed: true}) can vary it`},
+		{"settings on an external target", "target: {url: 'sqlite:x.db', settings: {shared_buffers: 1GB}}\nworkload: tproc-c\n",
+			`s.yaml line 1: target.settings: shared_buffers is a server setting; only a managed target (target: {managed: true}) can set it`},
+		{"prewarm on SQLite", ext + "vary:\n  prewarm: [none, full]\n",
+			`s.yaml line 5: vary.prewarm: a full-cache warm-up needs a PostgreSQL target (pg_prewarm)`},
+		{"prewarm value", managed + "vary:\n  prewarm: [none, some]\n",
+			`s.yaml line 5: vary.prewarm: want none or full, got "some"`},
+		{"build parameter varied", managed + "vary:\n  warehouses: [1, 2]\n",
+			`s.yaml line 5: warehouses is a build parameter: the schema is built once per sweep, so it cannot vary`},
+		{"duplicate key", managed + "repeat: 2\nrepeat: 3\n",
+			`s.yaml line 5: duplicate key "repeat" in the spec`},
+		{"unknown workload", "target: {managed: true}\nworkload: tpcc\n",
+			`s.yaml line 2: unknown workload "tpcc" (known: tproc-c)`},
+		{"missing workload", "target: {managed: true}\n",
+			`s.yaml line 1: missing key "workload" (known: tproc-c)`},
+		{"not YAML", "target: {managed: true\n",
+			`s.yaml: line 1: did not find expected ',' or '}'`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := experiment.Parse("s.yaml", []byte(tc.yaml))
+			if err == nil {
+				t.Fatalf("no error for\n%s", tc.yaml)
+			}
+			if err.Error() != tc.want {
+				t.Errorf("error\n  %s\nwant\n  %s", err, tc.want)
+			}
+			if strings.Contains(err.Error(), "\n") {
+				t.Errorf("error is more than one line: %q", err)
+			}
+		})
+	}
+}

@@ -1,0 +1,157 @@
+package experiment
+
+import (
+	"math"
+
+	"github.com/dbrig/dbrig/internal/result"
+)
+
+// t975 holds Student's t 0.975 quantiles (two-sided 95%) for 1..30
+// degrees of freedom, as printed in the usual tables.
+var t975 = [...]float64{
+	12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+	2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+	2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
+}
+
+// z975 is the normal 0.975 quantile, the limit of t as df grows.
+const z975 = 1.959964
+
+// TQuantile975 is Student's t 0.975 quantile for df degrees of freedom.
+// Whole df up to 30 come from the table. Welch's df is fractional, and
+// interpolating the table is off by 1-2% at small df, so other df are
+// solved from the t distribution itself; beyond 1000 the normal quantile
+// is within 0.1%.
+func TQuantile975(df float64) float64 {
+	switch {
+	case math.IsNaN(df) || df <= 0:
+		return math.NaN()
+	case df > 1000:
+		return z975
+	case df <= 30 && df == math.Floor(df):
+		return t975[int(df)-1]
+	}
+	// The upper tail P(T > t) = I_x(df/2, 1/2)/2 with x = df/(df+t²)
+	// falls as t grows: bisect for 0.025.
+	lo, hi := z975, 700.0
+	for range 100 {
+		mid := (lo + hi) / 2
+		if regIncBeta(df/2, 0.5, df/(df+mid*mid))/2 > 0.025 {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return (lo + hi) / 2
+}
+
+// regIncBeta is the regularized incomplete beta function I_x(a, b), by
+// its continued fraction (Numerical Recipes' betacf, modified Lentz).
+func regIncBeta(a, b, x float64) float64 {
+	switch {
+	case x <= 0:
+		return 0
+	case x >= 1:
+		return 1
+	}
+	la, _ := math.Lgamma(a + b)
+	lb, _ := math.Lgamma(a)
+	lc, _ := math.Lgamma(b)
+	front := math.Exp(la - lb - lc + a*math.Log(x) + b*math.Log(1-x))
+	if x > (a+1)/(a+b+2) {
+		return 1 - regIncBeta(b, a, 1-x)
+	}
+	const tiny = 1e-300
+	c, d := 1.0, 1-(a+b)*x/(a+1)
+	if math.Abs(d) < tiny {
+		d = tiny
+	}
+	d = 1 / d
+	f := d
+	for m := 1; m <= 300; m++ {
+		fm := float64(m)
+		for _, num := range []float64{
+			fm * (b - fm) * x / ((a + 2*fm - 1) * (a + 2*fm)),
+			-(a + fm) * (a + b + fm) * x / ((a + 2*fm) * (a + 2*fm + 1)),
+		} {
+			d = 1 + num*d
+			if math.Abs(d) < tiny {
+				d = tiny
+			}
+			c = 1 + num/c
+			if math.Abs(c) < tiny {
+				c = tiny
+			}
+			d = 1 / d
+			f *= c * d
+		}
+		if math.Abs(c*d-1) < 1e-14 {
+			break
+		}
+	}
+	return front * f / a
+}
+
+func meanVar(xs []float64) (mean, variance float64) {
+	for _, x := range xs {
+		mean += x
+	}
+	mean /= float64(len(xs))
+	if len(xs) < 2 {
+		return mean, 0
+	}
+	for _, x := range xs {
+		variance += (x - mean) * (x - mean)
+	}
+	return mean, variance / float64(len(xs)-1)
+}
+
+// Summarize gives the mean of nopm with the 95% confidence interval of
+// the mean, and the mean p95. With one value the interval is that value:
+// there is nothing to estimate the spread from. Nil for no values.
+func Summarize(nopm, p95 []float64) *result.Stats {
+	if len(nopm) == 0 {
+		return nil
+	}
+	mean, variance := meanVar(nopm)
+	st := &result.Stats{N: len(nopm), Mean: mean, StdDev: math.Sqrt(variance), CILow: mean, CIHigh: mean}
+	if st.N > 1 {
+		half := TQuantile975(float64(st.N-1)) * st.StdDev / math.Sqrt(float64(st.N))
+		st.CILow, st.CIHigh = mean-half, mean+half
+	}
+	if len(p95) > 0 {
+		st.P95, _ = meanVar(p95)
+	}
+	return st
+}
+
+// CompareGain is the % change of x's mean over the baseline's, with a 95%
+// interval from Welch's t on the difference of the means, divided by the
+// baseline's mean. Either side with fewer than two values gives no
+// interval (Low = High = Pct) and is never significant. Nil when there is
+// nothing to compare.
+func CompareGain(x, base []float64) *result.Gain {
+	if len(x) == 0 || len(base) == 0 {
+		return nil
+	}
+	mx, vx := meanVar(x)
+	mb, vb := meanVar(base)
+	if mb == 0 {
+		return nil
+	}
+	pct := (mx/mb - 1) * 100
+	g := &result.Gain{Pct: pct, Low: pct, High: pct}
+	if len(x) < 2 || len(base) < 2 {
+		return g
+	}
+	a, b := vx/float64(len(x)), vb/float64(len(base))
+	se := math.Sqrt(a + b)
+	df := math.Inf(1)
+	if a+b > 0 {
+		df = (a + b) * (a + b) / (a*a/float64(len(x)-1) + b*b/float64(len(base)-1))
+	}
+	half := TQuantile975(df) * se / math.Abs(mb) * 100
+	g.Low, g.High = pct-half, pct+half
+	g.Significant = g.Low > 0 || g.High < 0
+	return g
+}

@@ -1,0 +1,263 @@
+package report_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
+	"github.com/dbrig/dbrig/internal/report"
+)
+
+// chromium finds Debian's Chromium. Without it the browser test skips,
+// unless DBRIG_REQUIRE_CHROMIUM=1 (CI installs it) makes that a failure.
+func chromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("DBRIG_REQUIRE_CHROMIUM") == "1" {
+		t.Fatal("no chromium or chromium-browser on PATH, and DBRIG_REQUIRE_CHROMIUM=1: install Debian's chromium package")
+	}
+	t.Skip("no chromium or chromium-browser on PATH: the HTML report is not checked in a browser (apt-get install chromium)")
+	return ""
+}
+
+// TestBrowserReport opens generated reports in headless Chromium and checks
+// that they load cleanly, stay off the network and draw their charts.
+func TestBrowserReport(t *testing.T) {
+	exe := chromium(t)
+	dir := t.TempDir()
+	pages := []struct {
+		name     string
+		write    func(path string) error
+		canvases int
+	}{
+		{"sweep", func(path string) error { return writeReport(path, "testdata/sweep.json") }, 3},
+		{"run", func(path string) error { return writeReport(path, "testdata/run.json") }, 2},
+		{"compare", func(path string) error { return writeCompare(path, "testdata/run.json", "testdata/runs/p00-r0.json") }, 0},
+	}
+
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(exe),
+		chromedp.Flag("headless", true),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-quic", true),
+		chromedp.NoFirstRun,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("hide-scrollbars", true),
+		chromedp.UserDataDir(filepath.Join(dir, "chromium-profile")),
+		chromedp.WindowSize(1280, 900),
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
+	defer cancelAlloc()
+	bctx, cancelBrowser := chromedp.NewContext(actx)
+	defer cancelBrowser()
+	if err := chromedp.Do(bctx); err != nil {
+		t.Fatalf("start %s: %v", exe, err)
+	}
+
+	shots := os.Getenv("DBRIG_SCREENSHOT_DIR")
+	if shots == "" {
+		shots = dir
+	} else if err := os.MkdirAll(shots, 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	for _, pg := range pages {
+		t.Run(pg.name, func(t *testing.T) {
+			path := filepath.Join(dir, "report-"+pg.name+".html")
+			if err := pg.write(path); err != nil {
+				t.Fatal(err)
+			}
+			url := "file://" + path
+			tctx, cancelTab := chromedp.NewContext(bctx)
+			defer cancelTab()
+
+			var mu sync.Mutex
+			var problems, requests []string
+			err := chromedp.Listen(tctx, func(ev any) {
+				mu.Lock()
+				defer mu.Unlock()
+				switch ev := ev.(type) {
+				case *runtime.EventConsoleAPICalled:
+					if ev.Type == runtime.ConsoleAPICalledTypeError {
+						var args []string
+						for _, a := range ev.Args {
+							args = append(args, strings.TrimSpace(string(a.Value)+" "+a.Description))
+						}
+						problems = append(problems, "console.error: "+strings.Join(args, " "))
+					}
+				case *runtime.EventExceptionThrown:
+					d := ev.ExceptionDetails
+					msg := d.Text
+					if d.Exception != nil {
+						msg += " " + d.Exception.Description
+					}
+					problems = append(problems, fmt.Sprintf("exception at %d:%d: %s", d.LineNumber, d.ColumnNumber, msg))
+				case *log.EventEntryAdded:
+					if ev.Entry.Level == log.EntryLevelError {
+						problems = append(problems, "log: "+ev.Entry.Text+" "+ev.Entry.URL)
+					}
+				case *network.EventRequestWillBeSent:
+					requests = append(requests, ev.Request.URL)
+				}
+			})
+
+			if err != nil {
+				t.Fatalf("open a tab: %v", err)
+			}
+			// chromedp enables the runtime, log and network domains itself.
+			if err := chromedp.Do(tctx, chromedp.Navigate(url), chromedp.WaitReady("body")); err != nil {
+				t.Fatalf("load %s: %v", url, err)
+			}
+			canvases, err := chromedp.Run(tctx, waitPainted())
+			if err != nil {
+				t.Fatalf("read the canvases: %v", err)
+			}
+			png, err := chromedp.Run(tctx, chromedp.FullScreenshot(100))
+			if err != nil {
+				t.Fatalf("screenshot: %v", err)
+			}
+			shot := filepath.Join(shots, "report-"+pg.name+".png")
+			if err := os.WriteFile(shot, png, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("screenshot: %s", shot)
+
+			mu.Lock()
+			defer mu.Unlock()
+			for _, p := range problems {
+				t.Errorf("%s: %s", pg.name, p)
+			}
+			// Seeing the page's own request shows the listener works, so that
+			// no other request means none was made.
+			if !contains(requests, url) {
+				t.Errorf("%s: saw no request for the page itself (%s); the network listener is not working", pg.name, url)
+			}
+			for _, r := range requests {
+				if r != url {
+					t.Errorf("%s: network request to %s; the page must be self-contained", pg.name, r)
+				}
+			}
+			if len(canvases) != pg.canvases {
+				t.Errorf("%s: %d canvases, want %d", pg.name, len(canvases), pg.canvases)
+			}
+			for _, c := range canvases {
+				if c.W == 0 || c.H == 0 || c.Painted == 0 {
+					t.Errorf("%s: canvas %s not drawn: %dx%d, %d painted pixels", pg.name, c.ID, c.W, c.H, c.Painted)
+				} else {
+					t.Logf("canvas %s: %dx%d, %d painted pixels", c.ID, c.W, c.H, c.Painted)
+				}
+			}
+		})
+	}
+}
+
+func contains(xs []string, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+type canvasInfo struct {
+	ID      string `json:"id"`
+	W       int    `json:"w"`
+	H       int    `json:"h"`
+	Painted int    `json:"painted"`
+}
+
+// canvasJS counts each canvas's non-transparent pixels.
+const canvasJS = `Array.from(document.querySelectorAll("canvas")).map(c => {
+	let painted = 0;
+	if (c.width > 0 && c.height > 0) {
+		const d = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
+		for (let i = 3; i < d.length; i += 4) if (d[i] !== 0) painted++;
+	}
+	return {id: c.id, w: c.width, h: c.height, painted};
+})`
+
+// waitPainted reads the canvases until every one has pixels, or 5 s pass:
+// Chart.js sizes a responsive canvas once layout has happened.
+func waitPainted() chromedp.Action[[]canvasInfo] {
+	read := chromedp.Evaluate[[]canvasInfo](canvasJS)
+	return func(ctx context.Context, t *chromedp.Target) ([]canvasInfo, error) {
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			out, err := read(ctx, t)
+			if err != nil {
+				return nil, err
+			}
+			done := true
+			for _, c := range out {
+				done = done && c.Painted > 0
+			}
+			if done || time.Now().After(deadline) {
+				return out, nil
+			}
+			if _, err := chromedp.Sleep(100*time.Millisecond)(ctx, t); err != nil {
+				return nil, err
+			}
+		}
+	}
+}
+
+func writeReport(out, in string) error {
+	d, err := report.Load(in)
+	if err != nil {
+		return err
+	}
+	f, err := os.Create(out)
+	if err != nil {
+		return err
+	}
+	if err := report.HTML(f, d); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func writeCompare(out, a, b string) error {
+	da, err := report.Load(a)
+	if err != nil {
+		return err
+	}
+	db, err := report.Load(b)
+	if err != nil {
+		return err
+	}
+	c, err := report.Compare(da, db)
+	if err != nil {
+		return err
+	}
+	f, err := os.Create(out)
+	if err != nil {
+		return err
+	}
+	if err := report.CompareHTML(f, c); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

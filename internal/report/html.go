@@ -1,0 +1,334 @@
+package report
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io"
+	"math"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/dbrig/dbrig/internal/result"
+	"github.com/dbrig/dbrig/internal/target"
+)
+
+// The page inlines its chart libraries so that a report opens from disk
+// with no network at all; see assets/README.md for where they come from.
+var (
+	//go:embed assets/chart.umd.js
+	chartJS string
+	//go:embed assets/chartjs-chart-error-bars.umd.min.js
+	errorBarsJS string
+	//go:embed page.html.tmpl
+	pageHTML string
+)
+
+var pageTmpl = template.Must(template.New("page").Parse(pageHTML))
+
+// page is everything the template shows: a header, then blocks in order.
+type page struct {
+	Title       string
+	Subtitle    []string
+	Stats       []stat
+	Blocks      []block
+	ChartSpecs  []chartSpec
+	ChartJS     template.JS
+	ErrorBarsJS template.JS
+}
+
+type stat struct{ Label, Value string }
+
+// block is one section: any of notes, preformatted lines, a row of charts
+// and a table, in that order.
+type block struct {
+	Heading      string
+	Notes        []string
+	Pre          string
+	Charts       []chartRef
+	ChartCaption string
+	// KV are small key/value tables laid out side by side.
+	KV        []kvGroup
+	KVCaption string
+	Table     *table
+}
+
+type chartRef struct {
+	ID, Label string
+	Short     bool
+}
+
+// chartSpec is one Chart.js chart: the canvas id and the configuration
+// handed to new Chart() as is.
+type chartSpec struct {
+	ID     string `json:"id"`
+	Config obj    `json:"config"`
+}
+
+type obj = map[string]any
+
+type table struct {
+	Class   string
+	Head    []cell
+	Rows    []row
+	Caption string
+}
+
+type row struct {
+	ID    string
+	Cells []cell
+}
+
+type cell struct {
+	Text, Class, Title string
+	Span               int
+}
+
+func num(s string) cell { return cell{Text: s, Class: "num"} }
+
+func heads(names ...string) []cell {
+	h := make([]cell, len(names))
+	for i, n := range names {
+		h[i] = cell{Text: n}
+		if strings.HasPrefix(n, "#") {
+			h[i] = cell{Text: n[1:], Class: "num"}
+		}
+	}
+	return h
+}
+
+// addChart adds a chart to the page and returns its reference for a block.
+func (p *page) addChart(label string, short bool, cfg obj) chartRef {
+	id := fmt.Sprintf("chart-%d", len(p.ChartSpecs)+1)
+	p.ChartSpecs = append(p.ChartSpecs, chartSpec{ID: id, Config: cfg})
+	return chartRef{ID: id, Label: label, Short: short}
+}
+
+func (p *page) render(w io.Writer) error {
+	p.ChartJS = template.JS(chartJS)
+	p.ErrorBarsJS = template.JS(errorBarsJS)
+	if p.ChartSpecs == nil {
+		p.ChartSpecs = []chartSpec{}
+	}
+	var buf bytes.Buffer
+	if err := pageTmpl.Execute(&buf, p); err != nil {
+		return err
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+// Doc is a document read for reporting: a run or a sweep, and where it
+// came from (a sweep's run documents are relative to its directory).
+type Doc struct {
+	Path  string
+	Run   *result.Document
+	Sweep *result.Sweep
+}
+
+// Load reads a run or a sweep document.
+func Load(path string) (*Doc, error) {
+	if result.IsSweep(path) {
+		s, err := result.ReadSweep(path)
+		if err != nil {
+			return nil, err
+		}
+		return &Doc{Path: path, Sweep: s}, nil
+	}
+	d, err := readRun(path)
+	if err != nil {
+		return nil, err
+	}
+	return &Doc{Path: path, Run: d}, nil
+}
+
+// readRun reads a run document, keeping the config's integers exact: a
+// seed above 2^53 would otherwise come back as a different number.
+func readRun(path string) (*result.Document, error) {
+	d, err := result.Read(path)
+	if err != nil {
+		return nil, err
+	}
+	if b, err := os.ReadFile(path); err == nil {
+		var raw struct {
+			Config json.RawMessage `json:"config"`
+		}
+		if json.Unmarshal(b, &raw) == nil && len(raw.Config) > 0 {
+			dec := json.NewDecoder(bytes.NewReader(raw.Config))
+			dec.UseNumber()
+			var cfg map[string]any
+			if dec.Decode(&cfg) == nil {
+				d.Config = cfg
+			}
+		}
+	}
+	return d, nil
+}
+
+// HTML writes the report for a run or a sweep as one self-contained page.
+func HTML(w io.Writer, d *Doc) error {
+	if d.Sweep != nil {
+		return sweepPage(d).render(w)
+	}
+	return runPage(d.Run).render(w)
+}
+
+// configRows are the "Figure 1" rows every report starts with: the host,
+// the server and the target.
+func hostRows(h result.Host, t result.Target) [][2]string {
+	rows := [][2]string{
+		{"host", h.Hostname},
+		{"CPU model", h.CPUModel},
+		{"CPU cores", strconv.Itoa(h.CPUs)},
+		{"memory", bytesIEC(h.MemoryBytes)},
+		{"kernel", h.Kernel},
+		{"OS / arch", strings.Trim(h.OS+" / "+h.Arch, " /")},
+		{"server", strings.TrimSpace(t.Kind + " " + t.Version)},
+		{"target", target.Redact(t.URL)},
+		{"dbrig built with", h.GoVersion},
+	}
+	out := rows[:0]
+	for _, r := range rows {
+		if r[1] != "" && r[1] != "0" {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// kvBlock is a block of key/value tables, one per non-empty group.
+func kvBlock(heading string, groups []kvGroup, caption string) block {
+	b := block{Heading: heading, KVCaption: caption}
+	for _, g := range groups {
+		if len(g.Rows) > 0 {
+			b.KV = append(b.KV, g)
+		}
+	}
+	return b
+}
+
+type kvGroup struct {
+	Name string
+	Rows [][2]string
+}
+
+// flatten turns nested config into sorted "a.b = value" rows.
+func flatten(prefix string, v any, out *[][2]string) {
+	switch x := v.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			p := k
+			if prefix != "" {
+				p = prefix + "." + k
+			}
+			flatten(p, x[k], out)
+		}
+	case []any:
+		parts := make([]string, len(x))
+		for i, e := range x {
+			parts[i] = scalar(e)
+		}
+		*out = append(*out, [2]string{prefix, strings.Join(parts, ", ")})
+	default:
+		*out = append(*out, [2]string{prefix, scalar(v)})
+	}
+}
+
+func scalar(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "—"
+	case string:
+		return x
+	case float64:
+		if x == math.Trunc(x) && math.Abs(x) < 1e15 {
+			return strconv.FormatInt(int64(x), 10)
+		}
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	case map[string]any, []any:
+		b, _ := json.Marshal(x)
+		return string(b)
+	default:
+		return fmt.Sprint(x)
+	}
+}
+
+// decodeJSON reads raw JSON with exact numbers, for display.
+func decodeJSON(raw []byte) any {
+	if len(raw) == 0 {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return nil
+	}
+	return v
+}
+
+func bytesIEC(n int64) string {
+	if n <= 0 {
+		return ""
+	}
+	const gib = 1 << 30
+	if n >= gib {
+		return fmt.Sprintf("%.1f GiB", float64(n)/gib)
+	}
+	return fmt.Sprintf("%.0f MiB", float64(n)/(1<<20))
+}
+
+// thousands formats a rate for people: 72975 → "72,975".
+func thousands(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "—"
+	}
+	s := strconv.FormatInt(int64(math.Round(math.Abs(v))), 10)
+	var b strings.Builder
+	if v < 0 && math.Round(v) != 0 {
+		b.WriteByte('-')
+	}
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+func ms(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
+
+func signedPct(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "—"
+	}
+	return fmt.Sprintf("%+.1f%%", v)
+}
+
+// palette is a colour-blind-friendly set (Okabe-Ito, darkened yellow).
+var palette = []string{"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#56B4E9", "#E69F00", "#6A3D9A", "#000000"}
+
+func color(i int) string { return palette[i%len(palette)] }
+
+// fade gives a colour with alpha, for fills and non-significant bars.
+func fade(hex string, alpha float64) string {
+	var r, g, b int
+	fmt.Sscanf(hex, "#%02x%02x%02x", &r, &g, &b)
+	return fmt.Sprintf("rgba(%d, %d, %d, %.2f)", r, g, b, alpha)
+}
+
+func axisTitle(text string) obj { return obj{"display": true, "text": text} }
+
+func chartTitle(text string) obj {
+	return obj{"display": true, "text": text, "font": obj{"size": 14, "weight": "bold"}}
+}

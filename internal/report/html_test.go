@@ -1,0 +1,270 @@
+package report
+
+import (
+	"bytes"
+	"html"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/dbrig/dbrig/internal/result"
+)
+
+func render(t *testing.T, path string) string {
+	t.Helper()
+	d, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := HTML(&b, d); err != nil {
+		t.Fatal(err)
+	}
+	// html/template writes "+" as "&#43;"; compare the text as shown.
+	return html.UnescapeString(b.String())
+}
+
+// remote matches anything that would make the page fetch: a src or href
+// to http(s) or a protocol-relative URL, a stylesheet link, an @import.
+var remote = regexp.MustCompile(`(?i)(src|href)\s*=\s*["']?\s*(https?:)?//|<link\b|@import|url\(\s*["']?(https?:)?//`)
+
+func TestHTMLSelfContained(t *testing.T) {
+	for _, in := range []string{"testdata/run.json", "testdata/sweep.json"} {
+		out := render(t, in)
+		if m := remote.FindString(out); m != "" {
+			t.Errorf("%s: the page refers to the network: %q", in, m)
+		}
+		if !strings.Contains(out, "Chart.js v4") || !strings.Contains(out, "chartjs-chart-error-bars") {
+			t.Errorf("%s: the chart libraries are not inlined", in)
+		}
+		if strings.Count(out, "<script>") != 3 {
+			t.Errorf("%s: %d inline scripts, want 3 (Chart.js, error bars, the page's)", in, strings.Count(out, "<script>"))
+		}
+	}
+}
+
+func TestHTMLSweepContent(t *testing.T) {
+	out := render(t, "testdata/sweep.json")
+	for _, want := range []string{
+		"Figure 1", "System under test", "AMD EPYC", "23.5 GiB", "6.18.44-fc-v669",
+		"PostgreSQL 15.14", "postgres://dbrig@/dbrig?host=%2Ftmp%2Fdbrig-sweep%2Fdata",
+		"Server settings every point shares", "max_wal_size", "4GB",
+		"vary.shared_buffers", "128MB, 256MB, 1GB, 2GB",
+		"The OS page cache could not be dropped",
+		// The first run document is next to the sweep: its config shows,
+		// with the seed's digits intact.
+		"Workload parameters (from runs/p00-r0.json)", "1795243990593273034",
+		`"type":"lineWithErrorBars"`, `"type":"barWithErrorBars"`,
+		"Gain % over the baseline, vus=2", "Gain % over the baseline, vus=4",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("sweep report lacks %q", want)
+		}
+	}
+	for i := range 8 {
+		if !regexp.MustCompile(`<tr id="point-` + string(rune('0'+i)) + `">`).MatchString(out) {
+			t.Errorf("no table row for point %d", i)
+		}
+	}
+	// A row holds params, n, mean, CI, ±, p95, gain, its interval and the verdict.
+	row := regexp.MustCompile(`(?s)<tr id="point-7">(.*?)</tr>`).FindStringSubmatch(out)
+	if row == nil {
+		t.Fatal("no row for point 7")
+	}
+	for _, want := range []string{">2GB<", ">4<", ">3<", ">68,097<", ">65,022 – 71,173<", ">3.13<", ">+31.0%<", ">+22.6% … +39.4%<", ">yes<"} {
+		if !strings.Contains(row[1], want) {
+			t.Errorf("point 7's row lacks %q:\n%s", want, row[1])
+		}
+	}
+	if r := regexp.MustCompile(`(?s)<tr id="point-2">(.*?)</tr>`).FindStringSubmatch(out); r == nil || !strings.Contains(r[1], ">no<") {
+		t.Error("point 2's gain (+1.1%, interval across 0) is not marked not significant")
+	}
+	if r := regexp.MustCompile(`(?s)<tr id="point-0">(.*?)</tr>`).FindStringSubmatch(out); r == nil || !strings.Contains(r[1], ">baseline<") {
+		t.Error("point 0 is not marked as the baseline")
+	}
+}
+
+// TestHTMLSweepAlone: the report needs nothing but the sweep document.
+func TestHTMLSweepAlone(t *testing.T) {
+	b, err := os.ReadFile("testdata/sweep.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "sweep.json")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := render(t, path)
+	if strings.Contains(out, "Workload parameters (from") {
+		t.Error("shows run parameters with no run document present")
+	}
+	if !strings.Contains(out, `<tr id="point-7">`) || !strings.Contains(out, "lineWithErrorBars") {
+		t.Error("the report from sweep.json alone lacks the points or the charts")
+	}
+}
+
+func TestHTMLIncompleteSweep(t *testing.T) {
+	s, err := result.ReadSweep("testdata/sweep.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Complete, s.Done = false, 5
+	for i := 5; i < len(s.Points); i++ {
+		s.Points[i].Stats, s.Points[i].Gain, s.Points[i].NOPM = nil, nil, nil
+	}
+	var b bytes.Buffer
+	if err := HTML(&b, &Doc{Path: "x/sweep.json", Sweep: s}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "Incomplete: 5 of 24 runs done") {
+		t.Error("an incomplete sweep is not flagged")
+	}
+}
+
+func TestHTMLRunContent(t *testing.T) {
+	out := render(t, "testdata/run.json")
+	for _, want := range []string{
+		"Figure 1", "AMD EPYC", "sqlite 3.53.4", "sqlite:dbrig-data/dbrig.db", "1795243990593273034",
+		`<tr id="tx-new_order">`, `<tr id="tx-stock_level">`, "331.01",
+		"new_order_rollbacks", `class="pass"`, "one warehouse: nothing is remote",
+		`"rampShade":{"label":"ramp-up","until":5}`, "NOPM (new orders per minute)", `"type":"logarithmic"`,
+		"72,975",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("run report lacks %q", want)
+		}
+	}
+}
+
+func TestLayoutOrder(t *testing.T) {
+	s, err := result.ReadSweep("testdata/sweep.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := layout(s)
+	if strings.Join(l.xs, ",") != "128MB,256MB,1GB,2GB" || strings.Join(l.series, ",") != "vus=2,vus=4" {
+		t.Fatalf("layout: x %v, series %v", l.xs, l.series)
+	}
+	if l.at[1][3] != 7 || l.at[0][0] != 0 {
+		t.Errorf("points placed wrong: %v", l.at)
+	}
+	s.Varied = s.Varied[:1]
+	for i := range s.Points {
+		delete(s.Points[i].Params, "vus")
+	}
+	if l := layout(s); len(l.series) != 1 {
+		t.Errorf("one varied parameter gives %d lines, want 1", len(l.series))
+	}
+}
+
+func runDoc(nopm, p95 float64) *Doc {
+	d := &result.Document{Workload: "tproc-c"}
+	d.NOPM, d.NOPMClient, d.TPMClient = &nopm, nopm, nopm*2.2
+	d.Transactions = []result.Tx{{Name: "new_order", PerMinute: nopm}}
+	d.Transactions[0].Latency.P95 = p95
+	return &Doc{Path: "x.json", Run: d}
+}
+
+func find(c *Comparison, group, metric string) CompareRow {
+	for _, g := range c.Groups {
+		if g.Name != group {
+			continue
+		}
+		for _, r := range g.Rows {
+			if r.Metric == metric {
+				return r
+			}
+		}
+	}
+	return CompareRow{A: math.NaN(), B: math.NaN()}
+}
+
+func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+
+func TestCompareRuns(t *testing.T) {
+	c, err := Compare(runDoc(50000, 4), runDoc(55000, 3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := find(c, "headline", "nopm").Diff(); !near(d, 10) {
+		t.Errorf("nopm diff %v, want +10", d)
+	}
+	if d := find(c, "headline", "tpm_client").Diff(); !near(d, 10) {
+		t.Errorf("tpm_client diff %v, want +10", d)
+	}
+	r := find(c, "new_order", "p95_ms")
+	if !near(r.Diff(), -25) || !r.LowerIsBetter {
+		t.Errorf("p95 diff %v (lower is better %v), want -25", r.Diff(), r.LowerIsBetter)
+	}
+	// tpm (database side) is absent from both: no row at all.
+	if r := find(c, "headline", "tpm"); !math.IsNaN(r.A) {
+		t.Error("a metric neither document has got a row")
+	}
+	var b bytes.Buffer
+	c.Text(&b)
+	if !strings.Contains(b.String(), "+10.0%") || !strings.Contains(b.String(), "-25.0%") {
+		t.Errorf("text lacks the differences:\n%s", b.String())
+	}
+	b.Reset()
+	if err := CompareHTML(&b, c); err != nil {
+		t.Fatal(err)
+	}
+	if page := html.UnescapeString(b.String()); !strings.Contains(page, `<td class="num good">+10.0%</td>`) || !strings.Contains(page, `<td class="num good">-25.0%</td>`) {
+		t.Error("HTML does not mark a rise in throughput and a fall in latency as better")
+	}
+	if m := remote.FindString(b.String()); m != "" {
+		t.Errorf("comparison page refers to the network: %q", m)
+	}
+}
+
+func TestCompareZeroAndMissing(t *testing.T) {
+	if d := (CompareRow{A: 0, B: 5}).Diff(); !math.IsNaN(d) {
+		t.Errorf("diff from 0 = %v, want NaN", d)
+	}
+	if d := (CompareRow{A: 5, B: math.NaN()}).Diff(); !math.IsNaN(d) {
+		t.Errorf("diff to a missing value = %v, want NaN", d)
+	}
+	if signedPct(math.NaN()) != "—" {
+		t.Error("a missing difference should print as a dash")
+	}
+}
+
+func TestCompareSweeps(t *testing.T) {
+	a, err := Load("testdata/sweep.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Load("testdata/sweep.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// B: every mean 20% higher, its points in another order, one extra.
+	pts := b.Sweep.Points
+	for i := range pts {
+		st := *pts[i].Stats
+		st.Mean, st.CILow, st.CIHigh = st.Mean*1.2, st.CILow*1.2, st.CIHigh*1.2
+		pts[i].Stats = &st
+	}
+	pts[0], pts[7] = pts[7], pts[0]
+	b.Sweep.Points = append(pts, result.SweepPoint{Params: map[string]string{"shared_buffers": "4GB", "vus": "2"}})
+	c, err := Compare(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := find(c, "shared_buffers=2GB vus=4", "nopm (mean)")
+	if !near(r.Diff(), 20) || r.Note != "95% CIs apart" {
+		t.Errorf("2GB vus=4: diff %v note %q, want +20 and CIs apart", r.Diff(), r.Note)
+	}
+	if r := find(c, "shared_buffers=128MB vus=2", "nopm (mean)"); !near(r.Diff(), 20) {
+		t.Errorf("points matched by position, not params: diff %v", r.Diff())
+	}
+	if r := find(c, "shared_buffers=4GB vus=2", "nopm (mean)"); !math.IsNaN(r.A) || !math.IsNaN(r.B) {
+		t.Errorf("a point only B has: %+v", r)
+	}
+	if _, err := Compare(a, runDoc(1, 1)); err != ErrMixedKinds {
+		t.Errorf("run vs sweep: %v, want ErrMixedKinds", err)
+	}
+}

@@ -1,0 +1,180 @@
+package report
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/dbrig/dbrig/internal/result"
+	"github.com/dbrig/dbrig/internal/workload"
+)
+
+// runPage is a single run: configuration, throughput over time, latency
+// per transaction type and the mix audit.
+func runPage(d *result.Document) *page {
+	p := &page{Title: fmt.Sprintf("dbrig %s run", d.Workload)}
+	p.Subtitle = append(p.Subtitle, fmt.Sprintf("%s %s · started %s · %.1f s measured",
+		d.Target.Kind, d.Target.Version, d.StartedAt.UTC().Format("2006-01-02 15:04:05 MST"), d.WindowSeconds))
+	if d.Interrupted {
+		p.Subtitle = append(p.Subtitle, "Interrupted: the figures cover only the window measured before the stop.")
+	}
+	if d.NOPM != nil {
+		p.Stats = append(p.Stats, stat{"NOPM (database)", thousands(*d.NOPM)})
+	}
+	p.Stats = append(p.Stats, stat{"NOPM (client)", thousands(d.NOPMClient)})
+	if d.TPM != nil {
+		p.Stats = append(p.Stats, stat{"TPM (database)", thousands(*d.TPM)})
+	}
+	p.Stats = append(p.Stats, stat{"TPM (client)", thousands(d.TPMClient)})
+
+	var cfg [][2]string
+	flatten("", d.Config, &cfg)
+	p.Blocks = append(p.Blocks, kvBlock("Configuration", []kvGroup{
+		{"System under test", hostRows(d.Host, d.Target)},
+		{"Workload " + d.Workload, cfg},
+	}, "Figure 1: the system under test and the workload's parameters, as recorded in the result document."))
+
+	if b, ok := seriesBlock(p, d); ok {
+		p.Blocks = append(p.Blocks, b)
+	}
+	p.Blocks = append(p.Blocks, latencyBlock(p, d))
+	if len(d.Lines) > 0 {
+		p.Blocks = append(p.Blocks, block{Heading: "Summary", Pre: strings.Join(d.Lines, "\n")})
+	}
+	if len(d.Audit) > 0 {
+		p.Blocks = append(p.Blocks, block{Heading: "Mix audit", Table: auditTable(d.Audit)})
+	}
+	if len(d.Counters) > 0 {
+		var rows [][2]string
+		flatten("", countersAny(d.Counters), &rows)
+		p.Blocks = append(p.Blocks, kvBlock("Counters", []kvGroup{{"Workload counters over the measured window", rows}}, ""))
+	}
+	return p
+}
+
+func countersAny(m map[string]int64) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// seriesBlock charts the per-second series: NOPM is new_order completions
+// × 60, TPM all completions × 60. The ramp-up is shaded.
+func seriesBlock(p *page, d *result.Document) (block, bool) {
+	if len(d.Series) == 0 {
+		return block{}, false
+	}
+	no := -1
+	for i, n := range d.SeriesTypes {
+		if n == "new_order" {
+			no = i
+		}
+	}
+	var nopm, tpm []obj
+	var rampEnd float64
+	ramp := false
+	for _, pt := range d.Series {
+		var all int64
+		for _, c := range pt.Counts {
+			all += c
+		}
+		tpm = append(tpm, obj{"x": pt.T, "y": all * 60})
+		if no >= 0 && no < len(pt.Counts) {
+			nopm = append(nopm, obj{"x": pt.T, "y": pt.Counts[no] * 60})
+		}
+		if pt.Phase == "ramp-up" {
+			ramp, rampEnd = true, pt.T
+		}
+	}
+	line := func(label, c string, data []obj) obj {
+		return obj{"label": label, "data": data, "borderColor": c, "backgroundColor": c,
+			"borderWidth": 1.5, "pointRadius": 0, "pointHitRadius": 6, "tension": 0}
+	}
+	var sets []obj
+	if nopm != nil {
+		sets = append(sets, line("NOPM (new orders per minute)", color(0), nopm))
+	}
+	sets = append(sets, line("TPM (all transactions per minute)", color(1), tpm))
+	plugins := obj{
+		"title":   chartTitle("Throughput per second, as a per-minute rate"),
+		"tooltip": obj{"mode": "index", "intersect": false},
+	}
+	caption := "Figure 2: completions in each second × 60, client side."
+	if ramp {
+		plugins["rampShade"] = obj{"until": rampEnd, "label": "ramp-up"}
+		caption += fmt.Sprintf(" Shaded: the %.0f s ramp-up, not counted in the results.", rampEnd)
+	}
+	ref := p.addChart("throughput over time", false, obj{
+		"type": "line",
+		"data": obj{"datasets": sets},
+		"options": obj{
+			"interaction": obj{"mode": "index", "intersect": false},
+			"scales": obj{
+				"x": obj{"type": "linear", "title": axisTitle("seconds since start"), "ticks": obj{"precision": 0}},
+				"y": obj{"beginAtZero": true, "title": axisTitle("per minute")},
+			},
+			"plugins": plugins,
+		},
+	})
+	return block{Heading: "Throughput", Charts: []chartRef{ref}, ChartCaption: caption}, true
+}
+
+func latencyBlock(p *page, d *result.Document) block {
+	t := &table{Class: "wide", Head: heads("transaction", "#count", "#per min", "#errors", "#retries",
+		"#mean ms", "#p50 ms", "#p90 ms", "#p95 ms", "#p99 ms", "#max ms")}
+	var names []string
+	pcts := [4][]float64{}
+	for _, x := range d.Transactions {
+		l := x.Latency
+		t.Rows = append(t.Rows, row{ID: "tx-" + x.Name, Cells: []cell{{Text: x.Name},
+			num(strconv.FormatInt(x.Count, 10)), num(thousands(x.PerMinute)),
+			errCell(x.Errors, x.ErrorSample), num(strconv.FormatInt(x.Retries, 10)),
+			num(ms(l.Mean)), num(ms(l.P50)), num(ms(l.P90)), num(ms(l.P95)), num(ms(l.P99)), num(ms(l.Max))}})
+		names = append(names, x.Name)
+		for i, v := range []float64{l.P50, l.P90, l.P95, l.P99} {
+			pcts[i] = append(pcts[i], v)
+		}
+	}
+	t.Caption = "Latency over the measured window, per transaction type (HdrHistogram, client side). Hover an error count for a sample message."
+	b := block{Heading: "Latency", Table: t}
+	if len(names) > 0 {
+		var sets []obj
+		for i, label := range []string{"p50", "p90", "p95", "p99"} {
+			sets = append(sets, obj{"label": label, "data": pcts[i], "backgroundColor": color(i), "borderWidth": 0})
+		}
+		b.Charts = []chartRef{p.addChart("latency percentiles per transaction type", false, obj{
+			"type": "bar",
+			"data": obj{"labels": names, "datasets": sets},
+			"options": obj{
+				"scales": obj{"y": obj{"type": "logarithmic", "title": axisTitle("ms (log scale)")}},
+				"plugins": obj{
+					"title":   chartTitle("Latency percentiles per transaction type"),
+					"tooltip": obj{"mode": "index", "intersect": false},
+				},
+			},
+		})}
+		b.ChartCaption = "Figure 3: latency percentiles in ms; the scale is logarithmic so that fast and slow types both show."
+	}
+	return b
+}
+
+func errCell(n int64, sample string) cell {
+	c := num(strconv.FormatInt(n, 10))
+	if n > 0 {
+		c.Class = "num bad"
+		c.Title = sample
+	}
+	return c
+}
+
+func auditTable(items []workload.AuditItem) *table {
+	t := &table{Head: heads("check", "#value", "#allowed", "result", "note"),
+		Caption: "The transaction mix checked against TPC-C 9.2's bounds, over the measured window."}
+	for _, a := range items {
+		t.Rows = append(t.Rows, row{Cells: []cell{{Text: a.Name}, num(fmt.Sprintf("%.2f%%", a.Value)),
+			num(fmt.Sprintf("%.2f–%.2f%%", a.Low, a.High)), {Text: a.Result, Class: strings.ToLower(a.Result)}, {Text: a.Reason}}})
+	}
+	return t
+}
