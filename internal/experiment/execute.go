@@ -292,6 +292,9 @@ func (r *run) initServer(ctx context.Context) error {
 		return err
 	}
 	r.Doc.Target.Version = v.Raw
+	if err := preflight(r.Points, r.Spec, v, bin, readMeminfo()); err != nil {
+		return err
+	}
 	if _, err := os.Stat(filepath.Join(r.srv.Dir, "data", "PG_VERSION")); err != nil {
 		fmt.Fprintf(r.o.Log, "Creating a PostgreSQL %s cluster in %s\n", v, r.srv.Dir)
 	}
