@@ -127,6 +127,9 @@ func TestSweepSQLite(t *testing.T) {
 	wantIn(t, "stdout", o.stdout, "Sweep: "+filepath.Join(out, "sweep.json"))
 	wantIn(t, "stdout", o.stdout, "baseline")
 	checkComplete(t, out)
+	if sw := readSweep(t, out); !strings.Contains(strings.Join(sw.Notes, "\n"), "not dropped between runs: the target is external") {
+		t.Errorf("notes %q do not say why the page cache was left alone", sw.Notes)
+	}
 
 	// The directory holds a sweep now: a second one there is refused.
 	line := usageError(t, dbrig(t, "sweep", spec, "--out", out))

@@ -380,6 +380,30 @@ func settingsLine(m map[string]string) string {
 	return strings.Join(parts, " ")
 }
 
+// noteMemory records how the database compares with the host's memory. A
+// managed server's database that fits the OS page cache is read from
+// memory even with a small buffer cache, which is the usual reason a
+// buffer-cache sweep shows less than the classic studies did.
+func (r *run) noteMemory(ctx context.Context) {
+	size, err := r.t.Size(ctx)
+	host := result.ReadHost()
+	if err != nil || r.srv == nil || host.MemoryBytes == 0 {
+		return
+	}
+	for _, n := range r.Doc.Notes {
+		if strings.HasPrefix(n, "The database is ") {
+			return // a resumed sweep noted it already
+		}
+	}
+	gib := func(b int64) string { return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30)) }
+	if size < host.MemoryBytes/2 {
+		r.addNote(fmt.Sprintf("The database is %s and this host has %s of memory: it fits the OS page cache, so a buffer cache smaller than the database costs copies from the OS cache (re-read after each drop), not steady disk reads.",
+			gib(size), gib(host.MemoryBytes)))
+		return
+	}
+	r.addNote(fmt.Sprintf("The database is %s and this host has %s of memory.", gib(size), gib(host.MemoryBytes)))
+}
+
 // ensureSchema builds the workload's schema unless it is there already,
 // as after a resume or on an external target built beforehand.
 func (r *run) ensureSchema(ctx context.Context) error {
@@ -447,6 +471,7 @@ func (r *run) next(ctx context.Context) (stop bool, err error) {
 			return false, err
 		}
 		r.built = true
+		r.noteMemory(ctx)
 		if r.stopping(ctx) {
 			return true, nil
 		}
@@ -456,10 +481,17 @@ func (r *run) next(ctx context.Context) (stop bool, err error) {
 	fmt.Fprintf(r.o.Log, "run %d/%d: point %d (%s), repetition %d — about %s left\n",
 		doc.Done+1, len(doc.Order), pi+1, pt.Label(), rep, roundLeft(left))
 
-	if err := r.o.DropCaches(); err != nil && !r.dropNote {
+	// Only a managed server is known to share this host's page cache; an
+	// external target's host is out of reach, and dropping ours would only
+	// slow everything else down.
+	dropErr := errors.New("the target is external, and its host's cache is out of dbrig's reach")
+	if r.srv != nil {
+		dropErr = r.o.DropCaches()
+	}
+	if dropErr != nil && !r.dropNote {
 		r.dropNote = true
-		r.addNote("OS page cache not dropped between runs: " + err.Error())
-		fmt.Fprintf(r.o.Log, "dbrig: OS page cache not dropped between runs: %v\n", err)
+		r.addNote("OS page cache not dropped between runs: " + dropErr.Error())
+		fmt.Fprintf(r.o.Log, "dbrig: OS page cache not dropped between runs: %v\n", dropErr)
 	}
 	if lookup(params, "prewarm") == PrewarmFull {
 		pctx, cancel := r.stoppable(ctx)

@@ -24,6 +24,8 @@ type Target interface {
 	// Xacts reads the database's own committed+rolled-back transaction
 	// counter for this database; ok is false where the database keeps none.
 	Xacts(ctx context.Context) (n int64, ok bool, err error)
+	// Size is the database's size on disk in bytes.
+	Size(ctx context.Context) (int64, error)
 	// Classify tells the driver what an error means for the next attempt.
 	Classify(err error) ErrClass
 	// HasRoutines reports whether the database runs stored routines.

@@ -119,6 +119,12 @@ func (t *Target) Version(ctx context.Context) (string, error) {
 	return v, err
 }
 
+func (t *Target) Size(ctx context.Context) (int64, error) {
+	var n int64
+	err := t.ctl.QueryRow(ctx, "SELECT pg_database_size(current_database())").Scan(&n)
+	return n, err
+}
+
 // Xacts reads this database's counter, not the cluster's, so other
 // databases' traffic does not inflate the rate.
 func (t *Target) Xacts(ctx context.Context) (int64, bool, error) {

@@ -67,6 +67,12 @@ func (t *Target) Version(ctx context.Context) (string, error) {
 	return v, err
 }
 
+func (t *Target) Size(ctx context.Context) (int64, error) {
+	var n int64
+	err := t.db.QueryRowContext(ctx, "SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()").Scan(&n)
+	return n, err
+}
+
 // Xacts: SQLite keeps no transaction counter.
 func (t *Target) Xacts(context.Context) (int64, bool, error) { return 0, false, nil }
 
