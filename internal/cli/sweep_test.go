@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -285,29 +286,11 @@ func TestSweepInterruptResume(t *testing.T) {
 // and keeps its sweep document and the server's log.
 func TestSweepRejectedSetting(t *testing.T) {
 	t.Parallel()
-	bin, err := postgres.FindBinDir("")
-	if err != nil {
-		if os.Getenv("DBRIG_REQUIRE_PG") == "1" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
-	dir := t.TempDir()
-	spec := filepath.Join(dir, "bad-setting.yaml")
-	body := "name: bad-setting\n" +
-		"target: {managed: true, pg_bin: '" + bin + "'}\n" +
-		"workload: tproc-c\n" +
-		"run: {rampup: 0s, duration: 1s}\n" +
-		"vary:\n  shared_buffers: [notasize]\n"
-	if err := os.WriteFile(spec, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	// A short path keeps the server's socket inside it.
-	out, err := os.MkdirTemp("", "dbrig-sweep-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(out) })
+	spec, out := managedSpec(t, "name: bad-setting\n"+
+		"target: {managed: true, pg_bin: '%s'}\n"+
+		"workload: tproc-c\n"+
+		"run: {rampup: 0s, duration: 1s}\n"+
+		"vary:\n  shared_buffers: [notasize]\n")
 	// The sweep has begun, so stderr holds its progress first; the error
 	// is the one last line.
 	o := dbrig(t, "sweep", spec, "--out", out)
@@ -336,30 +319,13 @@ func TestSweepRejectedSetting(t *testing.T) {
 // so, keeps the server's log and stops the server at the end.
 func TestSweepManagedPrewarm(t *testing.T) {
 	t.Parallel()
-	bin, err := postgres.FindBinDir("")
-	if err != nil {
-		if os.Getenv("DBRIG_REQUIRE_PG") == "1" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
-	dir := t.TempDir()
-	spec := filepath.Join(dir, "full-cache.yaml")
-	body := "name: full-cache\n" +
-		"target: {managed: true, pg_bin: '" + bin + "', settings: {shared_buffers: 128MB}}\n" +
-		"workload: tproc-c\n" +
-		"build: {warehouses: 1}\n" +
-		"run: {rampup: 0s, duration: 1s, vus: 2}\n" +
-		"vary:\n  prewarm: [none, full]\n" +
-		"baseline: {prewarm: none}\n"
-	if err := os.WriteFile(spec, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out, err := os.MkdirTemp("", "dbrig-sweep-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(out) })
+	spec, out := managedSpec(t, "name: full-cache\n"+
+		"target: {managed: true, pg_bin: '%s', settings: {shared_buffers: 128MB}}\n"+
+		"workload: tproc-c\n"+
+		"build: {warehouses: 1}\n"+
+		"run: {rampup: 0s, duration: 1s, vus: 2}\n"+
+		"vary:\n  prewarm: [none, full]\n"+
+		"baseline: {prewarm: none}\n")
 	o := mustRun(t, "sweep", spec, "--out", out)
 	wantIn(t, "stderr", o.stderr, "% of ")
 	wantIn(t, "stderr", o.stderr, " pages resident")
@@ -383,4 +349,28 @@ func TestSweepManagedPrewarm(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(out, "server", "data", "postmaster.pid")); !os.IsNotExist(err) {
 		t.Errorf("the server is still running after the sweep (postmaster.pid: %v)", err)
 	}
+}
+
+// managedSpec writes a managed-target spec, whose %s is replaced by the
+// PostgreSQL bin directory, and makes its output directory under the
+// system's temp dir: a short path keeps the server's socket inside it.
+func managedSpec(t *testing.T, format string) (spec, out string) {
+	t.Helper()
+	bin, err := postgres.FindBinDir("")
+	if err != nil {
+		if os.Getenv("DBRIG_REQUIRE_PG") == "1" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	spec = filepath.Join(t.TempDir(), "spec.yaml")
+	if err := os.WriteFile(spec, []byte(fmt.Sprintf(format, bin)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err = os.MkdirTemp("", "dbrig-sweep-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(out) })
+	return spec, out
 }

@@ -470,36 +470,36 @@ func (s *Spec) Warehouses() int {
 type orderedJSON []Param
 
 func (o orderedJSON) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, p := range o {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		k, _ := json.Marshal(p.Name)
-		v, _ := json.Marshal(p.Value)
-		b.Write(k)
-		b.WriteByte(':')
-		b.Write(v)
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
+	return objectInOrder(o, func(p Param) (string, any) { return p.Name, p.Value })
 }
 
 type orderedVary []Vary
 
 func (o orderedVary) MarshalJSON() ([]byte, error) {
+	return objectInOrder(o, func(v Vary) (string, any) { return v.Name, v.Values })
+}
+
+// objectInOrder writes items as one JSON object, keys in the items' order
+// (encoding/json would sort a map's).
+func objectInOrder[T any](items []T, kv func(T) (string, any)) ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteByte('{')
-	for i, v := range o {
+	for i, it := range items {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		k, _ := json.Marshal(v.Name)
-		vals, _ := json.Marshal(v.Values)
+		name, value := kv(it)
+		k, err := json.Marshal(name)
+		if err != nil {
+			return nil, err
+		}
+		v, err := json.Marshal(value)
+		if err != nil {
+			return nil, err
+		}
 		b.Write(k)
 		b.WriteByte(':')
-		b.Write(vals)
+		b.Write(v)
 	}
 	b.WriteByte('}')
 	return b.Bytes(), nil
