@@ -8,10 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 	"time"
 
+	"github.com/dbrig/dbrig/internal/result"
 	"github.com/dbrig/dbrig/internal/target"
 	"github.com/dbrig/dbrig/internal/target/postgres"
 	"github.com/spf13/cobra"
@@ -97,7 +97,7 @@ measured through pg_buffercache and printed.`,
 			fmt.Fprintf(out, "Socket:  %s\n", s.SocketURLFor("postgres"))
 			fmt.Fprintf(out, "Log:     %s\n", s.LogPath())
 			if len(settings) > 0 {
-				fmt.Fprintf(out, "Settings: %s\n", formatSettings(settings))
+				fmt.Fprintf(out, "Settings: %s\n", result.Settings(settings))
 			}
 			if prewarm != "" {
 				r, err := postgres.Prewarm(ctx, s.URLFor(prewarm))
@@ -127,10 +127,7 @@ func newServerStop() *cobra.Command {
 		Example: `  dbrig server stop --dir /srv/dbrig-pg`,
 		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			if err := needDir(dir); err != nil {
-				return err
-			}
-			s, err := postgres.Attach(dir)
+			s, err := attach(dir)
 			if err != nil {
 				return err
 			}
@@ -187,10 +184,7 @@ words of its log. The exit code is 0 when the server runs, 1 otherwise.`,
 		Example: `  dbrig server status --dir /srv/dbrig-pg && echo up`,
 		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			if err := needDir(dir); err != nil {
-				return err
-			}
-			s, err := postgres.Attach(dir)
+			s, err := attach(dir)
 			if err != nil {
 				return err
 			}
@@ -230,9 +224,17 @@ func printStatus(w io.Writer, dir string, st postgres.ServerStatus) {
 		fmt.Fprintf(w, "  started:  %s\n", st.Started.Local().Format(time.RFC3339))
 	}
 	if len(st.Settings) > 0 {
-		fmt.Fprintf(w, "  settings: %s\n", formatSettings(st.Settings))
+		fmt.Fprintf(w, "  settings: %s\n", result.Settings(st.Settings))
 	}
 	fmt.Fprintf(w, "  log:      %s\n", st.LogPath)
+}
+
+// attach reaches the server dbrig started in dir, from any process.
+func attach(dir string) (*postgres.Server, error) {
+	if err := needDir(dir); err != nil {
+		return nil, err
+	}
+	return postgres.Attach(dir)
 }
 
 func needDir(dir string) error {
@@ -265,17 +267,4 @@ func parseSettings(sets []string) (map[string]string, error) {
 		settings[name] = value
 	}
 	return settings, nil
-}
-
-func formatSettings(settings map[string]string) string {
-	names := make([]string, 0, len(settings))
-	for name := range settings {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	parts := make([]string, len(names))
-	for i, name := range names {
-		parts[i] = name + "=" + settings[name]
-	}
-	return strings.Join(parts, " ")
 }

@@ -373,11 +373,7 @@ func settingsLine(m map[string]string) string {
 	if len(m) == 0 {
 		return "default settings"
 	}
-	var parts []string
-	for _, k := range slices.Sorted(maps.Keys(m)) {
-		parts = append(parts, k+"="+m[k])
-	}
-	return strings.Join(parts, " ")
+	return result.Settings(m)
 }
 
 // noteMemory records how the database compares with the host's memory. A

@@ -170,7 +170,7 @@ func sweepConfig(d *Doc) block {
 		{"name", s.Name},
 		{"workload", s.Workload},
 		{"varied", strings.Join(s.Varied, " × ")},
-		{"baseline", kvString(s.Baseline)},
+		{"baseline", result.Settings(s.Baseline)},
 		{"repeat", strconv.Itoa(s.Repeat)},
 		{"runs", fmt.Sprintf("%d of %d done, interleaved", s.Done, len(s.Order))},
 		{"started", s.StartedAt.UTC().Format("2006-01-02 15:04:05 MST")},
@@ -220,19 +220,6 @@ func firstRunConfig(d *Doc) (string, map[string]any) {
 		}
 	}
 	return "", nil
-}
-
-func kvString(m map[string]string) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = k + "=" + m[k]
-	}
-	return strings.Join(parts, " ")
 }
 
 // throughputBlock: mean NOPM against the x parameter, one line per series,
@@ -351,7 +338,7 @@ func gainBlock(p *page, s *result.Sweep, l sweepLayout) (block, bool) {
 			},
 		}))
 	}
-	b.ChartCaption = fmt.Sprintf("Figure 3: %% change of each point's mean NOPM over its baseline (%s, same other parameters), with its 95%% interval. Pale bars are not significant: their interval includes 0.", kvString(s.Baseline))
+	b.ChartCaption = fmt.Sprintf("Figure 3: %% change of each point's mean NOPM over its baseline (%s, same other parameters), with its 95%% interval. Pale bars are not significant: their interval includes 0.", result.Settings(s.Baseline))
 	return b, true
 }
 

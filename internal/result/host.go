@@ -2,8 +2,10 @@ package result
 
 import (
 	"bufio"
+	"maps"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -50,4 +52,13 @@ func procField(path, key string) string {
 		}
 	}
 	return ""
+}
+
+// Settings writes name=value pairs sorted by name, on one line.
+func Settings(m map[string]string) string {
+	parts := make([]string, 0, len(m))
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		parts = append(parts, k+"="+m[k])
+	}
+	return strings.Join(parts, " ")
 }
