@@ -292,7 +292,7 @@ func (r *run) initServer(ctx context.Context) error {
 		return err
 	}
 	r.Doc.Target.Version = v.Raw
-	if err := preflight(r.Points, r.Spec, v, bin, readMeminfo()); err != nil {
+	if err := preflight(r.Points, r.Spec, v, bin, pgConfigure(bin), readMeminfo()); err != nil {
 		return err
 	}
 	if _, err := os.Stat(filepath.Join(r.srv.Dir, "data", "PG_VERSION")); err != nil {

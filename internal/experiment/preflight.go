@@ -3,6 +3,8 @@ package experiment
 import (
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 
 	"github.com/dbrig/dbrig/internal/target"
@@ -22,7 +24,10 @@ var minMajor = map[string]int{
 // preflight checks, before anything is built or run, that the server and
 // the host can take every setting the sweep will ask for, and names each
 // thing that is missing and why, all at once.
-func preflight(points []Point, spec *Spec, v postgres.ServerVersion, binDir, meminfo string) error {
+//
+// configure is what the server's pg_config --configure printed ("" when
+// unknown): io_uring exists only in builds configured --with-liburing.
+func preflight(points []Point, spec *Spec, v postgres.ServerVersion, binDir, configure, meminfo string) error {
 	var problems []string
 	seen := map[string]bool{}
 	for _, p := range points {
@@ -31,6 +36,10 @@ func preflight(points []Point, spec *Spec, v postgres.ServerVersion, binDir, mem
 				seen[name] = true
 				problems = append(problems, fmt.Sprintf("%s needs PostgreSQL %d or later, and the server in %s is %d.%d (set target.pg_bin or PG_BIN to a newer bin directory)",
 					name, major, binDir, v.Major, v.Minor))
+			}
+			if name == "io_method" && value == "io_uring" && configure != "" && !strings.Contains(configure, "--with-liburing") && !seen["io_uring"] {
+				seen["io_uring"] = true
+				problems = append(problems, fmt.Sprintf("io_method=io_uring needs a PostgreSQL built --with-liburing, and pg_config in %s shows it was not", binDir))
 			}
 			if name == "huge_pages" && strings.EqualFold(value, "on") && !seen[name] && hugePagesTotal(meminfo) == 0 {
 				seen[name] = true
@@ -56,6 +65,15 @@ func hugePagesTotal(meminfo string) int {
 		}
 	}
 	return -1
+}
+
+// pgConfigure is the build's configure line, or "" if pg_config is not there.
+func pgConfigure(binDir string) string {
+	out, err := exec.Command(filepath.Join(binDir, "pg_config"), "--configure").Output()
+	if err != nil {
+		return ""
+	}
+	return string(out)
 }
 
 func readMeminfo() string {

@@ -21,20 +21,24 @@ func TestPreflightNamesWhatIsMissingAndWhy(t *testing.T) {
 	pg18 := postgres.ServerVersion{Major: 18, Minor: 1}
 	noHuge := "MemTotal: 1 kB\nHugePages_Total:       0\n"
 	huge := "HugePages_Total:    1200\n"
+	uring := "'--prefix=/usr' '--with-liburing' '--with-openssl'"
+	plain := "'--prefix=/usr' '--without-icu'"
 	cases := []struct {
-		name    string
-		v       postgres.ServerVersion
-		meminfo string
-		want    []string // substrings; none means it must pass
+		name      string
+		v         postgres.ServerVersion
+		configure string
+		meminfo   string
+		want      []string // substrings; none means it must pass
 	}{
-		{"both missing", pg15, noHuge, []string{"io_method needs PostgreSQL 18", "15.18", "huge_pages=on needs huge pages", "vm.nr_hugepages"}},
-		{"old server only", pg15, huge, []string{"io_method needs PostgreSQL 18"}},
-		{"no huge pages only", pg18, noHuge, []string{"HugePages_Total: 0"}},
-		{"all there", pg18, huge, nil},
-		{"meminfo unreadable", pg18, "", nil},
+		{"both missing", pg15, uring, noHuge, []string{"io_method needs PostgreSQL 18", "15.18", "huge_pages=on needs huge pages", "vm.nr_hugepages"}},
+		{"old server only", pg15, uring, huge, []string{"io_method needs PostgreSQL 18"}},
+		{"no huge pages only", pg18, uring, noHuge, []string{"HugePages_Total: 0"}},
+		{"no liburing", pg18, plain, huge, []string{"io_method=io_uring needs a PostgreSQL built --with-liburing"}},
+		{"all there", pg18, uring, huge, nil},
+		{"pg_config and meminfo unreadable", pg18, "", "", nil},
 	}
 	for _, c := range cases {
-		err := preflight(spec.Points(), spec, c.v, "/pg/bin", c.meminfo)
+		err := preflight(spec.Points(), spec, c.v, "/pg/bin", c.configure, c.meminfo)
 		if len(c.want) == 0 {
 			if err != nil {
 				t.Errorf("%s: %v", c.name, err)
