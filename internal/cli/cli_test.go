@@ -153,34 +153,41 @@ func noFile(t *testing.T, path string) {
 	}
 }
 
-// pgExec runs sql on the database at u, outside dbrig.
-func pgExec(t *testing.T, u, sql string) {
+// pgConn connects to the database at u, outside dbrig, for the test's
+// duration.
+func pgConn(t *testing.T, u string) (*pgx.Conn, context.Context) {
 	t.Helper()
-	ctx := context.Background()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
 	c, err := pgx.Connect(ctx, u)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close(ctx)
+	t.Cleanup(func() { c.Close(context.Background()) })
+	return c, ctx
+}
+
+// pgExec runs sql on the database at u.
+func pgExec(t *testing.T, u, sql string) {
+	t.Helper()
+	c, ctx := pgConn(t, u)
 	if _, err := c.Exec(ctx, sql); err != nil {
 		t.Fatalf("%s: %v", sql, err)
 	}
 }
 
-func pgInt(t *testing.T, u, sql string) int {
+// pgValue reads the one value sql returns from the database at u.
+func pgValue[T any](t *testing.T, u, sql string) T {
 	t.Helper()
-	ctx := context.Background()
-	c, err := pgx.Connect(ctx, u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close(ctx)
-	var n int
-	if err := c.QueryRow(ctx, sql).Scan(&n); err != nil {
+	c, ctx := pgConn(t, u)
+	var v T
+	if err := c.QueryRow(ctx, sql).Scan(&v); err != nil {
 		t.Fatalf("%s: %v", sql, err)
 	}
-	return n
+	return v
 }
+
+func pgInt(t *testing.T, u, sql string) int { return pgValue[int](t, u, sql) }
 
 func pgTables(t *testing.T, u string) int {
 	return pgInt(t, u, "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'")

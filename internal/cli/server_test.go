@@ -61,22 +61,6 @@ func field(t *testing.T, out, label string) string {
 	return ""
 }
 
-func pgString(t *testing.T, u, sql string) string {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	c, err := pgx.Connect(ctx, u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close(ctx)
-	var s string
-	if err := c.QueryRow(ctx, sql).Scan(&s); err != nil {
-		t.Fatalf("%s: %v", sql, err)
-	}
-	return s
-}
-
 // TestServerCommands: start with a setting, status from a "new process"
 // (nothing shared but the directory), stop, a restart that appends to the
 // log, and a postmaster killed with SIGKILL reported as crashed.
@@ -89,7 +73,7 @@ func TestServerCommands(t *testing.T) {
 	wantIn(t, "start output", o.stdout, "PostgreSQL ")
 	wantIn(t, "start output", o.stdout, filepath.Join(dir, "server.log"))
 	u := field(t, o.stdout, "URL")
-	if got := pgString(t, u, "SHOW shared_buffers"); got != "64MB" {
+	if got := pgValue[string](t, u, "SHOW shared_buffers"); got != "64MB" {
 		t.Errorf("SHOW shared_buffers = %q, want 64MB", got)
 	}
 
@@ -99,7 +83,7 @@ func TestServerCommands(t *testing.T) {
 	if got := field(t, o.stdout, "url"); got != u {
 		t.Errorf("status url %q, start printed %q", got, u)
 	}
-	if got := pgString(t, field(t, o.stdout, "url"), "SHOW shared_buffers"); got != "64MB" {
+	if got := pgValue[string](t, field(t, o.stdout, "url"), "SHOW shared_buffers"); got != "64MB" {
 		t.Errorf("through status's URL, SHOW shared_buffers = %q, want 64MB", got)
 	}
 
