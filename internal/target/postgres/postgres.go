@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/dbrig/dbrig/internal/target"
@@ -33,7 +34,9 @@ type Target struct {
 	url    string
 	secret string
 	// ctl runs the harness's own queries (version, counters) so they never
-	// share a connection with a virtual user.
+	// share a connection with a virtual user. mu guards it, since it is
+	// replaced when lost.
+	mu  sync.Mutex
 	ctl *pgx.Conn
 }
 
@@ -115,13 +118,17 @@ func (t *Target) HasRoutines() bool    { return true }
 
 func (t *Target) Version(ctx context.Context) (string, error) {
 	var v string
-	err := t.ctl.QueryRow(ctx, "SHOW server_version").Scan(&v)
+	err := t.harness(ctx, func(ctx context.Context, c *pgx.Conn) error {
+		return c.QueryRow(ctx, "SHOW server_version").Scan(&v)
+	})
 	return v, err
 }
 
 func (t *Target) Size(ctx context.Context) (int64, error) {
 	var n int64
-	err := t.ctl.QueryRow(ctx, "SELECT pg_database_size(current_database())").Scan(&n)
+	err := t.harness(ctx, func(ctx context.Context, c *pgx.Conn) error {
+		return c.QueryRow(ctx, "SELECT pg_database_size(current_database())").Scan(&n)
+	})
 	return n, err
 }
 
@@ -129,9 +136,30 @@ func (t *Target) Size(ctx context.Context) (int64, error) {
 // databases' traffic does not inflate the rate.
 func (t *Target) Xacts(ctx context.Context) (int64, bool, error) {
 	var n int64
-	err := t.ctl.QueryRow(ctx,
-		"SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = current_database()").Scan(&n)
+	err := t.harness(ctx, func(ctx context.Context, c *pgx.Conn) error {
+		return c.QueryRow(ctx,
+			"SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = current_database()").Scan(&n)
+	})
 	return n, err == nil, err
+}
+
+// harness runs q on the harness's connection, reopening it if it was lost:
+// a server restarted mid-run must not cost the run its counters, when the
+// virtual users ride it out.
+func (t *Target) harness(ctx context.Context, q func(context.Context, *pgx.Conn) error) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return target.Reconnecting(ctx, t.Classify,
+		func(ctx context.Context) error {
+			c, err := t.connect(ctx)
+			if err != nil {
+				return err
+			}
+			t.ctl.Close(ctx)
+			t.ctl = c
+			return nil
+		},
+		func(ctx context.Context) error { return q(ctx, t.ctl) })
 }
 
 func (t *Target) Session(ctx context.Context) (target.Session, error) {
@@ -143,6 +171,8 @@ func (t *Target) Session(ctx context.Context) (target.Session, error) {
 }
 
 func (t *Target) Close() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	return t.ctl.Close(context.Background())
 }
 
