@@ -93,11 +93,16 @@ func (r *runner) Config() map[string]any {
 }
 
 // Mark reads sum(d_next_o_id), which only committed New-Orders advance,
-// and the database's transaction counter where it keeps one.
+// and the database's transaction counter where it keeps one. A lost
+// connection is reopened, so that a server restarted mid-window still
+// gives the window's end.
 func (r *runner) Mark(ctx context.Context) (workload.Mark, error) {
 	v := map[string]int64{}
 	var next int64
-	if err := r.ctl.QueryRow(ctx, r.schema.Get("mark")).Scan(&next); err != nil {
+	err := target.Reconnecting(ctx, r.t.Classify, r.reopenCtl, func(ctx context.Context) error {
+		return r.ctl.QueryRow(ctx, r.schema.Get("mark")).Scan(&next)
+	})
+	if err != nil {
 		return workload.Mark{}, fmt.Errorf("read sum(d_next_o_id): %w", err)
 	}
 	v["d_next_o_id"] = next
@@ -107,6 +112,16 @@ func (r *runner) Mark(ctx context.Context) (workload.Mark, error) {
 		v["xacts"] = n
 	}
 	return workload.Mark{Values: v}, nil
+}
+
+func (r *runner) reopenCtl(ctx context.Context) error {
+	s, err := r.t.Session(ctx)
+	if err != nil {
+		return err
+	}
+	r.ctl.Close()
+	r.ctl = s
+	return nil
 }
 
 func (r *runner) Progress(counts []int64) string {
@@ -129,17 +144,26 @@ func (r *runner) Summarize(res *driver.Result, start, end workload.Mark) workloa
 		s.TPMClient = float64(all) / minutes
 	}
 	dbMinutes := (end.At - start.At) / 60
-	rate := func(key string) *float64 {
+	// rate is nil where the database keeps no such counter, or where it
+	// went backwards: PostgreSQL forgets its statistics when it recovers
+	// from a crash, so a server restarted mid-window leaves no count of the
+	// window's transactions. sum(d_next_o_id) is table data, and survives.
+	rate := func(key string) (v *float64, reset bool) {
 		a, okA := start.Values[key]
 		b, okB := end.Values[key]
 		if !okA || !okB || dbMinutes <= 0 {
-			return nil
+			return nil, false
 		}
-		v := float64(b-a) / dbMinutes
-		return &v
+		if b < a {
+			return nil, true
+		}
+		n := float64(b-a) / dbMinutes
+		return &n, false
 	}
-	s.NOPM, s.TPM = rate("d_next_o_id"), rate("xacts")
-	s.Lines = append(s.Lines, agreement("NOPM", s.NOPM, s.NOPMClient), agreement("TPM", s.TPM, s.TPMClient))
+	var nopmReset, tpmReset bool
+	s.NOPM, nopmReset = rate("d_next_o_id")
+	s.TPM, tpmReset = rate("xacts")
+	s.Lines = append(s.Lines, agreement("NOPM", s.NOPM, nopmReset, s.NOPMClient), agreement("TPM", s.TPM, tpmReset, s.TPMClient))
 	if r.cfg.Keying {
 		eff := s.NOPMClient / (12.86 * float64(r.cfg.Warehouses)) * 100
 		if s.NOPM != nil {
@@ -153,8 +177,11 @@ func (r *runner) Summarize(res *driver.Result, start, end workload.Mark) workloa
 }
 
 // agreement prints a rate on both sides and how far apart they are.
-func agreement(name string, db *float64, client float64) string {
-	if db == nil {
+func agreement(name string, db *float64, reset bool, client float64) string {
+	switch {
+	case reset:
+		return fmt.Sprintf("%-4s %10.0f (client; the database's counter was reset during the window, by a server restart, so it gives no rate)", name, client)
+	case db == nil:
 		return fmt.Sprintf("%-4s %10.0f (client; the database keeps no counter for it)", name, client)
 	}
 	diff := 0.0
