@@ -1,5 +1,6 @@
 // Package pgtest gives tests a real PostgreSQL server: one per test binary,
-// started on first use, with a fresh database per test.
+// started on first use, with a fresh database per test, and a server of
+// its own for a test that kills it.
 //
 // A package using it must stop the server when its tests end:
 //
@@ -30,7 +31,6 @@ var (
 
 	once     sync.Once
 	srv      *postgres.Server
-	dir      string
 	skipWhy  string
 	startErr error
 
@@ -38,7 +38,8 @@ var (
 )
 
 // Main runs the package's tests, then stops the shared server and removes
-// its directory, even when the run is interrupted.
+// its directory, even when the run is interrupted (which also stops the
+// servers of NewServer).
 func Main(m *testing.M) {
 	mainCalled.Store(true)
 	// The postmaster is detached from our process group, so ^C would
@@ -66,21 +67,26 @@ var shutdownOnce sync.Once
 
 func shutdown() (err error) {
 	shutdownOnce.Do(func() {
+		own.Range(func(s, _ any) bool {
+			stop(s.(*postgres.Server))
+			return true
+		})
 		if srv != nil {
-			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-			defer cancel()
-			err = srv.Stop(ctx)
-		}
-		if dir != "" {
-			// After a failed stop the directory is kept: its log says why.
-			if err == nil {
-				os.RemoveAll(dir)
-			} else {
-				err = fmt.Errorf("%w (server directory kept: %s)", err, dir)
-			}
+			err = stop(srv)
 		}
 	})
 	return err
+}
+
+// stop stops s and removes its directory; after a failed stop the directory
+// is kept: its log says why.
+func stop(s *postgres.Server) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	if err := s.Stop(ctx); err != nil {
+		return fmt.Errorf("%w (server directory kept: %s)", err, s.Dir)
+	}
+	return os.RemoveAll(s.Dir)
 }
 
 // Start returns the shared server, starting it on first use.
@@ -89,50 +95,80 @@ func Start(tb testing.TB) *postgres.Server {
 	if !mainCalled.Load() {
 		tb.Fatal("pgtest: add `func TestMain(m *testing.M) { pgtest.Main(m) }` to this package, so the shared server is stopped when the tests end")
 	}
-	once.Do(start)
+	once.Do(func() { srv, skipWhy, startErr = launch() })
+	need(tb, skipWhy, startErr)
+	return srv
+}
+
+// own holds the servers NewServer started, so that an interrupted run
+// stops them too.
+var own sync.Map
+
+// NewServer starts a server for this test alone, stopped and removed when
+// the test ends: for a test that kills or restarts it, which must not
+// happen to the shared one.
+func NewServer(tb testing.TB) *postgres.Server {
+	tb.Helper()
+	if !mainCalled.Load() {
+		tb.Fatal("pgtest: add `func TestMain(m *testing.M) { pgtest.Main(m) }` to this package, so an interrupted run stops its servers")
+	}
+	s, why, err := launch()
+	if s != nil {
+		own.Store(s, nil)
+		tb.Cleanup(func() {
+			own.Delete(s)
+			if err := stop(s); err != nil {
+				tb.Errorf("pgtest: %v", err)
+			}
+		})
+	}
+	need(tb, why, err)
+	return s
+}
+
+// need skips or fails the test when its server could not start: skipped
+// on a machine without PostgreSQL, unless DBRIG_REQUIRE_PG=1.
+func need(tb testing.TB, skipWhy string, err error) {
+	tb.Helper()
 	if skipWhy != "" {
 		if os.Getenv("DBRIG_REQUIRE_PG") == "1" {
 			tb.Fatalf("pgtest: DBRIG_REQUIRE_PG=1 but %s", skipWhy)
 		}
 		tb.Skipf("pgtest: %s (set PG_BIN, or DBRIG_REQUIRE_PG=1 to fail instead)", skipWhy)
 	}
-	if startErr != nil {
-		tb.Fatalf("pgtest: %v", startErr)
+	if err != nil {
+		tb.Fatalf("pgtest: %v", err)
 	}
-	return srv
 }
 
-func start() {
+// launch initializes and starts a server in a new directory. skipWhy says
+// why there is none on a machine without PostgreSQL binaries. A server
+// that fails after its directory was made is returned with the error, so
+// that the caller can clean up after it.
+func launch() (s *postgres.Server, skipWhy string, err error) {
 	bin, err := postgres.FindBinDir("")
 	if err != nil {
 		// A PG_BIN that points nowhere is a mistake to report, not a
 		// machine without PostgreSQL.
 		if os.Getenv("PG_BIN") != "" {
-			startErr = err
-		} else {
-			skipWhy = err.Error()
+			return nil, "", err
 		}
-		return
+		return nil, err.Error(), nil
 	}
-	// A directory of our own rather than t.TempDir(): the server outlives
-	// the first test that uses it, and a short path keeps the socket in it.
-	dir, err = os.MkdirTemp("", "dbrig-pg-")
+	// A directory of our own rather than t.TempDir(): the shared server
+	// outlives the first test that uses it, and a short path keeps the
+	// socket in it.
+	dir, err := os.MkdirTemp("", "dbrig-pg-")
 	if err != nil {
-		startErr = err
-		return
+		return nil, "", err
 	}
-	s := &postgres.Server{Dir: dir, BinDir: bin}
+	s = &postgres.Server{Dir: dir, BinDir: bin}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	if err := s.Init(ctx); err != nil {
-		startErr = err
-		return
+		return s, "", err
 	}
-	if err := s.Start(ctx, nil); err != nil {
-		startErr = err
-		return
-	}
-	srv = s
+	return s, "", s.Start(ctx, nil)
 }
 
 // NewDB creates an empty database for this test and returns its URL. The
