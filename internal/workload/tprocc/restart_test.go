@@ -1,0 +1,222 @@
+package tprocc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	// The package is named like this one's runner type.
+	runpkg "github.com/dbrig/dbrig/internal/runner"
+	"github.com/dbrig/dbrig/internal/target"
+	"github.com/dbrig/dbrig/internal/target/postgres"
+	"github.com/dbrig/dbrig/internal/target/postgres/pgtest"
+	"github.com/dbrig/dbrig/internal/workload"
+)
+
+// TestServerRestartMidWindow kills the postmaster with SIGKILL in the
+// middle of the measured window and starts it again, as a crash and a
+// service manager would. The virtual users ride it out; so must the
+// database-side marks: NOPM from sum(d_next_o_id), which survives the
+// crash, and the transaction counter reported as reset, not as a rate.
+func TestServerRestartMidWindow(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills and restarts a server of its own")
+	}
+	const (
+		vus    = 2
+		rampup = 4 * time.Second
+		window = 12 * time.Second
+		// killAt is into the window: late enough that the transactions
+		// counted before it outnumber what the restarted server can count
+		// in the rest of the window, so its counter ends below where it
+		// began.
+		killAt = 7 * time.Second
+	)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	s := pgtest.NewServer(t)
+	if err := s.CreateDB(ctx, "tprocc"); err != nil {
+		t.Fatal(err)
+	}
+	p := newProxy(t, s)
+	tg, err := target.Open(ctx, p.url(t, s.URLFor("tprocc")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	w := &tprocc{warehouses: 1, loaders: 1, seed: defaultSeed}
+	if _, err := w.Build(ctx, tg, workload.BuildOptions{}); err != nil {
+		t.Fatalf("build: %v", err)
+	}
+	r, err := w.Open(ctx, tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+
+	// The run starts its clock once every virtual user has connected,
+	// which takes milliseconds here; the window's edges in the document
+	// tell where the kill really fell.
+	var restarted struct {
+		sync.Mutex
+		at, took time.Duration
+		err      error
+	}
+	started := time.Now()
+	killer := time.AfterFunc(rampup+killAt, func() {
+		at := time.Since(started)
+		err := killAndRestart(ctx, s, p)
+		restarted.Lock()
+		defer restarted.Unlock()
+		restarted.at, restarted.took, restarted.err = at, time.Since(started)-at, err
+	})
+	defer killer.Stop()
+	var warnings []string
+	doc, err := runpkg.Run(ctx, tg, "tproc-c", r, runpkg.Options{VUs: vus, Rampup: rampup, Duration: window,
+		Warn: func(msg string) { warnings = append(warnings, msg) }})
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	restarted.Lock()
+	defer restarted.Unlock()
+	if restarted.err != nil {
+		t.Fatalf("kill and restart: %v", restarted.err)
+	}
+	if restarted.took == 0 {
+		t.Fatal("the run ended before the server was killed and restarted")
+	}
+	t.Logf("killed %.1fs into the run, up again %.1fs later; window %.1fs\n%s",
+		restarted.at.Seconds(), restarted.took.Seconds(), doc.WindowSeconds, strings.Join(doc.Lines, "\n"))
+
+	if len(warnings) > 0 {
+		t.Errorf("warnings: %q; want the marks read across the restart", warnings)
+	}
+	var errs int64
+	for _, tx := range doc.Transactions {
+		errs += tx.Errors
+	}
+	if errs == 0 {
+		t.Error("no transaction failed: the kill missed the window")
+	}
+	if doc.NOPMClient <= 0 {
+		t.Errorf("nopm_client = %v, want > 0", doc.NOPMClient)
+	}
+	if doc.NOPM == nil {
+		t.Fatal("nopm (database side) missing")
+	}
+	// Each edge can split at most one New-Order per virtual user between
+	// the sides, and the kill can take one more per user that committed
+	// but never reported back; the rest is the mark reads' timing.
+	minutes := doc.WindowSeconds / 60
+	tolerance := 3*vus/minutes + 0.02*doc.NOPMClient
+	if d := math.Abs(*doc.NOPM - doc.NOPMClient); d > tolerance {
+		t.Errorf("nopm %.0f (database) and %.0f (client) differ by %.0f, more than %.0f", *doc.NOPM, doc.NOPMClient, d, tolerance)
+	}
+	if doc.TPM != nil {
+		t.Errorf("tpm (database side) = %.0f across a crash that reset the counter, want none", *doc.TPM)
+	}
+	if !slices.ContainsFunc(doc.Lines, func(l string) bool { return strings.Contains(l, "reset during the window") }) {
+		t.Errorf("summary lines %q do not say the counter was reset", doc.Lines)
+	}
+}
+
+// killAndRestart kills s's postmaster as a crash would, and starts the
+// cluster again behind p, which keeps the address the target knows.
+func killAndRestart(ctx context.Context, s *postgres.Server, p *proxy) error {
+	b, err := os.ReadFile(filepath.Join(s.Dir, "data", "postmaster.pid"))
+	if err != nil {
+		return err
+	}
+	pid, err := strconv.Atoi(strings.SplitN(string(b), "\n", 2)[0])
+	if err != nil {
+		return fmt.Errorf("postmaster.pid: %w", err)
+	}
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		return err
+	}
+	// Stop finds the postmaster gone, and forgets it.
+	if err := s.Stop(ctx); !errors.Is(err, postgres.ErrServerCrashed) {
+		return fmt.Errorf("stop after the kill: %v, want %v", err, postgres.ErrServerCrashed)
+	}
+	// The backends leave the shared memory as they notice the postmaster
+	// is gone; until the last has, a new postmaster refuses to start.
+	for {
+		err := s.Start(ctx, nil)
+		if err == nil {
+			break
+		}
+		if !strings.Contains(err.Error(), "shared memory") || ctx.Err() != nil {
+			return err
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	p.backend.Store(net.JoinHostPort("127.0.0.1", strconv.Itoa(s.Port())))
+	return nil
+}
+
+// proxy forwards TCP connections to the server's current port: Start picks
+// a new one, and a client must find a restarted server where it left it.
+type proxy struct {
+	ln      net.Listener
+	backend atomic.Value // host:port
+}
+
+func newProxy(t *testing.T, s *postgres.Server) *proxy {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &proxy{ln: ln}
+	p.backend.Store(net.JoinHostPort("127.0.0.1", strconv.Itoa(s.Port())))
+	// Connections still open end with the server, which stops after this.
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go p.forward(c)
+		}
+	}()
+	return p
+}
+
+// forward copies both ways until either side closes, then closes both, so
+// that a server's death reaches the client as it would directly.
+func (p *proxy) forward(c net.Conn) {
+	defer c.Close()
+	b, err := net.Dial("tcp", p.backend.Load().(string))
+	if err != nil {
+		return
+	}
+	defer b.Close()
+	done := make(chan struct{}, 2)
+	go func() { io.Copy(b, c); done <- struct{}{} }()
+	go func() { io.Copy(c, b); done <- struct{}{} }()
+	<-done
+}
+
+// url is u with the proxy's address in place of the server's.
+func (p *proxy) url(t *testing.T, u string) string {
+	pu, err := url.Parse(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pu.Host = p.ln.Addr().String()
+	return pu.String()
+}
