@@ -8,9 +8,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/dbrig/dbrig/internal/workload"
-
 	"github.com/dbrig/dbrig/internal/target"
+	"github.com/dbrig/dbrig/internal/workload"
+	"golang.org/x/sync/errgroup"
 )
 
 // genConfig fixes everything generation depends on: the same config gives
@@ -155,39 +155,44 @@ func execTask(stmt string) func(context.Context, target.Session) error {
 	}
 }
 
-// parallel runs tasks in order over n sessions; the first error cancels
-// the rest.
+// parallel runs tasks in order over n sessions, each taking the next task
+// when it is free. The first error cancels the rest. A cancelled ctx
+// (Ctrl-C) is returned as such, even when it fell between tasks, so that
+// the caller drops what was half made.
 func parallel(ctx context.Context, t target.Target, n int, tasks []func(context.Context, target.Session) error) error {
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
+	g, gctx := errgroup.WithContext(ctx)
 	next := make(chan func(context.Context, target.Session) error)
-	var wg sync.WaitGroup
 	for range min(n, len(tasks)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			s, err := t.Session(ctx)
+		g.Go(func() error {
+			s, err := t.Session(gctx)
 			if err != nil {
-				cancel(err)
-				return
+				return err
 			}
 			defer s.Close()
 			for task := range next {
-				if err := task(ctx, s); err != nil {
-					cancel(err)
+				if err := task(gctx, s); err != nil {
+					return err
 				}
 			}
-		}()
+			return nil
+		})
 	}
+feed:
 	for _, task := range tasks {
 		select {
 		case next <- task:
-		case <-ctx.Done():
+		case <-gctx.Done():
+			break feed
 		}
 	}
 	close(next)
-	wg.Wait()
-	return context.Cause(ctx)
+	err := g.Wait()
+	// Once ctx is cancelled, the work fails however its driver reports it
+	// (pgx: a closed connection); the cancellation is the reason.
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	return err
 }
 
 // ticker calls f every second until the returned stop is called.
