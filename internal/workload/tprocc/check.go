@@ -7,7 +7,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/dbrig/dbrig/internal/target"
 )
@@ -60,80 +59,34 @@ func check(ctx context.Context, t target.Target, warehouses int, out io.Writer) 
 			jobs = append(jobs, job{c.n, w})
 		}
 	}
-	// Looking the blocks up before any goroutine starts keeps a missing
-	// block a panic in the caller, where tests see it.
+	// Looking the blocks up before any task starts keeps a missing block a
+	// panic in the caller, where tests see it.
 	sqls := map[int]string{deliveredJob: q.Get("delivered")}
 	for _, c := range conditions {
 		sqls[c.n] = q.Get("cond" + strconv.Itoa(c.n))
 	}
 
-	// Reads only, so even SQLite (WAL) runs them side by side.
-	workers := min(runtime.NumCPU(), len(jobs))
-	parent := ctx
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	todo := make(chan job)
-	go func() {
-		defer close(todo)
-		for _, j := range jobs {
-			select {
-			case todo <- j:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-
-	var (
-		mu       sync.Mutex
-		firstErr error
-		// found[cond][w-1] is the number of violations.
-		found = map[int][]int64{}
-	)
+	// found[cond][w-1] is the number of violations. Each job writes its own
+	// slot, so the jobs need no lock.
+	found := map[int][]int64{}
 	for n := range sqls {
 		found[n] = make([]int64, warehouses)
 	}
-	fail := func(err error) {
-		mu.Lock()
-		if firstErr == nil {
-			firstErr = err
-		}
-		mu.Unlock()
-		cancel()
-	}
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			s, err := t.Session(ctx)
-			if err != nil {
-				fail(fmt.Errorf("consistency check: %w", err))
-				return
-			}
-			defer s.Close()
-			for j := range todo {
-				var n int64
-				if err := s.QueryRow(ctx, sqls[j.cond], j.w).Scan(&n); err != nil {
-					name := "delivered"
-					if j.cond != deliveredJob {
-						name = "condition 3.3.2." + strconv.Itoa(j.cond)
-					}
-					fail(fmt.Errorf("consistency %s, warehouse %d: %w", name, j.w, err))
-					return
+	tasks := make([]func(context.Context, target.Session) error, len(jobs))
+	for i, j := range jobs {
+		tasks[i] = func(ctx context.Context, s target.Session) error {
+			if err := s.QueryRow(ctx, sqls[j.cond], j.w).Scan(&found[j.cond][j.w-1]); err != nil {
+				name := "delivered"
+				if j.cond != deliveredJob {
+					name = "condition 3.3.2." + strconv.Itoa(j.cond)
 				}
-				mu.Lock()
-				found[j.cond][j.w-1] = n
-				mu.Unlock()
+				return fmt.Errorf("consistency %s, warehouse %d: %w", name, j.w, err)
 			}
-		}()
+			return nil
+		}
 	}
-	wg.Wait()
-	if firstErr != nil {
-		return false, firstErr
-	}
-	// Interrupted between jobs: some counts were never read.
-	if err := parent.Err(); err != nil {
+	// Reads only, so even SQLite (WAL) runs them side by side.
+	if err := parallel(ctx, t, min(runtime.NumCPU(), len(jobs)), tasks); err != nil {
 		return false, err
 	}
 
