@@ -27,7 +27,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"text/tabwriter"
 	"time"
@@ -36,6 +35,7 @@ import (
 	"github.com/dbrig/dbrig/internal/target/postgres"
 	"github.com/dbrig/dbrig/internal/workload"
 	"github.com/jackc/pgx/v5"
+	"golang.org/x/sync/errgroup"
 )
 
 // tuning is what the run changes from PostgreSQL's defaults. None of it
@@ -697,32 +697,36 @@ func parallelExec(ctx context.Context, url string, n int, stmts []string) error 
 
 // parallelOn runs stmts in order, each connection taking the next one
 // when it is free, as the build's loaders do. The first error cancels
-// the rest.
+// the rest, and a cancelled ctx is an error even between statements.
 func parallelOn(ctx context.Context, conns []*pgx.Conn, stmts []string) error {
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
+	g, gctx := errgroup.WithContext(ctx)
 	next := make(chan string)
-	var wg sync.WaitGroup
 	for _, c := range conns {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		g.Go(func() error {
 			for stmt := range next {
-				if _, err := c.Exec(ctx, stmt); err != nil {
-					cancel(fmt.Errorf("%s: %w", firstLine(stmt), err))
+				if _, err := c.Exec(gctx, stmt); err != nil {
+					return fmt.Errorf("%s: %w", firstLine(stmt), err)
 				}
 			}
-		}()
+			return nil
+		})
 	}
+feed:
 	for _, stmt := range stmts {
 		select {
 		case next <- stmt:
-		case <-ctx.Done():
+		case <-gctx.Done():
+			break feed
 		}
 	}
 	close(next)
-	wg.Wait()
-	return context.Cause(ctx)
+	err := g.Wait()
+	// Once ctx is cancelled, the work fails however its driver reports it
+	// (pgx: a closed connection); the cancellation is the reason.
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	return err
 }
 
 func firstLine(s string) string {
