@@ -31,7 +31,7 @@ func TestReconnecting(t *testing.T) {
 		{"other error is not retried", []error{errOther}, nil, errOther, 1},
 		{"reopened at once", []error{errLost, nil}, []error{nil}, nil, 2},
 		{"reopen fails, then works", []error{errLost, nil}, []error{errLost, errLost, nil}, nil, 2},
-		{"lost again after reopening", []error{errLost, errLost, nil}, []error{nil, nil}, nil, 3},
+		{"lost again after reopening is not retried", []error{errLost, errLost}, []error{nil}, errLost, 2},
 		{"other error after reopening", []error{errLost, errOther}, []error{nil}, errOther, 2},
 	} {
 		t.Run(c.name, func(t *testing.T) {
