@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 )
 
 // Target is an opened database.
@@ -34,6 +35,14 @@ type Target interface {
 	// if not, loading in parallel only adds contention.
 	ParallelWrites() bool
 	Close() error
+}
+
+// Restartable is a target whose server can restart under a run, and keeps
+// its counters only for its current life: PostgreSQL forgets them when it
+// recovers from a crash, so Xacts starts again from zero. Started tells one
+// life from the next, so that a counter read in two is not taken for a rate.
+type Restartable interface {
+	Started(ctx context.Context) (time.Time, error)
 }
 
 // Session is one connection. Statements are cached per SQL text, so a

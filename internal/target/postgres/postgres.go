@@ -40,6 +40,8 @@ type Target struct {
 	ctl *pgx.Conn
 }
 
+var _ target.Restartable = (*Target)(nil)
+
 // Open parses url (PG* environment variables fill what it leaves out),
 // connects once to prove the target works, and keeps that connection for
 // the harness's own queries.
@@ -141,6 +143,16 @@ func (t *Target) Xacts(ctx context.Context) (int64, bool, error) {
 			"SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = current_database()").Scan(&n)
 	})
 	return n, err == nil, err
+}
+
+// Started is when the postmaster started: a crash and restart changes it,
+// along with resetting the counters Xacts reads.
+func (t *Target) Started(ctx context.Context) (time.Time, error) {
+	var at time.Time
+	err := t.harness(ctx, func(ctx context.Context, c *pgx.Conn) error {
+		return c.QueryRow(ctx, "SELECT pg_postmaster_start_time()").Scan(&at)
+	})
+	return at, err
 }
 
 // harness runs q on the harness's connection, reopening it if it was lost:

@@ -92,14 +92,25 @@ func (r *runner) Config() map[string]any {
 	}
 }
 
+// serverStarted is the marks' key for when the server started, in
+// microseconds since the epoch.
+const serverStarted = "server_started_us"
+
 // Mark reads sum(d_next_o_id), which only committed New-Orders advance,
-// and the database's transaction counter where it keeps one. A lost
-// connection is reopened, so that a server restarted mid-window still
-// gives the window's end. sum(d_next_o_id) is read last: the mark is
-// timed as it returns, and NOPM must not count as window the time another
-// read spent reconnecting.
+// and the database's transaction counter where it keeps one, with when the
+// server started where a restart resets that counter. A lost connection is
+// reopened, so that a server restarted mid-window still gives the window's
+// end. sum(d_next_o_id) is read last: the mark is timed as it returns, and
+// NOPM must not count as window the time another read spent reconnecting.
 func (r *runner) Mark(ctx context.Context) (workload.Mark, error) {
 	v := map[string]int64{}
+	if rs, ok := r.t.(target.Restartable); ok {
+		at, err := rs.Started(ctx)
+		if err != nil {
+			return workload.Mark{}, fmt.Errorf("read when the server started: %w", err)
+		}
+		v[serverStarted] = at.UnixMicro()
+	}
 	if n, ok, err := r.t.Xacts(ctx); err != nil {
 		return workload.Mark{}, fmt.Errorf("read transaction counter: %w", err)
 	} else if ok {
@@ -146,25 +157,27 @@ func (r *runner) Summarize(res *driver.Result, start, end workload.Mark) workloa
 		s.TPMClient = float64(all) / minutes
 	}
 	dbMinutes := (end.At - start.At) / 60
-	// rate is nil where the database keeps no such counter, or where it
-	// went backwards: PostgreSQL forgets its statistics when it recovers
-	// from a crash, so a server restarted mid-window leaves no count of the
-	// window's transactions. sum(d_next_o_id) is table data, and survives.
-	rate := func(key string) (v *float64, reset bool) {
+	// rate is nil where the database keeps no such counter, or where it was
+	// reset: PostgreSQL forgets its statistics when it recovers from a
+	// crash, so a server restarted mid-window leaves no count of the
+	// window's transactions (and pg_stat_reset() sends one backwards).
+	// sum(d_next_o_id) is table data, and survives both.
+	restarted := start.Values[serverStarted] != end.Values[serverStarted]
+	rate := func(key string, perLife bool) (v *float64, reset bool) {
 		a, okA := start.Values[key]
 		b, okB := end.Values[key]
 		if !okA || !okB || dbMinutes <= 0 {
 			return nil, false
 		}
-		if b < a {
+		if b < a || perLife && restarted {
 			return nil, true
 		}
 		n := float64(b-a) / dbMinutes
 		return &n, false
 	}
 	var nopmReset, tpmReset bool
-	s.NOPM, nopmReset = rate("d_next_o_id")
-	s.TPM, tpmReset = rate("xacts")
+	s.NOPM, nopmReset = rate("d_next_o_id", false)
+	s.TPM, tpmReset = rate("xacts", true)
 	s.Lines = append(s.Lines, agreement("NOPM", s.NOPM, nopmReset, s.NOPMClient), agreement("TPM", s.TPM, tpmReset, s.TPMClient))
 	if r.cfg.Keying {
 		eff := s.NOPMClient / (12.86 * float64(r.cfg.Warehouses)) * 100
@@ -182,7 +195,7 @@ func (r *runner) Summarize(res *driver.Result, start, end workload.Mark) workloa
 func agreement(name string, db *float64, reset bool, client float64) string {
 	switch {
 	case reset:
-		return fmt.Sprintf("%-4s %10.0f (client; the database's counter was reset during the window, by a server restart, so it gives no rate)", name, client)
+		return fmt.Sprintf("%-4s %10.0f (client; the database's counter was reset during the window, by a server restart or a statistics reset, so it gives no rate)", name, client)
 	case db == nil:
 		return fmt.Sprintf("%-4s %10.0f (client; the database keeps no counter for it)", name, client)
 	}
