@@ -501,9 +501,11 @@ func runOnce(ctx context.Context, dbrig, url, jsonPath string, vus int, mode str
 	if doc.Interrupted {
 		return r, fmt.Errorf("the %s run was interrupted", mode)
 	}
-	r.NOPMClient, r.NOPM, r.TPM = doc.NOPMClient, doc.NOPMClient, doc.TPMClient
-	if doc.NOPM != nil && doc.TPM != nil {
-		r.NOPM, r.TPM, r.FromDB = *doc.NOPM, *doc.TPM, true
+	nopm, _ := doc.Metric("nopm")
+	tpm, _ := doc.Metric("tpm")
+	r.NOPMClient, r.NOPM, r.TPM = nopm.Client, nopm.Client, tpm.Client
+	if nopm.DB != nil && tpm.DB != nil {
+		r.NOPM, r.TPM, r.FromDB = *nopm.DB, *tpm.DB, true
 	}
 	for _, tx := range doc.Transactions {
 		r.Errors += tx.Errors

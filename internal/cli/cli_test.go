@@ -103,24 +103,29 @@ func readDoc(t *testing.T, path, kind, mode string) *result.Document {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if doc.SchemaVersion != 1 || doc.Workload != "tproc-c" || doc.Target.Kind != kind {
-		t.Errorf("schema_version %d, workload %q, target kind %q; want 1, tproc-c, %s",
-			doc.SchemaVersion, doc.Workload, doc.Target.Kind, kind)
+	if doc.SchemaVersion != result.SchemaVersion || doc.Workload != "tproc-c" || doc.Target.Kind != kind {
+		t.Errorf("schema_version %d, workload %q, target kind %q; want %d, tproc-c, %s",
+			doc.SchemaVersion, doc.Workload, doc.Target.Kind, result.SchemaVersion, kind)
+	}
+	nopm, _ := doc.Metric("nopm")
+	tpm, _ := doc.Metric("tpm")
+	if doc.PrimaryMetric != "nopm" || doc.PrimaryTx != "new_order" {
+		t.Errorf("primary metric %q, transaction %q; want nopm, new_order", doc.PrimaryMetric, doc.PrimaryTx)
 	}
 	if got := doc.Config["mode"]; got != mode {
 		t.Errorf("config.mode = %v, want %s", got, mode)
 	}
-	if doc.NOPMClient <= 0 {
-		t.Errorf("nopm_client = %v, want > 0", doc.NOPMClient)
+	if nopm.Client <= 0 {
+		t.Errorf("nopm client = %v, want > 0", nopm.Client)
 	}
-	if doc.NOPM == nil {
+	if nopm.DB == nil {
 		t.Error("nopm (database side) missing")
-	} else if diff := math.Abs(doc.NOPMClient-*doc.NOPM) / *doc.NOPM; diff > 0.01 {
-		t.Errorf("nopm %.1f (database) and %.1f (client) differ by %.2f%%, more than 1%%", *doc.NOPM, doc.NOPMClient, diff*100)
+	} else if diff := math.Abs(nopm.Client-*nopm.DB) / *nopm.DB; diff > 0.01 {
+		t.Errorf("nopm %.1f (database) and %.1f (client) differ by %.2f%%, more than 1%%", *nopm.DB, nopm.Client, diff*100)
 	}
 	// Only PostgreSQL keeps a transaction counter.
-	if (doc.TPM != nil) != (kind == "postgres") {
-		t.Errorf("tpm (database side) = %v on %s", doc.TPM, kind)
+	if (tpm.DB != nil) != (kind == "postgres") {
+		t.Errorf("tpm (database side) = %v on %s", tpm.DB, kind)
 	}
 	if len(doc.Transactions) != 5 {
 		t.Fatalf("%d transaction types, want 5", len(doc.Transactions))

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/dbrig/dbrig/internal/experiment"
+	"github.com/dbrig/dbrig/internal/result"
 	"github.com/dbrig/dbrig/internal/target"
 	"github.com/spf13/cobra"
 )
@@ -29,8 +30,8 @@ func newSweep() *cobra.Command {
 		Long: `Runs the experiment a YAML spec describes: the product of its vary lists,
 each point repeated in an interleaved order (A B C A B C ...). Every run's
 document goes to DIR/runs, and DIR/sweep.json holds the matrix, the mean
-NOPM with its 95% confidence interval per point and the gain over the
-baseline; it is rewritten after every run.
+of each of the workload's metrics with its 95% confidence interval per
+point and the change over the baseline; it is rewritten after every run.
 
 A managed target (target: {managed: true}) is a PostgreSQL server dbrig
 creates in DIR/server and restarts whenever the point's server settings
@@ -240,42 +241,64 @@ func printPlan(w io.Writer, sw *experiment.Sweep) {
 	}
 	if s.Target.Managed {
 		if _, err := os.Stat(filepath.Join(sw.Dir, "server", "data", "PG_VERSION")); err != nil {
-			how += ", building " + plural(s.Warehouses(), "warehouse")
+			how += ", the build"
 		}
 	}
 	fmt.Fprintf(w, "Estimated duration: about %s (%s)\n", experiment.FormatDuration(d), how)
 }
 
-// printResults is the table at the end: a line per point.
+// printResults is the table at the end: a line per point, with every
+// metric's mean and interval, and the change in the primary one.
 func printResults(w io.Writer, sw *experiment.Sweep) {
 	doc := sw.Doc
+	primary := doc.Primary()
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprint(tw, "point\t")
 	for _, name := range doc.Varied {
 		fmt.Fprint(tw, name+"\t")
 	}
-	fmt.Fprintln(tw, "n\tNOPM ± 95% CI\tp95 ms\tgain % [95% interval]\t")
+	fmt.Fprint(tw, "n\t")
+	for _, m := range doc.Metrics {
+		fmt.Fprint(tw, m.Label+" ± 95% CI\t")
+	}
+	fmt.Fprintf(tw, "p95 ms\t%s change %% [95%% interval]\t\n", primary.Label)
 	for i, pt := range doc.Points {
 		fmt.Fprintf(tw, "%d\t", i+1)
 		for _, name := range doc.Varied {
 			fmt.Fprint(tw, pt.Params[name]+"\t")
 		}
-		st := pt.Stats
-		if st == nil {
-			fmt.Fprintln(tw, "0\t-\t-\t-\t")
-			continue
+		fmt.Fprintf(tw, "%d\t", len(pt.Values[primary.Key]))
+		for _, m := range doc.Metrics {
+			st := pt.Stats[m.Key]
+			if st == nil {
+				fmt.Fprint(tw, "-\t")
+				continue
+			}
+			mean := figure(st.Mean)
+			if st.N > 1 {
+				mean += " ± " + figure((st.CIHigh-st.CILow)/2)
+			}
+			fmt.Fprint(tw, mean+"\t")
 		}
-		mean := thousands(st.Mean)
-		if st.N > 1 {
-			mean += " ± " + thousands((st.CIHigh-st.CILow)/2)
+		p95 := "-"
+		if len(pt.P95) > 0 {
+			p95 = fmt.Sprintf("%.1f", result.Mean(pt.P95))
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%.1f\t%s\t\n", st.N, mean, st.P95, gainText(sw, i))
+		fmt.Fprintf(tw, "%s\t%s\t\n", p95, gainText(sw, i))
 	}
 	tw.Flush()
 	for _, n := range doc.Notes {
 		fmt.Fprintln(w, "Note: "+n)
 	}
 	fmt.Fprintf(w, "Sweep: %s\n", sw.Path())
+}
+
+// figure prints a metric's value at a precision fitting its size.
+func figure(x float64) string {
+	if math.Abs(x) >= 100 {
+		return thousands(x)
+	}
+	return fmt.Sprintf("%.3g", x)
 }
 
 // thousands rounds x and groups its digits: 52,113.
@@ -291,14 +314,16 @@ func thousands(x float64) string {
 }
 
 func gainText(sw *experiment.Sweep, i int) string {
-	pt := sw.Doc.Points[i]
-	g := pt.Gain
+	doc := sw.Doc
+	key := doc.PrimaryMetric
+	pt := doc.Points[i]
+	g := pt.Gains[key]
 	switch {
 	case sw.Spec.IsBaseline(sw.Points[i]):
 		return "baseline"
 	case g == nil:
 		return "-"
-	case len(pt.NOPM) < 2 || len(sw.Doc.Points[pt.BaselinePoint].NOPM) < 2:
+	case len(pt.Values[key]) < 2 || len(doc.Points[pt.BaselinePoint].Values[key]) < 2:
 		return fmt.Sprintf("%+.1f%% (not significant: no interval from one repetition)", g.Pct)
 	case !g.Significant:
 		return fmt.Sprintf("%+.1f%% [%+.1f, %+.1f] (not significant)", g.Pct, g.Low, g.High)

@@ -18,7 +18,6 @@ import (
 	"github.com/dbrig/dbrig/internal/target"
 	"github.com/dbrig/dbrig/internal/target/postgres"
 	"github.com/dbrig/dbrig/internal/workload"
-	"github.com/spf13/pflag"
 )
 
 // DatabaseName is the database a managed sweep creates and runs in.
@@ -36,9 +35,12 @@ type Sweep struct {
 // New lays out a fresh sweep of spec in dir; nothing runs yet.
 func New(spec *Spec, dir string) *Sweep {
 	points := spec.Points()
+	w, _ := workload.New(spec.Workload)
+	info := w.Info()
 	doc := &result.Sweep{
 		SchemaVersion: result.SchemaVersion, Kind: result.SweepKind,
 		Name: spec.Name, Workload: spec.Workload, Spec: spec.JSON(),
+		Metrics: result.Defs(info), PrimaryMetric: info.Primary, PrimaryTx: info.PrimaryTx,
 		Varied: spec.Varied(), Repeat: spec.Repeat,
 		Order: Order(len(points), spec.Repeat),
 	}
@@ -62,7 +64,7 @@ func New(spec *Spec, dir string) *Sweep {
 	for i, p := range points {
 		doc.Points = append(doc.Points, result.SweepPoint{
 			Params: p.Map(), Runs: make([]string, spec.Repeat),
-			NOPM: []float64{}, P95: []float64{}, BaselinePoint: spec.BaselineOf(points, i),
+			Values: map[string][]float64{}, P95: []float64{}, BaselinePoint: spec.BaselineOf(points, i),
 		})
 	}
 	return &Sweep{Spec: spec, Points: points, Doc: doc, Dir: dir}
@@ -401,10 +403,14 @@ func (r *run) noteMemory(ctx context.Context) {
 }
 
 // ensureSchema builds the workload's schema unless it is there already,
-// as after a resume or on an external target built beforehand.
+// as after a resume or on an external target built beforehand. A workload
+// with no build needs nothing.
 func (r *run) ensureSchema(ctx context.Context) error {
-	w, _ := workload.New(r.Spec.Workload)
-	opened, err := w.Open(ctx, r.t)
+	b, ok, err := r.Spec.builder()
+	if !ok || err != nil {
+		return err
+	}
+	opened, err := b.(workload.Workload).Open(ctx, r.t)
 	if err == nil {
 		opened.Close()
 		return nil
@@ -412,19 +418,14 @@ func (r *run) ensureSchema(ctx context.Context) error {
 	if !errors.Is(err, workload.ErrNoSchema) {
 		return err
 	}
-	fs := pflag.NewFlagSet("build", pflag.ContinueOnError)
-	w.BuildFlags(fs)
 	var params []string
-	for _, b := range r.Spec.Build {
-		if err := setFlag(fs, b.Name, b.Value); err != nil {
-			return err
-		}
-		params = append(params, b.Name+"="+b.Value)
+	for _, p := range r.Spec.Build {
+		params = append(params, p.Name+"="+p.Value)
 	}
 	fmt.Fprintf(r.o.Log, "Building %s on %s (%s)\n", r.Spec.Workload, r.t.URL(), strings.Join(params, " "))
 	bctx, cancel := r.stoppable(ctx)
 	defer cancel()
-	sum, err := w.Build(bctx, r.t, workload.BuildOptions{Progress: func(done, total int64, what string) {
+	sum, err := b.Build(bctx, r.t, workload.BuildOptions{Progress: func(done, total int64, what string) {
 		pct := 0.0
 		if total > 0 {
 			pct = float64(done) / float64(total) * 100
@@ -531,28 +532,9 @@ func (r *run) next(ctx context.Context) (stop bool, err error) {
 // document is kept under its own name and counts for nothing; path is
 // then "".
 func (r *run) measure(ctx context.Context, pi, rep int, params []Param) (string, error) {
-	w, _ := workload.New(r.Spec.Workload)
-	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
-	w.RunFlags(fs)
-	var opt runner.Options
-	for _, p := range params {
-		var err error
-		switch p.Name {
-		case "rampup":
-			opt.Rampup, err = time.ParseDuration(p.Value)
-		case "duration":
-			opt.Duration, err = time.ParseDuration(p.Value)
-		case "vus":
-			_, err = fmt.Sscan(p.Value, &opt.VUs)
-		case "client_cpus":
-			_, err = fmt.Sscan(p.Value, &opt.ClientCPUs)
-		case "prewarm":
-		default:
-			err = setFlag(fs, p.Name, p.Value)
-		}
-		if err != nil {
-			return "", target.Userf("%s: %v", p.Name, err)
-		}
+	w, opt, err := r.Spec.configure(params)
+	if err != nil {
+		return "", err
 	}
 	opened, err := w.Open(ctx, r.t)
 	if err != nil {
@@ -561,7 +543,7 @@ func (r *run) measure(ctx context.Context, pi, rep int, params []Param) (string,
 	defer opened.Close()
 	opt.Progress = r.o.Progress
 	opt.Warn = func(msg string) { fmt.Fprintln(r.o.Log, "dbrig: "+msg) }
-	d, err := runner.Run(ctx, r.t, r.Spec.Workload, opened, opt)
+	d, err := runner.Run(ctx, r.t, w, opened, opt)
 	r.o.ProgressDone()
 	if err != nil {
 		return "", err
@@ -581,22 +563,20 @@ func (r *run) measure(ctx context.Context, pi, rep int, params []Param) (string,
 	}
 	pt := &doc.Points[pi]
 	pt.Runs[rep-1] = rel
-	nopm := d.NOPMClient
-	if d.NOPM != nil {
-		nopm = *d.NOPM
+	for _, m := range d.Metrics {
+		pt.Values[m.Key] = append(pt.Values[m.Key], m.Value())
 	}
-	pt.NOPM = append(pt.NOPM, nopm)
-	pt.P95 = append(pt.P95, headlineP95(d))
+	pt.P95 = append(pt.P95, primaryP95(d))
 	doc.Done++
-	r.recompute()
+	result.Recompute(doc)
 	return rel, r.save()
 }
 
-// headlineP95 is the p95 latency of the workload's headline transaction:
-// New-Order for TPROC-C, else the first type the workload names.
-func headlineP95(d *result.Document) float64 {
+// primaryP95 is the p95 latency of the run's primary transaction, else of
+// the first type the workload names.
+func primaryP95(d *result.Document) float64 {
 	for _, tx := range d.Transactions {
-		if tx.Name == "new_order" {
+		if tx.Name == d.PrimaryTx {
 			return tx.Latency.P95
 		}
 	}
@@ -604,35 +584,6 @@ func headlineP95(d *result.Document) float64 {
 		return d.Transactions[0].Latency.P95
 	}
 	return 0
-}
-
-// recompute refreshes every point's statistics and gain.
-func (r *run) recompute() {
-	Recompute(r.Doc)
-}
-
-// Recompute refreshes the statistics and gains of every point of doc from
-// the values it holds.
-func Recompute(doc *result.Sweep) {
-	single := false
-	for i := range doc.Points {
-		p := &doc.Points[i]
-		p.Stats = Summarize(p.NOPM, p.P95)
-		p.Gain = nil
-		if p.BaselinePoint >= 0 && p.BaselinePoint < len(doc.Points) {
-			base := doc.Points[p.BaselinePoint].NOPM
-			p.Gain = CompareGain(p.NOPM, base)
-			if p.Gain != nil && (len(p.NOPM) < 2 || len(base) < 2) {
-				single = true
-			}
-		}
-	}
-	if single && doc.Repeat < 2 {
-		note := "with a single repetition the gains have no confidence interval, so none is marked significant; use repeat: 3 or more"
-		if !slices.Contains(doc.Notes, note) {
-			doc.Notes = append(doc.Notes, note)
-		}
-	}
 }
 
 // roundLeft shows a time left the way a person would say it.

@@ -13,8 +13,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
+	"github.com/dbrig/dbrig/internal/runner"
 	"github.com/dbrig/dbrig/internal/target"
 	"github.com/dbrig/dbrig/internal/target/postgres"
 	"github.com/dbrig/dbrig/internal/workload"
@@ -77,12 +77,6 @@ const (
 	PrewarmNone = "none"
 	PrewarmFull = "full"
 )
-
-// Defaults of the runner's parameters, as the run command has them.
-var runDefaults = []Param{{Name: "rampup", Value: "10s"}, {Name: "duration", Value: "60s"}, {Name: "vus", Value: "4"}}
-
-// runnerParams are the run parameters the runner takes, rather than the workload.
-var runnerParams = map[string]bool{"rampup": true, "duration": true, "vus": true, "client_cpus": true, "prewarm": true}
 
 // specError is one line: where in the file, and what is wrong.
 func specError(file string, line int, format string, args ...any) error {
@@ -296,7 +290,7 @@ func (p parser) target(n *yaml.Node, t *Target) error {
 }
 
 // flagName maps a spec key to the workload flag it sets.
-func flagName(key string) string { return strings.ReplaceAll(key, "_", "-") }
+func flagName(key string) string { return runner.FlagName(key) }
 
 // validate checks every value against what it sets: the workload's own
 // flags, the runner's parameters, the target's kind.
@@ -305,43 +299,47 @@ func (s *Spec) validate(p parser, lines map[string]int) error {
 	if !ok {
 		return p.errf(&yaml.Node{Line: lines["workload"]}, "unknown workload %q (known: %s)", s.Workload, strings.Join(workload.Names(), ", "))
 	}
+	fixedWork := w.Info().FixedWork
 	buildFlags := pflag.NewFlagSet("build", pflag.ContinueOnError)
-	w.BuildFlags(buildFlags)
+	if b, ok := w.(workload.Builder); ok {
+		b.BuildFlags(buildFlags)
+	}
 	runFlags := pflag.NewFlagSet("run", pflag.ContinueOnError)
 	w.RunFlags(runFlags)
 	postgresTarget := s.Target.Managed || postgres.Match(s.Target.URL)
 
 	for _, b := range s.Build {
 		if buildFlags.Lookup(flagName(b.Name)) == nil {
+			if !buildFlags.HasFlags() {
+				return specError(p.file, b.line, "%s has no build step, so it takes no build section", s.Workload)
+			}
 			return specError(p.file, b.line, "unknown key %q in build (known: %s)", b.Name, flagKeys(buildFlags))
 		}
 		if err := setFlag(buildFlags, b.Name, b.Value); err != nil {
 			return specError(p.file, b.line, "build.%s: %v", b.Name, err)
 		}
 	}
+	var runKeys []string
+	for _, rp := range runner.Params {
+		if rp.Applies(fixedWork) {
+			runKeys = append(runKeys, rp.Name)
+		}
+	}
+	runKeys = append(runKeys, "prewarm")
+	if k := flagKeys(runFlags); k != "" {
+		runKeys = append(runKeys, k)
+	}
 	// checkRun validates one value of a run parameter; false means the
 	// name is not a run parameter at all.
 	checkRun := func(name, value string) (bool, error) {
+		if rp, ok := runner.Lookup(name); ok {
+			if !rp.Applies(fixedWork) {
+				return true, fmt.Errorf("%s runs a fixed amount of work, so %s does not apply (use its own parameters: %s)", s.Workload, name, flagKeys(runFlags))
+			}
+			o := runner.Defaults()
+			return true, o.Set(name, value)
+		}
 		switch name {
-		case "rampup", "duration":
-			d, err := time.ParseDuration(value)
-			if err != nil {
-				return true, fmt.Errorf("want a duration such as 30s or 5m, got %q", value)
-			}
-			if d < 0 || d == 0 && name == "duration" {
-				return true, fmt.Errorf("must be positive, got %s", value)
-			}
-		case "vus", "client_cpus":
-			n, err := strconv.Atoi(value)
-			if err != nil {
-				return true, fmt.Errorf("want a whole number, got %q", value)
-			}
-			if n < 1 && name == "vus" {
-				return true, fmt.Errorf("must be at least 1, got %d", n)
-			}
-			if n < 0 {
-				return true, fmt.Errorf("must not be negative, got %d", n)
-			}
 		case "prewarm":
 			if value != PrewarmNone && value != PrewarmFull {
 				return true, fmt.Errorf("want none or full, got %q", value)
@@ -363,7 +361,7 @@ func (s *Spec) validate(p parser, lines map[string]int) error {
 	for _, r := range s.Run {
 		ok, err := checkRun(r.Name, r.Value)
 		if !ok {
-			return specError(p.file, r.line, "unknown key %q in run (known: rampup, duration, vus, client_cpus, prewarm, %s)", r.Name, flagKeys(runFlags))
+			return specError(p.file, r.line, "unknown key %q in run (known: %s)", r.Name, strings.Join(runKeys, ", "))
 		}
 		if err != nil {
 			return specError(p.file, r.line, "run.%s: %v", r.Name, err)
@@ -410,12 +408,14 @@ func (s *Spec) validate(p parser, lines map[string]int) error {
 			return specError(p.file, b.line, "baseline: %s=%s is not among the varied values (%s)", b.Name, b.Value, strings.Join(s.Vary[i].Values, ", "))
 		}
 	}
-	// Defaults go in after the checks, so the spec's own lines are reported.
-	for _, d := range runDefaults {
-		if !slices.ContainsFunc(s.Run, func(r Param) bool { return r.Name == d.Name }) &&
-			!slices.ContainsFunc(s.Vary, func(v Vary) bool { return v.Name == d.Name }) {
-			s.Run = append(s.Run, d)
+	// The runner's defaults go in after the checks, so the spec's own
+	// lines are reported, and the sweep document shows what ran.
+	for _, rp := range runner.Params {
+		if !rp.Timed || fixedWork || slices.ContainsFunc(s.Run, func(r Param) bool { return r.Name == rp.Name }) ||
+			slices.ContainsFunc(s.Vary, func(v Vary) bool { return v.Name == rp.Name }) {
+			continue
 		}
+		s.Run = append(s.Run, Param{Name: rp.Name, Value: rp.Default})
 	}
 	return nil
 }
@@ -452,17 +452,6 @@ func (s *Spec) Varied() []string {
 		names[i] = v.Name
 	}
 	return names
-}
-
-// Warehouses is the build's warehouse count, for the build estimate.
-func (s *Spec) Warehouses() int {
-	for _, b := range s.Build {
-		if b.Name == "warehouses" {
-			n, _ := strconv.Atoi(b.Value)
-			return n
-		}
-	}
-	return 1
 }
 
 // orderedJSON writes params as a JSON object in their order, so that the

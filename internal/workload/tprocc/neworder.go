@@ -67,7 +67,7 @@ func (v *vu) genNewOrder() {
 }
 
 // newOrderSQL is clause 2.4.2 as statements from the client.
-func (v *vu) newOrderSQL(ctx context.Context, t *driver.Tally) error {
+func (v *vu) newOrderSQL(ctx context.Context, t driver.Tally) error {
 	in, q, s := &v.no, &v.q, v.s
 	entry := now()
 	if err := v.begin(ctx, true); err != nil {
@@ -133,7 +133,7 @@ func (v *vu) newOrderSQL(ctx context.Context, t *driver.Tally) error {
 }
 
 // newOrderProc is one call of tprocc_neword.
-func (v *vu) newOrderProc(ctx context.Context, t *driver.Tally) error {
+func (v *vu) newOrderProc(ctx context.Context, t driver.Tally) error {
 	in := &v.no
 	var oID int
 	err := v.s.QueryRow(ctx, v.q.callNewOrder, in.w, in.d, in.c, in.items, in.supplyW, in.qty, now()).Scan(&oID, &in.total)

@@ -285,7 +285,12 @@ func TestAllWarehouses(t *testing.T) {
 }
 
 func TestPacing(t *testing.T) {
-	v := testVU(t, testConfig(t, 1), 0)
+	cfg := testConfig(t, 1)
+	if k, th := testVU(t, cfg, 0).Pacing(txNewOrder); k != 0 || th != 0 {
+		t.Errorf("without keying and thinking: keying %v, think %v; want none", k, th)
+	}
+	cfg.Keying = true
+	v := testVU(t, cfg, 0)
 	wantKeying := []float64{18, 3, 2, 2, 2}
 	wantMean := []float64{12, 12, 10, 5, 5}
 	const n = 20000
@@ -391,7 +396,7 @@ func testTransactions(t *testing.T, url, mode string) {
 		t.Fatal(err)
 	}
 	defer v.Close()
-	var tally driver.Tally
+	tally := make(driver.Tally, len(tallyNames))
 	var ran [5]int
 	rollbacks := 0
 	for tx := range txNames {
@@ -401,7 +406,7 @@ func testTransactions(t *testing.T, url, mode string) {
 			if tx == txNewOrder && ran[tx] == 0 {
 				forceRollback(v)
 			}
-			err := v.Run(ctx, tx, &tally)
+			err := v.Run(ctx, tx, tally)
 			switch {
 			case errors.Is(err, driver.ErrRollback):
 				if tx != txNewOrder || !v.no.rollback {
@@ -424,7 +429,7 @@ func testTransactions(t *testing.T, url, mode string) {
 	defer v2.Close()
 	for range 100 {
 		tx := v2.Next()
-		if err := v2.Run(ctx, tx, &tally); err != nil && !errors.Is(err, driver.ErrRollback) {
+		if err := v2.Run(ctx, tx, tally); err != nil && !errors.Is(err, driver.ErrRollback) {
 			t.Fatalf("%s: %v", txNames[tx], err)
 		}
 		if tx == txNewOrder && v2.no.rollback {
@@ -457,11 +462,11 @@ func testTransactions(t *testing.T, url, mode string) {
 				return
 			}
 			defer v.Close()
-			var tally driver.Tally
+			tally := make(driver.Tally, len(tallyNames))
 			for range each {
 				tx := v.Next()
 				for {
-					err := v.Run(ctx, tx, &tally)
+					err := v.Run(ctx, tx, tally)
 					if err != nil && !errors.Is(err, driver.ErrRollback) && tg.Classify(err) == target.ErrRetry {
 						retries.Add(1)
 						continue

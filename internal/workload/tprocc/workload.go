@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"time"
 
+	"github.com/dbrig/dbrig/internal/driver"
 	"github.com/dbrig/dbrig/internal/target"
 	"github.com/dbrig/dbrig/internal/workload"
 	"github.com/spf13/pflag"
@@ -20,6 +22,15 @@ func init() {
 		return &tprocc{warehouses: 1, loaders: runtime.NumCPU(), seed: defaultSeed}
 	})
 }
+
+// What tproc-c offers beyond the required interface.
+var (
+	_ workload.Builder        = (*tprocc)(nil)
+	_ workload.BuildEstimator = (*tprocc)(nil)
+	_ workload.Dropper        = (*tprocc)(nil)
+	_ workload.Checker        = (*tprocc)(nil)
+	_ driver.Pacer            = (*vu)(nil)
+)
 
 // defaultSeed makes two builds without --seed identical.
 const defaultSeed = 20040601
@@ -35,6 +46,29 @@ type tprocc struct {
 }
 
 func (w *tprocc) Name() string { return Name }
+
+// Metric keys.
+const (
+	metricNOPM = "nopm"
+	metricTPM  = "tpm"
+)
+
+func (w *tprocc) Info() workload.Info {
+	return workload.Info{
+		Metrics: []workload.Metric{
+			{Key: metricNOPM, Label: "NOPM", Unit: "New-Orders per minute", HigherIsBetter: true},
+			{Key: metricTPM, Label: "TPM", Unit: "transactions per minute", HigherIsBetter: true},
+		},
+		Primary:   metricNOPM,
+		PrimaryTx: txNames[txNewOrder],
+	}
+}
+
+// buildPerWarehouse is about how long a build takes per warehouse, with
+// keys and statistics, on a small server: for a sweep's plan.
+const buildPerWarehouse = 15 * time.Second
+
+func (w *tprocc) BuildTime() time.Duration { return time.Duration(w.warehouses) * buildPerWarehouse }
 
 func (w *tprocc) BuildFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&w.warehouses, "warehouses", w.warehouses, "warehouses to build (about 100 MB each)")
