@@ -18,6 +18,7 @@ import (
 	// The targets and workloads register themselves.
 	_ "github.com/dbrig/dbrig/internal/target/postgres"
 	_ "github.com/dbrig/dbrig/internal/target/sqlite"
+	_ "github.com/dbrig/dbrig/internal/workload/cpu"
 	_ "github.com/dbrig/dbrig/internal/workload/tprocc"
 )
 
