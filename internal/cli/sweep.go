@@ -169,7 +169,7 @@ func plural(n int, what string) string {
 // when the schema cannot be there yet (a managed server not yet created).
 func estimate(sw *experiment.Sweep) time.Duration {
 	build := false
-	if sw.Spec.Target.Managed {
+	if sw.Spec.Target.Managed && sw.Spec.Builds() {
 		_, err := os.Stat(filepath.Join(sw.Dir, "server", "data", "PG_VERSION"))
 		build = err != nil
 	}
@@ -239,7 +239,7 @@ func printPlan(w io.Writer, sw *experiment.Sweep) {
 	if n := s.Restarts(sw.Points, order[sw.Doc.Done:]); n > 0 {
 		how += ", " + plural(n, "server start")
 	}
-	if s.Target.Managed {
+	if s.Target.Managed && s.Builds() {
 		if _, err := os.Stat(filepath.Join(sw.Dir, "server", "data", "PG_VERSION")); err != nil {
 			how += ", the build"
 		}

@@ -193,6 +193,12 @@ func (s *Spec) builder() (workload.Builder, bool, error) {
 	return b, true, nil
 }
 
+// Builds tells whether the workload has a schema to build.
+func (s *Spec) Builds() bool {
+	_, ok, _ := s.builder()
+	return ok
+}
+
 // runTime is how long one run of point p takes: its window, or what the
 // workload estimates for a fixed amount of work.
 func (s *Spec) runTime(p Point) time.Duration {
