@@ -19,8 +19,8 @@ func newBuild() *cobra.Command {
 		var force bool
 		c := &cobra.Command{
 			Short: "Create and load the " + w.Name() + " schema",
-			Example: "  dbrig build " + w.Name() + " --warehouses 4\n" +
-				"  dbrig build " + w.Name() + " --target postgres://bench@localhost/bench --warehouses 8 --loaders 4\n" +
+			Example: "  dbrig build " + w.Name() + "\n" +
+				"  dbrig build " + w.Name() + " --target postgres://bench@localhost/bench\n" +
 				"  PGHOST=/var/run/postgresql PGDATABASE=bench dbrig build " + w.Name() + " --target 'sslmode=disable' --force",
 			RunE: func(c *cobra.Command, _ []string) error {
 				ctx, stop := signalContext(c.ErrOrStderr())

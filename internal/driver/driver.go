@@ -35,10 +35,10 @@ type VU interface {
 	Close() error
 }
 
-// Pacer is a VU that waits around its transactions: a keying time before
-// and a think time after a transaction of type tx (zero for none).
+// Pacer is a VU that waits around its transactions: before and after a
+// transaction of type tx (zero for no wait).
 type Pacer interface {
-	Pacing(tx int) (keying, think time.Duration)
+	Pacing(tx int) (before, after time.Duration)
 }
 
 // Tally is a workload's per-transaction counters, one slot per TallyNames entry.

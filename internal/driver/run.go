@@ -280,7 +280,7 @@ func Run(ctx context.Context, w Workload, cfg Config) (*Result, error) {
 	return res, nil
 }
 
-// runVU is one VU's loop: pick, key, run with retries, record, think.
+// runVU is one VU's loop: pick, wait, run with retries, record, wait.
 func runVU(ctx context.Context, v VU, s *vuState, cfg *Config, phase *atomic.Int32, stop <-chan struct{}, abort func(error)) {
 	pacer, _ := v.(Pacer)
 	for n := 0; cfg.Each == 0 || n < cfg.Each; n++ {
@@ -290,11 +290,11 @@ func runVU(ctx context.Context, v VU, s *vuState, cfg *Config, phase *atomic.Int
 		default:
 		}
 		tx := v.Next()
-		var think time.Duration
+		var after time.Duration
 		if pacer != nil {
-			var keying time.Duration
-			keying, think = pacer.Pacing(tx)
-			if !sleep(keying, stop) {
+			var before time.Duration
+			before, after = pacer.Pacing(tx)
+			if !sleep(before, stop) {
 				return
 			}
 		}
@@ -336,7 +336,7 @@ func runVU(ctx context.Context, v VU, s *vuState, cfg *Config, phase *atomic.Int
 		if !ok && cfg.Classify(err) == target.ErrConnLost && !reconnect(ctx, v, stop) {
 			return
 		}
-		if !sleep(think, stop) {
+		if !sleep(after, stop) {
 			return
 		}
 	}

@@ -153,7 +153,7 @@ func TestRunInterruptedInRampup(t *testing.T) {
 // abortAt > 0 makes that transaction of VU 0 abort the run.
 type counting struct {
 	counters, abortAt int
-	keying            time.Duration
+	wait              time.Duration
 }
 
 func (c *counting) TxNames() []string { return []string{"only"} }
@@ -165,7 +165,7 @@ func (c *counting) TallyNames() []string {
 	return names
 }
 func (c *counting) NewVU(_ context.Context, id int) (VU, error) {
-	if c.keying > 0 {
+	if c.wait > 0 {
 		return &pacedVU{countingVU{c: c, id: id}}, nil
 	}
 	return &countingVU{c: c, id: id}, nil
@@ -185,7 +185,7 @@ func (v *countingVU) Close() error                                { return nil }
 
 type pacedVU struct{ countingVU }
 
-func (v *pacedVU) Pacing(int) (time.Duration, time.Duration) { return v.c.keying, 0 }
+func (v *pacedVU) Pacing(int) (time.Duration, time.Duration) { return v.c.wait, 0 }
 
 // run is countingVU's Run, shared by the paced one.
 func (v *countingVU) run(t Tally) error {
@@ -241,15 +241,14 @@ func TestRunAbort(t *testing.T) {
 	}
 }
 
-// TestRunPacing: a VU that paces waits its keying time before each
-// transaction.
+// TestRunPacing: a VU that paces waits before each transaction.
 func TestRunPacing(t *testing.T) {
-	res, err := Run(context.Background(), &counting{counters: 2, keying: 100 * time.Millisecond},
+	res, err := Run(context.Background(), &counting{counters: 2, wait: 100 * time.Millisecond},
 		Config{VUs: 1, Duration: 600 * time.Millisecond, Classify: classify})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if n := res.Tx[0].Count; n < 3 || n > 7 {
-		t.Errorf("%d transactions in 0.6 s with 100 ms keying, want about 6", n)
+		t.Errorf("%d transactions in 0.6 s with 100 ms waits, want about 6", n)
 	}
 }

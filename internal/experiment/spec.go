@@ -63,7 +63,7 @@ type Spec struct {
 	Name     string
 	Target   Target
 	Workload string
-	// Build holds workload build flags by flag name (warehouses, loaders...).
+	// Build holds the workload's build flags by spec key.
 	Build []Param
 	// Run holds the fixed run parameters by spec name (rampup, vus, mode...).
 	Run      []Param

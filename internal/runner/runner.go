@@ -98,7 +98,10 @@ func Run(ctx context.Context, t target.Target, w workload.Workload, r workload.R
 		if tk.Total > 0 {
 			where = fmt.Sprintf("%d of %d done", tk.Done, tk.Total)
 		}
-		progress(fmt.Sprintf("%-8s %s  %s  VUs %d  errors %d", tk.Phase, where, r.Progress(tk.Counts), tk.VUs, tk.Errors))
+		if head := r.Progress(tk.Counts); head != "" {
+			where += "  " + head
+		}
+		progress(fmt.Sprintf("%-8s %s  VUs %d  errors %d", tk.Phase, where, tk.VUs, tk.Errors))
 	}
 	res, err := driver.Run(ctx, r, cfgDriver)
 	if err != nil {
