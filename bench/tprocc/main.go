@@ -33,7 +33,7 @@ import (
 	"time"
 
 	"github.com/dbrig/dbrig/internal/result"
-	"github.com/dbrig/dbrig/internal/target/postgres"
+	"github.com/dbrig/dbrig/internal/server/postgres"
 	"github.com/dbrig/dbrig/internal/workload"
 	"github.com/jackc/pgx/v5"
 )
@@ -303,7 +303,7 @@ func run(ctx context.Context, o options) (err error) {
 	if err := srv.Start(ctx, tuning); err != nil {
 		return err
 	}
-	version, err := srv.Version(ctx)
+	version, err := srv.BinVersion(ctx)
 	if err != nil {
 		return err
 	}

@@ -32,9 +32,9 @@ document goes to DIR/runs, and DIR/sweep.json holds the matrix, the mean
 NOPM with its 95% confidence interval per point and the gain over the
 baseline; it is rewritten after every run.
 
-A managed target (target: {managed: true}) is a PostgreSQL server dbrig
-creates in DIR/server and restarts whenever the point's server settings
-change. The schema is built once.
+A managed target (target: {managed: postgres}) is a server dbrig creates in
+DIR/server and restarts whenever the point's server settings change. The
+schema is built once.
 
 Ctrl-C stops after the current run; a second Ctrl-C interrupts that run.
 Either way, dbrig sweep --resume DIR carries on from there.`,
@@ -167,17 +167,22 @@ func plural(n int, what string) string {
 // estimate is the time the sweep's remaining runs take, with the build
 // when the schema cannot be there yet (a managed server not yet created).
 func estimate(sw *experiment.Sweep) time.Duration {
-	build := false
-	if sw.Spec.Target.Managed {
-		_, err := os.Stat(filepath.Join(sw.Dir, "server", "data", "PG_VERSION"))
-		build = err != nil
+	return sw.Spec.Estimate(sw.Points, sw.Doc.Order, sw.Doc.Done, needsBuild(sw))
+}
+
+// needsBuild: a managed sweep whose server does not exist yet builds the
+// schema; an external target is taken as built.
+func needsBuild(sw *experiment.Sweep) bool {
+	if !sw.Spec.Target.Managed {
+		return false
 	}
-	return sw.Spec.Estimate(sw.Points, sw.Doc.Order, sw.Doc.Done, build)
+	srv, err := sw.Server()
+	return err != nil || !srv.Exists()
 }
 
 func targetName(s *experiment.Spec) string {
 	if s.Target.Managed {
-		return "a managed PostgreSQL server"
+		return "a managed " + s.Target.Server + " server"
 	}
 	return target.Redact(s.Target.URL)
 }
@@ -238,10 +243,8 @@ func printPlan(w io.Writer, sw *experiment.Sweep) {
 	if n := s.Restarts(sw.Points, order[sw.Doc.Done:]); n > 0 {
 		how += ", " + plural(n, "server start")
 	}
-	if s.Target.Managed {
-		if _, err := os.Stat(filepath.Join(sw.Dir, "server", "data", "PG_VERSION")); err != nil {
-			how += ", building " + plural(s.Warehouses(), "warehouse")
-		}
+	if needsBuild(sw) {
+		how += ", building " + plural(s.Warehouses(), "warehouse")
 	}
 	fmt.Fprintf(w, "Estimated duration: about %s (%s)\n", experiment.FormatDuration(d), how)
 }

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/dbrig/dbrig/internal/result"
-	"github.com/dbrig/dbrig/internal/target/postgres"
+	"github.com/dbrig/dbrig/internal/server/postgres"
 )
 
 // sqliteSweep writes a small sweep spec on an SQLite file: vus 1 and 2,
@@ -155,7 +155,7 @@ func TestSweepSpecErrors(t *testing.T) {
 	}
 	write("target: {url: 'sqlite:x.db'}\nworkload: tproc-c\nvary:\n  shared_buffers: [128MB]\n")
 	line = usageError(t, dbrig(t, "sweep", spec, "--dry-run"))
-	if want := "dbrig: " + spec + " line 4: shared_buffers is a server setting; only a managed target (target: {managed: true}) can vary it"; line != want {
+	if want := "dbrig: " + spec + " line 4: shared_buffers is a server setting; only a managed target (target: {managed: postgres}) can vary it"; line != want {
 		t.Errorf("error %q, want %q", line, want)
 	}
 	usageError(t, dbrig(t, "sweep"))
