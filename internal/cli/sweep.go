@@ -75,7 +75,12 @@ Either way, dbrig sweep --resume DIR carries on from there.`,
 			}
 			stdout, stderr := c.OutOrStdout(), c.ErrOrStderr()
 			if dryRun {
+				note, err := checkSettingNames(c.Context(), sw)
+				if err != nil {
+					return err
+				}
 				printPlan(stdout, sw)
+				fmt.Fprint(stdout, note)
 				return nil
 			}
 			if resume == "" {
@@ -178,6 +183,28 @@ func needsBuild(sw *experiment.Sweep) bool {
 	}
 	srv, err := sw.Server()
 	return err != nil || !srv.Exists()
+}
+
+// checkSettingNames is --dry-run's check of the server settings' names
+// against the managed server's binaries, which starts nothing. Without
+// binaries to ask, note says the names were not checked: a plan is still
+// worth printing on a machine that will not run the sweep.
+func checkSettingNames(ctx context.Context, sw *experiment.Sweep) (note string, err error) {
+	names := sw.ServerSettingNames()
+	if len(names) == 0 {
+		return "", nil
+	}
+	srv, err := sw.Server()
+	if err != nil {
+		return "", err
+	}
+	if _, err := srv.Version(ctx); err != nil {
+		return fmt.Sprintf("Setting names: not checked (%v)\n", err), nil
+	}
+	if err := srv.CheckSettingNames(ctx, names); err != nil {
+		return "", target.Userf("%s: %v", sw.Spec.File, err)
+	}
+	return "Setting names: known to " + targetName(sw.Spec) + "\n", nil
 }
 
 func targetName(s *experiment.Spec) string {

@@ -163,6 +163,36 @@ func TestSweepSpecErrors(t *testing.T) {
 	usageError(t, dbrig(t, "sweep", filepath.Join(dir, "missing.yaml")))
 }
 
+// TestSweepSettingNames: a misspelt server setting is one line, exit 2,
+// naming it and the name meant, both in --dry-run and when the sweep
+// starts, before anything is created; without binaries to ask, --dry-run
+// says it could not check.
+func TestSweepSettingNames(t *testing.T) {
+	t.Parallel()
+	spec, out := managedSpec(t, "target: {managed: postgres, pg_bin: '%s', settings: {max_connections: 50}}\n"+
+		"workload: tproc-c\n"+
+		"vary:\n  shared_bufers: [128MB, 256MB]\n")
+	want := "dbrig: " + spec + `: unknown PostgreSQL setting "shared_bufers" (did you mean shared_buffers?)`
+	if line := usageError(t, dbrig(t, "sweep", spec, "--dry-run")); line != want {
+		t.Errorf("dry run: %q, want %q", line, want)
+	}
+	o := dbrig(t, "sweep", spec, "--out", out)
+	lines := strings.Split(strings.TrimSuffix(o.stderr, "\n"), "\n")
+	if last := lines[len(lines)-1]; o.code != 2 || !strings.Contains(last, `unknown PostgreSQL setting "shared_bufers" (did you mean shared_buffers?)`) {
+		t.Errorf("sweep: exit %d, last line %q", o.code, last)
+	}
+	if _, err := os.Stat(filepath.Join(out, "server")); !os.IsNotExist(err) {
+		t.Errorf("the refused sweep created its server directory: %v", err)
+	}
+
+	good := filepath.Join(t.TempDir(), "good.yaml")
+	if err := os.WriteFile(good, []byte("target: {managed: postgres, pg_bin: '"+t.TempDir()+"'}\nworkload: tproc-c\nvary:\n  shared_buffers: [128MB, 256MB]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o = mustRun(t, "sweep", good, "--dry-run")
+	wantIn(t, "dry run without binaries", o.stdout, "Setting names: not checked (")
+}
+
 // waitFor waits until s appears in w's output after offset from, and
 // returns where it ends.
 func waitFor(t *testing.T, w *watch, exited <-chan error, s string, from int) int {

@@ -284,6 +284,18 @@ func (s *Sweep) Server() (server.Server, error) {
 	return server.New(s.Spec.Target.Server, s.ServerDir(), s.Spec.Target.PGBin)
 }
 
+// ServerSettingNames are the names of every server setting the sweep
+// asks for, for a check of names that starts nothing.
+func (s *Sweep) ServerSettingNames() []string {
+	names := map[string]bool{}
+	for _, p := range s.Points {
+		for name := range s.Spec.ServerSettings(p) {
+			names[name] = true
+		}
+	}
+	return slices.Sorted(maps.Keys(names))
+}
+
 func (r *run) initServer(ctx context.Context) error {
 	srv, err := r.Server()
 	if err != nil {
