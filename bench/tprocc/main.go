@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command tprocc benchmarks dbrig's TPROC-C against a PostgreSQL server it
 // starts itself, and prints the figures the design notes compare with the
 // peers (HammerDB, BenchBase, go-tpc) on this machine kind:

@@ -126,7 +126,7 @@ type Options struct {
 // DropPageCache writes back dirty pages and drops the clean ones, so a
 // run reads from storage as the first run did. Only root may.
 func DropPageCache() error {
-	syscall.Sync()
+	syncDisks()
 	f, err := os.OpenFile("/proc/sys/vm/drop_caches", os.O_WRONLY, 0)
 	if err != nil {
 		return reason(err)
