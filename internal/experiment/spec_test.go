@@ -1,6 +1,8 @@
 package experiment_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -68,6 +70,28 @@ func TestSpecManagedKinds(t *testing.T) {
 	// A PostgreSQL URL can prewarm as well as a managed server.
 	if _, err := experiment.Parse("x.yaml", []byte("target: {url: 'postgres://localhost/x'}\nworkload: tproc-c\nvary: {prewarm: [none, full]}\n")); err != nil {
 		t.Errorf("prewarm on a PostgreSQL URL: %v", err)
+	}
+}
+
+// TestShippedExperiments: the studies in experiments/ parse.
+func TestShippedExperiments(t *testing.T) {
+	files, err := filepath.Glob("../../experiments/*.yaml")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no experiments found: %v", err)
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := experiment.Parse(f, data)
+		if err != nil {
+			t.Errorf("%v", err)
+			continue
+		}
+		if !s.Target.Managed || s.Target.Server != "postgres" {
+			t.Errorf("%s: target %+v, want a managed postgres server", f, s.Target)
+		}
 	}
 }
 
