@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command tprocc benchmarks dbrig's TPROC-C against a PostgreSQL server it
 // starts itself, and prints the figures the design notes compare with the
 // peers (HammerDB, BenchBase, go-tpc) on this machine kind:
@@ -33,7 +35,7 @@ import (
 	"time"
 
 	"github.com/dbrig/dbrig/internal/result"
-	"github.com/dbrig/dbrig/internal/target/postgres"
+	"github.com/dbrig/dbrig/internal/server/postgres"
 	"github.com/dbrig/dbrig/internal/workload"
 	"github.com/jackc/pgx/v5"
 )
@@ -303,7 +305,7 @@ func run(ctx context.Context, o options) (err error) {
 	if err := srv.Start(ctx, tuning); err != nil {
 		return err
 	}
-	version, err := srv.Version(ctx)
+	version, err := srv.BinVersion(ctx)
 	if err != nil {
 		return err
 	}

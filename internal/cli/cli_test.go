@@ -19,7 +19,7 @@ import (
 
 	"github.com/dbrig/dbrig/internal/cli"
 	"github.com/dbrig/dbrig/internal/result"
-	"github.com/dbrig/dbrig/internal/target/postgres/pgtest"
+	"github.com/dbrig/dbrig/internal/server/postgres/pgtest"
 	"github.com/jackc/pgx/v5"
 )
 

@@ -33,9 +33,9 @@ document goes to DIR/runs, and DIR/sweep.json holds the matrix, the mean
 of each of the workload's metrics with its 95% confidence interval per
 point and the change over the baseline; it is rewritten after every run.
 
-A managed target (target: {managed: true}) is a PostgreSQL server dbrig
-creates in DIR/server and restarts whenever the point's server settings
-change. The schema is built once.
+A managed target (target: {managed: postgres}) is a server dbrig creates in
+DIR/server and restarts whenever the point's server settings change. The
+schema is built once.
 
 Ctrl-C stops after the current run; a second Ctrl-C interrupts that run.
 Either way, dbrig sweep --resume DIR carries on from there.`,
@@ -76,7 +76,12 @@ Either way, dbrig sweep --resume DIR carries on from there.`,
 			}
 			stdout, stderr := c.OutOrStdout(), c.ErrOrStderr()
 			if dryRun {
+				note, err := checkSettingNames(c.Context(), sw)
+				if err != nil {
+					return err
+				}
 				printPlan(stdout, sw)
+				fmt.Fprint(stdout, note)
 				return nil
 			}
 			if resume == "" {
@@ -168,17 +173,44 @@ func plural(n int, what string) string {
 // estimate is the time the sweep's remaining runs take, with the build
 // when the schema cannot be there yet (a managed server not yet created).
 func estimate(sw *experiment.Sweep) time.Duration {
-	build := false
-	if sw.Spec.Target.Managed && sw.Spec.Builds() {
-		_, err := os.Stat(filepath.Join(sw.Dir, "server", "data", "PG_VERSION"))
-		build = err != nil
+	return sw.Spec.Estimate(sw.Points, sw.Doc.Order, sw.Doc.Done, needsBuild(sw))
+}
+
+// needsBuild: a managed sweep whose server does not exist yet builds the
+// schema, if the workload has one; an external target is taken as built.
+func needsBuild(sw *experiment.Sweep) bool {
+	if !sw.Spec.Target.Managed || !sw.Spec.Builds() {
+		return false
 	}
-	return sw.Spec.Estimate(sw.Points, sw.Doc.Order, sw.Doc.Done, build)
+	srv, err := sw.Server()
+	return err != nil || !srv.Exists()
+}
+
+// checkSettingNames is --dry-run's check of the server settings' names
+// against the managed server's binaries, which starts nothing. Without
+// binaries to ask, note says the names were not checked: a plan is still
+// worth printing on a machine that will not run the sweep.
+func checkSettingNames(ctx context.Context, sw *experiment.Sweep) (note string, err error) {
+	names := sw.ServerSettingNames()
+	if len(names) == 0 {
+		return "", nil
+	}
+	srv, err := sw.Server()
+	if err != nil {
+		return "", err
+	}
+	if _, err := srv.Version(ctx); err != nil {
+		return fmt.Sprintf("Setting names: not checked (%v)\n", err), nil
+	}
+	if err := srv.CheckSettingNames(ctx, names); err != nil {
+		return "", target.Userf("%s: %v", sw.Spec.File, err)
+	}
+	return "Setting names: known to " + targetName(sw.Spec) + "\n", nil
 }
 
 func targetName(s *experiment.Spec) string {
 	if s.Target.Managed {
-		return "a managed PostgreSQL server"
+		return "a managed " + s.Target.Server + " server"
 	}
 	return target.Redact(s.Target.URL)
 }
@@ -239,10 +271,8 @@ func printPlan(w io.Writer, sw *experiment.Sweep) {
 	if n := s.Restarts(sw.Points, order[sw.Doc.Done:]); n > 0 {
 		how += ", " + plural(n, "server start")
 	}
-	if s.Target.Managed && s.Builds() {
-		if _, err := os.Stat(filepath.Join(sw.Dir, "server", "data", "PG_VERSION")); err != nil {
-			how += ", the build"
-		}
+	if needsBuild(sw) {
+		how += ", the build"
 	}
 	fmt.Fprintf(w, "Estimated duration: about %s (%s)\n", experiment.FormatDuration(d), how)
 }

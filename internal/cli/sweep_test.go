@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/dbrig/dbrig/internal/result"
-	"github.com/dbrig/dbrig/internal/target/postgres"
+	"github.com/dbrig/dbrig/internal/server/postgres"
 )
 
 // sqliteSweep writes a small sweep spec on an SQLite file: vus 1 and 2,
@@ -155,12 +155,42 @@ func TestSweepSpecErrors(t *testing.T) {
 	}
 	write("target: {url: 'sqlite:x.db'}\nworkload: tproc-c\nvary:\n  shared_buffers: [128MB]\n")
 	line = usageError(t, dbrig(t, "sweep", spec, "--dry-run"))
-	if want := "dbrig: " + spec + " line 4: shared_buffers is a server setting; only a managed target (target: {managed: true}) can vary it"; line != want {
+	if want := "dbrig: " + spec + " line 4: shared_buffers is a server setting; only a managed target (target: {managed: postgres}) can vary it"; line != want {
 		t.Errorf("error %q, want %q", line, want)
 	}
 	usageError(t, dbrig(t, "sweep"))
 	usageError(t, dbrig(t, "sweep", "--resume", dir))
 	usageError(t, dbrig(t, "sweep", filepath.Join(dir, "missing.yaml")))
+}
+
+// TestSweepSettingNames: a misspelt server setting is one line, exit 2,
+// naming it and the name meant, both in --dry-run and when the sweep
+// starts, before anything is created; without binaries to ask, --dry-run
+// says it could not check.
+func TestSweepSettingNames(t *testing.T) {
+	t.Parallel()
+	spec, out := managedSpec(t, "target: {managed: postgres, pg_bin: '%s', settings: {max_connections: 50}}\n"+
+		"workload: tproc-c\n"+
+		"vary:\n  shared_bufers: [128MB, 256MB]\n")
+	want := "dbrig: " + spec + `: unknown PostgreSQL setting "shared_bufers" (did you mean shared_buffers?)`
+	if line := usageError(t, dbrig(t, "sweep", spec, "--dry-run")); line != want {
+		t.Errorf("dry run: %q, want %q", line, want)
+	}
+	o := dbrig(t, "sweep", spec, "--out", out)
+	lines := strings.Split(strings.TrimSuffix(o.stderr, "\n"), "\n")
+	if last := lines[len(lines)-1]; o.code != 2 || !strings.Contains(last, `unknown PostgreSQL setting "shared_bufers" (did you mean shared_buffers?)`) {
+		t.Errorf("sweep: exit %d, last line %q", o.code, last)
+	}
+	if _, err := os.Stat(filepath.Join(out, "server")); !os.IsNotExist(err) {
+		t.Errorf("the refused sweep created its server directory: %v", err)
+	}
+
+	good := filepath.Join(t.TempDir(), "good.yaml")
+	if err := os.WriteFile(good, []byte("target: {managed: postgres, pg_bin: '"+t.TempDir()+"'}\nworkload: tproc-c\nvary:\n  shared_buffers: [128MB, 256MB]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o = mustRun(t, "sweep", good, "--dry-run")
+	wantIn(t, "dry run without binaries", o.stdout, "Setting names: not checked (")
 }
 
 // waitFor waits until s appears in w's output after offset from, and

@@ -15,8 +15,8 @@ import (
 
 	"github.com/dbrig/dbrig/internal/result"
 	"github.com/dbrig/dbrig/internal/runner"
+	"github.com/dbrig/dbrig/internal/server"
 	"github.com/dbrig/dbrig/internal/target"
-	"github.com/dbrig/dbrig/internal/target/postgres"
 	"github.com/dbrig/dbrig/internal/workload"
 )
 
@@ -45,7 +45,7 @@ func New(spec *Spec, dir string) *Sweep {
 		Order: Order(len(points), spec.Repeat),
 	}
 	if spec.Target.Managed {
-		doc.Target = result.Target{Kind: "postgres"}
+		doc.Target = result.Target{Kind: spec.Target.Server}
 		if len(spec.Target.Settings) > 0 {
 			doc.Settings = map[string]string{}
 			for _, p := range spec.Target.Settings {
@@ -121,8 +121,6 @@ type Options struct {
 	Stop <-chan struct{}
 	// DropCaches empties the OS page cache; nil means DropPageCache.
 	DropCaches func() error
-	// Prewarm loads a database into shared buffers; nil means postgres.Prewarm.
-	Prewarm func(ctx context.Context, url string) (postgres.Residency, error)
 	// Now is the clock, for tests; nil means time.Now.
 	Now func() time.Time
 }
@@ -130,7 +128,7 @@ type Options struct {
 // DropPageCache writes back dirty pages and drops the clean ones, so a
 // run reads from storage as the first run did. Only root may.
 func DropPageCache() error {
-	syscall.Sync()
+	syncDisks()
 	f, err := os.OpenFile("/proc/sys/vm/drop_caches", os.O_WRONLY, 0)
 	if err != nil {
 		return reason(err)
@@ -159,7 +157,7 @@ func reason(err error) error {
 type run struct {
 	*Sweep
 	o        Options
-	srv      *postgres.Server
+	srv      server.Server
 	settings map[string]string // the running server's
 	url      string
 	t        target.Target
@@ -198,9 +196,6 @@ func (s *Sweep) Run(ctx context.Context, o Options) (err error) {
 	}
 	if o.DropCaches == nil {
 		o.DropCaches = DropPageCache
-	}
-	if o.Prewarm == nil {
-		o.Prewarm = postgres.Prewarm
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -283,31 +278,55 @@ func (r *run) stoppable(ctx context.Context) (context.Context, func()) {
 	return c, cancel
 }
 
+// ServerDir is where a managed sweep keeps its server.
+func (s *Sweep) ServerDir() string { return filepath.Join(s.Dir, "server") }
+
+// Server is a managed sweep's server, untouched.
+func (s *Sweep) Server() (server.Server, error) {
+	return server.New(s.Spec.Target.Server, s.ServerDir(), s.Spec.Target.PGBin)
+}
+
+// ServerSettingNames are the names of every server setting the sweep
+// asks for, for a check of names that starts nothing.
+func (s *Sweep) ServerSettingNames() []string {
+	names := map[string]bool{}
+	for _, p := range s.Points {
+		for name := range s.Spec.ServerSettings(p) {
+			names[name] = true
+		}
+	}
+	return slices.Sorted(maps.Keys(names))
+}
+
 func (r *run) initServer(ctx context.Context) error {
-	bin, err := postgres.FindBinDir(r.Spec.Target.PGBin)
+	srv, err := r.Server()
 	if err != nil {
 		return err
 	}
-	r.srv = &postgres.Server{Dir: filepath.Join(r.Dir, "server"), BinDir: bin}
+	r.srv = srv
 	v, err := r.srv.Version(ctx)
 	if err != nil {
 		return err
 	}
-	r.Doc.Target.Version = v.Raw
-	if err := preflight(r.Points, r.Spec, v, bin, pgConfigure(bin), readMeminfo()); err != nil {
+	r.Doc.Target.Version = v
+	points := make([]map[string]string, len(r.Points))
+	for i, p := range r.Points {
+		points[i] = r.Spec.ServerSettings(p)
+	}
+	if err := r.srv.Preflight(ctx, points); err != nil {
 		return err
 	}
-	if _, err := os.Stat(filepath.Join(r.srv.Dir, "data", "PG_VERSION")); err != nil {
-		fmt.Fprintf(r.o.Log, "Creating a PostgreSQL %s cluster in %s\n", v, r.srv.Dir)
+	if !r.srv.Exists() {
+		fmt.Fprintf(r.o.Log, "Creating a %s cluster in %s (%s)\n", r.Spec.Target.Server, r.ServerDir(), v)
 	}
 	if err := r.srv.Init(ctx); err != nil {
 		return err
 	}
 	// A sweep killed outright leaves its server behind; the sweep cannot
 	// know what state it is in, so the user stops it.
-	if st, err := r.srv.Status(ctx); err == nil && st.State == postgres.StateRunning {
+	if st, err := r.srv.Status(ctx); err == nil && st.State == server.Running {
 		return target.Userf("a server from an earlier run of this sweep is still running in %s: stop it with `dbrig server stop --dir %s`, then resume",
-			r.srv.Dir, r.srv.Dir)
+			r.ServerDir(), r.ServerDir())
 	}
 	return nil
 }
@@ -356,7 +375,7 @@ func (r *run) startServer(ctx context.Context, pi int) error {
 			return err
 		}
 	}
-	fmt.Fprintf(r.o.Log, "Starting PostgreSQL with %s\n", settingsLine(want))
+	fmt.Fprintf(r.o.Log, "Starting %s with %s\n", r.Spec.Target.Server, settingsLine(want))
 	if err := r.srv.Start(ctx, want); err != nil {
 		if ctx.Err() != nil {
 			return err
@@ -364,7 +383,7 @@ func (r *run) startServer(ctx context.Context, pi int) error {
 		return r.pointError(pi, err)
 	}
 	r.settings = want
-	if err := r.srv.CreateDB(ctx, DatabaseName); err != nil && target.SQLState(err) != "42P04" {
+	if err := r.srv.CreateDB(ctx, DatabaseName); err != nil {
 		return fmt.Errorf("create database %s: %w", DatabaseName, err)
 	}
 	r.url = r.srv.URLFor(DatabaseName)
@@ -491,8 +510,13 @@ func (r *run) next(ctx context.Context) (stop bool, err error) {
 		fmt.Fprintf(r.o.Log, "dbrig: OS page cache not dropped between runs: %v\n", dropErr)
 	}
 	if lookup(params, "prewarm") == PrewarmFull {
+		// The spec was refused unless the target's kind can prewarm.
+		pw, ok := r.t.(target.Prewarmer)
+		if !ok {
+			return false, r.pointError(pi, fmt.Errorf("prewarm: a %s target cannot warm its cache", r.t.Kind()))
+		}
 		pctx, cancel := r.stoppable(ctx)
-		res, err := r.o.Prewarm(pctx, r.url)
+		res, err := pw.Prewarm(pctx)
 		cancel()
 		if err != nil {
 			if pctx.Err() != nil {
@@ -514,7 +538,7 @@ func (r *run) next(ctx context.Context) (stop bool, err error) {
 		}
 		if r.srv != nil {
 			// A run that fails because the server died says so.
-			if st, serr := r.srv.Status(context.WithoutCancel(ctx)); serr == nil && st.State == postgres.StateCrashed {
+			if st, serr := r.srv.Status(context.WithoutCancel(ctx)); serr == nil && st.State == server.Crashed {
 				return false, r.pointError(pi, fmt.Errorf("the server crashed: %s (run error: %v)", st.Reason, err))
 			}
 		}

@@ -15,8 +15,8 @@ import (
 	"strings"
 
 	"github.com/dbrig/dbrig/internal/runner"
+	"github.com/dbrig/dbrig/internal/server"
 	"github.com/dbrig/dbrig/internal/target"
-	"github.com/dbrig/dbrig/internal/target/postgres"
 	"github.com/dbrig/dbrig/internal/workload"
 	"github.com/spf13/pflag"
 	"gopkg.in/yaml.v3"
@@ -50,7 +50,10 @@ const (
 
 // Target is where the sweep runs: a server dbrig manages, or a URL.
 type Target struct {
-	Managed  bool
+	Managed bool
+	// Server is the managed server's kind (see server.Kinds); `managed:
+	// true`, from before there were kinds, means postgres.
+	Server   string
 	Settings []Param
 	PGBin    string
 	URL      string
@@ -238,7 +241,7 @@ func (p parser) spec(root *yaml.Node) (*Spec, error) {
 		return nil, p.errf(root, "missing key \"workload\" (known: %s)", strings.Join(workload.Names(), ", "))
 	}
 	if targetNode == nil {
-		return nil, p.errf(root, "missing key \"target\": give target: {managed: true} or target: {url: ...}")
+		return nil, p.errf(root, "missing key \"target\": give target: {managed: postgres} or target: {url: ...}")
 	}
 	if s.Name == "" {
 		s.Name = "sweep"
@@ -249,16 +252,32 @@ func (p parser) spec(root *yaml.Node) (*Spec, error) {
 	return s, nil
 }
 
+// defaultServer is the kind `managed: true` means.
+const defaultServer = "postgres"
+
 func (p parser) target(n *yaml.Node, t *Target) error {
 	managedSet := false
 	err := p.mapping(n, "target", func(key string, k, v *yaml.Node) error {
 		var err error
 		switch key {
 		case "managed":
-			if v.Kind != yaml.ScalarNode || v.Tag != "!!bool" {
-				return p.errf(v, "target.managed: want true or false, got %s", describe(v))
+			managedSet = true
+			switch {
+			case v.Kind == yaml.ScalarNode && v.Tag == "!!bool":
+				t.Managed = v.Value == "true"
+				if t.Managed {
+					t.Server = defaultServer
+				}
+			case v.Kind == yaml.ScalarNode && v.Tag == "!!str" && v.Value != "":
+				t.Managed, t.Server = true, v.Value
+			default:
+				return p.errf(v, "target.managed: want a server kind (%s), got %s", strings.Join(server.Kinds(), ", "), describe(v))
 			}
-			t.Managed, managedSet = v.Value == "true", true
+			if t.Managed {
+				if _, err := server.Lookup(t.Server); err != nil {
+					return p.errf(v, "target.managed: %v", err)
+				}
+			}
 		case "settings":
 			t.Settings, err = p.params(v, "target.settings")
 		case "pg_bin":
@@ -275,16 +294,16 @@ func (p parser) target(n *yaml.Node, t *Target) error {
 	}
 	switch {
 	case t.Managed && t.URL != "":
-		return p.errf(n, "target: give either url or managed: true, not both")
+		return p.errf(n, "target: give either url or managed, not both")
 	case !t.Managed && t.URL == "":
 		if managedSet {
 			return p.errf(n, "target: managed is false, so give the url of the database to run on")
 		}
-		return p.errf(n, "target: give managed: true (dbrig starts its own PostgreSQL) or url: ...")
+		return p.errf(n, "target: give managed: postgres (dbrig starts its own server) or url: ...")
 	case !t.Managed && t.PGBin != "":
-		return p.errf(n, "target.pg_bin applies only to a managed target (managed: true)")
+		return p.errf(n, "target.pg_bin applies only to a managed target (managed: postgres)")
 	case !t.Managed && len(t.Settings) > 0:
-		return p.errf(n, "target.settings: %s is a server setting; only a managed target (target: {managed: true}) can set it", t.Settings[0].Name)
+		return p.errf(n, "target.settings: %s is a server setting; only a managed target (target: {managed: postgres}) can set it", t.Settings[0].Name)
 	}
 	return nil
 }
@@ -306,7 +325,11 @@ func (s *Spec) validate(p parser, lines map[string]int) error {
 	}
 	runFlags := pflag.NewFlagSet("run", pflag.ContinueOnError)
 	w.RunFlags(runFlags)
-	postgresTarget := s.Target.Managed || postgres.Match(s.Target.URL)
+	targetKind := target.KindOf(s.Target.URL)
+	if s.Target.Managed {
+		k, _ := server.Lookup(s.Target.Server) // checked by target
+		targetKind = k.Target
+	}
 
 	for _, b := range s.Build {
 		if buildFlags.Lookup(flagName(b.Name)) == nil {
@@ -344,8 +367,8 @@ func (s *Spec) validate(p parser, lines map[string]int) error {
 			if value != PrewarmNone && value != PrewarmFull {
 				return true, fmt.Errorf("want none or full, got %q", value)
 			}
-			if value == PrewarmFull && !postgresTarget {
-				return true, fmt.Errorf("a full-cache warm-up needs a PostgreSQL target (pg_prewarm)")
+			if value == PrewarmFull && !target.CanPrewarm(targetKind) {
+				return true, fmt.Errorf("a full-cache warm-up needs a target that can prewarm its cache (%s)", strings.Join(target.Prewarming(), ", "))
 			}
 		default:
 			if runFlags.Lookup(flagName(name)) == nil {
@@ -377,7 +400,7 @@ func (s *Spec) validate(p parser, lines map[string]int) error {
 		case !ok:
 			v.Kind = ServerParam
 			if !s.Target.Managed {
-				return specError(p.file, v.line, "%s is a server setting; only a managed target (target: {managed: true}) can vary it", v.Name)
+				return specError(p.file, v.line, "%s is a server setting; only a managed target (target: {managed: postgres}) can vary it", v.Name)
 			}
 			if strings.ContainsAny(v.Name, " =\t'\"") {
 				return specError(p.file, v.line, "%q is not a server setting's name", v.Name)
@@ -498,7 +521,7 @@ func objectInOrder[T any](items []T, kv func(T) (string, any)) ([]byte, error) {
 // are strings; Parse reads it back (JSON is YAML) for a resume.
 func (s *Spec) JSON() json.RawMessage {
 	type targetJSON struct {
-		Managed  bool        `json:"managed,omitempty"`
+		Managed  string      `json:"managed,omitempty"`
 		Settings orderedJSON `json:"settings,omitempty"`
 		PGBin    string      `json:"pg_bin,omitempty"`
 		URL      string      `json:"url,omitempty"`
@@ -512,7 +535,7 @@ func (s *Spec) JSON() json.RawMessage {
 		Vary     orderedVary `json:"vary"`
 		Baseline orderedJSON `json:"baseline,omitempty"`
 		Repeat   int         `json:"repeat"`
-	}{s.Name, targetJSON{s.Target.Managed, s.Target.Settings, s.Target.PGBin, target.Redact(s.Target.URL)},
+	}{s.Name, targetJSON{s.Target.Server, s.Target.Settings, s.Target.PGBin, target.Redact(s.Target.URL)},
 		s.Workload, s.Build, s.Run, s.Vary, s.Baseline, s.Repeat}
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {

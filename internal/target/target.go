@@ -107,6 +107,9 @@ type Opener struct {
 	Kind  string
 	Match func(url string) bool
 	Open  func(ctx context.Context, url string, create bool) (Target, error)
+	// Prewarms says that the kind's targets implement Prewarmer, so that
+	// a spec asking for a warm cache is refused before anything runs.
+	Prewarms bool
 }
 
 var openers []Opener

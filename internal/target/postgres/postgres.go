@@ -1,5 +1,6 @@
 // Package postgres is the PostgreSQL target: pgx sessions, COPY loading,
-// the database's own counters, and (server.go) a server dbrig manages.
+// the database's own counters and the full-cache warm-up. The server dbrig
+// manages itself is in internal/server/postgres.
 package postgres
 
 import (
@@ -16,7 +17,7 @@ import (
 )
 
 func init() {
-	target.Register(target.Opener{Kind: "postgres", Match: Match,
+	target.Register(target.Opener{Kind: "postgres", Match: Match, Prewarms: true,
 		Open: func(ctx context.Context, url string, _ bool) (target.Target, error) { return Open(ctx, url) }})
 }
 

@@ -12,8 +12,8 @@ import (
 	"github.com/dbrig/dbrig/internal/driver"
 	"github.com/dbrig/dbrig/internal/result"
 	"github.com/dbrig/dbrig/internal/runner"
+	"github.com/dbrig/dbrig/internal/server/postgres/pgtest"
 	"github.com/dbrig/dbrig/internal/target"
-	"github.com/dbrig/dbrig/internal/target/postgres/pgtest"
 	"github.com/dbrig/dbrig/internal/workload"
 
 	_ "github.com/dbrig/dbrig/internal/target/postgres"

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbrig/dbrig/internal/server/postgres/pgtest"
 	"github.com/dbrig/dbrig/internal/target"
 	_ "github.com/dbrig/dbrig/internal/target/postgres"
-	"github.com/dbrig/dbrig/internal/target/postgres/pgtest"
 	_ "github.com/dbrig/dbrig/internal/target/sqlite"
 	"github.com/dbrig/dbrig/internal/workload"
 )

@@ -14,8 +14,8 @@ import (
 	"testing"
 
 	"github.com/dbrig/dbrig/internal/driver"
+	"github.com/dbrig/dbrig/internal/server/postgres/pgtest"
 	"github.com/dbrig/dbrig/internal/target"
-	"github.com/dbrig/dbrig/internal/target/postgres/pgtest"
 	"github.com/dbrig/dbrig/internal/workload"
 )
 

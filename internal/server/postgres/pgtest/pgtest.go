@@ -1,13 +1,5 @@
-// Package pgtest gives tests a real PostgreSQL server: one per test binary,
-// started on first use, with a fresh database per test.
-//
-// A package using it must stop the server when its tests end:
-//
-//	func TestMain(m *testing.M) { pgtest.Main(m) }
-//
-// Without PostgreSQL binaries, tests that need the server are skipped,
-// unless DBRIG_REQUIRE_PG=1, when they fail: CI sets it so that a missing
-// server cannot pass as a green run.
+//go:build unix
+
 package pgtest
 
 import (
@@ -22,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbrig/dbrig/internal/target/postgres"
+	"github.com/dbrig/dbrig/internal/server/postgres"
 )
 
 var (
@@ -90,28 +82,70 @@ func Start(tb testing.TB) *postgres.Server {
 		tb.Fatal("pgtest: add `func TestMain(m *testing.M) { pgtest.Main(m) }` to this package, so the shared server is stopped when the tests end")
 	}
 	once.Do(start)
-	if skipWhy != "" {
-		if os.Getenv("DBRIG_REQUIRE_PG") == "1" {
-			tb.Fatalf("pgtest: DBRIG_REQUIRE_PG=1 but %s", skipWhy)
-		}
-		tb.Skipf("pgtest: %s (set PG_BIN, or DBRIG_REQUIRE_PG=1 to fail instead)", skipWhy)
-	}
+	skipWithout(tb, skipWhy)
 	if startErr != nil {
 		tb.Fatalf("pgtest: %v", startErr)
 	}
 	return srv
 }
 
-func start() {
-	bin, err := postgres.FindBinDir("")
+// skipWithout skips the test for why, the reason there is no server,
+// unless DBRIG_REQUIRE_PG=1 makes that a failure.
+func skipWithout(tb testing.TB, why string) {
+	tb.Helper()
+	if why == "" {
+		return
+	}
+	if os.Getenv("DBRIG_REQUIRE_PG") == "1" {
+		tb.Fatalf("pgtest: DBRIG_REQUIRE_PG=1 but %s", why)
+	}
+	tb.Skipf("pgtest: %s (set PG_BIN, or DBRIG_REQUIRE_PG=1 to fail instead)", why)
+}
+
+// binDir finds the server binaries; why is set when there are none to
+// find, err when PG_BIN points nowhere, a mistake to report rather than a
+// machine without PostgreSQL.
+func binDir() (bin, why string, err error) {
+	bin, err = postgres.FindBinDir("")
+	switch {
+	case err == nil:
+		return bin, "", nil
+	case os.Getenv("PG_BIN") != "":
+		return "", "", err
+	}
+	return "", err.Error(), nil
+}
+
+// NewServer initialises a server of the test's own in a temporary
+// directory, for tests that restart it with settings of their own; it is
+// stopped when the test ends.
+func NewServer(tb testing.TB) *postgres.Server {
+	tb.Helper()
+	bin, why, err := binDir()
 	if err != nil {
-		// A PG_BIN that points nowhere is a mistake to report, not a
-		// machine without PostgreSQL.
-		if os.Getenv("PG_BIN") != "" {
-			startErr = err
-		} else {
-			skipWhy = err.Error()
+		tb.Fatalf("pgtest: %v", err)
+	}
+	skipWithout(tb, why)
+	s := &postgres.Server{Dir: tb.TempDir(), BinDir: bin}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := s.Init(ctx); err != nil {
+		tb.Fatalf("pgtest: %v", err)
+	}
+	tb.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if err := s.Stop(ctx); err != nil {
+			tb.Errorf("pgtest: stopping the server: %v", err)
 		}
+	})
+	return s
+}
+
+func start() {
+	bin, why, err := binDir()
+	if bin == "" {
+		skipWhy, startErr = why, err
 		return
 	}
 	// A directory of our own rather than t.TempDir(): the server outlives
