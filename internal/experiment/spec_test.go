@@ -163,9 +163,9 @@ func TestSpecErrors(t *testing.T) {
 		{"duplicate key", managed + "repeat: 2\nrepeat: 3\n",
 			`s.yaml line 5: duplicate key "repeat" in the spec`},
 		{"unknown workload", "target: {managed: true}\nworkload: tpcc\n",
-			`s.yaml line 2: unknown workload "tpcc" (known: tproc-c)`},
+			`s.yaml line 2: unknown workload "tpcc" (known: cpu, tproc-c)`},
 		{"missing workload", "target: {managed: true}\n",
-			`s.yaml line 1: missing key "workload" (known: tproc-c)`},
+			`s.yaml line 1: missing key "workload" (known: cpu, tproc-c)`},
 		{"not YAML", "target: {managed: true\n",
 			`s.yaml: line 1: did not find expected ',' or '}'`},
 	} {
