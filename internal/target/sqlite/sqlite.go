@@ -16,14 +16,18 @@ import (
 )
 
 func init() {
-	target.Register(target.Opener{Kind: "sqlite", Match: Match, Open: OpenURL})
+	target.Register(target.Opener{Kind: "sqlite", Prefixes: []string{Prefix}, Open: OpenURL,
+		// A path holds no secret.
+		Redact: func(url string) string { return url }})
 }
 
 // Prefix starts every SQLite target URL: sqlite:PATH.
 const Prefix = "sqlite:"
 
-// Match accepts sqlite:PATH.
-func Match(url string) bool { return strings.HasPrefix(url, Prefix) }
+// Dialect is SQLite's SQL, which no other dialect refines.
+var Dialect = target.Dialect{Name: "sqlite"}
+
+var _ target.Target = (*Target)(nil)
 
 // Target is an opened SQLite file.
 type Target struct {
@@ -56,10 +60,11 @@ func OpenURL(ctx context.Context, url string, create bool) (target.Target, error
 	return &Target{db: db, path: path}, nil
 }
 
-func (t *Target) Kind() string         { return "sqlite" }
-func (t *Target) URL() string          { return Prefix + t.path }
-func (t *Target) ParallelWrites() bool { return false }
-func (t *Target) HasRoutines() bool    { return false }
+func (t *Target) Kind() string            { return "sqlite" }
+func (t *Target) Dialect() target.Dialect { return Dialect }
+func (t *Target) URL() string             { return Prefix + t.path }
+func (t *Target) ParallelWrites() bool    { return false }
+func (t *Target) HasRoutines() bool       { return false }
 
 func (t *Target) Version(ctx context.Context) (string, error) {
 	var v string

@@ -38,8 +38,8 @@ func TestSQLiteOpenLoadQuery(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tg.Close()
-	if tg.Kind() != "sqlite" || tg.HasRoutines() || tg.ParallelWrites() {
-		t.Errorf("kind %q routines %v parallel %v", tg.Kind(), tg.HasRoutines(), tg.ParallelWrites())
+	if tg.Kind() != "sqlite" || tg.Dialect() != Dialect || tg.HasRoutines() || tg.ParallelWrites() {
+		t.Errorf("kind %q dialect %v routines %v parallel %v", tg.Kind(), tg.Dialect(), tg.HasRoutines(), tg.ParallelWrites())
 	}
 	if v, err := tg.Version(ctx); err != nil || !strings.HasPrefix(v, "3.") {
 		t.Errorf("version %q, %v", v, err)
