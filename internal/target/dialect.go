@@ -9,10 +9,3 @@ type Dialect struct {
 	// Base is the dialect Name refines, or "" for none.
 	Base string
 }
-
-func (d Dialect) String() string {
-	if d.Base == "" {
-		return d.Name
-	}
-	return d.Name + " (" + d.Base + ")"
-}
