@@ -185,9 +185,9 @@ func open(ctx context.Context, url string, create bool) (Target, error) {
 	if o, ok := lookup(url); ok {
 		return o.Open(ctx, url, create)
 	}
-	var forms []string
+	kinds := make([]string, 0, len(openers))
 	for _, o := range openers {
-		forms = append(forms, o.Kind+" ("+strings.Join(o.Prefixes, ", ")+")")
+		kinds = append(kinds, o.Kind)
 	}
-	return nil, Userf("target %q: not a URL dbrig knows (kinds: %s)", Redact(url), strings.Join(forms, "; "))
+	return nil, Userf("target %q: not a URL dbrig knows (kinds: %s)", Redact(url), strings.Join(kinds, ", "))
 }
