@@ -159,14 +159,16 @@ func (s *session) Load(ctx context.Context, table string, columns []string, src 
 	full := insert(table, columns, loadBatch)
 	args := make([]any, 0, loadBatch*len(columns))
 	var n, inTx int64
+	open := false // a transaction is open, perhaps with no rows in it yet
 	flush := func(q string) error {
 		if len(args) == 0 {
 			return nil
 		}
-		if inTx == 0 {
+		if !open {
 			if _, err := s.c.ExecContext(ctx, s.db.BeginWrite); err != nil {
 				return err
 			}
+			open = true
 		}
 		if _, err := s.Exec(ctx, q, args...); err != nil {
 			return err
@@ -176,14 +178,14 @@ func (s *session) Load(ctx context.Context, table string, columns []string, src 
 		inTx += rows
 		args = args[:0]
 		if inTx >= loadTx {
-			inTx = 0
+			inTx, open = 0, false
 			_, err := s.c.ExecContext(ctx, "COMMIT")
 			return err
 		}
 		return nil
 	}
 	fail := func(err error) (int64, error) {
-		if inTx > 0 {
+		if open {
 			s.c.ExecContext(context.Background(), "ROLLBACK")
 		}
 		return n, fmt.Errorf("load %s: %w", table, err)
@@ -208,7 +210,7 @@ func (s *session) Load(ctx context.Context, table string, columns []string, src 
 			return fail(err)
 		}
 	}
-	if inTx > 0 {
+	if open {
 		if _, err := s.c.ExecContext(ctx, "COMMIT"); err != nil {
 			return fail(err)
 		}

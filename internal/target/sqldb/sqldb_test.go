@@ -104,6 +104,30 @@ func TestTooFewArguments(t *testing.T) {
 	}
 }
 
+// TestLoadFailureRollsBack: a load that fails in its first batch, before
+// any row is in, still ends its transaction, so the session can go on.
+func TestLoadFailureRollsBack(t *testing.T) {
+	ctx := context.Background()
+	_, s := openSQLite(t, sqldb.Numbered)
+	if _, err := s.Exec(ctx, "CREATE TABLE t (id INTEGER PRIMARY KEY, x INTEGER)"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Exec(ctx, "INSERT INTO t VALUES (3, 0)"); err != nil {
+		t.Fatal(err)
+	}
+	n, err := s.Load(ctx, "t", []string{"id", "x"}, &pairs{n: 10})
+	if err == nil || !strings.Contains(err.Error(), "load t") {
+		t.Fatalf("loading a duplicate key: %d rows, %v; want an error", n, err)
+	}
+	if _, err := s.Exec(ctx, "BEGIN"); err != nil {
+		t.Fatalf("after the failed load: %v", err)
+	}
+	var count int
+	if err := s.QueryRow(ctx, "SELECT count(*) FROM t").Scan(&count); err != nil || count != 1 {
+		t.Errorf("%d rows, %v after the failed load; want the 1 from before", count, err)
+	}
+}
+
 // pairs yields n rows of (i, 2i).
 type pairs struct{ n, i int }
 
