@@ -89,7 +89,8 @@ const (
 	ErrUserRollback
 )
 
-// SQLState returns the SQLSTATE code carried by err, or "".
+// SQLState returns the SQLSTATE code carried by err, or "". It is for the
+// target packages: a workload asks Classify what an error means instead.
 func SQLState(err error) string {
 	var s interface{ SQLState() string }
 	if errors.As(err, &s) {

@@ -25,6 +25,7 @@ type DB struct {
 	BeginWrite string
 	// Class classifies the driver's own errors (busy, deadlock, the
 	// intended rollback); Classify has already dealt with lost connections.
+	// It must be set.
 	Class func(error) target.ErrClass
 }
 
