@@ -127,7 +127,7 @@ func (w *cpu) Open(ctx context.Context, t target.Target) (workload.Run, error) {
 	if err := w.validate(); err != nil {
 		return nil, err
 	}
-	q, err := workload.ReadSQL(sqlFiles, "sql/"+t.Kind()+"/cpu.sql")
+	q, err := workload.LoadSQL(sqlFiles, "sql", t.Dialect(), "cpu.sql")
 	if err != nil {
 		return nil, target.Userf("%s has no CPU loop for %s databases", Name, t.Kind())
 	}

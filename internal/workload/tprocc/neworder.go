@@ -9,10 +9,6 @@ import (
 	"github.com/dbrig/dbrig/internal/target"
 )
 
-// sqlStateRollback is what tprocc_neword raises on the unused item: the
-// intended rollback, not an error.
-const sqlStateRollback = "DR001"
-
 // newOrderInput is a New-Order's terminal input (clause 2.4.1).
 type newOrderInput struct {
 	w, d, c  int
@@ -143,7 +139,8 @@ func (v *vu) newOrderProc(ctx context.Context, t driver.Tally) error {
 		t[tOrderLines] += int64(len(in.lines))
 		t[tRemoteLines] += int64(in.remote)
 		return nil
-	case target.SQLState(err) == sqlStateRollback:
+	// tprocc_neword asks for the intended rollback on the unused item.
+	case v.t.Classify(err) == target.ErrUserRollback:
 		t[tNewOrders]++
 		t[tRollbacks]++
 		return driver.ErrRollback

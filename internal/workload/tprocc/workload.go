@@ -82,9 +82,9 @@ func (w *tprocc) RunFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&w.keying, "keying-thinking", false, "apply the specification's keying and think times")
 }
 
-// sqlFor loads one of the dialect's SQL files.
+// sqlFor loads one of the SQL files, as the target's dialect has it.
 func sqlFor(t target.Target, file string) (workload.SQLFile, error) {
-	return workload.ReadSQL(sqlFiles, "sql/"+t.Kind()+"/"+file)
+	return workload.LoadSQL(sqlFiles, "sql", t.Dialect(), file)
 }
 
 // meta is what the build recorded.
