@@ -487,7 +487,9 @@ func (r *run) next(ctx context.Context) (stop bool, err error) {
 			return false, err
 		}
 		r.built = true
-		r.noteMemory(ctx)
+		if r.Spec.Builds() {
+			r.noteMemory(ctx)
+		}
 		if r.stopping(ctx) {
 			return true, nil
 		}
