@@ -7,11 +7,10 @@ import (
 	"io"
 	"math"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
+	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -111,29 +110,22 @@ func runSweep(sw *experiment.Sweep, stdout, stderr io.Writer) error {
 	stop := make(chan struct{})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	sigs := make(chan os.Signal, 3)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-	go func() {
-		n := 0
-		for sig := range sigs {
-			n++
-			switch {
-			case n == 1 && sig == os.Interrupt:
-				fmt.Fprintln(stderr, "\ndbrig: stopping after the current run; press Ctrl-C again to interrupt it")
-				close(stop)
-			case n <= 2:
-				fmt.Fprintln(stderr, "\ndbrig: interrupting the current run; its document is kept but not counted")
-				if n == 1 {
-					close(stop)
-				}
-				cancel()
-			default:
-				fmt.Fprintln(stderr, "\ndbrig: quitting at once")
-				os.Exit(130)
-			}
+	// Ctrl-C stops after the current run, a second one interrupts it; a
+	// SIGTERM interrupts it at once.
+	var stopOnce sync.Once
+	interrupt := func(os.Signal) {
+		fmt.Fprintln(stderr, "\ndbrig: interrupting the current run; its document is kept but not counted")
+		stopOnce.Do(func() { close(stop) })
+		cancel()
+	}
+	defer onSignals(stderr, func(sig os.Signal) {
+		if sig != os.Interrupt {
+			interrupt(sig)
+			return
 		}
-	}()
+		fmt.Fprintln(stderr, "\ndbrig: stopping after the current run; press Ctrl-C again to interrupt it")
+		stopOnce.Do(func() { close(stop) })
+	}, interrupt)()
 
 	total := len(sw.Doc.Order)
 	if sw.Doc.Done == 0 {

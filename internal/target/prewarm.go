@@ -45,12 +45,8 @@ func CanPrewarm(kind string) bool {
 
 // KindOf names the kind of target that accepts url, "" when none does.
 func KindOf(url string) string {
-	for _, o := range openers {
-		if o.Match(url) {
-			return o.Kind
-		}
-	}
-	return ""
+	o, _ := lookup(url)
+	return o.Kind
 }
 
 // Prewarming names the kinds whose targets can prewarm, for messages.
