@@ -402,7 +402,10 @@ func pointsTable(s *result.Sweep) *table {
 	h = append(h, s.Varied...)
 	h = append(h, "#n")
 	for _, m := range metrics {
-		h = append(h, "#mean "+m.Label, "#95% CI", "#±")
+		h = append(h, "#mean "+m.Label, "#95% CI")
+		if m.Key == primary.Key {
+			h = append(h, "#±")
+		}
 	}
 	h = append(h, "#p95 ms", "#change", "#change 95% CI", "significant")
 	if hasRes {
@@ -425,16 +428,17 @@ func pointsTable(s *result.Sweep) *table {
 		c = append(c, num(strconv.Itoa(len(p.Values[primary.Key]))))
 		for _, m := range metrics {
 			st := p.Stats[m.Key]
-			if st == nil {
-				c = append(c, num("—"), num("—"), num("—"))
-				continue
+			mean, ci, rel := "—", "—", "—"
+			if st != nil {
+				mean, ci = fmtValue(st.Mean), fmtValue(st.CILow)+" – "+fmtValue(st.CIHigh)
+				if st.Mean != 0 {
+					rel = fmt.Sprintf("%.1f%%", 50*(st.CIHigh-st.CILow)/math.Abs(st.Mean))
+				}
 			}
-			half := (st.CIHigh - st.CILow) / 2
-			rel := "—"
-			if st.Mean != 0 {
-				rel = fmt.Sprintf("%.1f%%", 100*half/math.Abs(st.Mean))
+			c = append(c, num(mean), num(ci))
+			if m.Key == primary.Key {
+				c = append(c, num(rel))
 			}
-			c = append(c, num(fmtValue(st.Mean)), num(fmtValue(st.CILow)+" – "+fmtValue(st.CIHigh)), num(rel))
 		}
 		p95 := "—"
 		if len(p.P95) > 0 {
