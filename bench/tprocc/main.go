@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command tprocc benchmarks dbrig's TPROC-C against a PostgreSQL server it
 // starts itself, and prints the figures the design notes compare with the
 // peers (HammerDB, BenchBase, go-tpc) on this machine kind:
@@ -32,7 +34,7 @@ import (
 	"time"
 
 	"github.com/dbrig/dbrig/internal/result"
-	"github.com/dbrig/dbrig/internal/target/postgres"
+	"github.com/dbrig/dbrig/internal/server/postgres"
 	"github.com/dbrig/dbrig/internal/workload"
 	"github.com/jackc/pgx/v5"
 	"golang.org/x/sync/errgroup"
@@ -303,7 +305,7 @@ func run(ctx context.Context, o options) (err error) {
 	if err := srv.Start(ctx, tuning); err != nil {
 		return err
 	}
-	version, err := srv.Version(ctx)
+	version, err := srv.BinVersion(ctx)
 	if err != nil {
 		return err
 	}
@@ -501,9 +503,11 @@ func runOnce(ctx context.Context, dbrig, url, jsonPath string, vus int, mode str
 	if doc.Interrupted {
 		return r, fmt.Errorf("the %s run was interrupted", mode)
 	}
-	r.NOPMClient, r.NOPM, r.TPM = doc.NOPMClient, doc.NOPMClient, doc.TPMClient
-	if doc.NOPM != nil && doc.TPM != nil {
-		r.NOPM, r.TPM, r.FromDB = *doc.NOPM, *doc.TPM, true
+	nopm, _ := doc.Metric("nopm")
+	tpm, _ := doc.Metric("tpm")
+	r.NOPMClient, r.NOPM, r.TPM = nopm.Client, nopm.Client, tpm.Client
+	if nopm.DB != nil && tpm.DB != nil {
+		r.NOPM, r.TPM, r.FromDB = *nopm.DB, *tpm.DB, true
 	}
 	for _, tx := range doc.Transactions {
 		r.Errors += tx.Errors

@@ -12,11 +12,15 @@ import (
 
 func newBuild() *cobra.Command {
 	return workloadCommand("build", "Create and load a workload's schema", func(w workload.Workload, url *string) *cobra.Command {
+		b, ok := w.(workload.Builder)
+		if !ok {
+			return lacking(w, "no build: it runs on an empty database", "build")
+		}
 		var force bool
 		c := &cobra.Command{
 			Short: "Create and load the " + w.Name() + " schema",
-			Example: "  dbrig build " + w.Name() + " --warehouses 4\n" +
-				"  dbrig build " + w.Name() + " --target postgres://bench@localhost/bench --warehouses 8 --loaders 4\n" +
+			Example: "  dbrig build " + w.Name() + "\n" +
+				"  dbrig build " + w.Name() + " --target postgres://bench@localhost/bench\n" +
 				"  PGHOST=/var/run/postgresql PGDATABASE=bench dbrig build " + w.Name() + " --target 'sslmode=disable' --force",
 			RunE: func(c *cobra.Command, _ []string) error {
 				ctx, stop := signalContext(c.ErrOrStderr())
@@ -26,26 +30,26 @@ func newBuild() *cobra.Command {
 					return err
 				}
 				defer t.Close()
-				return build(ctx, w, t, force, c.OutOrStdout(), c.ErrOrStderr())
+				return build(ctx, w.Name(), b, t, force, c.OutOrStdout(), c.ErrOrStderr())
 			},
 		}
-		w.BuildFlags(c.Flags())
+		b.BuildFlags(c.Flags())
 		c.Flags().BoolVar(&force, "force", false, "drop an existing schema first")
 		return c
 	})
 }
 
 // build runs a workload's build with progress on stderr and the summary on stdout.
-func build(ctx context.Context, w workload.Workload, t target.Target, force bool, stdout, stderr io.Writer) error {
+func build(ctx context.Context, name string, b workload.Builder, t target.Target, force bool, stdout, stderr io.Writer) error {
 	p := newProgress(stderr)
 	// The header waits for the first progress report: a build the workload
 	// refuses up front (a bad flag, an existing schema) must print only its
 	// one line of error.
 	started := false
-	sum, err := w.Build(ctx, t, workload.BuildOptions{Force: force, Progress: func(done, total int64, what string) {
+	sum, err := b.Build(ctx, t, workload.BuildOptions{Force: force, Progress: func(done, total int64, what string) {
 		if !started {
 			started = true
-			fmt.Fprintf(stderr, "Building %s on %s\n", w.Name(), t.URL())
+			fmt.Fprintf(stderr, "Building %s on %s\n", name, t.URL())
 		}
 		pct := 0.0
 		if total > 0 {
@@ -61,6 +65,17 @@ func build(ctx context.Context, w workload.Workload, t target.Target, force bool
 		return err
 	}
 	fmt.Fprintf(stdout, "Built %s: %d rows, %.0f MB in %.1f s (%.0f rows/s)\n",
-		w.Name(), sum.Rows, float64(sum.Bytes)/1e6, sum.Seconds, float64(sum.Rows)/sum.Seconds)
+		name, sum.Rows, float64(sum.Bytes)/1e6, sum.Seconds, float64(sum.Rows)/sum.Seconds)
 	return nil
+}
+
+// lacking is the subcommand of a workload that does not have what the
+// command needs: one line saying so, and exit 2.
+func lacking(w workload.Workload, has, command string) *cobra.Command {
+	return &cobra.Command{
+		Short: fmt.Sprintf("(%s has %s)", w.Name(), has),
+		RunE: func(*cobra.Command, []string) error {
+			return target.Userf("%s has %s; there is nothing to %s", w.Name(), has, command)
+		},
+	}
 }

@@ -11,6 +11,10 @@ import (
 
 func newCheck() *cobra.Command {
 	return workloadCommand("check", "Check a workload's consistency conditions", func(w workload.Workload, url *string) *cobra.Command {
+		ch, ok := w.(workload.Checker)
+		if !ok {
+			return lacking(w, "no consistency check", "check")
+		}
 		return &cobra.Command{
 			Short: "Run the " + w.Name() + " consistency conditions; exit 1 on any FAIL",
 			Example: "  dbrig check " + w.Name() + "\n" +
@@ -23,7 +27,7 @@ func newCheck() *cobra.Command {
 					return err
 				}
 				defer t.Close()
-				ok, err := w.Check(ctx, t, c.OutOrStdout())
+				ok, err := ch.Check(ctx, t, c.OutOrStdout())
 				if errors.Is(err, workload.ErrNoSchema) {
 					return noSchema(w, t)
 				}

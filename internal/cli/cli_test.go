@@ -19,7 +19,7 @@ import (
 
 	"github.com/dbrig/dbrig/internal/cli"
 	"github.com/dbrig/dbrig/internal/result"
-	"github.com/dbrig/dbrig/internal/target/postgres/pgtest"
+	"github.com/dbrig/dbrig/internal/server/postgres/pgtest"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -103,20 +103,25 @@ func readDoc(t *testing.T, path, kind, mode string) *result.Document {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if doc.SchemaVersion != 1 || doc.Workload != "tproc-c" || doc.Target.Kind != kind {
-		t.Errorf("schema_version %d, workload %q, target kind %q; want 1, tproc-c, %s",
-			doc.SchemaVersion, doc.Workload, doc.Target.Kind, kind)
+	if doc.SchemaVersion != result.SchemaVersion || doc.Workload != "tproc-c" || doc.Target.Kind != kind {
+		t.Errorf("schema_version %d, workload %q, target kind %q; want %d, tproc-c, %s",
+			doc.SchemaVersion, doc.Workload, doc.Target.Kind, result.SchemaVersion, kind)
+	}
+	nopm, _ := doc.Metric("nopm")
+	tpm, _ := doc.Metric("tpm")
+	if doc.PrimaryMetric != "nopm" || doc.PrimaryTx != "new_order" {
+		t.Errorf("primary metric %q, transaction %q; want nopm, new_order", doc.PrimaryMetric, doc.PrimaryTx)
 	}
 	if got := doc.Config["mode"]; got != mode {
 		t.Errorf("config.mode = %v, want %s", got, mode)
 	}
-	if doc.NOPMClient <= 0 {
-		t.Errorf("nopm_client = %v, want > 0", doc.NOPMClient)
+	if nopm.Client <= 0 {
+		t.Errorf("nopm client = %v, want > 0", nopm.Client)
 	}
-	wantNOPMAgreement(t, doc)
+	wantNOPMAgreement(t, doc, nopm)
 	// Only PostgreSQL keeps a transaction counter.
-	if (doc.TPM != nil) != (kind == "postgres") {
-		t.Errorf("tpm (database side) = %v on %s", doc.TPM, kind)
+	if (tpm.DB != nil) != (kind == "postgres") {
+		t.Errorf("tpm (database side) = %v on %s", tpm.DB, kind)
 	}
 	if len(doc.Transactions) != 5 {
 		t.Fatalf("%d transaction types, want 5", len(doc.Transactions))
@@ -153,9 +158,9 @@ func readDoc(t *testing.T, path, kind, mode string) *result.Document {
 // In New-Orders, |db - client| ≤ 2×VUs + rate × 2 × mark; as rates, that
 // over the database's window, plus the client's rate scaled by the
 // difference between the two windows.
-func wantNOPMAgreement(t *testing.T, doc *result.Document) {
+func wantNOPMAgreement(t *testing.T, doc *result.Document, nopm result.Metric) {
 	t.Helper()
-	if doc.NOPM == nil {
+	if nopm.DB == nil {
 		t.Error("nopm (database side) missing")
 		return
 	}
@@ -166,14 +171,14 @@ func wantNOPMAgreement(t *testing.T, doc *result.Document) {
 	dbSeconds := doc.Marks[1].At - doc.Marks[0].At
 	gap := math.Abs(dbSeconds - doc.WindowSeconds)
 	mark := max(gap, 0.05)
-	perSecond := doc.NOPMClient / 60
-	tolerance := (2*vus+perSecond*2*mark)/(dbSeconds/60) + doc.NOPMClient*gap/dbSeconds
-	diff := math.Abs(*doc.NOPM - doc.NOPMClient)
+	perSecond := nopm.Client / 60
+	tolerance := (2*vus+perSecond*2*mark)/(dbSeconds/60) + nopm.Client*gap/dbSeconds
+	diff := math.Abs(*nopm.DB - nopm.Client)
 	t.Logf("nopm %.1f (database) and %.1f (client) differ by %.1f (%.2f%%); the bound is %.1f (%d VUs, window %.3fs, marks %.3fs apart)",
-		*doc.NOPM, doc.NOPMClient, diff, diff / *doc.NOPM * 100, tolerance, int(vus), doc.WindowSeconds, dbSeconds)
+		*nopm.DB, nopm.Client, diff, diff / *nopm.DB * 100, tolerance, int(vus), doc.WindowSeconds, dbSeconds)
 	if diff > tolerance {
 		t.Errorf("nopm %.1f (database) and %.1f (client) differ by %.1f, more than the %.1f that the window's edges allow",
-			*doc.NOPM, doc.NOPMClient, diff, tolerance)
+			*nopm.DB, nopm.Client, diff, tolerance)
 	}
 }
 

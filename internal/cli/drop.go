@@ -10,6 +10,10 @@ import (
 
 func newDrop() *cobra.Command {
 	return workloadCommand("drop", "Drop a workload's schema", func(w workload.Workload, url *string) *cobra.Command {
+		d, ok := w.(workload.Dropper)
+		if !ok {
+			return lacking(w, "no schema", "drop")
+		}
 		return &cobra.Command{
 			Short:   "Drop the " + w.Name() + " schema",
 			Example: "  dbrig drop " + w.Name() + " --target postgres://bench@localhost/bench",
@@ -21,7 +25,7 @@ func newDrop() *cobra.Command {
 					return err
 				}
 				defer t.Close()
-				if err := w.Drop(ctx, t); err != nil {
+				if err := d.Drop(ctx, t); err != nil {
 					return err
 				}
 				fmt.Fprintf(c.OutOrStdout(), "Dropped the %s schema on %s\n", w.Name(), t.URL())

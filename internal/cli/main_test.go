@@ -3,7 +3,7 @@ package cli_test
 import (
 	"testing"
 
-	"github.com/dbrig/dbrig/internal/target/postgres/pgtest"
+	"github.com/dbrig/dbrig/internal/server/postgres/pgtest"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }

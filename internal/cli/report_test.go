@@ -80,3 +80,34 @@ func TestCompareCommand(t *testing.T) {
 	wantIn(t, "stderr", usageError(t, dbrig(t, "compare", a, filepath.Join(dir, "sweep.json"))), "cannot compare a run with a sweep")
 	usageError(t, dbrig(t, "compare", a))
 }
+
+// TestSchema1Documents: documents written by dbrig before schema 2 (real
+// runs on SQLite and on a managed PostgreSQL 15, and a real two-point
+// SQLite sweep, kept in testdata/v1) still render and compare, with their
+// headline figures carried into the declared metrics.
+func TestSchema1Documents(t *testing.T) {
+	dir := copyFixture(t, "v1/run.json", "v1/run-postgres.json", "v1/sweep/sweep.json",
+		"v1/sweep/runs/p01-r1.json", "v1/sweep/runs/p01-r2.json", "v1/sweep/runs/p02-r1.json", "v1/sweep/runs/p02-r2.json")
+	v1 := filepath.Join(dir, "v1")
+
+	mustRun(t, "report", filepath.Join(v1, "run-postgres.json"))
+	page := readHTML(t, filepath.Join(v1, "run-postgres.html"))
+	// The stored database-side NOPM, 47963.11, shown as the headline.
+	for _, want := range []string{"NOPM (database)", "47,963", "TPM (database)", "108,359", `<tr id="tx-new_order">`, "new_order per minute"} {
+		wantIn(t, "schema-1 run report", page, want)
+	}
+	mustRun(t, "report", filepath.Join(v1, "sweep", "sweep.json"))
+	page = readHTML(t, filepath.Join(v1, "sweep", "sweep.html"))
+	for _, want := range []string{`<tr id="point-1">`, "45,208", "46,859", "3.7%", "Change in NOPM over the baseline"} {
+		wantIn(t, "schema-1 sweep report", page, want)
+	}
+
+	o := mustRun(t, "compare", filepath.Join(v1, "run.json"), filepath.Join(v1, "run-postgres.json"))
+	for _, want := range []string{"nopm_client", "44,250", "47,937", "different servers", "new_order"} {
+		wantIn(t, "schema-1 compare", o.stdout, want)
+	}
+	o = mustRun(t, "compare", filepath.Join(v1, "sweep", "sweep.json"), filepath.Join(v1, "sweep", "sweep.json"))
+	for _, want := range []string{"vus=2", "nopm (mean)", "46,859", "+0.0%"} {
+		wantIn(t, "schema-1 sweep compare", o.stdout, want)
+	}
+}

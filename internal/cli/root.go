@@ -2,22 +2,20 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"github.com/dbrig/dbrig/internal/target"
 	"github.com/dbrig/dbrig/internal/workload"
 	"github.com/spf13/cobra"
 
 	// The targets and workloads register themselves.
+	_ "github.com/dbrig/dbrig/internal/server/postgres"
 	_ "github.com/dbrig/dbrig/internal/target/postgres"
 	_ "github.com/dbrig/dbrig/internal/target/sqlite"
+	_ "github.com/dbrig/dbrig/internal/workload/cpu"
 	_ "github.com/dbrig/dbrig/internal/workload/tprocc"
 )
 
@@ -122,23 +120,4 @@ func workloadCommand(use, short string, sub func(w workload.Workload, url *strin
 		c.AddCommand(s)
 	}
 	return c
-}
-
-// signalContext is cancelled by the first Ctrl-C or SIGTERM, so a command
-// can stop cleanly and keep what it has. A second Ctrl-C exits at once.
-func signalContext(stderr io.Writer) (context.Context, func()) {
-	ctx, cancel := context.WithCancel(context.Background())
-	ch := make(chan os.Signal, 2)
-	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
-	go func() {
-		if _, ok := <-ch; !ok {
-			return
-		}
-		fmt.Fprintln(stderr, "\ndbrig: stopping; press Ctrl-C again to quit at once")
-		cancel()
-		if _, ok := <-ch; ok {
-			os.Exit(130)
-		}
-	}()
-	return ctx, func() { signal.Stop(ch); close(ch); cancel() }
 }

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"time"
+	"strings"
 
 	"github.com/dbrig/dbrig/internal/report"
 	"github.com/dbrig/dbrig/internal/result"
@@ -25,14 +25,9 @@ func newRun() *cobra.Command {
 	return workloadCommand("run", "Drive a workload with virtual users and record the result", func(w workload.Workload, url *string) *cobra.Command {
 		var f runFlags
 		c := &cobra.Command{
-			Short: "Drive " + w.Name() + " with virtual users and record the result",
-			Long: `Runs virtual users over a ramp-up, then measures a window of --duration.
-Only the window counts. The result document goes to --json, or into
---results-dir with its path printed. Ctrl-C ends the window early and keeps
-the result, marked interrupted.`,
-			Example: "  dbrig run " + w.Name() + "\n" +
-				"  dbrig run " + w.Name() + " --target postgres://bench@localhost/bench --vus 4 --duration 5m --json r.json\n" +
-				"  dbrig run " + w.Name() + " --target postgres://bench@localhost/bench --mode sql --all-warehouses",
+			Short:   "Drive " + w.Name() + " with virtual users and record the result",
+			Long:    runLong(w),
+			Example: runExamples(w),
 			RunE: func(c *cobra.Command, _ []string) error {
 				ctx, stop := signalContext(c.ErrOrStderr())
 				defer stop()
@@ -40,19 +35,42 @@ the result, marked interrupted.`,
 			},
 		}
 		fs := c.Flags()
-		fs.IntVar(&f.VUs, "vus", 4, "virtual users, each with its own connection")
-		fs.DurationVar(&f.Rampup, "rampup", 10*time.Second, "time over which the virtual users start")
-		fs.DurationVar(&f.Duration, "duration", 60*time.Second, "measured window")
+		f.Options = runner.Defaults()
+		runner.AddFlags(fs, &f.Options, w.Info().FixedWork)
 		fs.StringVar(&f.jsonPath, "json", "", "write the result document here")
 		fs.StringVar(&f.resultsDir, "results-dir", "dbrig-results", "where result documents go when --json is not given")
-		fs.IntVar(&f.ClientCPUs, "client-cpus", 0, "CPUs the client may use at once (default: one per 8 VUs, at most all; GOMAXPROCS in the environment wins)")
 		w.RunFlags(fs)
 		return c
 	})
 }
 
+// runLong is the run command's description: a timed window, or a fixed
+// amount of work.
+func runLong(w workload.Workload) string {
+	if w.Info().FixedWork {
+		return `Runs the workload's fixed amount of work, every session starting at once,
+and measures it from the first start to the last finish. The result
+document goes to --json, or into --results-dir with its path printed.
+Ctrl-C stops the run early and keeps the result, marked interrupted.`
+	}
+	return `Runs virtual users over a ramp-up, then measures a window of --duration.
+Only the window counts. The result document goes to --json, or into
+--results-dir with its path printed. Ctrl-C ends the window early and keeps
+the result, marked interrupted.`
+}
+
+// runExamples are the workload's own examples, or timed-run ones.
+func runExamples(w workload.Workload) string {
+	if e, ok := w.(interface{ Examples() []string }); ok {
+		return "  " + strings.Join(e.Examples(), "\n  ")
+	}
+	return "  dbrig run " + w.Name() + "\n" +
+		"  dbrig run " + w.Name() + " --target postgres://bench@localhost/bench --vus 4 --duration 5m --json r.json"
+}
+
 func run(ctx context.Context, w workload.Workload, url string, f runFlags, stdout, stderr io.Writer) error {
-	if err := f.Validate(); err != nil {
+	fixedWork := w.Info().FixedWork
+	if err := f.Validate(fixedWork); err != nil {
 		return err
 	}
 	// Only the default target may be created here: it builds itself below.
@@ -66,10 +84,10 @@ func run(ctx context.Context, w workload.Workload, url string, f runFlags, stdou
 	}
 	defer t.Close()
 	r, err := w.Open(ctx, t)
-	if errors.Is(err, workload.ErrNoSchema) && url == DefaultTarget {
+	if b, ok := w.(workload.Builder); ok && errors.Is(err, workload.ErrNoSchema) && url == DefaultTarget {
 		// The zero-setup path: the embedded default builds its own schema.
 		fmt.Fprintf(stderr, "No %s schema on the default target yet: building the smallest one first.\n", w.Name())
-		if err = build(ctx, w, t, false, stderr, stderr); err == nil {
+		if err = build(ctx, w.Name(), b, t, false, stderr, stderr); err == nil {
 			r, err = w.Open(ctx, t)
 		}
 	}
@@ -81,12 +99,16 @@ func run(ctx context.Context, w workload.Workload, url string, f runFlags, stdou
 	}
 	defer r.Close()
 	p := newProgress(stderr)
-	fmt.Fprintf(stderr, "Running %s on %s: %d VUs, %s ramp-up, %s measured\n",
-		w.Name(), t.URL(), f.VUs, f.Rampup, f.Duration)
+	if fixedWork {
+		fmt.Fprintf(stderr, "Running %s on %s\n", w.Name(), t.URL())
+	} else {
+		fmt.Fprintf(stderr, "Running %s on %s: %d VUs, %s ramp-up, %s measured\n",
+			w.Name(), t.URL(), f.VUs, f.Rampup, f.Duration)
+	}
 	o := f.Options
 	o.Progress = p.update
 	o.Warn = func(msg string) { fmt.Fprintln(stderr, "dbrig: "+msg) }
-	doc, err := runner.Run(ctx, t, w.Name(), r, o)
+	doc, err := runner.Run(ctx, t, w, r, o)
 	p.done()
 	if err != nil {
 		return err

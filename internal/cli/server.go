@@ -5,17 +5,18 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
 
 	"github.com/dbrig/dbrig/internal/result"
+	"github.com/dbrig/dbrig/internal/server"
 	"github.com/dbrig/dbrig/internal/target"
-	"github.com/dbrig/dbrig/internal/target/postgres"
 	"github.com/spf13/cobra"
 )
+
+// serverKind is the kind the server commands manage: the only one so far.
+const serverKind = "postgres"
 
 func newServer() *cobra.Command {
 	c := &cobra.Command{
@@ -28,7 +29,8 @@ start), the unix socket in DIR/sock. The server listens on that socket and on
 user "dbrig". As root, it runs as an unprivileged user (postgres, else nobody).
 
 The binaries are looked for in --pg-bin, $PG_BIN, pg_config --bindir, PATH,
-then /usr/lib/postgresql/*/bin (the newest version).`,
+then /usr/lib/postgresql/*/bin (the newest version). Managed servers need a
+unix host.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			return target.Userf("name a subcommand: dbrig server start|stop|status --dir DIR")
@@ -65,23 +67,21 @@ measured through pg_buffercache and printed.`,
 			}
 			ctx, stop := signalContext(c.ErrOrStderr())
 			defer stop()
-			bin, err := postgres.FindBinDir(pgBin)
+			s, err := server.New(serverKind, dir, pgBin)
 			if err != nil {
 				return err
 			}
-			ver, err := postgres.ReadServerVersion(ctx, bin)
-			if err != nil {
+			// The binaries are found (or not) before anything is touched.
+			if _, err := s.Version(ctx); err != nil {
 				return err
 			}
-			if s, err := postgres.Attach(dir); err == nil && s.Running() {
-				return target.Userf("a server is already running in %s (port %d): stop it first with dbrig server stop --dir %s",
-					s.Dir, s.Port(), dir)
+			if running, err := server.Attach(serverKind, dir); err == nil && running.Running() {
+				return target.Userf("a server is already running in %s: stop it first with dbrig server stop --dir %s", dir, dir)
 			}
-			s := &postgres.Server{Dir: dir, BinDir: bin}
 			// Nothing is printed until the server is up, so that a failure
 			// is the one line on stderr that says why.
 			cluster := "existing cluster"
-			if _, err := os.Stat(filepath.Join(dir, "data", "PG_VERSION")); err != nil {
+			if !s.Exists() {
 				if err := s.Init(ctx); err != nil {
 					return err
 				}
@@ -90,17 +90,21 @@ measured through pg_buffercache and printed.`,
 			if err := s.Start(ctx, settings); err != nil {
 				return err
 			}
+			st, err := s.Status(ctx)
+			if err != nil {
+				return err
+			}
 			out := c.OutOrStdout()
-			fmt.Fprintf(out, "PostgreSQL %s from %s\n", ver, bin)
-			fmt.Fprintf(out, "Cluster: %s (%s)\n", filepath.Join(s.Dir, "data"), cluster)
-			fmt.Fprintf(out, "URL:     %s\n", s.URL())
-			fmt.Fprintf(out, "Socket:  %s\n", s.SocketURLFor("postgres"))
-			fmt.Fprintf(out, "Log:     %s\n", s.LogPath())
+			fmt.Fprintf(out, "%s from %s\n", st.Version, st.BinDir)
+			fmt.Fprintf(out, "Cluster: %s (%s)\n", dir, cluster)
+			fmt.Fprintf(out, "URL:     %s\n", st.URL)
+			fmt.Fprintf(out, "Socket:  %s\n", st.Socket)
+			fmt.Fprintf(out, "Log:     %s\n", st.LogPath)
 			if len(settings) > 0 {
 				fmt.Fprintf(out, "Settings: %s\n", result.Settings(settings))
 			}
 			if prewarm != "" {
-				r, err := postgres.Prewarm(ctx, s.URLFor(prewarm))
+				r, err := prewarmDB(ctx, s.URLFor(prewarm))
 				if err != nil {
 					// The server is up and stays up: the user can fix the
 					// database and prewarm again with a restart.
@@ -139,31 +143,31 @@ func newServerStop() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				if st.State == postgres.StateCrashed {
-					fmt.Fprintf(out, "The server in %s had crashed: %s\n", s.Dir, st.Reason)
+				if st.State == server.Crashed {
+					fmt.Fprintf(out, "The server in %s had crashed: %s\n", dir, st.Reason)
 				} else {
-					fmt.Fprintf(out, "No server running in %s\n", s.Dir)
+					fmt.Fprintf(out, "No server running in %s\n", dir)
 				}
 				// Acknowledges a crash, so status stops reporting it.
 				return s.Stop(ctx)
 			}
 			if err := s.Stop(ctx); err != nil {
-				if errors.Is(err, postgres.ErrServerCrashed) {
+				if errors.Is(err, server.ErrCrashed) {
 					// Found dead while stopping: report it as crashed, as
 					// when it was found dead before, and acknowledge it.
 					st, serr := s.Status(ctx)
-					if serr != nil || st.State != postgres.StateCrashed {
+					if serr != nil || st.State != server.Crashed {
 						return err
 					}
-					fmt.Fprintf(out, "The server in %s had crashed: %s\n", s.Dir, st.Reason)
+					fmt.Fprintf(out, "The server in %s had crashed: %s\n", dir, st.Reason)
 					return s.Stop(ctx)
 				}
 				if ctx.Err() != nil {
-					return fmt.Errorf("the server in %s did not stop within %v: %w", s.Dir, timeout, err)
+					return fmt.Errorf("the server in %s did not stop within %v: %w", dir, timeout, err)
 				}
 				return err
 			}
-			fmt.Fprintf(out, "Stopped the server in %s\n", s.Dir)
+			fmt.Fprintf(out, "Stopped the server in %s\n", dir)
 			return nil
 		},
 	}
@@ -194,8 +198,8 @@ words of its log. The exit code is 0 when the server runs, 1 otherwise.`,
 			if err != nil {
 				return err
 			}
-			printStatus(c.OutOrStdout(), s.Dir, st)
-			if st.State != postgres.StateRunning {
+			printStatus(c.OutOrStdout(), dir, st)
+			if st.State != server.Running {
 				return &failure{}
 			}
 			return nil
@@ -205,19 +209,19 @@ words of its log. The exit code is 0 when the server runs, 1 otherwise.`,
 	return c
 }
 
-func printStatus(w io.Writer, dir string, st postgres.ServerStatus) {
+func printStatus(w io.Writer, dir string, st server.Status) {
 	fmt.Fprintf(w, "%s: %s\n", st.State, dir)
-	ver := st.Version.Raw
+	ver := st.Version
 	if ver == "" {
 		ver = "unknown version"
 	}
 	fmt.Fprintf(w, "  binaries: %s (%s)\n", st.BinDir, ver)
 	switch st.State {
-	case postgres.StateRunning:
+	case server.Running:
 		fmt.Fprintf(w, "  pid:      %d\n", st.PID)
 		fmt.Fprintf(w, "  url:      %s\n", target.Redact(st.URL))
-		fmt.Fprintf(w, "  socket:   %s\n", st.SocketDir)
-	case postgres.StateCrashed:
+		fmt.Fprintf(w, "  socket:   %s\n", target.Redact(st.Socket))
+	case server.Crashed:
 		fmt.Fprintf(w, "  reason:   %s\n", st.Reason)
 	}
 	if !st.Started.IsZero() {
@@ -230,11 +234,26 @@ func printStatus(w io.Writer, dir string, st postgres.ServerStatus) {
 }
 
 // attach reaches the server dbrig started in dir, from any process.
-func attach(dir string) (*postgres.Server, error) {
+func attach(dir string) (server.Server, error) {
 	if err := needDir(dir); err != nil {
 		return nil, err
 	}
-	return postgres.Attach(dir)
+	return server.Attach(serverKind, dir)
+}
+
+// prewarmDB loads the database at url into the server's cache, when its
+// kind of target can.
+func prewarmDB(ctx context.Context, url string) (target.Residency, error) {
+	t, err := target.OpenExisting(ctx, url)
+	if err != nil {
+		return target.Residency{}, err
+	}
+	defer t.Close()
+	pw, ok := t.(target.Prewarmer)
+	if !ok {
+		return target.Residency{}, target.Userf("a %s target cannot warm its cache", t.Kind())
+	}
+	return pw.Prewarm(ctx)
 }
 
 func needDir(dir string) error {

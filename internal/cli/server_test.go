@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbrig/dbrig/internal/target/postgres"
+	"github.com/dbrig/dbrig/internal/server/postgres"
 	"github.com/jackc/pgx/v5"
 )
 

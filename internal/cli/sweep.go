@@ -7,15 +7,15 @@ import (
 	"io"
 	"math"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
+	"sync"
 	"text/tabwriter"
 	"time"
 
 	"github.com/dbrig/dbrig/internal/experiment"
+	"github.com/dbrig/dbrig/internal/result"
 	"github.com/dbrig/dbrig/internal/target"
 	"github.com/spf13/cobra"
 )
@@ -29,12 +29,12 @@ func newSweep() *cobra.Command {
 		Long: `Runs the experiment a YAML spec describes: the product of its vary lists,
 each point repeated in an interleaved order (A B C A B C ...). Every run's
 document goes to DIR/runs, and DIR/sweep.json holds the matrix, the mean
-NOPM with its 95% confidence interval per point and the gain over the
-baseline; it is rewritten after every run.
+of each of the workload's metrics with its 95% confidence interval per
+point and the change over the baseline; it is rewritten after every run.
 
-A managed target (target: {managed: true}) is a PostgreSQL server dbrig
-creates in DIR/server and restarts whenever the point's server settings
-change. The schema is built once.
+A managed target (target: {managed: postgres}) is a server dbrig creates in
+DIR/server and restarts whenever the point's server settings change. The
+schema is built once.
 
 Ctrl-C stops after the current run; a second Ctrl-C interrupts that run.
 Either way, dbrig sweep --resume DIR carries on from there.`,
@@ -75,7 +75,12 @@ Either way, dbrig sweep --resume DIR carries on from there.`,
 			}
 			stdout, stderr := c.OutOrStdout(), c.ErrOrStderr()
 			if dryRun {
+				note, err := checkSettingNames(c.Context(), sw)
+				if err != nil {
+					return err
+				}
 				printPlan(stdout, sw)
+				fmt.Fprint(stdout, note)
 				return nil
 			}
 			if resume == "" {
@@ -105,29 +110,22 @@ func runSweep(sw *experiment.Sweep, stdout, stderr io.Writer) error {
 	stop := make(chan struct{})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	sigs := make(chan os.Signal, 3)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-	go func() {
-		n := 0
-		for sig := range sigs {
-			n++
-			switch {
-			case n == 1 && sig == os.Interrupt:
-				fmt.Fprintln(stderr, "\ndbrig: stopping after the current run; press Ctrl-C again to interrupt it")
-				close(stop)
-			case n <= 2:
-				fmt.Fprintln(stderr, "\ndbrig: interrupting the current run; its document is kept but not counted")
-				if n == 1 {
-					close(stop)
-				}
-				cancel()
-			default:
-				fmt.Fprintln(stderr, "\ndbrig: quitting at once")
-				os.Exit(130)
-			}
+	// Ctrl-C stops after the current run, a second one interrupts it; a
+	// SIGTERM interrupts it at once.
+	var stopOnce sync.Once
+	interrupt := func(os.Signal) {
+		fmt.Fprintln(stderr, "\ndbrig: interrupting the current run; its document is kept but not counted")
+		stopOnce.Do(func() { close(stop) })
+		cancel()
+	}
+	defer onSignals(stderr, func(sig os.Signal) {
+		if sig != os.Interrupt {
+			interrupt(sig)
+			return
 		}
-	}()
+		fmt.Fprintln(stderr, "\ndbrig: stopping after the current run; press Ctrl-C again to interrupt it")
+		stopOnce.Do(func() { close(stop) })
+	}, interrupt)()
 
 	total := len(sw.Doc.Order)
 	if sw.Doc.Done == 0 {
@@ -167,17 +165,44 @@ func plural(n int, what string) string {
 // estimate is the time the sweep's remaining runs take, with the build
 // when the schema cannot be there yet (a managed server not yet created).
 func estimate(sw *experiment.Sweep) time.Duration {
-	build := false
-	if sw.Spec.Target.Managed {
-		_, err := os.Stat(filepath.Join(sw.Dir, "server", "data", "PG_VERSION"))
-		build = err != nil
+	return sw.Spec.Estimate(sw.Points, sw.Doc.Order, sw.Doc.Done, needsBuild(sw))
+}
+
+// needsBuild: a managed sweep whose server does not exist yet builds the
+// schema, if the workload has one; an external target is taken as built.
+func needsBuild(sw *experiment.Sweep) bool {
+	if !sw.Spec.Target.Managed || !sw.Spec.Builds() {
+		return false
 	}
-	return sw.Spec.Estimate(sw.Points, sw.Doc.Order, sw.Doc.Done, build)
+	srv, err := sw.Server()
+	return err != nil || !srv.Exists()
+}
+
+// checkSettingNames is --dry-run's check of the server settings' names
+// against the managed server's binaries, which starts nothing. Without
+// binaries to ask, note says the names were not checked: a plan is still
+// worth printing on a machine that will not run the sweep.
+func checkSettingNames(ctx context.Context, sw *experiment.Sweep) (note string, err error) {
+	names := sw.ServerSettingNames()
+	if len(names) == 0 {
+		return "", nil
+	}
+	srv, err := sw.Server()
+	if err != nil {
+		return "", err
+	}
+	if _, err := srv.Version(ctx); err != nil {
+		return fmt.Sprintf("Setting names: not checked (%v)\n", err), nil
+	}
+	if err := srv.CheckSettingNames(ctx, names); err != nil {
+		return "", target.Userf("%s: %v", sw.Spec.File, err)
+	}
+	return "Setting names: known to " + targetName(sw.Spec) + "\n", nil
 }
 
 func targetName(s *experiment.Spec) string {
 	if s.Target.Managed {
-		return "a managed PostgreSQL server"
+		return "a managed " + s.Target.Server + " server"
 	}
 	return target.Redact(s.Target.URL)
 }
@@ -238,44 +263,64 @@ func printPlan(w io.Writer, sw *experiment.Sweep) {
 	if n := s.Restarts(sw.Points, order[sw.Doc.Done:]); n > 0 {
 		how += ", " + plural(n, "server start")
 	}
-	if s.Target.Managed {
-		if _, err := os.Stat(filepath.Join(sw.Dir, "server", "data", "PG_VERSION")); err != nil {
-			how += ", building " + plural(s.Warehouses(), "warehouse")
-		}
+	if needsBuild(sw) {
+		how += ", the build"
 	}
 	fmt.Fprintf(w, "Estimated duration: about %s (%s)\n", experiment.FormatDuration(d), how)
 }
 
-// printResults is the table at the end: a line per point.
+// printResults is the table at the end: a line per point, with every
+// metric's mean and interval, and the change in the primary one.
 func printResults(w io.Writer, sw *experiment.Sweep) {
 	doc := sw.Doc
+	primary := doc.Primary()
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprint(tw, "point\t")
 	for _, name := range doc.Varied {
 		fmt.Fprint(tw, name+"\t")
 	}
-	fmt.Fprintln(tw, "n\tNOPM ± 95% CI\tp95 ms\tgain % [95% interval]\t")
+	fmt.Fprint(tw, "n\t")
+	for _, m := range doc.Metrics {
+		fmt.Fprint(tw, m.Label+" ± 95% CI\t")
+	}
+	fmt.Fprintf(tw, "p95 ms\t%s change %% [95%% interval]\t\n", primary.Label)
 	for i, pt := range doc.Points {
 		fmt.Fprintf(tw, "%d\t", i+1)
 		for _, name := range doc.Varied {
 			fmt.Fprint(tw, pt.Params[name]+"\t")
 		}
-		st := pt.Stats
-		if st == nil {
-			fmt.Fprintln(tw, "0\t-\t-\t-\t")
-			continue
+		fmt.Fprintf(tw, "%d\t", len(pt.Values[primary.Key]))
+		for _, m := range doc.Metrics {
+			st := pt.Stats[m.Key]
+			if st == nil {
+				fmt.Fprint(tw, "-\t")
+				continue
+			}
+			mean := figure(st.Mean)
+			if st.N > 1 {
+				mean += " ± " + figure((st.CIHigh-st.CILow)/2)
+			}
+			fmt.Fprint(tw, mean+"\t")
 		}
-		mean := thousands(st.Mean)
-		if st.N > 1 {
-			mean += " ± " + thousands((st.CIHigh-st.CILow)/2)
+		p95 := "-"
+		if len(pt.P95) > 0 {
+			p95 = fmt.Sprintf("%.1f", result.Mean(pt.P95))
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%.1f\t%s\t\n", st.N, mean, st.P95, gainText(sw, i))
+		fmt.Fprintf(tw, "%s\t%s\t\n", p95, gainText(sw, i))
 	}
 	tw.Flush()
 	for _, n := range doc.Notes {
 		fmt.Fprintln(w, "Note: "+n)
 	}
 	fmt.Fprintf(w, "Sweep: %s\n", sw.Path())
+}
+
+// figure prints a metric's value at a precision fitting its size.
+func figure(x float64) string {
+	if math.Abs(x) >= 100 {
+		return thousands(x)
+	}
+	return fmt.Sprintf("%.3g", x)
 }
 
 // thousands rounds x and groups its digits: 52,113.
@@ -291,14 +336,16 @@ func thousands(x float64) string {
 }
 
 func gainText(sw *experiment.Sweep, i int) string {
-	pt := sw.Doc.Points[i]
-	g := pt.Gain
+	doc := sw.Doc
+	key := doc.PrimaryMetric
+	pt := doc.Points[i]
+	g := pt.Gains[key]
 	switch {
 	case sw.Spec.IsBaseline(sw.Points[i]):
 		return "baseline"
 	case g == nil:
 		return "-"
-	case len(pt.NOPM) < 2 || len(sw.Doc.Points[pt.BaselinePoint].NOPM) < 2:
+	case len(pt.Values[key]) < 2 || len(doc.Points[pt.BaselinePoint].Values[key]) < 2:
 		return fmt.Sprintf("%+.1f%% (not significant: no interval from one repetition)", g.Pct)
 	case !g.Significant:
 		return fmt.Sprintf("%+.1f%% [%+.1f, %+.1f] (not significant)", g.Pct, g.Low, g.High)

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/dbrig/dbrig/internal/result"
-	"github.com/dbrig/dbrig/internal/target/postgres"
+	"github.com/dbrig/dbrig/internal/server/postgres"
 )
 
 // sqliteSweep writes a small sweep spec on an SQLite file: vus 1 and 2,
@@ -66,12 +66,12 @@ func checkComplete(t *testing.T, dir string) {
 		if p.Params["vus"] != []string{"1", "2"}[i] {
 			t.Errorf("point %d params %v", i+1, p.Params)
 		}
-		if p.Stats == nil || p.Stats.N != 2 || len(p.NOPM) != 2 || len(p.P95) != 2 {
-			t.Errorf("point %d: stats %+v, nopm %v, p95 %v; want 2 repetitions", i+1, p.Stats, p.NOPM, p.P95)
+		if st := p.Stats["nopm"]; st == nil || st.N != 2 || len(p.Values["nopm"]) != 2 || len(p.Values["tpm"]) != 2 || len(p.P95) != 2 {
+			t.Errorf("point %d: stats %+v, values %v, p95 %v; want 2 repetitions", i+1, p.Stats, p.Values, p.P95)
 			continue
 		}
-		if p.Stats.Mean <= 0 || p.Stats.CILow > p.Stats.Mean || p.Stats.CIHigh < p.Stats.Mean || p.Stats.P95 <= 0 {
-			t.Errorf("point %d stats %+v", i+1, p.Stats)
+		if st := p.Stats["nopm"]; st.Mean <= 0 || st.CILow > st.Mean || st.CIHigh < st.Mean || result.Mean(p.P95) <= 0 {
+			t.Errorf("point %d stats %+v, p95 %v", i+1, st, p.P95)
 		}
 		for rep, run := range p.Runs {
 			doc, err := result.Read(filepath.Join(dir, run))
@@ -82,20 +82,20 @@ func checkComplete(t *testing.T, dir string) {
 			if doc.Interrupted || doc.Config["vus"] != float64(i+1) {
 				t.Errorf("%s: interrupted %v, vus %v", run, doc.Interrupted, doc.Config["vus"])
 			}
-			if doc.NOPM == nil || *doc.NOPM != p.NOPM[rep] {
-				t.Errorf("%s: nopm %v, the sweep has %v", run, doc.NOPM, p.NOPM[rep])
+			if m, ok := doc.Metric("nopm"); !ok || m.Value() != p.Values["nopm"][rep] {
+				t.Errorf("%s: nopm %v, the sweep has %v", run, m, p.Values["nopm"][rep])
 			}
 		}
 	}
 	base, other := sw.Points[0], sw.Points[1]
-	if base.BaselinePoint != -1 || base.Gain != nil {
-		t.Errorf("baseline point: baseline_point %d, gain %+v; want -1 and none", base.BaselinePoint, base.Gain)
+	if base.BaselinePoint != -1 || len(base.Gains) != 0 {
+		t.Errorf("baseline point: baseline_point %d, gains %+v; want -1 and none", base.BaselinePoint, base.Gains)
 	}
-	if other.BaselinePoint != 0 || other.Gain == nil {
-		t.Fatalf("point 2: baseline_point %d, gain %+v; want 0 and a gain", other.BaselinePoint, other.Gain)
+	if other.BaselinePoint != 0 || other.Gains["nopm"] == nil || other.Gains["tpm"] == nil {
+		t.Fatalf("point 2: baseline_point %d, gains %+v; want 0 and a gain per metric", other.BaselinePoint, other.Gains)
 	}
-	g := other.Gain
-	if pct := (other.Stats.Mean/base.Stats.Mean - 1) * 100; abs(g.Pct-pct) > 1e-6 || g.Low > g.Pct || g.High < g.Pct {
+	g := other.Gains["nopm"]
+	if pct := (other.Stats["nopm"].Mean/base.Stats["nopm"].Mean - 1) * 100; abs(g.Pct-pct) > 1e-6 || g.Low > g.Pct || g.High < g.Pct {
 		t.Errorf("gain %+v, want %.2f%% inside its interval", g, pct)
 	}
 }
@@ -155,12 +155,42 @@ func TestSweepSpecErrors(t *testing.T) {
 	}
 	write("target: {url: 'sqlite:x.db'}\nworkload: tproc-c\nvary:\n  shared_buffers: [128MB]\n")
 	line = usageError(t, dbrig(t, "sweep", spec, "--dry-run"))
-	if want := "dbrig: " + spec + " line 4: shared_buffers is a server setting; only a managed target (target: {managed: true}) can vary it"; line != want {
+	if want := "dbrig: " + spec + " line 4: shared_buffers is a server setting; only a managed target (target: {managed: postgres}) can vary it"; line != want {
 		t.Errorf("error %q, want %q", line, want)
 	}
 	usageError(t, dbrig(t, "sweep"))
 	usageError(t, dbrig(t, "sweep", "--resume", dir))
 	usageError(t, dbrig(t, "sweep", filepath.Join(dir, "missing.yaml")))
+}
+
+// TestSweepSettingNames: a misspelt server setting is one line, exit 2,
+// naming it and the name meant, both in --dry-run and when the sweep
+// starts, before anything is created; without binaries to ask, --dry-run
+// says it could not check.
+func TestSweepSettingNames(t *testing.T) {
+	t.Parallel()
+	spec, out := managedSpec(t, "target: {managed: postgres, pg_bin: '%s', settings: {max_connections: 50}}\n"+
+		"workload: tproc-c\n"+
+		"vary:\n  shared_bufers: [128MB, 256MB]\n")
+	want := "dbrig: " + spec + `: unknown PostgreSQL setting "shared_bufers" (did you mean shared_buffers?)`
+	if line := usageError(t, dbrig(t, "sweep", spec, "--dry-run")); line != want {
+		t.Errorf("dry run: %q, want %q", line, want)
+	}
+	o := dbrig(t, "sweep", spec, "--out", out)
+	lines := strings.Split(strings.TrimSuffix(o.stderr, "\n"), "\n")
+	if last := lines[len(lines)-1]; o.code != 2 || !strings.Contains(last, `unknown PostgreSQL setting "shared_bufers" (did you mean shared_buffers?)`) {
+		t.Errorf("sweep: exit %d, last line %q", o.code, last)
+	}
+	if _, err := os.Stat(filepath.Join(out, "server")); !os.IsNotExist(err) {
+		t.Errorf("the refused sweep created its server directory: %v", err)
+	}
+
+	good := filepath.Join(t.TempDir(), "good.yaml")
+	if err := os.WriteFile(good, []byte("target: {managed: postgres, pg_bin: '"+t.TempDir()+"'}\nworkload: tproc-c\nvary:\n  shared_buffers: [128MB, 256MB]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o = mustRun(t, "sweep", good, "--dry-run")
+	wantIn(t, "dry run without binaries", o.stdout, "Setting names: not checked (")
 }
 
 // waitFor waits until s appears in w's output after offset from, and
@@ -238,8 +268,8 @@ func TestSweepInterruptResume(t *testing.T) {
 	if sw.Done != 1 || sw.Complete || !sw.Interrupted {
 		t.Fatalf("after one Ctrl-C: done %d, complete %v, interrupted %v; want 1, false, true", sw.Done, sw.Complete, sw.Interrupted)
 	}
-	if sw.Points[0].Runs[0] == "" || len(sw.Points[0].NOPM) != 1 {
-		t.Errorf("point 1 after its first run: runs %v, nopm %v", sw.Points[0].Runs, sw.Points[0].NOPM)
+	if sw.Points[0].Runs[0] == "" || len(sw.Points[0].Values["nopm"]) != 1 {
+		t.Errorf("point 1 after its first run: runs %v, values %v", sw.Points[0].Runs, sw.Points[0].Values)
 	}
 
 	// Two Ctrl-Cs during the second run: it ends early, is kept marked
@@ -259,8 +289,8 @@ func TestSweepInterruptResume(t *testing.T) {
 	if sw.Done != 1 || sw.Complete || !sw.Interrupted {
 		t.Fatalf("after two Ctrl-Cs: done %d, complete %v, interrupted %v; want 1, false, true", sw.Done, sw.Complete, sw.Interrupted)
 	}
-	if sw.Points[1].Runs[0] != "" || len(sw.Points[1].NOPM) != 0 {
-		t.Errorf("the interrupted run counted: runs %v, nopm %v", sw.Points[1].Runs, sw.Points[1].NOPM)
+	if sw.Points[1].Runs[0] != "" || len(sw.Points[1].Values["nopm"]) != 0 {
+		t.Errorf("the interrupted run counted: runs %v, values %v", sw.Points[1].Runs, sw.Points[1].Values)
 	}
 	doc, err := result.Read(filepath.Join(out, "runs", "p02-r1-interrupted.json"))
 	if err != nil {
@@ -337,7 +367,7 @@ func TestSweepManagedPrewarm(t *testing.T) {
 	if len(sw.Points[0].Resident) != 0 || len(sw.Points[1].Resident) != 1 || sw.Points[1].Resident[0] < 0.95 {
 		t.Errorf("resident: none %v, full %v; want nothing, then at least 0.95", sw.Points[0].Resident, sw.Points[1].Resident)
 	}
-	if g := sw.Points[1].Gain; g == nil || g.Significant {
+	if g := sw.Points[1].Gains["nopm"]; g == nil || g.Significant {
 		t.Errorf("gain from one repetition %+v, want one, not significant", g)
 	}
 	if !strings.Contains(strings.Join(sw.Notes, "\n"), "single repetition") {

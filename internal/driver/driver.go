@@ -13,8 +13,8 @@ import (
 type Workload interface {
 	// TxNames names the transaction types; a VU's Next returns an index into it.
 	TxNames() []string
-	// TallyNames names the workload's own per-transaction counters (at most
-	// MaxTally), which the driver sums over the measured window only.
+	// TallyNames names the workload's own per-transaction counters, which
+	// the driver sums over the measured window only.
 	TallyNames() []string
 	// NewVU opens virtual user id (0-based) with its own connection.
 	NewVU(ctx context.Context, id int) (VU, error)
@@ -26,30 +26,36 @@ type VU interface {
 	Next() int
 	// Run runs the transaction chosen by Next. After a retryable error the
 	// driver calls Run again with the same inputs. It adds its own counters
-	// into t; ErrRollback reports an expected, intended rollback.
-	Run(ctx context.Context, tx int, t *Tally) error
-	// Pacing is the keying time before, and the think time after, a
-	// transaction of type tx; asked only when keying and thinking are on.
-	Pacing(tx int) (keying, think time.Duration)
+	// into t, which holds one slot per TallyNames entry; ErrRollback reports
+	// an expected, intended rollback, and ErrAbort a result that makes the
+	// whole run worthless.
+	Run(ctx context.Context, tx int, t Tally) error
 	// Reconnect replaces a lost connection.
 	Reconnect(ctx context.Context) error
 	Close() error
 }
 
-// MaxTally bounds TallyNames so a Tally is a fixed array, free to copy.
-const MaxTally = 8
+// Pacer is a VU that waits around its transactions: before and after a
+// transaction of type tx (zero for no wait).
+type Pacer interface {
+	Pacing(tx int) (before, after time.Duration)
+}
 
-// Tally is a workload's per-transaction counters.
-type Tally [MaxTally]int64
+// Tally is a workload's per-transaction counters, one slot per TallyNames entry.
+type Tally []int64
 
 // Add sums o into t.
-func (t *Tally) Add(o *Tally) {
+func (t Tally) Add(o Tally) {
 	for i := range t {
 		t[i] += o[i]
 	}
 }
 
 // ErrRollback is returned by Run when the transaction rolled back as the
-// workload intends (a TPC-C New-Order on an unused item, say). It counts as
-// a completed transaction, not an error.
+// workload intends. It counts as a completed transaction, not an error.
 var ErrRollback = errors.New("user rollback")
+
+// ErrAbort, wrapped in the error Run returns, ends the whole run with that
+// error: the transaction showed that no figure of the run can be trusted
+// (a computation that returned the wrong value, say).
+var ErrAbort = errors.New("run aborted")

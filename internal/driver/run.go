@@ -19,8 +19,10 @@ type Config struct {
 	VUs      int
 	Rampup   time.Duration
 	Duration time.Duration
-	// Keying turns on each VU's keying and think times.
-	Keying bool
+	// Each, when positive, makes the run a fixed amount of work instead of
+	// a timed window: every VU starts at once (no ramp-up) and runs exactly
+	// Each transactions, and the window closes when the last one finishes.
+	Each int
 	// Classify says what an error from Run means.
 	Classify func(error) target.ErrClass
 	// MaxRetries bounds the retries of one transaction (default 10).
@@ -52,8 +54,11 @@ func (p Phase) String() string {
 type Tick struct {
 	Phase   Phase
 	Elapsed time.Duration // since the run started
-	// Left is the time left in the current phase.
+	// Left is the time left in the current phase (timed runs).
 	Left time.Duration
+	// Done and Total count the transactions finished and planned (runs of
+	// a fixed amount of work).
+	Done, Total int64
 	// Counts are transactions completed per type in the last second.
 	Counts []int64
 	// Errors so far, all phases.
@@ -74,9 +79,9 @@ type TxResult struct {
 
 // Point is one second of the series: completions per type, all phases.
 type Point struct {
-	T      float64 `json:"t"`
-	Phase  string  `json:"phase"`
-	Counts []int64 `json:"counts"`
+	T      float64 // seconds since the run started
+	Phase  string
+	Counts []int64
 }
 
 // Result is what a run measured.
@@ -108,13 +113,15 @@ type vuState struct {
 	sample  []string
 	hist    []*hdrhistogram.Histogram
 	tally   Tally
+	scratch Tally // one transaction's counters, reused
 	errAll  atomic.Int64
 }
 
-func newVUState(types int) *vuState {
+func newVUState(types, tallies int) *vuState {
 	s := &vuState{
 		done: make([]atomic.Int64, types), count: make([]int64, types), errs: make([]int64, types),
 		retries: make([]int64, types), sample: make([]string, types), hist: make([]*hdrhistogram.Histogram, types),
+		tally: make(Tally, tallies), scratch: make(Tally, tallies),
 	}
 	for i := range s.hist {
 		s.hist[i] = metrics.NewHistogram()
@@ -124,7 +131,8 @@ func newVUState(types int) *vuState {
 
 // Run drives w until the window ends or ctx is cancelled (Ctrl-C), which
 // ends the window early and marks the result interrupted. VUs finish the
-// transaction in hand before they stop.
+// transaction in hand before they stop. A transaction that fails with
+// ErrAbort ends the run at once, and Run returns its error.
 func Run(ctx context.Context, w Workload, cfg Config) (*Result, error) {
 	if cfg.VUs < 1 {
 		return nil, fmt.Errorf("need at least one virtual user, got %d", cfg.VUs)
@@ -135,7 +143,12 @@ func Run(ctx context.Context, w Workload, cfg Config) (*Result, error) {
 	if cfg.Grace == 0 {
 		cfg.Grace = 30 * time.Second
 	}
+	batch := cfg.Each > 0
+	if batch {
+		cfg.Rampup = 0
+	}
 	names := w.TxNames()
+	tallies := len(w.TallyNames())
 	// Connections open before the clock starts, so a target that refuses
 	// them fails the run at once instead of part-way through ramp-up.
 	vus := make([]VU, cfg.VUs)
@@ -150,6 +163,15 @@ func Run(ctx context.Context, w Workload, cfg Config) (*Result, error) {
 		vus[i] = v
 	}
 
+	// runCtx ends the window: Ctrl-C, or an aborting transaction.
+	runCtx, endRun := context.WithCancel(ctx)
+	defer endRun()
+	var abortOnce sync.Once
+	var abortErr error
+	abort := func(err error) {
+		abortOnce.Do(func() { abortErr = err; endRun() })
+	}
+
 	var phase atomic.Int32
 	stop := make(chan struct{})
 	// work outlives stop by the grace period so in-flight transactions
@@ -158,11 +180,30 @@ func Run(ctx context.Context, w Workload, cfg Config) (*Result, error) {
 	defer cancelWork()
 
 	res := &Result{Started: time.Now()}
+	openWindow := func() {
+		if cfg.WindowEdge != nil {
+			cfg.WindowEdge(true)
+		}
+		res.WindowStart = time.Now()
+		phase.Store(int32(PhaseMeasure))
+	}
+	closeWindow := func() {
+		phase.Store(int32(PhaseDone))
+		res.WindowEnd = time.Now()
+		if cfg.WindowEdge != nil {
+			cfg.WindowEdge(false)
+		}
+	}
+	if batch {
+		// Every transaction of a fixed amount of work counts, so the
+		// window is open before the first one starts.
+		openWindow()
+	}
 	states := make([]*vuState, cfg.VUs)
 	var running atomic.Int32
 	var wg sync.WaitGroup
 	for i, v := range vus {
-		states[i] = newVUState(len(names))
+		states[i] = newVUState(len(names), tallies)
 		delay := time.Duration(0)
 		if cfg.VUs > 1 {
 			delay = cfg.Rampup * time.Duration(i) / time.Duration(cfg.VUs)
@@ -176,9 +217,11 @@ func Run(ctx context.Context, w Workload, cfg Config) (*Result, error) {
 			}
 			running.Add(1)
 			defer running.Add(-1)
-			runVU(work, v, states[i], &cfg, &phase, stop)
+			runVU(work, v, states[i], &cfg, &phase, stop, abort)
 		}()
 	}
+	finished := make(chan struct{})
+	go func() { wg.Wait(); close(finished) }()
 
 	ticks := make(chan struct{})
 	go func() {
@@ -186,28 +229,25 @@ func Run(ctx context.Context, w Workload, cfg Config) (*Result, error) {
 		tickLoop(res, states, &cfg, &phase, &running, stop)
 	}()
 
-	windowStart := res.Started.Add(cfg.Rampup)
-	if wait(ctx, time.Until(windowStart)) {
-		if cfg.WindowEdge != nil {
-			cfg.WindowEdge(true)
-		}
-		res.WindowStart = time.Now()
-		phase.Store(int32(PhaseMeasure))
-		if !wait(ctx, cfg.Duration) {
+	switch {
+	case batch:
+		select {
+		case <-finished:
+		case <-runCtx.Done():
 			res.Interrupted = true
 		}
-		phase.Store(int32(PhaseDone))
-		res.WindowEnd = time.Now()
-		if cfg.WindowEdge != nil {
-			cfg.WindowEdge(false)
+		closeWindow()
+	case wait(runCtx, time.Until(res.Started.Add(cfg.Rampup))):
+		openWindow()
+		if !wait(runCtx, cfg.Duration) {
+			res.Interrupted = true
 		}
-	} else {
+		closeWindow()
+	default:
 		res.Interrupted = true
 		phase.Store(int32(PhaseDone))
 	}
 	close(stop)
-	finished := make(chan struct{})
-	go func() { wg.Wait(); close(finished) }()
 	select {
 	case <-finished:
 	case <-time.After(cfg.Grace):
@@ -215,6 +255,9 @@ func Run(ctx context.Context, w Workload, cfg Config) (*Result, error) {
 		<-finished
 	}
 	<-ticks
+	if abortErr != nil {
+		return nil, abortErr
+	}
 
 	res.Tx = make([]TxResult, len(names))
 	for i, n := range names {
@@ -230,39 +273,46 @@ func Run(ctx context.Context, w Workload, cfg Config) (*Result, error) {
 		}
 		res.Tx[i] = tr
 	}
+	res.Tally = make(Tally, tallies)
 	for _, s := range states {
-		res.Tally.Add(&s.tally)
+		res.Tally.Add(s.tally)
 	}
 	return res, nil
 }
 
-// runVU is one VU's loop: pick, key, run with retries, record, think.
-func runVU(ctx context.Context, v VU, s *vuState, cfg *Config, phase *atomic.Int32, stop <-chan struct{}) {
-	for {
+// runVU is one VU's loop: pick, wait, run with retries, record, wait.
+func runVU(ctx context.Context, v VU, s *vuState, cfg *Config, phase *atomic.Int32, stop <-chan struct{}, abort func(error)) {
+	pacer, _ := v.(Pacer)
+	for n := 0; cfg.Each == 0 || n < cfg.Each; n++ {
 		select {
 		case <-stop:
 			return
 		default:
 		}
 		tx := v.Next()
-		var think time.Duration
-		if cfg.Keying {
-			var keying time.Duration
-			keying, think = v.Pacing(tx)
-			if !sleep(keying, stop) {
+		var after time.Duration
+		if pacer != nil {
+			var before time.Duration
+			before, after = pacer.Pacing(tx)
+			if !sleep(before, stop) {
 				return
 			}
 		}
-		var t Tally
+		t := s.scratch
+		clear(t)
 		retries := int64(0)
 		began := time.Now()
-		err := v.Run(ctx, tx, &t)
+		err := v.Run(ctx, tx, t)
 		for err != nil && !errors.Is(err, ErrRollback) && cfg.Classify(err) == target.ErrRetry && retries < int64(cfg.MaxRetries) {
 			retries++
-			t = Tally{}
-			err = v.Run(ctx, tx, &t)
+			clear(t)
+			err = v.Run(ctx, tx, t)
 		}
 		ended := time.Now()
+		if errors.Is(err, ErrAbort) {
+			abort(err)
+			return
+		}
 		ok := err == nil || errors.Is(err, ErrRollback)
 		measured := Phase(phase.Load()) == PhaseMeasure
 		if ok {
@@ -278,7 +328,7 @@ func runVU(ctx context.Context, v VU, s *vuState, cfg *Config, phase *atomic.Int
 			if ok {
 				s.count[tx]++
 				metrics.Record(s.hist[tx], ended.Sub(began))
-				s.tally.Add(&t)
+				s.tally.Add(t)
 			} else {
 				s.errs[tx]++
 			}
@@ -286,7 +336,7 @@ func runVU(ctx context.Context, v VU, s *vuState, cfg *Config, phase *atomic.Int
 		if !ok && cfg.Classify(err) == target.ErrConnLost && !reconnect(ctx, v, stop) {
 			return
 		}
-		if !sleep(think, stop) {
+		if !sleep(after, stop) {
 			return
 		}
 	}
@@ -333,11 +383,21 @@ func tickLoop(res *Result, states []*vuState, cfg *Config, phase *atomic.Int32, 
 			elapsed := now.Sub(res.Started)
 			res.Series = append(res.Series, Point{T: elapsed.Round(time.Millisecond).Seconds(), Phase: p.String(), Counts: delta})
 			if cfg.Progress != nil && p != PhaseDone {
-				left := cfg.Rampup - elapsed
-				if p == PhaseMeasure {
-					left = cfg.Rampup + cfg.Duration - elapsed
+				tk := Tick{Phase: p, Elapsed: elapsed, Counts: delta, Errors: errs, VUs: int(running.Load())}
+				if cfg.Each > 0 {
+					tk.Total = int64(cfg.Each) * int64(len(states))
+					for _, c := range cur {
+						tk.Done += c
+					}
+					tk.Done += errs
+				} else {
+					left := cfg.Rampup - elapsed
+					if p == PhaseMeasure {
+						left = cfg.Rampup + cfg.Duration - elapsed
+					}
+					tk.Left = max(left, 0)
 				}
-				cfg.Progress(Tick{Phase: p, Elapsed: elapsed, Left: max(left, 0), Counts: delta, Errors: errs, VUs: int(running.Load())})
+				cfg.Progress(tk)
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package driver
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -38,7 +39,7 @@ func (v *scriptedVU) Next() int { v.n++; v.tries = 0; return v.n % 2 }
 
 // Run: type a always succeeds after one busy retry; type b cycles through
 // ok, rollback, error, lost connection.
-func (v *scriptedVU) Run(_ context.Context, tx int, t *Tally) error {
+func (v *scriptedVU) Run(_ context.Context, tx int, t Tally) error {
 	time.Sleep(time.Millisecond)
 	v.tries++
 	t[0]++
@@ -58,9 +59,8 @@ func (v *scriptedVU) Run(_ context.Context, tx int, t *Tally) error {
 	}
 	return nil
 }
-func (v *scriptedVU) Pacing(int) (time.Duration, time.Duration) { return 0, 0 }
-func (v *scriptedVU) Reconnect(context.Context) error           { v.w.reconnects.Add(1); return nil }
-func (v *scriptedVU) Close() error                              { return nil }
+func (v *scriptedVU) Reconnect(context.Context) error { v.w.reconnects.Add(1); return nil }
+func (v *scriptedVU) Close() error                    { return nil }
 
 func classify(err error) target.ErrClass {
 	switch err {
@@ -145,5 +145,110 @@ func TestRunInterruptedInRampup(t *testing.T) {
 	}
 	if !res.Interrupted || res.WindowSeconds() != 0 || res.Tx[0].Count != 0 {
 		t.Errorf("interrupted=%v window=%v count=%d; want an interrupted run with no window", res.Interrupted, res.WindowSeconds(), res.Tx[0].Count)
+	}
+}
+
+// counting is a workload of one transaction type with many counters: each
+// transaction adds its VU's id+1 to counter id and 1 to the last one.
+// abortAt > 0 makes that transaction of VU 0 abort the run.
+type counting struct {
+	counters, abortAt int
+	wait              time.Duration
+}
+
+func (c *counting) TxNames() []string { return []string{"only"} }
+func (c *counting) TallyNames() []string {
+	names := make([]string, c.counters)
+	for i := range names {
+		names[i] = string(rune('a' + i))
+	}
+	return names
+}
+func (c *counting) NewVU(_ context.Context, id int) (VU, error) {
+	if c.wait > 0 {
+		return &pacedVU{countingVU{c: c, id: id}}, nil
+	}
+	return &countingVU{c: c, id: id}, nil
+}
+
+type countingVU struct {
+	c     *counting
+	id, n int
+}
+
+var errWrong = fmt.Errorf("the loop returned 1, not 2: %w", ErrAbort)
+
+func (v *countingVU) Next() int                                   { return 0 }
+func (v *countingVU) Run(_ context.Context, _ int, t Tally) error { return v.run(t) }
+func (v *countingVU) Reconnect(context.Context) error             { return nil }
+func (v *countingVU) Close() error                                { return nil }
+
+type pacedVU struct{ countingVU }
+
+func (v *pacedVU) Pacing(int) (time.Duration, time.Duration) { return v.c.wait, 0 }
+
+// run is countingVU's Run, shared by the paced one.
+func (v *countingVU) run(t Tally) error {
+	time.Sleep(2 * time.Millisecond)
+	v.n++
+	if v.c.abortAt > 0 && v.id == 0 && v.n == v.c.abortAt {
+		return errWrong
+	}
+	t[v.id] += int64(v.id + 1)
+	t[len(t)-1]++
+	return nil
+}
+
+// TestRunFixedWork: with Each, every VU runs exactly that many
+// transactions, all inside the window, and more counters than the old
+// fixed limit of eight are kept.
+func TestRunFixedWork(t *testing.T) {
+	var edges []bool
+	w := &counting{counters: 10}
+	res, err := Run(context.Background(), w, Config{VUs: 3, Each: 7, Rampup: time.Hour, Classify: classify,
+		WindowEdge: func(start bool) { edges = append(edges, start) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(edges) != 2 || res.Interrupted {
+		t.Errorf("edges %v, interrupted %v; want one window, not interrupted", edges, res.Interrupted)
+	}
+	if res.Tx[0].Count != 21 || len(res.Tally) != 10 {
+		t.Fatalf("count %d, %d counters; want 21 and 10", res.Tx[0].Count, len(res.Tally))
+	}
+	for id := range 3 {
+		if res.Tally[id] != int64(7*(id+1)) {
+			t.Errorf("counter %d = %d, want %d", id, res.Tally[id], 7*(id+1))
+		}
+	}
+	if res.Tally[9] != 21 {
+		t.Errorf("last counter %d, want 21", res.Tally[9])
+	}
+	if s := res.WindowSeconds(); s <= 0 || s > 5 {
+		t.Errorf("window %.2fs: the ramp-up must not apply to a fixed amount of work", s)
+	}
+}
+
+// TestRunAbort: a transaction that aborts ends the run with its error.
+func TestRunAbort(t *testing.T) {
+	res, err := Run(context.Background(), &counting{counters: 2, abortAt: 3}, Config{VUs: 2, Each: 1000, Classify: classify})
+	if !errors.Is(err, ErrAbort) || err != errWrong || res != nil {
+		t.Fatalf("res %v, err %v; want no result and the abort's error", res, err)
+	}
+	res, err = Run(context.Background(), &counting{counters: 2, abortAt: 3}, Config{VUs: 1, Duration: time.Minute, Classify: classify})
+	if err != errWrong || res != nil {
+		t.Fatalf("timed: res %v, err %v; want the abort to end a timed window too", res, err)
+	}
+}
+
+// TestRunPacing: a VU that paces waits before each transaction.
+func TestRunPacing(t *testing.T) {
+	res, err := Run(context.Background(), &counting{counters: 2, wait: 100 * time.Millisecond},
+		Config{VUs: 1, Duration: 600 * time.Millisecond, Classify: classify})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := res.Tx[0].Count; n < 3 || n > 7 {
+		t.Errorf("%d transactions in 0.6 s with 100 ms waits, want about 6", n)
 	}
 }

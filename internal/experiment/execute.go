@@ -15,10 +15,9 @@ import (
 
 	"github.com/dbrig/dbrig/internal/result"
 	"github.com/dbrig/dbrig/internal/runner"
+	"github.com/dbrig/dbrig/internal/server"
 	"github.com/dbrig/dbrig/internal/target"
-	"github.com/dbrig/dbrig/internal/target/postgres"
 	"github.com/dbrig/dbrig/internal/workload"
-	"github.com/spf13/pflag"
 )
 
 // DatabaseName is the database a managed sweep creates and runs in.
@@ -36,14 +35,17 @@ type Sweep struct {
 // New lays out a fresh sweep of spec in dir; nothing runs yet.
 func New(spec *Spec, dir string) *Sweep {
 	points := spec.Points()
+	w, _ := workload.New(spec.Workload)
+	info := w.Info()
 	doc := &result.Sweep{
 		SchemaVersion: result.SchemaVersion, Kind: result.SweepKind,
 		Name: spec.Name, Workload: spec.Workload, Spec: spec.JSON(),
+		Metrics: result.Defs(info), PrimaryMetric: info.Primary, PrimaryTx: info.PrimaryTx,
 		Varied: spec.Varied(), Repeat: spec.Repeat,
 		Order: Order(len(points), spec.Repeat),
 	}
 	if spec.Target.Managed {
-		doc.Target = result.Target{Kind: "postgres"}
+		doc.Target = result.Target{Kind: spec.Target.Server}
 		if len(spec.Target.Settings) > 0 {
 			doc.Settings = map[string]string{}
 			for _, p := range spec.Target.Settings {
@@ -62,7 +64,7 @@ func New(spec *Spec, dir string) *Sweep {
 	for i, p := range points {
 		doc.Points = append(doc.Points, result.SweepPoint{
 			Params: p.Map(), Runs: make([]string, spec.Repeat),
-			NOPM: []float64{}, P95: []float64{}, BaselinePoint: spec.BaselineOf(points, i),
+			Values: map[string][]float64{}, P95: []float64{}, BaselinePoint: spec.BaselineOf(points, i),
 		})
 	}
 	return &Sweep{Spec: spec, Points: points, Doc: doc, Dir: dir}
@@ -119,8 +121,6 @@ type Options struct {
 	Stop <-chan struct{}
 	// DropCaches empties the OS page cache; nil means DropPageCache.
 	DropCaches func() error
-	// Prewarm loads a database into shared buffers; nil means postgres.Prewarm.
-	Prewarm func(ctx context.Context, url string) (postgres.Residency, error)
 	// Now is the clock, for tests; nil means time.Now.
 	Now func() time.Time
 }
@@ -128,7 +128,7 @@ type Options struct {
 // DropPageCache writes back dirty pages and drops the clean ones, so a
 // run reads from storage as the first run did. Only root may.
 func DropPageCache() error {
-	syscall.Sync()
+	syncDisks()
 	f, err := os.OpenFile("/proc/sys/vm/drop_caches", os.O_WRONLY, 0)
 	if err != nil {
 		return reason(err)
@@ -157,7 +157,7 @@ func reason(err error) error {
 type run struct {
 	*Sweep
 	o        Options
-	srv      *postgres.Server
+	srv      server.Server
 	settings map[string]string // the running server's
 	url      string
 	t        target.Target
@@ -196,9 +196,6 @@ func (s *Sweep) Run(ctx context.Context, o Options) (err error) {
 	}
 	if o.DropCaches == nil {
 		o.DropCaches = DropPageCache
-	}
-	if o.Prewarm == nil {
-		o.Prewarm = postgres.Prewarm
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -281,31 +278,55 @@ func (r *run) stoppable(ctx context.Context) (context.Context, func()) {
 	return c, cancel
 }
 
+// ServerDir is where a managed sweep keeps its server.
+func (s *Sweep) ServerDir() string { return filepath.Join(s.Dir, "server") }
+
+// Server is a managed sweep's server, untouched.
+func (s *Sweep) Server() (server.Server, error) {
+	return server.New(s.Spec.Target.Server, s.ServerDir(), s.Spec.Target.PGBin)
+}
+
+// ServerSettingNames are the names of every server setting the sweep
+// asks for, for a check of names that starts nothing.
+func (s *Sweep) ServerSettingNames() []string {
+	names := map[string]bool{}
+	for _, p := range s.Points {
+		for name := range s.Spec.ServerSettings(p) {
+			names[name] = true
+		}
+	}
+	return slices.Sorted(maps.Keys(names))
+}
+
 func (r *run) initServer(ctx context.Context) error {
-	bin, err := postgres.FindBinDir(r.Spec.Target.PGBin)
+	srv, err := r.Server()
 	if err != nil {
 		return err
 	}
-	r.srv = &postgres.Server{Dir: filepath.Join(r.Dir, "server"), BinDir: bin}
+	r.srv = srv
 	v, err := r.srv.Version(ctx)
 	if err != nil {
 		return err
 	}
-	r.Doc.Target.Version = v.Raw
-	if err := preflight(r.Points, r.Spec, v, bin, pgConfigure(bin), readMeminfo()); err != nil {
+	r.Doc.Target.Version = v
+	points := make([]map[string]string, len(r.Points))
+	for i, p := range r.Points {
+		points[i] = r.Spec.ServerSettings(p)
+	}
+	if err := r.srv.Preflight(ctx, points); err != nil {
 		return err
 	}
-	if _, err := os.Stat(filepath.Join(r.srv.Dir, "data", "PG_VERSION")); err != nil {
-		fmt.Fprintf(r.o.Log, "Creating a PostgreSQL %s cluster in %s\n", v, r.srv.Dir)
+	if !r.srv.Exists() {
+		fmt.Fprintf(r.o.Log, "Creating a %s cluster in %s (%s)\n", r.Spec.Target.Server, r.ServerDir(), v)
 	}
 	if err := r.srv.Init(ctx); err != nil {
 		return err
 	}
 	// A sweep killed outright leaves its server behind; the sweep cannot
 	// know what state it is in, so the user stops it.
-	if st, err := r.srv.Status(ctx); err == nil && st.State == postgres.StateRunning {
+	if st, err := r.srv.Status(ctx); err == nil && st.State == server.Running {
 		return target.Userf("a server from an earlier run of this sweep is still running in %s: stop it with `dbrig server stop --dir %s`, then resume",
-			r.srv.Dir, r.srv.Dir)
+			r.ServerDir(), r.ServerDir())
 	}
 	return nil
 }
@@ -354,7 +375,7 @@ func (r *run) startServer(ctx context.Context, pi int) error {
 			return err
 		}
 	}
-	fmt.Fprintf(r.o.Log, "Starting PostgreSQL with %s\n", settingsLine(want))
+	fmt.Fprintf(r.o.Log, "Starting %s with %s\n", r.Spec.Target.Server, settingsLine(want))
 	if err := r.srv.Start(ctx, want); err != nil {
 		if ctx.Err() != nil {
 			return err
@@ -362,7 +383,7 @@ func (r *run) startServer(ctx context.Context, pi int) error {
 		return r.pointError(pi, err)
 	}
 	r.settings = want
-	if err := r.srv.CreateDB(ctx, DatabaseName); err != nil && target.SQLState(err) != "42P04" {
+	if err := r.srv.CreateDB(ctx, DatabaseName); err != nil {
 		return fmt.Errorf("create database %s: %w", DatabaseName, err)
 	}
 	r.url = r.srv.URLFor(DatabaseName)
@@ -401,10 +422,14 @@ func (r *run) noteMemory(ctx context.Context) {
 }
 
 // ensureSchema builds the workload's schema unless it is there already,
-// as after a resume or on an external target built beforehand.
+// as after a resume or on an external target built beforehand. A workload
+// with no build needs nothing.
 func (r *run) ensureSchema(ctx context.Context) error {
-	w, _ := workload.New(r.Spec.Workload)
-	opened, err := w.Open(ctx, r.t)
+	b, ok, err := r.Spec.builder()
+	if !ok || err != nil {
+		return err
+	}
+	opened, err := b.(workload.Workload).Open(ctx, r.t)
 	if err == nil {
 		opened.Close()
 		return nil
@@ -412,19 +437,14 @@ func (r *run) ensureSchema(ctx context.Context) error {
 	if !errors.Is(err, workload.ErrNoSchema) {
 		return err
 	}
-	fs := pflag.NewFlagSet("build", pflag.ContinueOnError)
-	w.BuildFlags(fs)
 	var params []string
-	for _, b := range r.Spec.Build {
-		if err := setFlag(fs, b.Name, b.Value); err != nil {
-			return err
-		}
-		params = append(params, b.Name+"="+b.Value)
+	for _, p := range r.Spec.Build {
+		params = append(params, p.Name+"="+p.Value)
 	}
 	fmt.Fprintf(r.o.Log, "Building %s on %s (%s)\n", r.Spec.Workload, r.t.URL(), strings.Join(params, " "))
 	bctx, cancel := r.stoppable(ctx)
 	defer cancel()
-	sum, err := w.Build(bctx, r.t, workload.BuildOptions{Progress: func(done, total int64, what string) {
+	sum, err := b.Build(bctx, r.t, workload.BuildOptions{Progress: func(done, total int64, what string) {
 		pct := 0.0
 		if total > 0 {
 			pct = float64(done) / float64(total) * 100
@@ -467,7 +487,9 @@ func (r *run) next(ctx context.Context) (stop bool, err error) {
 			return false, err
 		}
 		r.built = true
-		r.noteMemory(ctx)
+		if r.Spec.Builds() {
+			r.noteMemory(ctx)
+		}
 		if r.stopping(ctx) {
 			return true, nil
 		}
@@ -490,8 +512,13 @@ func (r *run) next(ctx context.Context) (stop bool, err error) {
 		fmt.Fprintf(r.o.Log, "dbrig: OS page cache not dropped between runs: %v\n", dropErr)
 	}
 	if lookup(params, "prewarm") == PrewarmFull {
+		// The spec was refused unless the target's kind can prewarm.
+		pw, ok := r.t.(target.Prewarmer)
+		if !ok {
+			return false, r.pointError(pi, fmt.Errorf("prewarm: a %s target cannot warm its cache", r.t.Kind()))
+		}
 		pctx, cancel := r.stoppable(ctx)
-		res, err := r.o.Prewarm(pctx, r.url)
+		res, err := pw.Prewarm(pctx)
 		cancel()
 		if err != nil {
 			if pctx.Err() != nil {
@@ -513,7 +540,7 @@ func (r *run) next(ctx context.Context) (stop bool, err error) {
 		}
 		if r.srv != nil {
 			// A run that fails because the server died says so.
-			if st, serr := r.srv.Status(context.WithoutCancel(ctx)); serr == nil && st.State == postgres.StateCrashed {
+			if st, serr := r.srv.Status(context.WithoutCancel(ctx)); serr == nil && st.State == server.Crashed {
 				return false, r.pointError(pi, fmt.Errorf("the server crashed: %s (run error: %v)", st.Reason, err))
 			}
 		}
@@ -531,28 +558,9 @@ func (r *run) next(ctx context.Context) (stop bool, err error) {
 // document is kept under its own name and counts for nothing; path is
 // then "".
 func (r *run) measure(ctx context.Context, pi, rep int, params []Param) (string, error) {
-	w, _ := workload.New(r.Spec.Workload)
-	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
-	w.RunFlags(fs)
-	var opt runner.Options
-	for _, p := range params {
-		var err error
-		switch p.Name {
-		case "rampup":
-			opt.Rampup, err = time.ParseDuration(p.Value)
-		case "duration":
-			opt.Duration, err = time.ParseDuration(p.Value)
-		case "vus":
-			_, err = fmt.Sscan(p.Value, &opt.VUs)
-		case "client_cpus":
-			_, err = fmt.Sscan(p.Value, &opt.ClientCPUs)
-		case "prewarm":
-		default:
-			err = setFlag(fs, p.Name, p.Value)
-		}
-		if err != nil {
-			return "", target.Userf("%s: %v", p.Name, err)
-		}
+	w, opt, err := r.Spec.configure(params)
+	if err != nil {
+		return "", err
 	}
 	opened, err := w.Open(ctx, r.t)
 	if err != nil {
@@ -561,7 +569,7 @@ func (r *run) measure(ctx context.Context, pi, rep int, params []Param) (string,
 	defer opened.Close()
 	opt.Progress = r.o.Progress
 	opt.Warn = func(msg string) { fmt.Fprintln(r.o.Log, "dbrig: "+msg) }
-	d, err := runner.Run(ctx, r.t, r.Spec.Workload, opened, opt)
+	d, err := runner.Run(ctx, r.t, w, opened, opt)
 	r.o.ProgressDone()
 	if err != nil {
 		return "", err
@@ -581,22 +589,20 @@ func (r *run) measure(ctx context.Context, pi, rep int, params []Param) (string,
 	}
 	pt := &doc.Points[pi]
 	pt.Runs[rep-1] = rel
-	nopm := d.NOPMClient
-	if d.NOPM != nil {
-		nopm = *d.NOPM
+	for _, m := range d.Metrics {
+		pt.Values[m.Key] = append(pt.Values[m.Key], m.Value())
 	}
-	pt.NOPM = append(pt.NOPM, nopm)
-	pt.P95 = append(pt.P95, headlineP95(d))
+	pt.P95 = append(pt.P95, primaryP95(d))
 	doc.Done++
-	r.recompute()
+	result.Recompute(doc)
 	return rel, r.save()
 }
 
-// headlineP95 is the p95 latency of the workload's headline transaction:
-// New-Order for TPROC-C, else the first type the workload names.
-func headlineP95(d *result.Document) float64 {
+// primaryP95 is the p95 latency of the run's primary transaction, else of
+// the first type the workload names.
+func primaryP95(d *result.Document) float64 {
 	for _, tx := range d.Transactions {
-		if tx.Name == "new_order" {
+		if tx.Name == d.PrimaryTx {
 			return tx.Latency.P95
 		}
 	}
@@ -604,35 +610,6 @@ func headlineP95(d *result.Document) float64 {
 		return d.Transactions[0].Latency.P95
 	}
 	return 0
-}
-
-// recompute refreshes every point's statistics and gain.
-func (r *run) recompute() {
-	Recompute(r.Doc)
-}
-
-// Recompute refreshes the statistics and gains of every point of doc from
-// the values it holds.
-func Recompute(doc *result.Sweep) {
-	single := false
-	for i := range doc.Points {
-		p := &doc.Points[i]
-		p.Stats = Summarize(p.NOPM, p.P95)
-		p.Gain = nil
-		if p.BaselinePoint >= 0 && p.BaselinePoint < len(doc.Points) {
-			base := doc.Points[p.BaselinePoint].NOPM
-			p.Gain = CompareGain(p.NOPM, base)
-			if p.Gain != nil && (len(p.NOPM) < 2 || len(base) < 2) {
-				single = true
-			}
-		}
-	}
-	if single && doc.Repeat < 2 {
-		note := "with a single repetition the gains have no confidence interval, so none is marked significant; use repeat: 3 or more"
-		if !slices.Contains(doc.Notes, note) {
-			doc.Notes = append(doc.Notes, note)
-		}
-	}
 }
 
 // roundLeft shows a time left the way a person would say it.

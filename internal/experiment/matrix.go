@@ -4,6 +4,11 @@ import (
 	"maps"
 	"strings"
 	"time"
+
+	"github.com/dbrig/dbrig/internal/runner"
+	"github.com/dbrig/dbrig/internal/target"
+	"github.com/dbrig/dbrig/internal/workload"
+	"github.com/spf13/pflag"
 )
 
 // Point is one combination of the varied values.
@@ -145,10 +150,70 @@ func lookup(params []Param, name string) string {
 
 // Estimates behind --dry-run and the time left.
 const (
-	RunOverhead     = 5 * time.Second  // open, marks, document, cache drop
-	RestartCost     = 3 * time.Second  // a server stop and start
-	BuildPerWarehse = 15 * time.Second // a managed build, per warehouse
+	RunOverhead = 5 * time.Second // open, marks, document, cache drop
+	RestartCost = 3 * time.Second // a server stop and start
 )
+
+// configure is a fresh workload with run parameters applied: its own
+// flags set, and the runner's options parsed.
+func (s *Spec) configure(params []Param) (workload.Workload, runner.Options, error) {
+	w, _ := workload.New(s.Workload)
+	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
+	w.RunFlags(fs)
+	o := runner.Defaults()
+	for _, p := range params {
+		var err error
+		if _, ok := runner.Lookup(p.Name); ok {
+			err = o.Set(p.Name, p.Value)
+		} else if p.Name != "prewarm" {
+			err = setFlag(fs, p.Name, p.Value)
+		}
+		if err != nil {
+			return nil, o, target.Userf("%s: %v", p.Name, err)
+		}
+	}
+	return w, o, nil
+}
+
+// builder is a fresh workload with the build parameters applied, or
+// false when the workload has no build.
+func (s *Spec) builder() (workload.Builder, bool, error) {
+	w, _ := workload.New(s.Workload)
+	b, ok := w.(workload.Builder)
+	if !ok {
+		return nil, false, nil
+	}
+	fs := pflag.NewFlagSet("build", pflag.ContinueOnError)
+	b.BuildFlags(fs)
+	for _, p := range s.Build {
+		if err := setFlag(fs, p.Name, p.Value); err != nil {
+			return nil, true, target.Userf("build.%s: %v", p.Name, err)
+		}
+	}
+	return b, true, nil
+}
+
+// Builds tells whether the workload has a schema to build.
+func (s *Spec) Builds() bool {
+	_, ok, _ := s.builder()
+	return ok
+}
+
+// runTime is how long one run of point p takes: its window, or what the
+// workload estimates for a fixed amount of work.
+func (s *Spec) runTime(p Point) time.Duration {
+	w, o, err := s.configure(s.RunParams(p))
+	if err != nil {
+		return 0
+	}
+	if !w.Info().FixedWork {
+		return o.Rampup + o.Duration
+	}
+	if e, ok := w.(workload.RunEstimator); ok {
+		return e.RunTime()
+	}
+	return 0
+}
 
 // Estimate is how long the runs order[from:] take, with the server
 // restarts they need after the settings of the run before from (nil:
@@ -156,7 +221,11 @@ const (
 func (s *Spec) Estimate(points []Point, order [][2]int, from int, build bool) time.Duration {
 	var total time.Duration
 	if build {
-		total += time.Duration(s.Warehouses()) * BuildPerWarehse
+		if b, _, err := s.builder(); err == nil {
+			if e, ok := b.(workload.BuildEstimator); ok {
+				total += e.BuildTime()
+			}
+		}
 	}
 	var prev map[string]string
 	if from > 0 && from <= len(order) {
@@ -164,10 +233,7 @@ func (s *Spec) Estimate(points []Point, order [][2]int, from int, build bool) ti
 	}
 	for _, o := range order[from:] {
 		p := points[o[0]]
-		rp := s.RunParams(p)
-		ramp, _ := time.ParseDuration(lookup(rp, "rampup"))
-		dur, _ := time.ParseDuration(lookup(rp, "duration"))
-		total += ramp + dur + RunOverhead
+		total += s.runTime(p) + RunOverhead
 		if s.Target.Managed {
 			if set := s.ServerSettings(p); prev == nil || !maps.Equal(prev, set) {
 				total += RestartCost

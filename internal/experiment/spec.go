@@ -13,10 +13,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
+	"github.com/dbrig/dbrig/internal/runner"
+	"github.com/dbrig/dbrig/internal/server"
 	"github.com/dbrig/dbrig/internal/target"
-	"github.com/dbrig/dbrig/internal/target/postgres"
 	"github.com/dbrig/dbrig/internal/workload"
 	"github.com/spf13/pflag"
 	"go.yaml.in/yaml/v3"
@@ -50,7 +50,10 @@ const (
 
 // Target is where the sweep runs: a server dbrig manages, or a URL.
 type Target struct {
-	Managed  bool
+	Managed bool
+	// Server is the managed server's kind (see server.Kinds); `managed:
+	// true`, from before there were kinds, means postgres.
+	Server   string
 	Settings []Param
 	PGBin    string
 	URL      string
@@ -63,7 +66,7 @@ type Spec struct {
 	Name     string
 	Target   Target
 	Workload string
-	// Build holds workload build flags by flag name (warehouses, loaders...).
+	// Build holds the workload's build flags by spec key.
 	Build []Param
 	// Run holds the fixed run parameters by spec name (rampup, vus, mode...).
 	Run      []Param
@@ -77,12 +80,6 @@ const (
 	PrewarmNone = "none"
 	PrewarmFull = "full"
 )
-
-// Defaults of the runner's parameters, as the run command has them.
-var runDefaults = []Param{{Name: "rampup", Value: "10s"}, {Name: "duration", Value: "60s"}, {Name: "vus", Value: "4"}}
-
-// runnerParams are the run parameters the runner takes, rather than the workload.
-var runnerParams = map[string]bool{"rampup": true, "duration": true, "vus": true, "client_cpus": true, "prewarm": true}
 
 // specError is one line: where in the file, and what is wrong.
 func specError(file string, line int, format string, args ...any) error {
@@ -244,7 +241,7 @@ func (p parser) spec(root *yaml.Node) (*Spec, error) {
 		return nil, p.errf(root, "missing key \"workload\" (known: %s)", strings.Join(workload.Names(), ", "))
 	}
 	if targetNode == nil {
-		return nil, p.errf(root, "missing key \"target\": give target: {managed: true} or target: {url: ...}")
+		return nil, p.errf(root, "missing key \"target\": give target: {managed: postgres} or target: {url: ...}")
 	}
 	if s.Name == "" {
 		s.Name = "sweep"
@@ -255,16 +252,32 @@ func (p parser) spec(root *yaml.Node) (*Spec, error) {
 	return s, nil
 }
 
+// defaultServer is the kind `managed: true` means.
+const defaultServer = "postgres"
+
 func (p parser) target(n *yaml.Node, t *Target) error {
 	managedSet := false
 	err := p.mapping(n, "target", func(key string, k, v *yaml.Node) error {
 		var err error
 		switch key {
 		case "managed":
-			if v.Kind != yaml.ScalarNode || v.Tag != "!!bool" {
-				return p.errf(v, "target.managed: want true or false, got %s", describe(v))
+			managedSet = true
+			switch {
+			case v.Kind == yaml.ScalarNode && v.Tag == "!!bool":
+				t.Managed = v.Value == "true"
+				if t.Managed {
+					t.Server = defaultServer
+				}
+			case v.Kind == yaml.ScalarNode && v.Tag == "!!str" && v.Value != "":
+				t.Managed, t.Server = true, v.Value
+			default:
+				return p.errf(v, "target.managed: want a server kind (%s), got %s", strings.Join(server.Kinds(), ", "), describe(v))
 			}
-			t.Managed, managedSet = v.Value == "true", true
+			if t.Managed {
+				if _, err := server.Lookup(t.Server); err != nil {
+					return p.errf(v, "target.managed: %v", err)
+				}
+			}
 		case "settings":
 			t.Settings, err = p.params(v, "target.settings")
 		case "pg_bin":
@@ -281,22 +294,22 @@ func (p parser) target(n *yaml.Node, t *Target) error {
 	}
 	switch {
 	case t.Managed && t.URL != "":
-		return p.errf(n, "target: give either url or managed: true, not both")
+		return p.errf(n, "target: give either url or managed, not both")
 	case !t.Managed && t.URL == "":
 		if managedSet {
 			return p.errf(n, "target: managed is false, so give the url of the database to run on")
 		}
-		return p.errf(n, "target: give managed: true (dbrig starts its own PostgreSQL) or url: ...")
+		return p.errf(n, "target: give managed: postgres (dbrig starts its own server) or url: ...")
 	case !t.Managed && t.PGBin != "":
-		return p.errf(n, "target.pg_bin applies only to a managed target (managed: true)")
+		return p.errf(n, "target.pg_bin applies only to a managed target (managed: postgres)")
 	case !t.Managed && len(t.Settings) > 0:
-		return p.errf(n, "target.settings: %s is a server setting; only a managed target (target: {managed: true}) can set it", t.Settings[0].Name)
+		return p.errf(n, "target.settings: %s is a server setting; only a managed target (target: {managed: postgres}) can set it", t.Settings[0].Name)
 	}
 	return nil
 }
 
 // flagName maps a spec key to the workload flag it sets.
-func flagName(key string) string { return strings.ReplaceAll(key, "_", "-") }
+func flagName(key string) string { return runner.FlagName(key) }
 
 // validate checks every value against what it sets: the workload's own
 // flags, the runner's parameters, the target's kind.
@@ -305,49 +318,57 @@ func (s *Spec) validate(p parser, lines map[string]int) error {
 	if !ok {
 		return p.errf(&yaml.Node{Line: lines["workload"]}, "unknown workload %q (known: %s)", s.Workload, strings.Join(workload.Names(), ", "))
 	}
+	fixedWork := w.Info().FixedWork
 	buildFlags := pflag.NewFlagSet("build", pflag.ContinueOnError)
-	w.BuildFlags(buildFlags)
+	if b, ok := w.(workload.Builder); ok {
+		b.BuildFlags(buildFlags)
+	}
 	runFlags := pflag.NewFlagSet("run", pflag.ContinueOnError)
 	w.RunFlags(runFlags)
-	postgresTarget := s.Target.Managed || postgres.Match(s.Target.URL)
+	targetKind := target.KindOf(s.Target.URL)
+	if s.Target.Managed {
+		k, _ := server.Lookup(s.Target.Server) // checked by target
+		targetKind = k.Target
+	}
 
 	for _, b := range s.Build {
 		if buildFlags.Lookup(flagName(b.Name)) == nil {
+			if !buildFlags.HasFlags() {
+				return specError(p.file, b.line, "%s has no build step, so it takes no build section", s.Workload)
+			}
 			return specError(p.file, b.line, "unknown key %q in build (known: %s)", b.Name, flagKeys(buildFlags))
 		}
 		if err := setFlag(buildFlags, b.Name, b.Value); err != nil {
 			return specError(p.file, b.line, "build.%s: %v", b.Name, err)
 		}
 	}
+	var runKeys []string
+	for _, rp := range runner.Params {
+		if rp.Applies(fixedWork) {
+			runKeys = append(runKeys, rp.Name)
+		}
+	}
+	runKeys = append(runKeys, "prewarm")
+	if k := flagKeys(runFlags); k != "" {
+		runKeys = append(runKeys, k)
+	}
 	// checkRun validates one value of a run parameter; false means the
 	// name is not a run parameter at all.
 	checkRun := func(name, value string) (bool, error) {
+		if rp, ok := runner.Lookup(name); ok {
+			if !rp.Applies(fixedWork) {
+				return true, fmt.Errorf("%s runs a fixed amount of work, so %s does not apply (use its own parameters: %s)", s.Workload, name, flagKeys(runFlags))
+			}
+			o := runner.Defaults()
+			return true, o.Set(name, value)
+		}
 		switch name {
-		case "rampup", "duration":
-			d, err := time.ParseDuration(value)
-			if err != nil {
-				return true, fmt.Errorf("want a duration such as 30s or 5m, got %q", value)
-			}
-			if d < 0 || d == 0 && name == "duration" {
-				return true, fmt.Errorf("must be positive, got %s", value)
-			}
-		case "vus", "client_cpus":
-			n, err := strconv.Atoi(value)
-			if err != nil {
-				return true, fmt.Errorf("want a whole number, got %q", value)
-			}
-			if n < 1 && name == "vus" {
-				return true, fmt.Errorf("must be at least 1, got %d", n)
-			}
-			if n < 0 {
-				return true, fmt.Errorf("must not be negative, got %d", n)
-			}
 		case "prewarm":
 			if value != PrewarmNone && value != PrewarmFull {
 				return true, fmt.Errorf("want none or full, got %q", value)
 			}
-			if value == PrewarmFull && !postgresTarget {
-				return true, fmt.Errorf("a full-cache warm-up needs a PostgreSQL target (pg_prewarm)")
+			if value == PrewarmFull && !target.CanPrewarm(targetKind) {
+				return true, fmt.Errorf("a full-cache warm-up needs a target that can prewarm its cache (%s)", strings.Join(target.Prewarming(), ", "))
 			}
 		default:
 			if runFlags.Lookup(flagName(name)) == nil {
@@ -363,7 +384,7 @@ func (s *Spec) validate(p parser, lines map[string]int) error {
 	for _, r := range s.Run {
 		ok, err := checkRun(r.Name, r.Value)
 		if !ok {
-			return specError(p.file, r.line, "unknown key %q in run (known: rampup, duration, vus, client_cpus, prewarm, %s)", r.Name, flagKeys(runFlags))
+			return specError(p.file, r.line, "unknown key %q in run (known: %s)", r.Name, strings.Join(runKeys, ", "))
 		}
 		if err != nil {
 			return specError(p.file, r.line, "run.%s: %v", r.Name, err)
@@ -379,7 +400,7 @@ func (s *Spec) validate(p parser, lines map[string]int) error {
 		case !ok:
 			v.Kind = ServerParam
 			if !s.Target.Managed {
-				return specError(p.file, v.line, "%s is a server setting; only a managed target (target: {managed: true}) can vary it", v.Name)
+				return specError(p.file, v.line, "%s is a server setting; only a managed target (target: {managed: postgres}) can vary it", v.Name)
 			}
 			if strings.ContainsAny(v.Name, " =\t'\"") {
 				return specError(p.file, v.line, "%q is not a server setting's name", v.Name)
@@ -410,12 +431,14 @@ func (s *Spec) validate(p parser, lines map[string]int) error {
 			return specError(p.file, b.line, "baseline: %s=%s is not among the varied values (%s)", b.Name, b.Value, strings.Join(s.Vary[i].Values, ", "))
 		}
 	}
-	// Defaults go in after the checks, so the spec's own lines are reported.
-	for _, d := range runDefaults {
-		if !slices.ContainsFunc(s.Run, func(r Param) bool { return r.Name == d.Name }) &&
-			!slices.ContainsFunc(s.Vary, func(v Vary) bool { return v.Name == d.Name }) {
-			s.Run = append(s.Run, d)
+	// The runner's defaults go in after the checks, so the spec's own
+	// lines are reported, and the sweep document shows what ran.
+	for _, rp := range runner.Params {
+		if !rp.Timed || fixedWork || slices.ContainsFunc(s.Run, func(r Param) bool { return r.Name == rp.Name }) ||
+			slices.ContainsFunc(s.Vary, func(v Vary) bool { return v.Name == rp.Name }) {
+			continue
 		}
+		s.Run = append(s.Run, Param{Name: rp.Name, Value: rp.Default})
 	}
 	return nil
 }
@@ -452,17 +475,6 @@ func (s *Spec) Varied() []string {
 		names[i] = v.Name
 	}
 	return names
-}
-
-// Warehouses is the build's warehouse count, for the build estimate.
-func (s *Spec) Warehouses() int {
-	for _, b := range s.Build {
-		if b.Name == "warehouses" {
-			n, _ := strconv.Atoi(b.Value)
-			return n
-		}
-	}
-	return 1
 }
 
 // orderedJSON writes params as a JSON object in their order, so that the
@@ -509,7 +521,7 @@ func objectInOrder[T any](items []T, kv func(T) (string, any)) ([]byte, error) {
 // are strings; Parse reads it back (JSON is YAML) for a resume.
 func (s *Spec) JSON() json.RawMessage {
 	type targetJSON struct {
-		Managed  bool        `json:"managed,omitempty"`
+		Managed  string      `json:"managed,omitempty"`
 		Settings orderedJSON `json:"settings,omitempty"`
 		PGBin    string      `json:"pg_bin,omitempty"`
 		URL      string      `json:"url,omitempty"`
@@ -523,7 +535,7 @@ func (s *Spec) JSON() json.RawMessage {
 		Vary     orderedVary `json:"vary"`
 		Baseline orderedJSON `json:"baseline,omitempty"`
 		Repeat   int         `json:"repeat"`
-	}{s.Name, targetJSON{s.Target.Managed, s.Target.Settings, s.Target.PGBin, target.Redact(s.Target.URL)},
+	}{s.Name, targetJSON{s.Target.Server, s.Target.Settings, s.Target.PGBin, target.Redact(s.Target.URL)},
 		s.Workload, s.Build, s.Run, s.Vary, s.Baseline, s.Repeat}
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {

@@ -1,10 +1,16 @@
 package experiment_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/dbrig/dbrig/internal/experiment"
+	_ "github.com/dbrig/dbrig/internal/server/postgres"
+	_ "github.com/dbrig/dbrig/internal/target/postgres"
+	_ "github.com/dbrig/dbrig/internal/target/sqlite"
+	_ "github.com/dbrig/dbrig/internal/workload/cpu"
 	_ "github.com/dbrig/dbrig/internal/workload/tprocc"
 )
 
@@ -25,7 +31,7 @@ func TestSpecParse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Name != "buffer-cache" || !s.Target.Managed || s.Workload != "tproc-c" || s.Repeat != 3 {
+	if s.Name != "buffer-cache" || !s.Target.Managed || s.Target.Server != "postgres" || s.Workload != "tproc-c" || s.Repeat != 3 {
 		t.Errorf("spec %+v", s)
 	}
 	if got := strings.Join(s.Varied(), ","); got != "shared_buffers,vus" {
@@ -34,9 +40,6 @@ func TestSpecParse(t *testing.T) {
 	if s.Vary[0].Kind != experiment.ServerParam || s.Vary[1].Kind != experiment.RunParam {
 		t.Errorf("kinds %v %v, want server, run", s.Vary[0].Kind, s.Vary[1].Kind)
 	}
-	if s.Warehouses() != 8 {
-		t.Errorf("warehouses %d", s.Warehouses())
-	}
 	// The spec kept in the sweep document reads back as the same spec.
 	back, err := experiment.Parse("sweep.json", s.JSON())
 	if err != nil {
@@ -44,6 +47,49 @@ func TestSpecParse(t *testing.T) {
 	}
 	if string(back.JSON()) != string(s.JSON()) {
 		t.Errorf("round trip:\n%s\nvs\n%s", back.JSON(), s.JSON())
+	}
+}
+
+// TestSpecManagedKinds: `managed: true` from before there were kinds
+// means postgres, and reads back from the sweep document as the kind.
+func TestSpecManagedKinds(t *testing.T) {
+	for _, managed := range []string{"true", "postgres"} {
+		s, err := experiment.Parse("x.yaml", []byte("target: {managed: "+managed+"}\nworkload: tproc-c\nvary: {prewarm: [none, full]}\n"))
+		if err != nil {
+			t.Fatalf("managed: %s: %v", managed, err)
+		}
+		if !s.Target.Managed || s.Target.Server != "postgres" {
+			t.Errorf("managed: %s: target %+v", managed, s.Target)
+		}
+		if !strings.Contains(string(s.JSON()), `"managed": "postgres"`) {
+			t.Errorf("managed: %s: JSON %s", managed, s.JSON())
+		}
+	}
+	// A PostgreSQL URL can prewarm as well as a managed server.
+	if _, err := experiment.Parse("x.yaml", []byte("target: {url: 'postgres://localhost/x'}\nworkload: tproc-c\nvary: {prewarm: [none, full]}\n")); err != nil {
+		t.Errorf("prewarm on a PostgreSQL URL: %v", err)
+	}
+}
+
+// TestShippedExperiments: the studies in experiments/ parse.
+func TestShippedExperiments(t *testing.T) {
+	files, err := filepath.Glob("../../experiments/*.yaml")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no experiments found: %v", err)
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := experiment.Parse(f, data)
+		if err != nil {
+			t.Errorf("%v", err)
+			continue
+		}
+		if !s.Target.Managed || s.Target.Server != "postgres" {
+			t.Errorf("%s: target %+v, want a managed postgres server", f, s.Target)
+		}
 	}
 }
 
@@ -78,8 +124,10 @@ func TestSpecErrors(t *testing.T) {
 			`s.yaml line 4: unknown key "wharehouses" in build (known: loaders, seed, warehouses)`},
 		{"wrong type: repeat", managed + "repeat: three\n",
 			`s.yaml line 4: repeat: want a whole number of at least 1, got "three"`},
-		{"wrong type: managed", "target: {managed: yes please}\nworkload: tproc-c\n",
-			`s.yaml line 1: target.managed: want true or false, got "yes please"`},
+		{"unknown server kind", "target: {managed: yes please}\nworkload: tproc-c\n",
+			`s.yaml line 1: target.managed: unknown server kind "yes please" (known: postgres)`},
+		{"wrong type: managed", "target: {managed: [postgres]}\nworkload: tproc-c\n",
+			`s.yaml line 1: target.managed: want a server kind (postgres), got a list`},
 		{"wrong type: run as a list", managed + "run: [1s]\n",
 			`s.yaml line 4: run: want a mapping (key: value ...), got a list`},
 		{"wrong type: vus", managed + "run: {vus: four}\n",
@@ -99,15 +147,15 @@ func TestSpecErrors(t *testing.T) {
 		{"baseline not among values", managed + "vary:\n  shared_buffers: [128MB, 1GB]\nbaseline: {shared_buffers: 256MB}\n",
 			`s.yaml line 6: baseline: shared_buffers=256MB is not among the varied values (128MB, 1GB)`},
 		{"url and managed", "target: {managed: true, url: 'sqlite:x.db'}\nworkload: tproc-c\n",
-			`s.yaml line 1: target: give either url or managed: true, not both`},
+			`s.yaml line 1: target: give either url or managed, not both`},
 		{"neither url nor managed", "target: {}\nworkload: tproc-c\n",
-			`s.yaml line 1: target: give managed: true (dbrig starts its own PostgreSQL) or url: ...`},
+			`s.yaml line 1: target: give managed: postgres (dbrig starts its own server) or url: ...`},
 		{"server setting on an external target", ext + "vary:\n  vus: [1, 2]\n  shared_buffers: [128MB, 1GB]\n",
-			`s.yaml line 6: shared_buffers is a server setting; only a managed target (target: {managed: true}) can vary it`},
+			`s.yaml line 6: shared_buffers is a server setting; only a managed target (target: {managed: postgres}) can vary it`},
 		{"settings on an external target", "target: {url: 'sqlite:x.db', settings: {shared_buffers: 1GB}}\nworkload: tproc-c\n",
-			`s.yaml line 1: target.settings: shared_buffers is a server setting; only a managed target (target: {managed: true}) can set it`},
+			`s.yaml line 1: target.settings: shared_buffers is a server setting; only a managed target (target: {managed: postgres}) can set it`},
 		{"prewarm on SQLite", ext + "vary:\n  prewarm: [none, full]\n",
-			`s.yaml line 5: vary.prewarm: a full-cache warm-up needs a PostgreSQL target (pg_prewarm)`},
+			`s.yaml line 5: vary.prewarm: a full-cache warm-up needs a target that can prewarm its cache (postgres)`},
 		{"prewarm value", managed + "vary:\n  prewarm: [none, some]\n",
 			`s.yaml line 5: vary.prewarm: want none or full, got "some"`},
 		{"build parameter varied", managed + "vary:\n  warehouses: [1, 2]\n",
@@ -115,9 +163,9 @@ func TestSpecErrors(t *testing.T) {
 		{"duplicate key", managed + "repeat: 2\nrepeat: 3\n",
 			`s.yaml line 5: duplicate key "repeat" in the spec`},
 		{"unknown workload", "target: {managed: true}\nworkload: tpcc\n",
-			`s.yaml line 2: unknown workload "tpcc" (known: tproc-c)`},
+			`s.yaml line 2: unknown workload "tpcc" (known: cpu, tproc-c)`},
 		{"missing workload", "target: {managed: true}\n",
-			`s.yaml line 1: missing key "workload" (known: tproc-c)`},
+			`s.yaml line 1: missing key "workload" (known: cpu, tproc-c)`},
 		{"not YAML", "target: {managed: true\n",
 			`s.yaml: line 1: did not find expected ',' or '}'`},
 	} {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -89,10 +90,28 @@ func compareRuns(c *Comparison, a, b *result.Document) {
 		}
 		head.Rows = append(head.Rows, CompareRow{Metric: metric, A: x, B: y, LowerIsBetter: lower})
 	}
-	add("nopm", optional(a.NOPM), optional(b.NOPM), false)
-	add("tpm", optional(a.TPM), optional(b.TPM), false)
-	add("nopm_client", a.NOPMClient, b.NOPMClient, false)
-	add("tpm_client", a.TPMClient, b.TPMClient, false)
+	for _, key := range metricKeys(defsOf(a.Metrics), defsOf(b.Metrics)) {
+		ma, okA := a.Metric(key)
+		mb, okB := b.Metric(key)
+		def := ma.MetricDef
+		if !okA {
+			def = mb.MetricDef
+		}
+		db := func(ok bool, m result.Metric) float64 {
+			if !ok {
+				return math.NaN()
+			}
+			return optional(m.DB)
+		}
+		client := func(ok bool, m result.Metric) float64 {
+			if !ok {
+				return math.NaN()
+			}
+			return m.Client
+		}
+		add(key, db(okA, ma), db(okB, mb), !def.HigherIsBetter)
+		add(key+"_client", client(okA, ma), client(okB, mb), !def.HigherIsBetter)
+	}
 	add("window_seconds", a.WindowSeconds, b.WindowSeconds, false)
 	c.Groups = append(c.Groups, head)
 
@@ -143,6 +162,26 @@ func compareRuns(c *Comparison, a, b *result.Document) {
 	}
 }
 
+// defsOf are the definitions of a run's metrics.
+func defsOf(ms []result.Metric) []result.MetricDef {
+	defs := make([]result.MetricDef, len(ms))
+	for i, m := range ms {
+		defs[i] = m.MetricDef
+	}
+	return defs
+}
+
+// metricKeys are A's metric keys in A's order, then those only B has.
+func metricKeys(a, b []result.MetricDef) []string {
+	var keys []string
+	for _, m := range append(append([]result.MetricDef(nil), a...), b...) {
+		if !slices.Contains(keys, m.Key) {
+			keys = append(keys, m.Key)
+		}
+	}
+	return keys
+}
+
 // pointKey matches sweep points by their parameters, whatever their order.
 func pointKey(params map[string]string) string {
 	keys := make([]string, 0, len(params))
@@ -172,41 +211,53 @@ func compareSweeps(c *Comparison, a, b *result.Sweep) {
 		bBy[pointKey(p.Params)] = i
 	}
 	used := map[int]bool{}
+	keys := metricKeys(a.Metrics, b.Metrics)
+	defs := map[string]result.MetricDef{}
+	for _, m := range append(append([]result.MetricDef(nil), b.Metrics...), a.Metrics...) {
+		defs[m.Key] = m
+	}
+	primary := a.PrimaryMetric
 	group := func(label string, pa, pb *result.SweepPoint) CompareGroup {
 		g := CompareGroup{Name: label}
-		st := func(p *result.SweepPoint) *result.Stats {
-			if p == nil {
-				return nil
+		for _, key := range keys {
+			st := func(p *result.SweepPoint) *result.Stats {
+				if p == nil {
+					return nil
+				}
+				return p.Stats[key]
 			}
-			return p.Stats
+			sa, sb := st(pa), st(pb)
+			mean := func(s *result.Stats) float64 {
+				if s == nil {
+					return math.NaN()
+				}
+				return s.Mean
+			}
+			row := CompareRow{Metric: key + " (mean)", A: mean(sa), B: mean(sb), LowerIsBetter: !defs[key].HigherIsBetter}
+			if sa != nil && sb != nil {
+				if sa.CIHigh < sb.CILow || sb.CIHigh < sa.CILow {
+					row.Note = "95% CIs apart"
+				} else {
+					row.Note = "95% CIs overlap"
+				}
+			}
+			g.Rows = append(g.Rows, row)
 		}
-		sa, sb := st(pa), st(pb)
-		get := func(s *result.Stats, f func(*result.Stats) float64) float64 {
-			if s == nil {
+		p95 := func(p *result.SweepPoint) float64 {
+			if p == nil || len(p.P95) == 0 {
 				return math.NaN()
 			}
-			return f(s)
+			return result.Mean(p.P95)
 		}
-		mean := CompareRow{Metric: "nopm (mean)", A: get(sa, func(s *result.Stats) float64 { return s.Mean }),
-			B: get(sb, func(s *result.Stats) float64 { return s.Mean })}
-		if sa != nil && sb != nil {
-			if sa.CIHigh < sb.CILow || sb.CIHigh < sa.CILow {
-				mean.Note = "95% CIs apart"
-			} else {
-				mean.Note = "95% CIs overlap"
-			}
-		}
-		g.Rows = append(g.Rows, mean,
-			CompareRow{Metric: "p95_ms (mean)", A: get(sa, func(s *result.Stats) float64 { return s.P95 }),
-				B: get(sb, func(s *result.Stats) float64 { return s.P95 }), LowerIsBetter: true})
+		g.Rows = append(g.Rows, CompareRow{Metric: "p95_ms (mean)", A: p95(pa), B: p95(pb), LowerIsBetter: true})
 		gain := func(p *result.SweepPoint) float64 {
-			if p == nil || p.Gain == nil {
+			if p == nil || p.Gains[primary] == nil {
 				return math.NaN()
 			}
-			return p.Gain.Pct
+			return p.Gains[primary].Pct
 		}
 		if ga, gb := gain(pa), gain(pb); !math.IsNaN(ga) || !math.IsNaN(gb) {
-			g.Rows = append(g.Rows, CompareRow{Metric: "gain % over baseline", A: ga, B: gb})
+			g.Rows = append(g.Rows, CompareRow{Metric: primary + " gain % over baseline", A: ga, B: gb})
 		}
 		return g
 	}

@@ -58,7 +58,7 @@ func TestHTMLSweepContent(t *testing.T) {
 		// with the seed's digits intact.
 		"Workload parameters (from runs/p00-r0.json)", "1795243990593273034",
 		`"type":"lineWithErrorBars"`, `"type":"barWithErrorBars"`,
-		"Gain % over the baseline, vus=2", "Gain % over the baseline, vus=4",
+		"Change in NOPM over the baseline, %, vus=2", "Change in NOPM over the baseline, %, vus=4",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("sweep report lacks %q", want)
@@ -113,7 +113,7 @@ func TestHTMLIncompleteSweep(t *testing.T) {
 	}
 	s.Complete, s.Done = false, 5
 	for i := 5; i < len(s.Points); i++ {
-		s.Points[i].Stats, s.Points[i].Gain, s.Points[i].NOPM = nil, nil, nil
+		s.Points[i].Stats, s.Points[i].Gains, s.Points[i].Values = nil, nil, nil
 	}
 	var b bytes.Buffer
 	if err := HTML(&b, &Doc{Path: "x/sweep.json", Sweep: s}); err != nil {
@@ -130,7 +130,7 @@ func TestHTMLRunContent(t *testing.T) {
 		"Figure 1", "AMD EPYC", "sqlite 3.53.4", "sqlite:dbrig-data/dbrig.db", "1795243990593273034",
 		`<tr id="tx-new_order">`, `<tr id="tx-stock_level">`, "331.01",
 		"new_order_rollbacks", `class="pass"`, "one warehouse: nothing is remote",
-		`"rampShade":{"label":"ramp-up","until":5}`, "NOPM (new orders per minute)", `"type":"logarithmic"`,
+		`"rampShade":{"label":"ramp-up","until":5}`, "new_order per minute", `"type":"logarithmic"`,
 		"72,975",
 	} {
 		if !strings.Contains(out, want) {
@@ -161,8 +161,11 @@ func TestLayoutOrder(t *testing.T) {
 }
 
 func runDoc(nopm, p95 float64) *Doc {
-	d := &result.Document{Workload: "tproc-c"}
-	d.NOPM, d.NOPMClient, d.TPMClient = &nopm, nopm, nopm*2.2
+	d := &result.Document{Workload: "tproc-c", PrimaryMetric: "nopm", PrimaryTx: "new_order"}
+	d.Metrics = []result.Metric{
+		{MetricDef: result.MetricDef{Key: "nopm", Label: "NOPM", HigherIsBetter: true}, DB: &nopm, Client: nopm},
+		{MetricDef: result.MetricDef{Key: "tpm", Label: "TPM", HigherIsBetter: true}, Client: nopm * 2.2},
+	}
 	d.Transactions = []result.Tx{{Name: "new_order", PerMinute: nopm}}
 	d.Transactions[0].Latency.P95 = p95
 	return &Doc{Path: "x.json", Run: d}
@@ -244,9 +247,9 @@ func TestCompareSweeps(t *testing.T) {
 	// B: every mean 20% higher, its points in another order, one extra.
 	pts := b.Sweep.Points
 	for i := range pts {
-		st := *pts[i].Stats
+		st := *pts[i].Stats["nopm"]
 		st.Mean, st.CILow, st.CIHigh = st.Mean*1.2, st.CILow*1.2, st.CIHigh*1.2
-		pts[i].Stats = &st
+		pts[i].Stats = map[string]*result.Stats{"nopm": &st}
 	}
 	pts[0], pts[7] = pts[7], pts[0]
 	b.Sweep.Points = append(pts, result.SweepPoint{Params: map[string]string{"shared_buffers": "4GB", "vus": "2"}})

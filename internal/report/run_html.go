@@ -2,11 +2,11 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/dbrig/dbrig/internal/result"
-	"github.com/dbrig/dbrig/internal/workload"
 )
 
 // runPage is a single run: configuration, throughput over time, latency
@@ -18,14 +18,12 @@ func runPage(d *result.Document) *page {
 	if d.Interrupted {
 		p.Subtitle = append(p.Subtitle, "Interrupted: the figures cover only the window measured before the stop.")
 	}
-	if d.NOPM != nil {
-		p.Stats = append(p.Stats, stat{"NOPM (database)", thousands(*d.NOPM)})
+	for _, m := range ordered(d) {
+		if m.DB != nil {
+			p.Stats = append(p.Stats, stat{m.Label + " (database)", fmtValue(*m.DB)})
+		}
+		p.Stats = append(p.Stats, stat{m.Label + " (client)", fmtValue(m.Client)})
 	}
-	p.Stats = append(p.Stats, stat{"NOPM (client)", thousands(d.NOPMClient)})
-	if d.TPM != nil {
-		p.Stats = append(p.Stats, stat{"TPM (database)", thousands(*d.TPM)})
-	}
-	p.Stats = append(p.Stats, stat{"TPM (client)", thousands(d.TPMClient)})
 
 	var cfg [][2]string
 	flatten("", d.Config, &cfg)
@@ -42,7 +40,7 @@ func runPage(d *result.Document) *page {
 		p.Blocks = append(p.Blocks, block{Heading: "Summary", Pre: strings.Join(d.Lines, "\n")})
 	}
 	if len(d.Audit) > 0 {
-		p.Blocks = append(p.Blocks, block{Heading: "Mix audit", Table: auditTable(d.Audit)})
+		p.Blocks = append(p.Blocks, block{Heading: "Audit", Table: auditTable(d.Audit)})
 	}
 	if len(d.Counters) > 0 {
 		var rows [][2]string
@@ -60,29 +58,33 @@ func countersAny(m map[string]int64) map[string]any {
 	return out
 }
 
-// seriesBlock charts the per-second series: NOPM is new_order completions
-// × 60, TPM all completions × 60. The ramp-up is shaded.
+// seriesBlock charts the per-second series as per-minute rates: the
+// primary transaction's completions × 60 and all completions × 60. The
+// ramp-up is shaded.
 func seriesBlock(p *page, d *result.Document) (block, bool) {
-	if len(d.Series) == 0 {
-		return block{}, false
-	}
-	no := -1
-	for i, n := range d.SeriesTypes {
-		if n == "new_order" {
-			no = i
+	// A run of a few long transactions (the CPU test's loops) has no
+	// throughput to draw second by second.
+	var completed int64
+	for _, pt := range d.Series {
+		for _, c := range pt.Counts {
+			completed += c
 		}
 	}
-	var nopm, tpm []obj
+	if len(d.Series) < 3 || completed < int64(len(d.Series)) {
+		return block{}, false
+	}
+	primary := slices.Index(d.SeriesTypes, d.PrimaryTx)
+	var prim, all []obj
 	var rampEnd float64
 	ramp := false
 	for _, pt := range d.Series {
-		var all int64
+		var sum int64
 		for _, c := range pt.Counts {
-			all += c
+			sum += c
 		}
-		tpm = append(tpm, obj{"x": pt.T, "y": all * 60})
-		if no >= 0 && no < len(pt.Counts) {
-			nopm = append(nopm, obj{"x": pt.T, "y": pt.Counts[no] * 60})
+		all = append(all, obj{"x": pt.T, "y": sum * 60})
+		if primary >= 0 && primary < len(pt.Counts) {
+			prim = append(prim, obj{"x": pt.T, "y": pt.Counts[primary] * 60})
 		}
 		if pt.Phase == "ramp-up" {
 			ramp, rampEnd = true, pt.T
@@ -93,10 +95,10 @@ func seriesBlock(p *page, d *result.Document) (block, bool) {
 			"borderWidth": 1.5, "pointRadius": 0, "pointHitRadius": 6, "tension": 0}
 	}
 	var sets []obj
-	if nopm != nil {
-		sets = append(sets, line("NOPM (new orders per minute)", color(0), nopm))
+	if prim != nil && len(d.SeriesTypes) > 1 {
+		sets = append(sets, line(d.PrimaryTx+" per minute", color(0), prim))
 	}
-	sets = append(sets, line("TPM (all transactions per minute)", color(1), tpm))
+	sets = append(sets, line("all transactions per minute", color(1), all))
 	plugins := obj{
 		"title":   chartTitle("Throughput per second, as a per-minute rate"),
 		"tooltip": obj{"mode": "index", "intersect": false},
@@ -169,9 +171,9 @@ func errCell(n int64, sample string) cell {
 	return c
 }
 
-func auditTable(items []workload.AuditItem) *table {
+func auditTable(items []result.AuditItem) *table {
 	t := &table{Head: heads("check", "#value", "#allowed", "result", "note"),
-		Caption: "The transaction mix checked against TPC-C 9.2's bounds, over the measured window."}
+		Caption: "The run checked against the workload's own bounds, over the measured window."}
 	for _, a := range items {
 		t.Rows = append(t.Rows, row{Cells: []cell{{Text: a.Name}, num(fmt.Sprintf("%.2f%%", a.Value)),
 			num(fmt.Sprintf("%.2f–%.2f%%", a.Low, a.High)), {Text: a.Result, Class: strings.ToLower(a.Result)}, {Text: a.Reason}}})

@@ -133,7 +133,7 @@ func sweepPage(d *Doc) *page {
 	p.Blocks = append(p.Blocks, sweepConfig(d))
 
 	l := layout(s)
-	if b, ok := throughputBlock(p, s, l); ok {
+	if b, ok := metricsBlock(p, s, l); ok {
 		p.Blocks = append(p.Blocks, b)
 	}
 	if b, ok := gainBlock(p, s, l); ok {
@@ -145,21 +145,28 @@ func sweepPage(d *Doc) *page {
 
 func sweepStats(s *result.Sweep) []stat {
 	out := []stat{{"points", strconv.Itoa(len(s.Points))}, {"runs done", fmt.Sprintf("%d of %d", s.Done, len(s.Order))}}
+	m := s.Primary()
+	better := func(a, b float64) bool { return a > b == m.HigherIsBetter && a != b }
 	best, bestGain := -1, -1
 	for i, p := range s.Points {
-		if p.Stats != nil && (best < 0 || p.Stats.Mean > s.Points[best].Stats.Mean) {
+		if st := p.Stats[m.Key]; st != nil && (best < 0 || better(st.Mean, s.Points[best].Stats[m.Key].Mean)) {
 			best = i
 		}
-		if p.Gain != nil && p.Gain.Significant && (bestGain < 0 || p.Gain.Pct > s.Points[bestGain].Gain.Pct) {
+		if g := p.Gains[m.Key]; g != nil && g.Significant && better(g.Pct, 0) &&
+			(bestGain < 0 || better(g.Pct, s.Points[bestGain].Gains[m.Key].Pct)) {
 			bestGain = i
 		}
 	}
+	word := "highest "
+	if !m.HigherIsBetter {
+		word = "lowest "
+	}
 	if best >= 0 {
-		out = append(out, stat{"highest NOPM · " + paramsLabel(s.Varied, s.Points[best].Params), thousands(s.Points[best].Stats.Mean)})
+		out = append(out, stat{word + m.Label + " · " + paramsLabel(s.Varied, s.Points[best].Params), fmtValue(s.Points[best].Stats[m.Key].Mean)})
 	}
 	if bestGain >= 0 {
-		out = append(out, stat{"largest significant gain · " + paramsLabel(s.Varied, s.Points[bestGain].Params),
-			signedPct(s.Points[bestGain].Gain.Pct)})
+		out = append(out, stat{"largest significant improvement · " + paramsLabel(s.Varied, s.Points[bestGain].Params),
+			signedPct(s.Points[bestGain].Gains[m.Key].Pct)})
 	}
 	return out
 }
@@ -222,64 +229,94 @@ func firstRunConfig(d *Doc) (string, map[string]any) {
 	return "", nil
 }
 
-// throughputBlock: mean NOPM against the x parameter, one line per series,
-// with the 95% confidence interval as error bars.
-func throughputBlock(p *page, s *result.Sweep, l sweepLayout) (block, bool) {
-	var sets []obj
-	drawn := false
-	for k, name := range l.series {
-		data := gaps(len(l.xs))
-		for j, i := range l.at[k] {
-			if i < 0 || s.Points[i].Stats == nil {
-				continue
-			}
-			st := s.Points[i].Stats
-			data[j] = obj{"y": st.Mean, "yMin": st.CILow, "yMax": st.CIHigh}
-			drawn = true
-		}
-		c := color(k)
-		sets = append(sets, obj{"label": name, "data": data, "borderColor": c, "backgroundColor": c,
-			"pointRadius": 4, "pointHoverRadius": 6, "borderWidth": 2, "spanGaps": true,
-			"errorBarColor": c, "errorBarWhiskerColor": c, "errorBarLineWidth": 1.5, "errorBarWhiskerSize": 14})
-	}
-	if !drawn {
-		return block{}, false
-	}
+// metricsBlock: each metric's mean against the x parameter, one line per
+// series, with the 95% confidence interval as error bars; the primary
+// metric first.
+func metricsBlock(p *page, s *result.Sweep, l sweepLayout) (block, bool) {
 	xl := l.x
 	if xl == "" {
 		xl = "point"
 	}
-	ref := p.addChart("NOPM against "+xl, false, obj{
-		"type": "lineWithErrorBars",
-		"data": obj{"labels": l.xs, "datasets": sets},
-		"options": obj{
-			"scales": obj{
-				"x": obj{"type": "category", "offset": true, "title": axisTitle(xl)},
-				"y": obj{"beginAtZero": true, "title": axisTitle("NOPM (mean)")},
+	b := block{Heading: "Results"}
+	for _, m := range primaryFirst(s) {
+		var sets []obj
+		drawn := false
+		for k, name := range l.series {
+			data := gaps(len(l.xs))
+			for j, i := range l.at[k] {
+				st := s.Points[max(i, 0)].Stats[m.Key]
+				if i < 0 || st == nil {
+					continue
+				}
+				data[j] = obj{"y": st.Mean, "yMin": st.CILow, "yMax": st.CIHigh}
+				drawn = true
+			}
+			c := color(k)
+			sets = append(sets, obj{"label": name, "data": data, "borderColor": c, "backgroundColor": c,
+				"pointRadius": 4, "pointHoverRadius": 6, "borderWidth": 2, "spanGaps": true,
+				"errorBarColor": c, "errorBarWhiskerColor": c, "errorBarLineWidth": 1.5, "errorBarWhiskerSize": 14})
+		}
+		if !drawn {
+			continue
+		}
+		yTitle := m.Label + " (mean)"
+		if m.Unit != "" {
+			yTitle = m.Label + ", " + m.Unit + " (mean)"
+		}
+		b.Charts = append(b.Charts, p.addChart(m.Label+" against "+xl, len(s.Metrics) > 1, obj{
+			"type": "lineWithErrorBars",
+			"data": obj{"labels": l.xs, "datasets": sets},
+			"options": obj{
+				"scales": obj{
+					"x": obj{"type": "category", "offset": true, "title": axisTitle(xl)},
+					"y": obj{"beginAtZero": true, "title": axisTitle(yTitle)},
+				},
+				"plugins": obj{
+					"title":  chartTitle(m.Label + " against " + xl + betterNote(m)),
+					"legend": obj{"display": len(l.series) > 1},
+				},
 			},
-			"plugins": obj{
-				"title":  chartTitle("Throughput against " + xl),
-				"legend": obj{"display": len(l.series) > 1},
-			},
-		},
-	})
-	caption := fmt.Sprintf("Figure 2: mean NOPM of each point's %d repetitions against %s, in the matrix's order; error bars are the 95%% confidence interval of the mean.", s.Repeat, xl)
-	if len(l.series) > 1 {
-		caption += " One line per " + strings.Join(s.Varied[1:], ", ") + "."
+		}))
 	}
-	return block{Heading: "Throughput", Charts: []chartRef{ref}, ChartCaption: caption}, true
+	if len(b.Charts) == 0 {
+		return block{}, false
+	}
+	b.ChartCaption = fmt.Sprintf("Figure 2: the mean of each point's %d repetitions against %s, in the matrix's order; error bars are the 95%% confidence interval of the mean.", s.Repeat, xl)
+	if len(l.series) > 1 {
+		b.ChartCaption += " One line per " + strings.Join(s.Varied[1:], ", ") + "."
+	}
+	return b, true
+}
+
+// primaryFirst is the sweep's metrics with the primary one first.
+func primaryFirst(s *result.Sweep) []result.MetricDef {
+	out := []result.MetricDef{s.Primary()}
+	for _, m := range s.Metrics {
+		if m.Key != s.PrimaryMetric {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func betterNote(m result.MetricDef) string {
+	if m.HigherIsBetter {
+		return " (higher is better)"
+	}
+	return " (lower is better)"
 }
 
 // gainBlock: the % gain over the baseline, one chart per series. Gains
 // whose interval includes zero are drawn pale and listed as not
 // significant; the two kinds are separate datasets so the legend says so.
 func gainBlock(p *page, s *result.Sweep, l sweepLayout) (block, bool) {
+	m := s.Primary()
 	lo, hi := 0.0, 0.0
 	has := false
 	for _, pt := range s.Points {
-		if pt.Gain != nil {
+		if g := pt.Gains[m.Key]; g != nil {
 			has = true
-			lo, hi = math.Min(lo, pt.Gain.Low), math.Max(hi, pt.Gain.High)
+			lo, hi = math.Min(lo, g.Low), math.Max(hi, g.High)
 		}
 	}
 	if !has {
@@ -293,7 +330,7 @@ func gainBlock(p *page, s *result.Sweep, l sweepLayout) (block, bool) {
 		step = 10
 	}
 	lo, hi = math.Floor(lo/step)*step, math.Ceil(hi/step)*step
-	b := block{Heading: "Gain over the baseline"}
+	b := block{Heading: "Change over the baseline"}
 	for k, name := range l.series {
 		sig, ns := gaps(len(l.xs)), gaps(len(l.xs))
 		sigNotes := make([]string, len(l.xs))
@@ -302,13 +339,13 @@ func gainBlock(p *page, s *result.Sweep, l sweepLayout) (block, bool) {
 			if i < 0 {
 				continue
 			}
-			pt := s.Points[i]
+			g := s.Points[i].Gains[m.Key]
 			switch {
-			case pt.Gain != nil && pt.Gain.Significant:
-				sig[j] = obj{"y": pt.Gain.Pct, "yMin": pt.Gain.Low, "yMax": pt.Gain.High}
+			case g != nil && g.Significant:
+				sig[j] = obj{"y": g.Pct, "yMin": g.Low, "yMax": g.High}
 				sigNotes[j] = "significant: the 95% interval excludes 0"
-			case pt.Gain != nil:
-				ns[j] = obj{"y": pt.Gain.Pct, "yMin": pt.Gain.Low, "yMax": pt.Gain.High}
+			case g != nil:
+				ns[j] = obj{"y": g.Pct, "yMin": g.Low, "yMax": g.High}
 				nsNotes[j] = "not significant: the 95% interval includes 0"
 			case isBaseline(s, i):
 				sig[j] = obj{"y": 0, "yMin": 0, "yMax": 0}
@@ -316,7 +353,7 @@ func gainBlock(p *page, s *result.Sweep, l sweepLayout) (block, bool) {
 			}
 		}
 		c := color(k)
-		title := "Gain % over the baseline"
+		title := "Change in " + m.Label + " over the baseline, %"
 		if name != "all points" {
 			title += ", " + name
 		}
@@ -332,13 +369,14 @@ func gainBlock(p *page, s *result.Sweep, l sweepLayout) (block, bool) {
 				"datasets": obj{"barWithErrorBars": obj{"grouped": false, "maxBarThickness": 56}},
 				"scales": obj{
 					"x": obj{"title": axisTitle(l.x)},
-					"y": obj{"min": lo, "max": hi, "ticks": obj{"stepSize": step}, "title": axisTitle("gain % over baseline")},
+					"y": obj{"min": lo, "max": hi, "ticks": obj{"stepSize": step}, "title": axisTitle("% change over baseline")},
 				},
 				"plugins": obj{"title": chartTitle(title)},
 			},
 		}))
 	}
-	b.ChartCaption = fmt.Sprintf("Figure 3: %% change of each point's mean NOPM over its baseline (%s, same other parameters), with its 95%% interval. Pale bars are not significant: their interval includes 0.", result.Settings(s.Baseline))
+	b.ChartCaption = fmt.Sprintf("Figure 3: %% change of each point's mean %s over its baseline (%s, same other parameters), with its 95%% interval; %s is better. Pale bars are not significant: their interval includes 0.",
+		m.Label, result.Settings(s.Baseline), strings.TrimSuffix(strings.TrimPrefix(betterNote(m), " ("), " is better)"))
 	return b, true
 }
 
@@ -358,40 +396,65 @@ func pointsTable(s *result.Sweep) *table {
 		hasRes = hasRes || len(p.Resident) > 0
 		hasErr = hasErr || len(p.Errors) > 0
 	}
+	metrics := primaryFirst(s)
+	primary := s.Primary()
 	var h []string
 	h = append(h, s.Varied...)
-	h = append(h, "#n", "#mean NOPM", "#95% CI", "#±", "#p95 ms", "#gain", "#gain 95% CI", "significant")
+	h = append(h, "#n")
+	for _, m := range metrics {
+		h = append(h, "#mean "+m.Label, "#95% CI")
+		if m.Key == primary.Key {
+			h = append(h, "#±")
+		}
+	}
+	h = append(h, "#p95 ms", "#change", "#change 95% CI", "significant")
 	if hasRes {
 		h = append(h, "#resident")
 	}
 	if hasErr {
 		h = append(h, "errors")
 	}
+	tx := "primary transaction"
+	if s.PrimaryTx != "" {
+		tx = s.PrimaryTx
+	}
 	t := &table{Class: "wide", Head: heads(h...),
-		Caption: "Every point: its repetitions' mean NOPM with the 95% confidence interval of the mean (Student's t), the mean of their New-Order p95 latencies, and the gain over the baseline."}
+		Caption: fmt.Sprintf("Every point: its repetitions' mean of each metric with the 95%% confidence interval of the mean (Student's t), the mean of their %s p95 latencies, and the %% change in %s over the baseline.", tx, primary.Label)}
 	for i, p := range s.Points {
 		var c []cell
 		for _, k := range s.Varied {
 			c = append(c, cell{Text: p.Params[k]})
 		}
-		if st := p.Stats; st != nil {
-			half := (st.CIHigh - st.CILow) / 2
-			rel := "—"
-			if st.Mean != 0 {
-				rel = fmt.Sprintf("%.1f%%", 100*half/st.Mean)
+		c = append(c, num(strconv.Itoa(len(p.Values[primary.Key]))))
+		for _, m := range metrics {
+			st := p.Stats[m.Key]
+			mean, ci, rel := "—", "—", "—"
+			if st != nil {
+				mean, ci = fmtValue(st.Mean), fmtValue(st.CILow)+" – "+fmtValue(st.CIHigh)
+				if st.Mean != 0 {
+					rel = fmt.Sprintf("%.1f%%", 50*(st.CIHigh-st.CILow)/math.Abs(st.Mean))
+				}
 			}
-			c = append(c, num(strconv.Itoa(st.N)), num(thousands(st.Mean)),
-				num(thousands(st.CILow)+" – "+thousands(st.CIHigh)), num(rel), num(ms(st.P95)))
-		} else {
-			c = append(c, num(strconv.Itoa(len(p.NOPM))), num("—"), num("—"), num("—"), num("—"))
+			c = append(c, num(mean), num(ci))
+			if m.Key == primary.Key {
+				c = append(c, num(rel))
+			}
 		}
-		switch {
-		case p.Gain != nil:
+		p95 := "—"
+		if len(p.P95) > 0 {
+			p95 = ms(result.Mean(p.P95))
+		}
+		c = append(c, num(p95))
+		switch g := p.Gains[primary.Key]; {
+		case g != nil:
 			sig := cell{Text: "yes", Class: "good"}
-			if !p.Gain.Significant {
+			if g.Pct > 0 != primary.HigherIsBetter {
+				sig.Class = "bad"
+			}
+			if !g.Significant {
 				sig = cell{Text: "no", Class: "ns", Title: "the 95% interval includes 0"}
 			}
-			c = append(c, num(signedPct(p.Gain.Pct)), num(signedPct(p.Gain.Low)+" … "+signedPct(p.Gain.High)), sig)
+			c = append(c, num(signedPct(g.Pct)), num(signedPct(g.Low)+" … "+signedPct(g.High)), sig)
 		case isBaseline(s, i):
 			c = append(c, num("—"), num("—"), cell{Text: "baseline", Class: "base"})
 		default:
@@ -400,11 +463,7 @@ func pointsTable(s *result.Sweep) *table {
 		if hasRes {
 			r := "—"
 			if len(p.Resident) > 0 {
-				sum := 0.0
-				for _, v := range p.Resident {
-					sum += v
-				}
-				r = fmt.Sprintf("%.1f%%", 100*sum/float64(len(p.Resident)))
+				r = fmt.Sprintf("%.1f%%", 100*result.Mean(p.Resident))
 			}
 			c = append(c, num(r))
 		}

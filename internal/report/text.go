@@ -9,8 +9,8 @@ import (
 	"github.com/dbrig/dbrig/internal/result"
 )
 
-// Text writes the end-of-run summary: a table per transaction type, then
-// the workload's headline lines and its mix audit.
+// Text writes the end-of-run summary: a table per transaction type, the
+// workload's metrics, its own lines and its audit.
 func Text(w io.Writer, d *result.Document) {
 	if d.Interrupted {
 		fmt.Fprintf(w, "Interrupted: the figures cover the %.1f s measured before the stop.\n", d.WindowSeconds)
@@ -29,11 +29,12 @@ func Text(w io.Writer, d *result.Document) {
 		}
 	}
 	fmt.Fprintln(w)
+	Metrics(w, d)
 	for _, l := range d.Lines {
 		fmt.Fprintln(w, l)
 	}
 	if len(d.Audit) > 0 {
-		fmt.Fprintln(w, "Mix audit (TPC-C 9.2):")
+		fmt.Fprintln(w, "Audit:")
 		for _, a := range d.Audit {
 			fmt.Fprintf(w, "  %-4s %-26s %6.2f%%  (%.2f-%.2f%%)", a.Result, a.Name, a.Value, a.Low, a.High)
 			if a.Reason != "" {
@@ -42,4 +43,37 @@ func Text(w io.Writer, d *result.Document) {
 			fmt.Fprintln(w)
 		}
 	}
+}
+
+// Metrics writes the run's metrics, a line each: both sides where the
+// database keeps a counter, the primary metric first and marked.
+func Metrics(w io.Writer, d *result.Document) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "metric\tdatabase\tclient\tunit\t")
+	for _, m := range ordered(d) {
+		label := m.Label
+		if m.Key == d.PrimaryMetric {
+			label += " *"
+		}
+		db := "-"
+		if m.DB != nil {
+			db = fmtValue(*m.DB)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", label, db, fmtValue(m.Client), m.Unit)
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "* the primary metric")
+}
+
+// ordered is the run's metrics with the primary one first.
+func ordered(d *result.Document) []result.Metric {
+	out := make([]result.Metric, 0, len(d.Metrics))
+	for _, m := range d.Metrics {
+		if m.Key == d.PrimaryMetric {
+			out = append([]result.Metric{m}, out...)
+		} else {
+			out = append(out, m)
+		}
+	}
+	return out
 }

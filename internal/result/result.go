@@ -15,7 +15,9 @@ import (
 )
 
 // SchemaVersion changes whenever a field changes meaning or goes away.
-const SchemaVersion = 1
+// Version 2 made the headline figures the workload's own declared metrics;
+// version 1 documents are still read (see v1.go).
+const SchemaVersion = 2
 
 // Document is one run.
 type Document struct {
@@ -27,16 +29,83 @@ type Document struct {
 	Config        map[string]any `json:"config"`
 	StartedAt     time.Time      `json:"started_at"`
 	WindowSeconds float64        `json:"window_seconds"`
-	workload.Summary
-	Transactions []Tx `json:"transactions"`
+	// Metrics are the workload's headline figures, in its order.
+	Metrics []Metric `json:"metrics"`
+	// PrimaryMetric is the key of the metric that stands for the run.
+	PrimaryMetric string `json:"primary_metric"`
+	// PrimaryTx is the transaction type whose latency stands for the run.
+	PrimaryTx string `json:"primary_transaction,omitempty"`
+	// Lines are the workload's own summary lines (agreement, efficiency).
+	Lines        []string       `json:"summary_lines,omitempty"`
+	Extra        map[string]any `json:"extra,omitempty"`
+	Audit        []AuditItem    `json:"audit"`
+	Transactions []Tx           `json:"transactions"`
 	// Counters are the workload's own tallies over the window, the raw
 	// figures behind the audit.
 	Counters map[string]int64 `json:"counters"`
 	// Marks are the database-side counters read at the window's edges.
-	Marks       []workload.Mark `json:"marks,omitempty"`
-	Series      []driver.Point  `json:"series"`
-	SeriesTypes []string        `json:"series_types"`
-	Interrupted bool            `json:"interrupted"`
+	Marks       []Mark   `json:"marks,omitempty"`
+	Series      []Point  `json:"series"`
+	SeriesTypes []string `json:"series_types"`
+	Interrupted bool     `json:"interrupted"`
+}
+
+// MetricDef is what a metric is, as the workload declared it.
+type MetricDef struct {
+	Key            string `json:"key"`
+	Label          string `json:"label"`
+	Unit           string `json:"unit,omitempty"`
+	HigherIsBetter bool   `json:"higher_is_better"`
+}
+
+// Metric is a metric's value in one run, on both sides.
+type Metric struct {
+	MetricDef
+	// DB is the database's own figure, absent where it keeps none.
+	DB     *float64 `json:"db,omitempty"`
+	Client float64  `json:"client"`
+}
+
+// Value is the figure that stands for the metric: the database's where
+// it has one, else the client's.
+func (m Metric) Value() float64 {
+	if m.DB != nil {
+		return *m.DB
+	}
+	return m.Client
+}
+
+// Metric returns the run's metric with key.
+func (d *Document) Metric(key string) (Metric, bool) {
+	for _, m := range d.Metrics {
+		if m.Key == key {
+			return m, true
+		}
+	}
+	return Metric{}, false
+}
+
+// Mark is a reading of the database-side counters.
+type Mark struct {
+	At     float64          `json:"at"` // seconds since the run started
+	Values map[string]int64 `json:"values"`
+}
+
+// Point is one second of the series: completions per type, all phases.
+type Point struct {
+	T      float64 `json:"t"`
+	Phase  string  `json:"phase"`
+	Counts []int64 `json:"counts"`
+}
+
+// AuditItem is one check of the run against the workload's rules.
+type AuditItem struct {
+	Name   string  `json:"name"`
+	Value  float64 `json:"value"`
+	Low    float64 `json:"low"`
+	High   float64 `json:"high"`
+	Result string  `json:"result"` // PASS, FAIL or SKIP
+	Reason string  `json:"reason,omitempty"`
 }
 
 // Target names what was measured. URL never holds a password.
@@ -62,6 +131,7 @@ type Tx struct {
 // Run is what a run hands over to become a document.
 type Run struct {
 	Workload string
+	Info     workload.Info
 	Target   Target
 	Config   map[string]any
 	Result   *driver.Result
@@ -72,14 +142,38 @@ type Run struct {
 	Marks      []workload.Mark
 }
 
+// Defs are the metric definitions of a workload's declaration.
+func Defs(info workload.Info) []MetricDef {
+	defs := make([]MetricDef, len(info.Metrics))
+	for i, m := range info.Metrics {
+		defs[i] = MetricDef{Key: m.Key, Label: m.Label, Unit: m.Unit, HigherIsBetter: m.HigherIsBetter}
+	}
+	return defs
+}
+
 // FromRun assembles a document from a run.
 func FromRun(run Run) (*Document, error) {
 	r := run.Result
+	sum := run.Summary
 	d := &Document{
 		SchemaVersion: SchemaVersion, Tool: "dbrig", Workload: run.Workload, Target: run.Target, Host: ReadHost(),
-		Config: run.Config, StartedAt: r.Started.UTC(), WindowSeconds: r.WindowSeconds(), Summary: run.Summary,
-		Series: r.Series, SeriesTypes: run.TxNames, Interrupted: r.Interrupted,
-		Counters: map[string]int64{}, Marks: run.Marks,
+		Config: run.Config, StartedAt: r.Started.UTC(), WindowSeconds: r.WindowSeconds(),
+		PrimaryMetric: run.Info.Primary, PrimaryTx: run.Info.PrimaryTx,
+		Lines: sum.Lines, Extra: sum.Extra, SeriesTypes: run.TxNames, Interrupted: r.Interrupted,
+		Counters: map[string]int64{},
+	}
+	for _, def := range Defs(run.Info) {
+		v := sum.Values[def.Key]
+		d.Metrics = append(d.Metrics, Metric{MetricDef: def, DB: v.DB, Client: v.Client})
+	}
+	for _, a := range sum.Audit {
+		d.Audit = append(d.Audit, AuditItem(a))
+	}
+	for _, m := range run.Marks {
+		d.Marks = append(d.Marks, Mark(m))
+	}
+	for _, p := range r.Series {
+		d.Series = append(d.Series, Point(p))
 	}
 	for i, n := range run.TallyNames {
 		d.Counters[n] = r.Tally[i]
@@ -133,20 +227,38 @@ func writeJSON(path string, d any) error {
 	return os.Rename(tmp.Name(), path)
 }
 
-// Read loads a document, refusing one from a newer dbrig.
+// Read loads a document, refusing one from a newer dbrig and upgrading
+// one from an older.
 func Read(path string) (*Document, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
+	version, err := schemaVersion(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: not a dbrig result: %v", path, err)
+	}
+	if version < 1 || version > SchemaVersion {
+		return nil, fmt.Errorf("%s: result schema version %d, this dbrig reads up to %d", path, version, SchemaVersion)
+	}
 	var d Document
 	if err := json.Unmarshal(b, &d); err != nil {
 		return nil, fmt.Errorf("%s: not a dbrig result: %v", path, err)
 	}
-	if d.SchemaVersion < 1 || d.SchemaVersion > SchemaVersion {
-		return nil, fmt.Errorf("%s: result schema version %d, this dbrig reads up to %d", path, d.SchemaVersion, SchemaVersion)
+	if version == 1 {
+		if err := upgradeRun(b, &d); err != nil {
+			return nil, fmt.Errorf("%s: not a dbrig result: %v", path, err)
+		}
 	}
 	return &d, nil
+}
+
+func schemaVersion(b []byte) (int, error) {
+	var v struct {
+		SchemaVersion int `json:"schema_version"`
+	}
+	err := json.Unmarshal(b, &v)
+	return v.SchemaVersion, err
 }
 
 // DefaultPath names a new document in dir by workload and start time.

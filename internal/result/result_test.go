@@ -18,19 +18,21 @@ func sampleRun() Run {
 		metrics.Record(h, time.Duration(i)*time.Millisecond)
 	}
 	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	nopm := 1234.5
+	rate := 1234.5
 	return Run{
-		Workload: "tproc-c",
-		Target:   Target{Kind: "postgres", Version: "15.18", URL: "postgres://bob:xxxxx@db/x"},
-		Config:   map[string]any{"vus": 4},
+		Workload: "w",
+		Info: workload.Info{Metrics: []workload.Metric{{Key: "rate", Label: "rate", HigherIsBetter: true}, {Key: "secs", Label: "seconds"}},
+			Primary: "rate", PrimaryTx: "t1"},
+		Target: Target{Kind: "postgres", Version: "15.18", URL: "postgres://bob:xxxxx@db/x"},
+		Config: map[string]any{"vus": 4},
 		Result: &driver.Result{
 			Started: start, WindowStart: start.Add(10 * time.Second), WindowEnd: start.Add(40 * time.Second),
-			Tx:     []driver.TxResult{{Name: "new_order", Count: 100, Hist: h}},
+			Tx:     []driver.TxResult{{Name: "t1", Count: 100, Hist: h}},
 			Tally:  driver.Tally{7, 3},
 			Series: []driver.Point{{T: 1, Phase: "measure", Counts: []int64{5}}},
 		},
-		Summary:    workload.Summary{NOPM: &nopm, NOPMClient: 1230},
-		TxNames:    []string{"new_order"},
+		Summary:    workload.Summary{Values: map[string]workload.Value{"rate": {DB: &rate, Client: 1230}, "secs": {Client: 2}}},
+		TxNames:    []string{"t1"},
 		TallyNames: []string{"a", "b"},
 	}
 }
@@ -62,7 +64,10 @@ func TestWriteReadRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if back.SchemaVersion != SchemaVersion || back.Workload != "tproc-c" || *back.NOPM != 1234.5 ||
+	rate, _ := back.Metric("rate")
+	secs, _ := back.Metric("secs")
+	if back.SchemaVersion != SchemaVersion || back.Workload != "w" || rate.Value() != 1234.5 || rate.Client != 1230 ||
+		secs.DB != nil || secs.Value() != 2 || secs.HigherIsBetter || back.PrimaryMetric != "rate" || back.PrimaryTx != "t1" ||
 		back.Transactions[0].Latency != d.Transactions[0].Latency || back.Target != d.Target {
 		t.Errorf("round trip changed the document:\n%+v\n%+v", back, d)
 	}

@@ -19,8 +19,12 @@ type Sweep struct {
 	Kind          string `json:"kind"` // SweepKind
 	Name          string `json:"name"`
 	Workload      string `json:"workload"`
-	Target        Target `json:"target"`
-	Host          Host   `json:"host"`
+	// Metrics are the workload's metrics, which every point keeps.
+	Metrics       []MetricDef `json:"metrics"`
+	PrimaryMetric string      `json:"primary_metric"`
+	PrimaryTx     string      `json:"primary_transaction,omitempty"`
+	Target        Target      `json:"target"`
+	Host          Host        `json:"host"`
 	// Spec is the experiment as written, after defaults.
 	Spec json.RawMessage `json:"spec"`
 	// Settings are the server settings every point shares (managed targets).
@@ -48,31 +52,41 @@ type SweepPoint struct {
 	Params map[string]string `json:"params"`
 	// Runs are the run documents' paths, by repetition ("" until run).
 	Runs []string `json:"runs"`
-	// NOPM holds each finished repetition's headline rate (database side
-	// where the target keeps counters).
-	NOPM []float64 `json:"nopm"`
-	// P95 holds each repetition's New-Order p95 latency in ms.
+	// Values holds each finished repetition's value of every metric, by
+	// metric key (database side where the target keeps the counter).
+	Values map[string][]float64 `json:"values"`
+	// P95 holds each repetition's p95 latency of the primary transaction, in ms.
 	P95 []float64 `json:"p95_ms"`
 	// Resident holds each repetition's fraction of the benchmark's pages
 	// found in the buffer cache after a full-cache warm-up (prewarm: full).
 	Resident []float64 `json:"resident,omitempty"`
-	Stats    *Stats    `json:"stats,omitempty"`
+	// Stats and Gains are per metric key.
+	Stats map[string]*Stats `json:"stats,omitempty"`
+	Gains map[string]*Gain  `json:"gains,omitempty"`
 	// BaselinePoint is the index of the point this one is compared with;
 	// -1 where there is none, or it is the baseline itself.
 	BaselinePoint int      `json:"baseline_point"`
-	Gain          *Gain    `json:"gain,omitempty"`
 	Errors        []string `json:"errors,omitempty"`
 }
 
-// Stats summarize a point's repetitions: mean and the 95% confidence
-// interval of the mean (Student's t), and the mean p95 latency.
+// Primary is the sweep's primary metric.
+func (s *Sweep) Primary() MetricDef {
+	for _, m := range s.Metrics {
+		if m.Key == s.PrimaryMetric {
+			return m
+		}
+	}
+	return MetricDef{Key: s.PrimaryMetric, Label: s.PrimaryMetric, HigherIsBetter: true}
+}
+
+// Stats summarize a point's repetitions of one metric: the mean and the
+// 95% confidence interval of the mean (Student's t).
 type Stats struct {
 	N      int     `json:"n"`
 	Mean   float64 `json:"mean"`
 	StdDev float64 `json:"stddev"`
 	CILow  float64 `json:"ci_low"`
 	CIHigh float64 `json:"ci_high"`
-	P95    float64 `json:"p95_ms"`
 }
 
 // Gain is the % change of a point's mean over its baseline's, with a 95%
@@ -84,18 +98,30 @@ type Gain struct {
 	Significant bool    `json:"significant"`
 }
 
-// ReadSweep loads a sweep document.
+// ReadSweep loads a sweep document, upgrading one from an older dbrig.
 func ReadSweep(path string) (*Sweep, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	var s Sweep
-	if err := json.Unmarshal(b, &s); err != nil || s.Kind != SweepKind {
+	var head struct {
+		Kind          string `json:"kind"`
+		SchemaVersion int    `json:"schema_version"`
+	}
+	if err := json.Unmarshal(b, &head); err != nil || head.Kind != SweepKind {
 		return nil, fmt.Errorf("%s: not a dbrig sweep document", path)
 	}
-	if s.SchemaVersion < 1 || s.SchemaVersion > SchemaVersion {
-		return nil, fmt.Errorf("%s: sweep schema version %d, this dbrig reads up to %d", path, s.SchemaVersion, SchemaVersion)
+	if head.SchemaVersion < 1 || head.SchemaVersion > SchemaVersion {
+		return nil, fmt.Errorf("%s: sweep schema version %d, this dbrig reads up to %d", path, head.SchemaVersion, SchemaVersion)
+	}
+	var s Sweep
+	if head.SchemaVersion == 1 {
+		err = upgradeSweep(b, &s)
+	} else {
+		err = json.Unmarshal(b, &s)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: not a dbrig sweep document: %v", path, err)
 	}
 	return &s, nil
 }

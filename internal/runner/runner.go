@@ -31,21 +31,6 @@ type Options struct {
 	Warn func(msg string)
 }
 
-// Validate reports the first option a user must fix.
-func (o Options) Validate() error {
-	switch {
-	case o.ClientCPUs < 0:
-		return target.Userf("--client-cpus must not be negative, got %d", o.ClientCPUs)
-	case o.VUs < 1:
-		return target.Userf("--vus must be at least 1, got %d", o.VUs)
-	case o.Duration <= 0:
-		return target.Userf("--duration must be positive, got %s", o.Duration)
-	case o.Rampup < 0:
-		return target.Userf("--rampup must not be negative, got %s", o.Rampup)
-	}
-	return nil
-}
-
 // clientProcs is how many Ps the Go runtime gets for a run. Virtual users
 // mostly wait on the database, and every P beyond what they need adds idle
 // threads that the runtime wakes and parks around each round trip: at 4
@@ -61,11 +46,18 @@ func (o Options) clientProcs() int {
 	return min(runtime.NumCPU(), (o.VUs+7)/8)
 }
 
-// Run drives r on t and returns the document. Cancelling ctx ends the
-// measured window early; the document is then marked interrupted.
-func Run(ctx context.Context, t target.Target, name string, r workload.Run, o Options) (*result.Document, error) {
-	if err := o.Validate(); err != nil {
+// Run drives r, an opened w, on t and returns the document. Cancelling ctx
+// ends the measured window early; the document is then marked interrupted.
+func Run(ctx context.Context, t target.Target, w workload.Workload, r workload.Run, o Options) (*result.Document, error) {
+	info := w.Info()
+	if err := o.Validate(info.FixedWork); err != nil {
 		return nil, err
+	}
+	cfgDriver := driver.Config{VUs: o.VUs, Rampup: o.Rampup, Duration: o.Duration, Classify: t.Classify}
+	if b, ok := r.(workload.Batch); ok {
+		cfgDriver.VUs, cfgDriver.Each = b.Batch()
+		cfgDriver.Rampup, cfgDriver.Duration = 0, 0
+		o.VUs = cfgDriver.VUs
 	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(o.clientProcs()))
 	version, err := t.Version(ctx)
@@ -79,30 +71,39 @@ func Run(ctx context.Context, t target.Target, name string, r workload.Run, o Op
 	if warn == nil {
 		warn = func(string) {}
 	}
+	if p, ok := r.(workload.Preparer); ok {
+		progress("preparing, outside the measured window")
+		if err := p.Prepare(ctx); err != nil {
+			return nil, err
+		}
+	}
 	var marks [2]workload.Mark
 	var markErr error
 	started := time.Now()
-	res, err := driver.Run(ctx, r, driver.Config{
-		VUs: o.VUs, Rampup: o.Rampup, Duration: o.Duration, Keying: r.Config()["keying_thinking"] == true,
-		Classify: t.Classify,
-		WindowEdge: func(start bool) {
-			i := 1
-			if start {
-				i = 0
-			}
-			// The marks are read even after Ctrl-C, which is what ends the window.
-			m, err := r.Mark(context.WithoutCancel(ctx))
-			m.At = time.Since(started).Seconds()
-			marks[i] = m
-			if err != nil && markErr == nil {
-				markErr = err
-			}
-		},
-		Progress: func(tk driver.Tick) {
-			progress(fmt.Sprintf("%-8s %4.0fs left  %s  VUs %d  errors %d",
-				tk.Phase, tk.Left.Seconds(), r.Progress(tk.Counts), tk.VUs, tk.Errors))
-		},
-	})
+	cfgDriver.WindowEdge = func(start bool) {
+		i := 1
+		if start {
+			i = 0
+		}
+		// The marks are read even after Ctrl-C, which is what ends the window.
+		m, err := r.Mark(context.WithoutCancel(ctx))
+		m.At = time.Since(started).Seconds()
+		marks[i] = m
+		if err != nil && markErr == nil {
+			markErr = err
+		}
+	}
+	cfgDriver.Progress = func(tk driver.Tick) {
+		where := fmt.Sprintf("%4.0fs left", tk.Left.Seconds())
+		if tk.Total > 0 {
+			where = fmt.Sprintf("%d of %d done", tk.Done, tk.Total)
+		}
+		if head := r.Progress(tk.Counts); head != "" {
+			where += "  " + head
+		}
+		progress(fmt.Sprintf("%-8s %s  VUs %d  errors %d", tk.Phase, where, tk.VUs, tk.Errors))
+	}
+	res, err := driver.Run(ctx, r, cfgDriver)
 	if err != nil {
 		return nil, err
 	}
@@ -111,10 +112,12 @@ func Run(ctx context.Context, t target.Target, name string, r workload.Run, o Op
 		marks = [2]workload.Mark{}
 	}
 	cfg := r.Config()
-	cfg["vus"], cfg["rampup"], cfg["duration"] = o.VUs, o.Rampup.String(), o.Duration.String()
+	if !info.FixedWork {
+		cfg["vus"], cfg["rampup"], cfg["duration"] = o.VUs, o.Rampup.String(), o.Duration.String()
+	}
 	cfg["client_cpus"] = runtime.GOMAXPROCS(0)
 	run := result.Run{
-		Workload: name, Target: result.Target{Kind: t.Kind(), Version: version, URL: t.URL()},
+		Workload: w.Name(), Info: info, Target: result.Target{Kind: t.Kind(), Version: version, URL: t.URL()},
 		Config: cfg, Result: res, Summary: r.Summarize(res, marks[0], marks[1]),
 		TxNames: r.TxNames(), TallyNames: r.TallyNames(),
 	}

@@ -1,36 +1,35 @@
 package target
 
 import (
-	"net/url"
 	"regexp"
 	"strings"
 )
 
 var kvPassword = regexp.MustCompile(`(?i)(password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)`)
 
-// Redact removes passwords from a URL or a keyword/value DSN, so that a
-// target can be named in output, logs and result documents.
-func Redact(s string) string {
-	if strings.Contains(s, "://") {
-		if u, err := url.Parse(s); err == nil {
-			if _, has := u.User.Password(); has {
-				u.User = url.UserPassword(u.User.Username(), "xxxxx")
-			}
-			q := u.Query()
-			if q.Has("password") {
-				q.Set("password", "xxxxx")
-				u.RawQuery = q.Encode()
-			}
-			return u.String()
+// Redact removes secrets from a target URL, so that a target can be named
+// in output, logs and result documents. The kind that claims url redacts
+// its own form; a URL no kind claims gets RedactAny.
+func Redact(url string) string {
+	if o, ok := lookup(url); ok && o.Redact != nil {
+		return o.Redact(url)
+	}
+	return RedactAny(url)
+}
+
+// RedactAny hides what could be a secret in a URL of any form: everything
+// between the first ':' after the scheme and the last '@'
+// ("user:pw@tcp(host)/db", "scheme://user:pw@host"), and the value of any
+// password=... ("password=pw host=db", "?password=pw").
+func RedactAny(s string) string {
+	start := 0
+	if i := strings.Index(s, "://"); i >= 0 {
+		start = i + len("://")
+	}
+	if at := strings.LastIndex(s, "@"); at > start {
+		if colon := strings.Index(s[start:at], ":"); colon >= 0 {
+			s = s[:start+colon+1] + "xxxxx" + s[at:]
 		}
-		// An unparsable URL may still hold a password between ':' and '@'.
-		if at := strings.LastIndex(s, "@"); at > 0 {
-			scheme := strings.Index(s, "://") + 3
-			if colon := strings.Index(s[scheme:at], ":"); colon >= 0 {
-				return s[:scheme+colon+1] + "xxxxx" + s[at:]
-			}
-		}
-		return s
 	}
 	return kvPassword.ReplaceAllString(s, "${1}xxxxx")
 }

@@ -5,22 +5,25 @@ import (
 	"testing"
 )
 
-func TestRedact(t *testing.T) {
+func TestRedactAny(t *testing.T) {
 	cases := []struct{ in, want string }{
-		{"postgres://bob:s3cret@db:5432/x", "postgres://bob:xxxxx@db:5432/x"},
-		{"postgres://bob@db/x", "postgres://bob@db/x"},
-		{"postgres://db/x?password=s3cret&sslmode=disable", "postgres://db/x?password=xxxxx&sslmode=disable"},
+		{"user:s3cret@tcp(127.0.0.1:3306)/db", "user:xxxxx@tcp(127.0.0.1:3306)/db"},
+		{"user:s3cret@tcp(127.0.0.1:3306)/db?tls=true", "user:xxxxx@tcp(127.0.0.1:3306)/db?tls=true"},
+		{"mysql://bob:s3cret@db:3306/x", "mysql://bob:xxxxx@db:3306/x"},
+		{"mysql://bob:s3@cret@db/x", "mysql://bob:xxxxx@db/x"},
+		{"mysql://bob@db/x", "mysql://bob@db/x"},
+		{"x://db/x?password=s3cret&sslmode=disable", "x://db/x?password=xxxxx"},
 		{"host=db password=s3cret user=bob", "host=db password=xxxxx user=bob"},
 		{"host=db password = 'se cret' user=bob", "host=db password = xxxxx user=bob"},
 		{"sqlite:./x.db", "sqlite:./x.db"},
 	}
 	for _, c := range cases {
-		got := Redact(c.in)
+		got := RedactAny(c.in)
 		if got != c.want {
-			t.Errorf("Redact(%q) = %q, want %q", c.in, got, c.want)
+			t.Errorf("RedactAny(%q) = %q, want %q", c.in, got, c.want)
 		}
 		if strings.Contains(got, "cret") {
-			t.Errorf("Redact(%q) leaks the secret: %q", c.in, got)
+			t.Errorf("RedactAny(%q) leaks the secret: %q", c.in, got)
 		}
 	}
 }

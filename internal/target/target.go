@@ -7,15 +7,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 )
 
 // Target is an opened database.
 type Target interface {
-	// Kind is the dialect name workloads pick their SQL by ("postgres", "sqlite").
+	// Kind names the target's implementation ("postgres", "sqlite"), as
+	// results record it.
 	Kind() string
+	// Dialect is the SQL the target speaks, which workloads pick their
+	// statements by.
+	Dialect() Dialect
 	// URL is the connection string with any secret removed.
 	URL() string
 	// Version is the server's version string.
@@ -87,9 +91,15 @@ const (
 	ErrRetry
 	// ErrConnLost means the session is gone and must be reopened.
 	ErrConnLost
+	// ErrUserRollback is a rollback the workload asked for, not a failure.
+	// A stored routine asks for one by raising the target's rollback
+	// condition (on PostgreSQL, SQLSTATE 'DR001'); the workload counts it
+	// as a completed transaction.
+	ErrUserRollback
 )
 
-// SQLState returns the SQLSTATE code carried by err, or "".
+// SQLState returns the SQLSTATE code carried by err, or "". It is for the
+// target packages: a workload asks Classify what an error means instead.
 func SQLState(err error) string {
 	var s interface{ SQLState() string }
 	if errors.As(err, &s) {
@@ -109,19 +119,68 @@ func Userf(format string, args ...any) error {
 	return &UserError{Msg: fmt.Sprintf(format, args...)}
 }
 
-// Opener opens a target from a URL its Match accepted. With create
+// Opener opens a target from a URL the registry gave it. With create
 // false, a target that would have to be created (an SQLite file that does
 // not exist) is an error instead.
 type Opener struct {
-	Kind  string
+	Kind string
+	// Prefixes are the URL schemes that name this kind ("sqlite:",
+	// "postgres://"). Every kind's prefixes are tried before any Match, the
+	// longest first, so a scheme always wins over a looser form.
+	Prefixes []string
+	// Match, if set, claims a URL that has none of the registered
+	// prefixes, such as libpq's keyword/value DSN. Kinds' Match functions
+	// are tried in the order of their names.
 	Match func(url string) bool
 	Open  func(ctx context.Context, url string, create bool) (Target, error)
+	// Prewarms says that the kind's targets implement Prewarmer, so that
+	// a spec asking for a warm cache is refused before anything runs.
+	Prewarms bool
+	// Redact removes the secrets from a URL this kind accepted.
+	Redact func(url string) string
 }
 
 var openers []Opener
 
-// Register adds a kind of target. Called from the target packages' init.
-func Register(o Opener) { openers = append(openers, o) }
+// Register adds a kind of target. Called from the target packages' init;
+// a kind or a prefix registered twice panics.
+func Register(o Opener) {
+	for _, have := range openers {
+		if have.Kind == o.Kind {
+			panic("target: kind " + o.Kind + " registered twice")
+		}
+		for _, p := range o.Prefixes {
+			if slices.Contains(have.Prefixes, p) {
+				panic("target: prefix " + p + " registered by " + have.Kind + " and " + o.Kind)
+			}
+		}
+	}
+	openers = append(openers, o)
+	slices.SortFunc(openers, func(a, b Opener) int { return strings.Compare(a.Kind, b.Kind) })
+}
+
+// lookup finds the opener for url: the longest registered prefix it starts
+// with, else the first Match that claims it.
+func lookup(url string) (Opener, bool) {
+	best, found := Opener{}, false
+	longest := 0
+	for _, o := range openers {
+		for _, p := range o.Prefixes {
+			if len(p) > longest && strings.HasPrefix(url, p) {
+				best, found, longest = o, true, len(p)
+			}
+		}
+	}
+	if found {
+		return best, true
+	}
+	for _, o := range openers {
+		if o.Match != nil && o.Match(url) {
+			return o, true
+		}
+	}
+	return Opener{}, false
+}
 
 // Open picks the target kind that accepts url and opens it, creating it
 // if it has to (as a build does).
@@ -136,15 +195,12 @@ func OpenExisting(ctx context.Context, url string) (Target, error) {
 }
 
 func open(ctx context.Context, url string, create bool) (Target, error) {
-	for _, o := range openers {
-		if o.Match(url) {
-			return o.Open(ctx, url, create)
-		}
+	if o, ok := lookup(url); ok {
+		return o.Open(ctx, url, create)
 	}
 	kinds := make([]string, 0, len(openers))
 	for _, o := range openers {
 		kinds = append(kinds, o.Kind)
 	}
-	sort.Strings(kinds)
 	return nil, Userf("target %q: not a URL dbrig knows (kinds: %s)", Redact(url), strings.Join(kinds, ", "))
 }

@@ -1,15 +1,55 @@
 package workload
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
+	"path"
 	"sort"
 	"strings"
+
+	"github.com/dbrig/dbrig/internal/target"
 )
 
 // SQLFile is a file of named blocks: a line "-- name: NAME" starts a block
 // that runs to the next such line. Other comment lines are dropped.
 type SQLFile map[string]string
+
+// Generic is the directory of the SQL every dialect starts from.
+const Generic = "generic"
+
+// LoadSQL reads file for dialect d from a workload's SQL tree under dir,
+// BenchBase's way: the blocks of dir/generic/file, each replaced by the
+// block of the same name in dir/<base>/file and then in dir/<name>/file.
+// A dialect file thus holds only the statements that differ, plus any
+// only it has. Any of the three files may be missing, but not all.
+func LoadSQL(fsys fs.FS, dir string, d target.Dialect, file string) (SQLFile, error) {
+	layers := []string{Generic}
+	for _, l := range []string{d.Base, d.Name} {
+		if l != "" && l != Generic {
+			layers = append(layers, l)
+		}
+	}
+	f := SQLFile{}
+	found := false
+	for _, l := range layers {
+		blocks, err := ReadSQL(fsys, path.Join(dir, l, file))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		found = true
+		for name, q := range blocks {
+			f[name] = q
+		}
+	}
+	if !found {
+		return nil, fmt.Errorf("no %s for dialect %s in %s/{%s}", file, d.Name, dir, strings.Join(layers, ","))
+	}
+	return f, nil
+}
 
 // ReadSQL reads a named-block file from a workload's embedded files.
 func ReadSQL(fsys fs.FS, path string) (SQLFile, error) {

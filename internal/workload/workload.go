@@ -1,34 +1,101 @@
-// Package workload holds the registry of workloads and what they share.
+// Package workload holds the registry of workloads, the interfaces they
+// implement and what they share (generators, decks, SQL files, loading).
+//
+// A workload implements the small Workload interface and, where it has
+// them, the optional Builder, Dropper, Checker and the estimators; an opened Run
+// may implement Batch and Preparer. Commands ask for what they need, so a
+// workload without a schema (the CPU test) simply has no Builder.
 package workload
 
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"slices"
 	"sort"
+	"time"
 
 	"github.com/dbrig/dbrig/internal/driver"
 	"github.com/dbrig/dbrig/internal/target"
 	"github.com/spf13/pflag"
 )
 
-// Workload is one benchmark: its schema, its loader, its transactions and
-// its checks. A fresh value is made per command, so flags bind to its fields.
+// Workload is one benchmark. A fresh value is made per command, so flags
+// bind to its fields.
 type Workload interface {
 	Name() string
-	// BuildFlags and RunFlags add the workload's own options.
-	BuildFlags(fs *pflag.FlagSet)
+	// Info declares the workload's metrics and its primary transaction.
+	Info() Info
+	// RunFlags adds the workload's own run options.
 	RunFlags(fs *pflag.FlagSet)
-	// Build creates and loads the schema, reporting progress to log.
-	Build(ctx context.Context, t target.Target, opt BuildOptions) (BuildSummary, error)
-	// Drop removes everything Build made.
-	Drop(ctx context.Context, t target.Target) error
-	// Check runs the consistency conditions, writing a line per condition;
-	// ok is false if any failed.
-	Check(ctx context.Context, t target.Target, out io.Writer) (ok bool, err error)
 	// Open validates the schema and the run options and returns what the
 	// driver runs. A missing schema is ErrNoSchema.
 	Open(ctx context.Context, t target.Target) (Run, error)
+}
+
+// Builder is a workload with a schema to create and load.
+type Builder interface {
+	// BuildFlags adds the build's own options.
+	BuildFlags(fs *pflag.FlagSet)
+	// Build creates and loads the schema, reporting progress.
+	Build(ctx context.Context, t target.Target, opt BuildOptions) (BuildSummary, error)
+}
+
+// Dropper is a workload that can remove everything its build made.
+type Dropper interface {
+	Drop(ctx context.Context, t target.Target) error
+}
+
+// Checker is a workload with consistency conditions.
+type Checker interface {
+	// Check writes a line per condition; ok is false if any failed.
+	Check(ctx context.Context, t target.Target, out io.Writer) (ok bool, err error)
+}
+
+// BuildEstimator is a Builder that can tell how long a build of the
+// options bound to its flags takes, for plans and time-left lines.
+type BuildEstimator interface {
+	BuildTime() time.Duration
+}
+
+// RunEstimator is a workload of a fixed amount of work (Info.FixedWork)
+// that can tell how long a run of the options bound to its flags takes; a
+// timed run lasts as long as its window.
+type RunEstimator interface {
+	RunTime() time.Duration
+}
+
+// Info is what a workload declares about its results.
+type Info struct {
+	// Metrics are the headline figures, in the order they are shown.
+	Metrics []Metric
+	// Primary is the key of the metric that stands for a run: the one a
+	// sweep's statistics, gains and charts are about first.
+	Primary string
+	// PrimaryTx names the transaction type whose latency stands for a run.
+	PrimaryTx string
+	// FixedWork marks a workload whose runs are a fixed amount of work
+	// (see Batch) rather than a timed window, so the runner's timed
+	// parameters (vus, rampup, duration) do not apply to it.
+	FixedWork bool
+}
+
+// Metric is one headline figure.
+type Metric struct {
+	Key            string // stable, for documents and specs: "loops_per_minute"
+	Label          string // for people: "loops per minute"
+	Unit           string
+	HigherIsBetter bool
+}
+
+// Metric returns the declared metric with key.
+func (i Info) Metric(key string) (Metric, bool) {
+	k := slices.IndexFunc(i.Metrics, func(m Metric) bool { return m.Key == key })
+	if k < 0 {
+		return Metric{}, false
+	}
+	return i.Metrics[k], true
 }
 
 // BuildOptions are the options every workload's build takes.
@@ -60,35 +127,51 @@ type Run interface {
 	Close() error
 }
 
+// Batch is a Run of a fixed amount of work: VUs virtual users each run
+// Each transactions, all starting at once.
+type Batch interface {
+	Batch() (vus, each int)
+}
+
+// Preparer is a Run with work to do before the driver starts, outside the
+// measured window (a reference measurement, say).
+type Preparer interface {
+	Prepare(ctx context.Context) error
+}
+
 // Mark is a reading of database-side counters; what they are is the
 // workload's business.
 type Mark struct {
-	At     float64          `json:"at"` // seconds since the run started
-	Values map[string]int64 `json:"values"`
+	At     float64 // seconds since the run started
+	Values map[string]int64
 }
 
-// Summary is what a workload makes of a run: headline rates on both sides,
-// and checks on the mix.
+// Summary is what a workload makes of a run: its metrics on both sides,
+// lines for people and checks on the mix.
 type Summary struct {
-	Headline   string   `json:"-"`
-	NOPM       *float64 `json:"nopm,omitempty"`
-	TPM        *float64 `json:"tpm,omitempty"`
-	NOPMClient float64  `json:"nopm_client"`
-	TPMClient  float64  `json:"tpm_client"`
+	// Values holds a value for every declared metric, by key.
+	Values map[string]Value
 	// Lines are extra lines for the text summary (agreement, efficiency).
-	Lines []string       `json:"summary_lines,omitempty"`
-	Extra map[string]any `json:"extra,omitempty"`
-	Audit []AuditItem    `json:"audit"`
+	Lines []string
+	Extra map[string]any
+	Audit []AuditItem
 }
 
-// AuditItem is one mix check.
+// Value is one metric measured on both sides.
+type Value struct {
+	// DB is the database's own figure; nil where it keeps none.
+	DB     *float64
+	Client float64
+}
+
+// AuditItem is one check of the run against the workload's rules.
 type AuditItem struct {
-	Name   string  `json:"name"`
-	Value  float64 `json:"value"`
-	Low    float64 `json:"low"`
-	High   float64 `json:"high"`
-	Result string  `json:"result"` // PASS, FAIL or SKIP
-	Reason string  `json:"reason,omitempty"`
+	Name   string
+	Value  float64
+	Low    float64
+	High   float64
+	Result string // PASS, FAIL or SKIP
+	Reason string
 }
 
 // ErrNoSchema means the target has no schema for the workload.
@@ -96,8 +179,36 @@ var ErrNoSchema = errors.New("no schema")
 
 var registry = map[string]func() Workload{}
 
-// Register adds a workload under its name. Called from the workload packages' init.
-func Register(name string, make func() Workload) { registry[name] = make }
+// Register adds a workload under its name. Called from the workload
+// packages' init; a duplicate name or an inconsistent Info is a bug, so
+// it panics.
+func Register(name string, make func() Workload) {
+	if _, dup := registry[name]; dup {
+		panic("workload " + name + " registered twice")
+	}
+	if err := check(make()); err != nil {
+		panic(fmt.Sprintf("workload %s: %v", name, err))
+	}
+	registry[name] = make
+}
+
+func check(w Workload) error {
+	info := w.Info()
+	if len(info.Metrics) == 0 {
+		return errors.New("declares no metrics")
+	}
+	seen := map[string]bool{}
+	for _, m := range info.Metrics {
+		if m.Key == "" || seen[m.Key] {
+			return fmt.Errorf("metric key %q is empty or repeated", m.Key)
+		}
+		seen[m.Key] = true
+	}
+	if !seen[info.Primary] {
+		return fmt.Errorf("primary metric %q is not among its metrics", info.Primary)
+	}
+	return nil
+}
 
 // New returns a fresh workload by name.
 func New(name string) (Workload, bool) {

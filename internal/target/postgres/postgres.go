@@ -1,5 +1,6 @@
 // Package postgres is the PostgreSQL target: pgx sessions, COPY loading,
-// the database's own counters, and (server.go) a server dbrig manages.
+// the database's own counters and the full-cache warm-up. The server dbrig
+// manages itself is in internal/server/postgres.
 package postgres
 
 import (
@@ -7,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -17,16 +20,66 @@ import (
 )
 
 func init() {
-	target.Register(target.Opener{Kind: "postgres", Match: Match,
+	target.Register(target.Opener{Kind: "postgres", Prefixes: prefixes, Match: keywordValue, Redact: Redact, Prewarms: true,
 		Open: func(ctx context.Context, url string, _ bool) (target.Target, error) { return Open(ctx, url) }})
 }
+
+// prefixes are the URL schemes libpq accepts.
+var prefixes = []string{"postgres://", "postgresql://"}
+
+// Dialect is PostgreSQL's SQL, which no other dialect refines.
+var Dialect = target.Dialect{Name: "postgres"}
+
+// SQLStateUserRollback is the convention for an intended rollback: a
+// routine that raises SQLSTATE 'DR001' (a code in no standard class) asks
+// for a rollback the workload counts as done, and Classify says
+// target.ErrUserRollback.
+const SQLStateUserRollback = "DR001"
 
 // Match accepts postgres:// and postgresql:// URLs and keyword/value DSNs
 // ("host=... dbname=..."), as libpq does.
 func Match(url string) bool {
-	return strings.HasPrefix(url, "postgres://") || strings.HasPrefix(url, "postgresql://") ||
-		(strings.Contains(url, "=") && !strings.Contains(url, "://") && !strings.HasPrefix(url, "sqlite:"))
+	for _, p := range prefixes {
+		if strings.HasPrefix(url, p) {
+			return true
+		}
+	}
+	return keywordValue(url)
 }
+
+// kvDSN is libpq's keyword/value form: keyword = value pairs separated by
+// blanks, a value either bare or in single quotes with backslash escapes.
+// Requiring every word to be such a pair keeps it from claiming other
+// kinds' DSNs that merely contain '=' ("user:pw@tcp(host)/db?tls=true").
+var kvDSN = func() *regexp.Regexp {
+	pair := `[A-Za-z_]+\s*=\s*(?:'(?:[^'\\]|\\.)*'|[^\s']+)`
+	return regexp.MustCompile(`^\s*` + pair + `(?:\s+` + pair + `)*\s*$`)
+}()
+
+func keywordValue(url string) bool { return kvDSN.MatchString(url) }
+
+// Redact hides the password of a postgres:// URL (in its user part or its
+// query) or of a keyword/value DSN.
+func Redact(s string) string {
+	if !strings.Contains(s, "://") {
+		return target.RedactAny(s)
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		return target.RedactAny(s)
+	}
+	if _, has := u.User.Password(); has {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	q := u.Query()
+	if q.Has("password") {
+		q.Set("password", "xxxxx")
+		u.RawQuery = q.Encode()
+	}
+	return u.String()
+}
+
+var _ target.Target = (*Target)(nil)
 
 // Target is an opened PostgreSQL database.
 type Target struct {
@@ -48,7 +101,7 @@ var _ target.Restartable = (*Target)(nil)
 func Open(ctx context.Context, url string) (target.Target, error) {
 	cfg, err := pgx.ParseConfig(url)
 	if err != nil {
-		return nil, target.Userf("target %s: %s", target.Redact(url), target.Scrub(firstLine(err), secretOf(url)))
+		return nil, target.Userf("target %s: %s", Redact(url), target.Scrub(firstLine(err), secretOf(url)))
 	}
 	if cfg.ConnectTimeout == 0 {
 		cfg.ConnectTimeout = 10 * time.Second
@@ -59,7 +112,7 @@ func Open(ctx context.Context, url string) (target.Target, error) {
 		defer cancel()
 		return dialQuiet(ctx, network, addr)
 	}
-	t := &Target{cfg: cfg, url: target.Redact(url), secret: cfg.Password}
+	t := &Target{cfg: cfg, url: Redact(url), secret: cfg.Password}
 	t.ctl, err = t.connect(ctx)
 	if err != nil {
 		return nil, err
@@ -113,10 +166,11 @@ func connectReason(err error) string {
 
 func (t *Target) scrub(s string) string { return target.Scrub(s, t.secret) }
 
-func (t *Target) Kind() string         { return "postgres" }
-func (t *Target) URL() string          { return t.url }
-func (t *Target) ParallelWrites() bool { return true }
-func (t *Target) HasRoutines() bool    { return true }
+func (t *Target) Kind() string            { return "postgres" }
+func (t *Target) Dialect() target.Dialect { return Dialect }
+func (t *Target) URL() string             { return t.url }
+func (t *Target) ParallelWrites() bool    { return true }
+func (t *Target) HasRoutines() bool       { return true }
 
 func (t *Target) Version(ctx context.Context) (string, error) {
 	var v string
@@ -190,7 +244,8 @@ func (t *Target) Close() error {
 
 // Classify: serialization failures and deadlocks are worth another try;
 // anything that is not a server-reported error, or is one of the
-// connection classes, means the connection is gone.
+// connection classes, means the connection is gone; DR001 is a routine's
+// intended rollback.
 func (t *Target) Classify(err error) target.ErrClass {
 	var pe *pgconn.PgError
 	if !errors.As(err, &pe) {
@@ -202,6 +257,8 @@ func (t *Target) Classify(err error) target.ErrClass {
 	switch {
 	case pe.Code == "40001" || pe.Code == "40P01":
 		return target.ErrRetry
+	case pe.Code == SQLStateUserRollback:
+		return target.ErrUserRollback
 	case strings.HasPrefix(pe.Code, "08") || strings.HasPrefix(pe.Code, "57P"):
 		return target.ErrConnLost
 	}

@@ -9,22 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// Residency is how much of a database's relations sits in shared buffers.
-type Residency struct {
-	// Relations counts the tables, indexes, materialized views and TOAST
-	// relations measured.
-	Relations int
-	// Blocks is their main-fork size in blocks; Resident, how many of those
-	// blocks are in shared buffers.
-	Blocks, Resident int64
-	// Fraction is Resident/Blocks, 0 when there are no blocks.
-	Fraction float64
-}
-
-func (r Residency) String() string {
-	return fmt.Sprintf("%d of %d blocks resident in shared buffers (%.1f%%), %d relations",
-		r.Resident, r.Blocks, 100*r.Fraction, r.Relations)
-}
+var _ target.Prewarmer = (*Target)(nil)
 
 // benchRelations lists the current database's relations that have storage
 // in its user schemas, with their TOAST tables and TOAST indexes, which
@@ -67,22 +52,21 @@ SELECT
 		  AND b.relblocknumber < s.blocks
 	) resident)`
 
-// Prewarm loads every table, index and TOAST relation of the database at
-// url into shared buffers with pg_prewarm, then measures through
-// pg_buffercache how much of it is resident: the analogue of Oracle's
-// Force Full Cache. When shared_buffers is smaller than the data, the later
-// relations evict the earlier ones and the fraction says so; that is a
-// measurement, not an error. It creates the pg_prewarm and pg_buffercache
+// Prewarm loads every table, index and TOAST relation of the database
+// into shared buffers with pg_prewarm, then measures through
+// pg_buffercache how much of it is resident. When shared_buffers is
+// smaller than the data, the later relations evict the earlier ones and
+// the fraction says so. It creates the pg_prewarm and pg_buffercache
 // extensions when missing, which takes a superuser.
-func Prewarm(ctx context.Context, url string) (Residency, error) {
-	conn, err := connectForResidency(ctx, url, "pg_prewarm", "pg_buffercache")
+func (t *Target) Prewarm(ctx context.Context) (target.Residency, error) {
+	conn, err := t.connectForResidency(ctx, "pg_prewarm", "pg_buffercache")
 	if err != nil {
-		return Residency{}, err
+		return target.Residency{}, err
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
 	rows, err := conn.Query(ctx, benchRelations+` SELECT oid::regclass::text AS name, oid FROM rels ORDER BY 2`)
 	if err != nil {
-		return Residency{}, fmt.Errorf("prewarm: listing relations: %w", err)
+		return target.Residency{}, fmt.Errorf("prewarm: listing relations: %w", err)
 	}
 	type rel struct {
 		name string
@@ -92,16 +76,16 @@ func Prewarm(ctx context.Context, url string) (Residency, error) {
 	for rows.Next() {
 		var r rel
 		if err := rows.Scan(&r.name, &r.oid); err != nil {
-			return Residency{}, fmt.Errorf("prewarm: listing relations: %w", err)
+			return target.Residency{}, fmt.Errorf("prewarm: listing relations: %w", err)
 		}
 		rels = append(rels, r)
 	}
 	if err := rows.Err(); err != nil {
-		return Residency{}, fmt.Errorf("prewarm: listing relations: %w", err)
+		return target.Residency{}, fmt.Errorf("prewarm: listing relations: %w", err)
 	}
 	for _, r := range rels {
 		if _, err := conn.Exec(ctx, `SELECT pg_prewarm($1::regclass, 'buffer')`, r.oid); err != nil {
-			return Residency{}, fmt.Errorf("pg_prewarm(%s): %w", r.name, err)
+			return target.Residency{}, fmt.Errorf("pg_prewarm(%s): %w", r.name, err)
 		}
 	}
 	return measure(ctx, conn)
@@ -109,19 +93,19 @@ func Prewarm(ctx context.Context, url string) (Residency, error) {
 
 // MeasureResidency is Prewarm's measurement alone: how much of the
 // database's relations is in shared buffers now, loading nothing.
-func MeasureResidency(ctx context.Context, url string) (Residency, error) {
-	conn, err := connectForResidency(ctx, url, "pg_buffercache")
+func (t *Target) MeasureResidency(ctx context.Context) (target.Residency, error) {
+	conn, err := t.connectForResidency(ctx, "pg_buffercache")
 	if err != nil {
-		return Residency{}, err
+		return target.Residency{}, err
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
 	return measure(ctx, conn)
 }
 
-func connectForResidency(ctx context.Context, url string, extensions ...string) (*pgx.Conn, error) {
-	conn, err := pgx.Connect(ctx, url)
+func (t *Target) connectForResidency(ctx context.Context, extensions ...string) (*pgx.Conn, error) {
+	conn, err := t.connect(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("connecting to %s: %w", target.Redact(url), err)
+		return nil, err
 	}
 	for _, ext := range extensions {
 		if _, err := conn.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS "+ext); err != nil {
@@ -139,11 +123,11 @@ func connectForResidency(ctx context.Context, url string, extensions ...string) 
 	return conn, nil
 }
 
-func measure(ctx context.Context, conn *pgx.Conn) (Residency, error) {
-	var r Residency
+func measure(ctx context.Context, conn *pgx.Conn) (target.Residency, error) {
+	var r target.Residency
 	var rels int64
 	if err := conn.QueryRow(ctx, residencySQL).Scan(&rels, &r.Blocks, &r.Resident); err != nil {
-		return Residency{}, fmt.Errorf("measuring residency through pg_buffercache: %w", err)
+		return target.Residency{}, fmt.Errorf("measuring residency through pg_buffercache: %w", err)
 	}
 	r.Relations = int(rels)
 	if r.Blocks > 0 {

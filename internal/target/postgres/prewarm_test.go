@@ -1,3 +1,5 @@
+//go:build unix
+
 package postgres
 
 import (
@@ -6,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbrig/dbrig/internal/server/postgres/pgtest"
+	"github.com/dbrig/dbrig/internal/target"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -47,7 +51,7 @@ func fillDB(t *testing.T, url string, rows int) {
 // holds almost none of it, and after Prewarm nearly all of it; with shared
 // buffers a quarter of the data, the fraction stays low, honestly.
 func TestPrewarm(t *testing.T) {
-	s := newTestServer(t, "")
+	s := pgtest.NewServer(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	restart := func(sb string) {
@@ -70,10 +74,22 @@ func TestPrewarm(t *testing.T) {
 	fillDB(t, s.URLFor("small"), 200_000) // about 20 MB with its index
 	fillDB(t, s.URLFor("big"), 650_000)   // about 64 MB
 	const blockSize = 8192
+	// open reaches db on the server as it runs now: a restart ends every
+	// session.
+	open := func(t *testing.T, db string) *Target {
+		t.Helper()
+		tg, err := Open(ctx, s.URLFor(db))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { tg.Close() })
+		return tg.(*Target)
+	}
 
 	t.Run("fits", func(t *testing.T) {
 		restart("256MB")
-		cold, err := MeasureResidency(ctx, s.URLFor("small"))
+		small := open(t, "small")
+		cold, err := small.MeasureResidency(ctx)
 		if err != nil {
 			t.Fatalf("MeasureResidency: %v", err)
 		}
@@ -85,7 +101,8 @@ func TestPrewarm(t *testing.T) {
 		if cold.Fraction > 0.2 {
 			t.Errorf("fresh server already holds %.1f%% of the data", 100*cold.Fraction)
 		}
-		r, err := Prewarm(ctx, s.URLFor("small"))
+		// What a sweep calls, through the generic interface.
+		r, err := target.Target(small).(target.Prewarmer).Prewarm(ctx)
 		if err != nil {
 			t.Fatalf("Prewarm: %v", err)
 		}
@@ -100,7 +117,7 @@ func TestPrewarm(t *testing.T) {
 		if r.Fraction < 0.95 {
 			t.Errorf("Fraction = %.3f, want >= 0.95", r.Fraction)
 		}
-		again, err := MeasureResidency(ctx, s.URLFor("small"))
+		again, err := small.MeasureResidency(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -111,7 +128,7 @@ func TestPrewarm(t *testing.T) {
 
 	t.Run("does not fit", func(t *testing.T) {
 		restart("16MB")
-		r, err := Prewarm(ctx, s.URLFor("big"))
+		r, err := open(t, "big").Prewarm(ctx)
 		if err != nil {
 			t.Fatalf("Prewarm: %v", err)
 		}

@@ -1,3 +1,5 @@
+//go:build linux
+
 package postgres
 
 import (
@@ -25,6 +27,8 @@ type quietConn struct {
 }
 
 // dialQuiet dials as pgx would and wraps the connection if it has a socket.
+// The raw read and write system calls are Linux's; elsewhere dialQuiet
+// (quiet_other.go) returns the plain connection.
 func dialQuiet(ctx context.Context, network, addr string) (net.Conn, error) {
 	var d net.Dialer
 	c, err := d.DialContext(ctx, network, addr)

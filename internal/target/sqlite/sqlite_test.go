@@ -38,8 +38,8 @@ func TestSQLiteOpenLoadQuery(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tg.Close()
-	if tg.Kind() != "sqlite" || tg.HasRoutines() || tg.ParallelWrites() {
-		t.Errorf("kind %q routines %v parallel %v", tg.Kind(), tg.HasRoutines(), tg.ParallelWrites())
+	if tg.Kind() != "sqlite" || tg.Dialect() != Dialect || tg.HasRoutines() || tg.ParallelWrites() {
+		t.Errorf("kind %q dialect %v routines %v parallel %v", tg.Kind(), tg.Dialect(), tg.HasRoutines(), tg.ParallelWrites())
 	}
 	if v, err := tg.Version(ctx); err != nil || !strings.HasPrefix(v, "3.") {
 		t.Errorf("version %q, %v", v, err)
@@ -52,21 +52,22 @@ func TestSQLiteOpenLoadQuery(t *testing.T) {
 	if _, err := s.Exec(ctx, "CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT, half REAL)"); err != nil {
 		t.Fatal(err)
 	}
-	// Not a multiple of the batch or the transaction size, so the tails load too.
-	const n = 50000 + 3*loadBatch + 5
+	// Not a multiple of the batch (64 rows) or the transaction size (50000
+	// rows), so the tails load too.
+	const n = 50000 + 3*64 + 5
 	got, err := s.Load(ctx, "t", []string{"id", "name", "half"}, &testRows{n: n})
 	if err != nil || got != n {
 		t.Fatalf("Load = %d, %v; want %d", got, err, n)
 	}
 	var count int
 	var sum float64
-	if err := s.QueryRow(ctx, "SELECT count(*), sum(half) FROM t WHERE name = ?", "row").Scan(&count, &sum); err != nil {
+	if err := s.QueryRow(ctx, "SELECT count(*), sum(half) FROM t WHERE name = $1", "row").Scan(&count, &sum); err != nil {
 		t.Fatal(err)
 	}
 	if count != n || sum != float64(n)*float64(n+1)/4 {
 		t.Errorf("count %d sum %v after load", count, sum)
 	}
-	rs, err := s.Query(ctx, "SELECT id FROM t WHERE id <= ? ORDER BY id", 3)
+	rs, err := s.Query(ctx, "SELECT id FROM t WHERE id <= $1 ORDER BY id", 3)
 	if err != nil {
 		t.Fatal(err)
 	}

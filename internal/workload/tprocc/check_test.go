@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbrig/dbrig/internal/server/postgres/pgtest"
 	"github.com/dbrig/dbrig/internal/target"
-	_ "github.com/dbrig/dbrig/internal/target/postgres"
-	"github.com/dbrig/dbrig/internal/target/postgres/pgtest"
-	_ "github.com/dbrig/dbrig/internal/target/sqlite"
+	"github.com/dbrig/dbrig/internal/target/postgres"
+	"github.com/dbrig/dbrig/internal/target/sqlite"
 	"github.com/dbrig/dbrig/internal/workload"
 )
 
@@ -216,8 +216,8 @@ func TestWarehouseList(t *testing.T) {
 
 // TestCheckBlocks catches a condition without its query in either dialect.
 func TestCheckBlocks(t *testing.T) {
-	for _, kind := range []string{"postgres", "sqlite"} {
-		q, err := workload.ReadSQL(sqlFiles, "sql/"+kind+"/check.sql")
+	for _, d := range []target.Dialect{postgres.Dialect, sqlite.Dialect} {
+		q, err := workload.LoadSQL(sqlFiles, "sql", d, "check.sql")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -227,11 +227,11 @@ func TestCheckBlocks(t *testing.T) {
 		}
 		for _, n := range names {
 			if _, ok := q[n]; !ok {
-				t.Errorf("%s/check.sql: no block %s", kind, n)
+				t.Errorf("%s check.sql: no block %s", d.Name, n)
 			}
 		}
 		if len(q) != len(names) {
-			t.Errorf("%s/check.sql: %d blocks, want %d", kind, len(q), len(names))
+			t.Errorf("%s check.sql: %d blocks, want %d", d.Name, len(q), len(names))
 		}
 	}
 }

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbrig/dbrig/internal/server/postgres/pgtest"
 	"github.com/dbrig/dbrig/internal/target"
-	"github.com/dbrig/dbrig/internal/target/postgres/pgtest"
 	"github.com/dbrig/dbrig/internal/workload"
 )
 

@@ -9,10 +9,6 @@ import (
 	"github.com/dbrig/dbrig/internal/target"
 )
 
-// sqlStateRollback is what tprocc_neword raises on the unused item: the
-// intended rollback, not an error.
-const sqlStateRollback = "DR001"
-
 // newOrderInput is a New-Order's terminal input (clause 2.4.1).
 type newOrderInput struct {
 	w, d, c  int
@@ -67,7 +63,7 @@ func (v *vu) genNewOrder() {
 }
 
 // newOrderSQL is clause 2.4.2 as statements from the client.
-func (v *vu) newOrderSQL(ctx context.Context, t *driver.Tally) error {
+func (v *vu) newOrderSQL(ctx context.Context, t driver.Tally) error {
 	in, q, s := &v.no, &v.q, v.s
 	entry := now()
 	if err := v.begin(ctx, true); err != nil {
@@ -133,7 +129,7 @@ func (v *vu) newOrderSQL(ctx context.Context, t *driver.Tally) error {
 }
 
 // newOrderProc is one call of tprocc_neword.
-func (v *vu) newOrderProc(ctx context.Context, t *driver.Tally) error {
+func (v *vu) newOrderProc(ctx context.Context, t driver.Tally) error {
 	in := &v.no
 	var oID int
 	err := v.s.QueryRow(ctx, v.q.callNewOrder, in.w, in.d, in.c, in.items, in.supplyW, in.qty, now()).Scan(&oID, &in.total)
@@ -143,7 +139,8 @@ func (v *vu) newOrderProc(ctx context.Context, t *driver.Tally) error {
 		t[tOrderLines] += int64(len(in.lines))
 		t[tRemoteLines] += int64(in.remote)
 		return nil
-	case target.SQLState(err) == sqlStateRollback:
+	// tprocc_neword asks for the intended rollback on the unused item.
+	case v.t.Classify(err) == target.ErrUserRollback:
 		t[tNewOrders]++
 		t[tRollbacks]++
 		return driver.ErrRollback

@@ -26,7 +26,7 @@ func (v *vu) genOrderStatus() {
 
 // orderStatusSQL is clause 2.6.2 as statements from the client: the
 // customer, their last order and its lines, all only read.
-func (v *vu) orderStatusSQL(ctx context.Context, t *driver.Tally) error {
+func (v *vu) orderStatusSQL(ctx context.Context, t driver.Tally) error {
 	in, q, s := &v.os, &v.q, v.s
 	if err := v.begin(ctx, false); err != nil {
 		return err
@@ -71,7 +71,7 @@ func (v *vu) orderStatusSQL(ctx context.Context, t *driver.Tally) error {
 	return nil
 }
 
-func (v *vu) tallyOrderStatus(t *driver.Tally) {
+func (v *vu) tallyOrderStatus(t driver.Tally) {
 	t[tCustomerSelects]++
 	if v.os.byName {
 		t[tByLastName]++
@@ -79,7 +79,7 @@ func (v *vu) tallyOrderStatus(t *driver.Tally) {
 }
 
 // orderStatusProc is one call of tprocc_ostat.
-func (v *vu) orderStatusProc(ctx context.Context, t *driver.Tally) error {
+func (v *vu) orderStatusProc(ctx context.Context, t driver.Tally) error {
 	in := &v.os
 	d := v.discard(2)
 	if err := v.s.QueryRow(ctx, v.q.callOrderStatus, in.w, in.d, in.c, in.byName, in.last).Scan(d[0], d[1], &in.lines); err != nil {

@@ -31,7 +31,7 @@ func (v *vu) genPayment() {
 }
 
 // paymentSQL is clause 2.5.2 as statements from the client.
-func (v *vu) paymentSQL(ctx context.Context, t *driver.Tally) error {
+func (v *vu) paymentSQL(ctx context.Context, t driver.Tally) error {
 	in, q, s := &v.pay, &v.q, v.s
 	date := now()
 	if err := v.begin(ctx, true); err != nil {
@@ -99,7 +99,7 @@ func (v *vu) middleCustomer(ctx context.Context, sql string, cols int, w, d int,
 	return ids[(len(ids)+1)/2-1], nil
 }
 
-func (v *vu) tallyPayment(t *driver.Tally) {
+func (v *vu) tallyPayment(t driver.Tally) {
 	in := &v.pay
 	t[tPayments]++
 	if in.cw != in.w {
@@ -112,7 +112,7 @@ func (v *vu) tallyPayment(t *driver.Tally) {
 }
 
 // paymentProc is one call of tprocc_payment.
-func (v *vu) paymentProc(ctx context.Context, t *driver.Tally) error {
+func (v *vu) paymentProc(ctx context.Context, t driver.Tally) error {
 	in := &v.pay
 	d := v.discard(2)
 	err := v.s.QueryRow(ctx, v.q.callPayment, in.w, in.d, in.cw, in.cd, in.c, in.byName, in.last, in.amount, now()).Scan(d[0], d[1])

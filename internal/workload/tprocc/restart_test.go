@@ -21,9 +21,10 @@ import (
 
 	// The package is named like this one's runner type.
 	runpkg "github.com/dbrig/dbrig/internal/runner"
+	"github.com/dbrig/dbrig/internal/server"
+	"github.com/dbrig/dbrig/internal/server/postgres"
+	"github.com/dbrig/dbrig/internal/server/postgres/pgtest"
 	"github.com/dbrig/dbrig/internal/target"
-	"github.com/dbrig/dbrig/internal/target/postgres"
-	"github.com/dbrig/dbrig/internal/target/postgres/pgtest"
 	"github.com/dbrig/dbrig/internal/workload"
 )
 
@@ -50,6 +51,9 @@ func TestServerRestartMidWindow(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	s := pgtest.NewServer(t)
+	if err := s.Start(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
 	if err := s.CreateDB(ctx, "tprocc"); err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +91,7 @@ func TestServerRestartMidWindow(t *testing.T) {
 	})
 	defer killer.Stop()
 	var warnings []string
-	doc, err := runpkg.Run(ctx, tg, "tproc-c", r, runpkg.Options{VUs: vus, Rampup: rampup, Duration: window,
+	doc, err := runpkg.Run(ctx, tg, w, r, runpkg.Options{VUs: vus, Rampup: rampup, Duration: window,
 		Warn: func(msg string) { warnings = append(warnings, msg) }})
 	if err != nil {
 		t.Fatalf("run: %v", err)
@@ -116,10 +120,12 @@ func TestServerRestartMidWindow(t *testing.T) {
 	if errs == 0 {
 		t.Error("no transaction failed: the kill missed the window")
 	}
-	if doc.NOPMClient <= 0 {
-		t.Errorf("nopm_client = %v, want > 0", doc.NOPMClient)
+	nopm, _ := doc.Metric(metricNOPM)
+	tpm, _ := doc.Metric(metricTPM)
+	if nopm.Client <= 0 {
+		t.Errorf("nopm client = %v, want > 0", nopm.Client)
 	}
-	if doc.NOPM == nil {
+	if nopm.DB == nil {
 		t.Fatal("nopm (database side) missing")
 	}
 	// Each edge can split at most one New-Order per virtual user between
@@ -128,12 +134,12 @@ func TestServerRestartMidWindow(t *testing.T) {
 	// mark reopens both its connections after the window closes, a few
 	// round trips, well inside 2% of the window (300 ms).
 	minutes := doc.WindowSeconds / 60
-	tolerance := 3*vus/minutes + 0.02*doc.NOPMClient
-	if d := math.Abs(*doc.NOPM - doc.NOPMClient); d > tolerance {
-		t.Errorf("nopm %.0f (database) and %.0f (client) differ by %.0f, more than %.0f", *doc.NOPM, doc.NOPMClient, d, tolerance)
+	tolerance := 3*vus/minutes + 0.02*nopm.Client
+	if d := math.Abs(*nopm.DB - nopm.Client); d > tolerance {
+		t.Errorf("nopm %.0f (database) and %.0f (client) differ by %.0f, more than %.0f", *nopm.DB, nopm.Client, d, tolerance)
 	}
-	if doc.TPM != nil {
-		t.Errorf("tpm (database side) = %.0f across a crash that reset the counter, want none", *doc.TPM)
+	if tpm.DB != nil {
+		t.Errorf("tpm (database side) = %.0f across a crash that reset the counter, want none", *tpm.DB)
 	}
 	if !slices.ContainsFunc(doc.Lines, func(l string) bool { return strings.Contains(l, "reset during the window") }) {
 		t.Errorf("summary lines %q do not say the counter was reset", doc.Lines)
@@ -155,8 +161,8 @@ func killAndRestart(ctx context.Context, s *postgres.Server, p *proxy) error {
 		return err
 	}
 	// Stop finds the postmaster gone, and forgets it.
-	if err := s.Stop(ctx); !errors.Is(err, postgres.ErrServerCrashed) {
-		return fmt.Errorf("stop after the kill: %v, want %v", err, postgres.ErrServerCrashed)
+	if err := s.Stop(ctx); !errors.Is(err, server.ErrCrashed) {
+		return fmt.Errorf("stop after the kill: %v, want %v", err, server.ErrCrashed)
 	}
 	// The backends leave the shared memory as they notice the postmaster
 	// is gone; until the last has, a new postmaster refuses to start.

@@ -146,15 +146,15 @@ func (r *runner) Progress(counts []int64) string {
 }
 
 func (r *runner) Summarize(res *driver.Result, start, end workload.Mark) workload.Summary {
-	var s workload.Summary
+	var nopm, tpm workload.Value
 	minutes := res.WindowSeconds() / 60
 	if minutes > 0 {
 		var all int64
 		for _, tx := range res.Tx {
 			all += tx.Count
 		}
-		s.NOPMClient = float64(res.Tally[tNewOrders]-res.Tally[tRollbacks]) / minutes
-		s.TPMClient = float64(all) / minutes
+		nopm.Client = float64(res.Tally[tNewOrders]-res.Tally[tRollbacks]) / minutes
+		tpm.Client = float64(all) / minutes
 	}
 	dbMinutes := (end.At - start.At) / 60
 	// rate is nil where the database keeps no such counter, or where it was
@@ -176,14 +176,16 @@ func (r *runner) Summarize(res *driver.Result, start, end workload.Mark) workloa
 		return &n, false
 	}
 	var nopmReset, tpmReset bool
-	s.NOPM, nopmReset = rate("d_next_o_id", false)
-	s.TPM, tpmReset = rate("xacts", true)
-	s.Lines = append(s.Lines, agreement("NOPM", s.NOPM, nopmReset, s.NOPMClient), agreement("TPM", s.TPM, tpmReset, s.TPMClient))
+	nopm.DB, nopmReset = rate("d_next_o_id", false)
+	tpm.DB, tpmReset = rate("xacts", true)
+	s := workload.Summary{Values: map[string]workload.Value{metricNOPM: nopm, metricTPM: tpm}}
+	s.Lines = append(s.Lines, agreement("NOPM", nopm.DB, nopmReset, nopm.Client), agreement("TPM", tpm.DB, tpmReset, tpm.Client))
 	if r.cfg.Keying {
-		eff := s.NOPMClient / (12.86 * float64(r.cfg.Warehouses)) * 100
-		if s.NOPM != nil {
-			eff = *s.NOPM / (12.86 * float64(r.cfg.Warehouses)) * 100
+		base := nopm.Client
+		if nopm.DB != nil {
+			base = *nopm.DB
 		}
+		eff := base / (12.86 * float64(r.cfg.Warehouses)) * 100
 		s.Extra = map[string]any{"efficiency_pct": eff}
 		s.Lines = append(s.Lines, fmt.Sprintf("Efficiency %.1f%% of the %.2f NOPM per warehouse that keying and think times allow", eff, 12.86))
 	}

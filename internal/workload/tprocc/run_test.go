@@ -14,7 +14,8 @@ import (
 // sum(d_next_o_id) still does.
 func TestSummarizeCounterReset(t *testing.T) {
 	begin := time.Now()
-	res := &driver.Result{WindowStart: begin, WindowEnd: begin.Add(time.Minute), Tx: []driver.TxResult{{Count: 1000}}}
+	res := &driver.Result{WindowStart: begin, WindowEnd: begin.Add(time.Minute), Tx: []driver.TxResult{{Count: 1000}},
+		Tally: make(driver.Tally, len(tallyNames))}
 	res.Tally[tNewOrders] = 450
 	mark := func(at float64, started, xacts, next int64) workload.Mark {
 		return workload.Mark{At: at, Values: map[string]int64{serverStarted: started, "xacts": xacts, "d_next_o_id": next}}
@@ -31,11 +32,11 @@ func TestSummarizeCounterReset(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			r := &runner{cfg: runConfig{Warehouses: 1}}
 			s := r.Summarize(res, c.start, c.end)
-			if s.NOPM == nil || *s.NOPM != 450 {
-				t.Errorf("nopm = %v, want 450 from sum(d_next_o_id)", s.NOPM)
+			if nopm := s.Values[metricNOPM].DB; nopm == nil || *nopm != 450 {
+				t.Errorf("nopm = %v, want 450 from sum(d_next_o_id)", nopm)
 			}
-			if (s.TPM != nil) != c.tpm {
-				t.Errorf("tpm = %v, want a rate: %v", s.TPM, c.tpm)
+			if tpm := s.Values[metricTPM].DB; (tpm != nil) != c.tpm {
+				t.Errorf("tpm = %v, want a rate: %v", tpm, c.tpm)
 			}
 			said := strings.Contains(strings.Join(s.Lines, "\n"), "reset during the window")
 			if said == c.tpm {

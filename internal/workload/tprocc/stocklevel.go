@@ -21,7 +21,7 @@ func (v *vu) genStockLevel() {
 }
 
 // stockLevelSQL is clause 2.8.2 as statements from the client.
-func (v *vu) stockLevelSQL(ctx context.Context, _ *driver.Tally) error {
+func (v *vu) stockLevelSQL(ctx context.Context, _ driver.Tally) error {
 	in, q, s := &v.sl, &v.q, v.s
 	if err := v.begin(ctx, false); err != nil {
 		return err
@@ -37,7 +37,7 @@ func (v *vu) stockLevelSQL(ctx context.Context, _ *driver.Tally) error {
 }
 
 // stockLevelProc is one call of tprocc_slev.
-func (v *vu) stockLevelProc(ctx context.Context, _ *driver.Tally) error {
+func (v *vu) stockLevelProc(ctx context.Context, _ driver.Tally) error {
 	in := &v.sl
 	return v.s.QueryRow(ctx, v.q.callStockLevel, in.w, in.d, in.threshold).Scan(&in.low)
 }

@@ -66,6 +66,6 @@ type runConfig struct {
 	Keying        bool
 	Seed          uint64
 	C             cRun
-	// Q holds the dialect's SQL: blocks of sql/<dialect>/tx.sql.
+	// Q holds tx.sql's blocks as the target's dialect has them.
 	Q workload.SQLFile
 }

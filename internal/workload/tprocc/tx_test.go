@@ -7,15 +7,16 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 
 	"github.com/dbrig/dbrig/internal/driver"
+	"github.com/dbrig/dbrig/internal/server/postgres/pgtest"
 	"github.com/dbrig/dbrig/internal/target"
-	"github.com/dbrig/dbrig/internal/target/postgres/pgtest"
+	"github.com/dbrig/dbrig/internal/target/postgres"
+	"github.com/dbrig/dbrig/internal/target/sqlite"
 	"github.com/dbrig/dbrig/internal/workload"
 )
 
@@ -25,9 +26,9 @@ type noSession struct{ target.Target }
 
 func (noSession) Session(context.Context) (target.Session, error) { return nil, nil }
 
-func txSQLFile(t testing.TB, kind string) workload.SQLFile {
+func txSQLFile(t testing.TB, d target.Dialect) workload.SQLFile {
 	t.Helper()
-	f, err := workload.ReadSQL(sqlFiles, "sql/"+kind+"/tx.sql")
+	f, err := workload.LoadSQL(sqlFiles, "sql", d, "tx.sql")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +38,7 @@ func txSQLFile(t testing.TB, kind string) workload.SQLFile {
 func testConfig(t testing.TB, warehouses int) *runConfig {
 	return &runConfig{
 		Warehouses: warehouses, Mode: modeProcs, Seed: 42,
-		C: cRun{Last: 123, ID: 259, ItemID: 7911}, Q: txSQLFile(t, "postgres"),
+		C: cRun{Last: 123, ID: 259, ItemID: 7911}, Q: txSQLFile(t, postgres.Dialect),
 	}
 }
 
@@ -285,7 +286,12 @@ func TestAllWarehouses(t *testing.T) {
 }
 
 func TestPacing(t *testing.T) {
-	v := testVU(t, testConfig(t, 1), 0)
+	cfg := testConfig(t, 1)
+	if k, th := testVU(t, cfg, 0).Pacing(txNewOrder); k != 0 || th != 0 {
+		t.Errorf("without keying and thinking: keying %v, think %v; want none", k, th)
+	}
+	cfg.Keying = true
+	v := testVU(t, cfg, 0)
 	wantKeying := []float64{18, 3, 2, 2, 2}
 	wantMean := []float64{12, 12, 10, 5, 5}
 	const n = 20000
@@ -307,29 +313,15 @@ func TestPacing(t *testing.T) {
 	}
 }
 
-// Both dialects' tx.sql hold the same blocks, plus the routine calls where
-// there are routines; procs.sql defines the routines the calls name.
+// Both dialects' tx.sql resolve every block a virtual user takes (loadTxSQL
+// panics otherwise), the routine calls only where there are routines;
+// procs.sql defines the routines the calls name.
 func TestTxSQLBlocks(t *testing.T) {
-	pg, lite := txSQLFile(t, "postgres"), txSQLFile(t, "sqlite")
+	pg, lite := txSQLFile(t, postgres.Dialect), txSQLFile(t, sqlite.Dialect)
 	loadTxSQL(pg, true)
 	loadTxSQL(lite, false)
-	names := func(f workload.SQLFile) []string {
-		var n []string
-		for k := range f {
-			if !strings.HasPrefix(k, "call:") {
-				n = append(n, k)
-			}
-		}
-		sort.Strings(n)
-		return n
-	}
-	if a, b := names(pg), names(lite); !slices.Equal(a, b) {
-		t.Errorf("postgres blocks %v\nsqlite blocks   %v", a, b)
-	}
-	for k, q := range lite {
-		if strings.Contains(q, "$") {
-			t.Errorf("sqlite block %s has a $ placeholder", k)
-		}
+	if calls := lite.Named("call:"); len(calls) > 0 {
+		t.Errorf("sqlite has routine calls %v", calls)
 	}
 	procs, err := workload.ReadSQL(sqlFiles, "sql/postgres/procs.sql")
 	if err != nil {
@@ -381,7 +373,7 @@ func testTransactions(t *testing.T, url, mode string) {
 	if _, err := w.Build(ctx, tg, workload.BuildOptions{}); err != nil {
 		t.Fatalf("build: %v", err)
 	}
-	cfg := &runConfig{Warehouses: 2, Mode: mode, Seed: 7, C: runConstants(7, loadConstant(defaultSeed)), Q: txSQLFile(t, tg.Kind())}
+	cfg := &runConfig{Warehouses: 2, Mode: mode, Seed: 7, C: runConstants(7, loadConstant(defaultSeed)), Q: txSQLFile(t, tg.Dialect())}
 
 	// Each virtual user runs its inputs until every type has run enough,
 	// forcing some types so the rare ones are covered.
@@ -391,7 +383,7 @@ func testTransactions(t *testing.T, url, mode string) {
 		t.Fatal(err)
 	}
 	defer v.Close()
-	var tally driver.Tally
+	tally := make(driver.Tally, len(tallyNames))
 	var ran [5]int
 	rollbacks := 0
 	for tx := range txNames {
@@ -401,7 +393,7 @@ func testTransactions(t *testing.T, url, mode string) {
 			if tx == txNewOrder && ran[tx] == 0 {
 				forceRollback(v)
 			}
-			err := v.Run(ctx, tx, &tally)
+			err := v.Run(ctx, tx, tally)
 			switch {
 			case errors.Is(err, driver.ErrRollback):
 				if tx != txNewOrder || !v.no.rollback {
@@ -424,7 +416,7 @@ func testTransactions(t *testing.T, url, mode string) {
 	defer v2.Close()
 	for range 100 {
 		tx := v2.Next()
-		if err := v2.Run(ctx, tx, &tally); err != nil && !errors.Is(err, driver.ErrRollback) {
+		if err := v2.Run(ctx, tx, tally); err != nil && !errors.Is(err, driver.ErrRollback) {
 			t.Fatalf("%s: %v", txNames[tx], err)
 		}
 		if tx == txNewOrder && v2.no.rollback {
@@ -457,11 +449,11 @@ func testTransactions(t *testing.T, url, mode string) {
 				return
 			}
 			defer v.Close()
-			var tally driver.Tally
+			tally := make(driver.Tally, len(tallyNames))
 			for range each {
 				tx := v.Next()
 				for {
-					err := v.Run(ctx, tx, &tally)
+					err := v.Run(ctx, tx, tally)
 					if err != nil && !errors.Is(err, driver.ErrRollback) && tg.Classify(err) == target.ErrRetry {
 						retries.Add(1)
 						continue

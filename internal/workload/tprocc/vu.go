@@ -150,7 +150,7 @@ func newVU(ctx context.Context, t target.Target, cfg *runConfig, id int) (*vu, e
 // implementations: client-side statements and one stored-routine call.
 var txImpl = [...]struct {
 	gen       func(*vu)
-	sql, proc func(*vu, context.Context, *driver.Tally) error
+	sql, proc func(*vu, context.Context, driver.Tally) error
 }{
 	txNewOrder:    {(*vu).genNewOrder, (*vu).newOrderSQL, (*vu).newOrderProc},
 	txPayment:     {(*vu).genPayment, (*vu).paymentSQL, (*vu).paymentProc},
@@ -166,15 +166,19 @@ func (v *vu) Next() int {
 	return tx
 }
 
-func (v *vu) Run(ctx context.Context, tx int, t *driver.Tally) error {
+func (v *vu) Run(ctx context.Context, tx int, t driver.Tally) error {
 	if v.procs {
 		return txImpl[tx].proc(v, ctx, t)
 	}
 	return txImpl[tx].sql(v, ctx, t)
 }
 
-// Pacing: the keying time is fixed, the think time exponential.
+// Pacing: the keying time is fixed, the think time exponential; none
+// unless the run asked for them.
 func (v *vu) Pacing(tx int) (keying, think time.Duration) {
+	if !v.cfg.Keying {
+		return 0, 0
+	}
 	return keyingTime[tx], time.Duration(v.pace.Exp(thinkMean[tx]) * float64(time.Second))
 }
 

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"time"
 
+	"github.com/dbrig/dbrig/internal/driver"
 	"github.com/dbrig/dbrig/internal/target"
 	"github.com/dbrig/dbrig/internal/workload"
 	"github.com/spf13/pflag"
@@ -20,6 +22,15 @@ func init() {
 		return &tprocc{warehouses: 1, loaders: runtime.NumCPU(), seed: defaultSeed}
 	})
 }
+
+// What tproc-c offers beyond the required interface.
+var (
+	_ workload.Builder        = (*tprocc)(nil)
+	_ workload.BuildEstimator = (*tprocc)(nil)
+	_ workload.Dropper        = (*tprocc)(nil)
+	_ workload.Checker        = (*tprocc)(nil)
+	_ driver.Pacer            = (*vu)(nil)
+)
 
 // defaultSeed makes two builds without --seed identical.
 const defaultSeed = 20040601
@@ -36,6 +47,29 @@ type tprocc struct {
 
 func (w *tprocc) Name() string { return Name }
 
+// Metric keys.
+const (
+	metricNOPM = "nopm"
+	metricTPM  = "tpm"
+)
+
+func (w *tprocc) Info() workload.Info {
+	return workload.Info{
+		Metrics: []workload.Metric{
+			{Key: metricNOPM, Label: "NOPM", Unit: "New-Orders per minute", HigherIsBetter: true},
+			{Key: metricTPM, Label: "TPM", Unit: "transactions per minute", HigherIsBetter: true},
+		},
+		Primary:   metricNOPM,
+		PrimaryTx: txNames[txNewOrder],
+	}
+}
+
+// buildPerWarehouse is about how long a build takes per warehouse, with
+// keys and statistics, on a small server: for a sweep's plan.
+const buildPerWarehouse = 15 * time.Second
+
+func (w *tprocc) BuildTime() time.Duration { return time.Duration(w.warehouses) * buildPerWarehouse }
+
 func (w *tprocc) BuildFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&w.warehouses, "warehouses", w.warehouses, "warehouses to build (about 100 MB each)")
 	fs.IntVar(&w.loaders, "loaders", w.loaders, "parallel loaders (PostgreSQL; SQLite has one writer)")
@@ -48,9 +82,9 @@ func (w *tprocc) RunFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&w.keying, "keying-thinking", false, "apply the specification's keying and think times")
 }
 
-// sqlFor loads one of the dialect's SQL files.
+// sqlFor loads one of the SQL files, as the target's dialect has it.
 func sqlFor(t target.Target, file string) (workload.SQLFile, error) {
-	return workload.ReadSQL(sqlFiles, "sql/"+t.Kind()+"/"+file)
+	return workload.LoadSQL(sqlFiles, "sql", t.Dialect(), file)
 }
 
 // meta is what the build recorded.

@@ -4,8 +4,9 @@
 -- subtransaction on every call.
 --
 -- New-Order rolls back on the unused item by raising SQLSTATE DR001, which
--- aborts the calling statement and with it everything the function did; the
--- client counts DR001 as the intended rollback, not as an error.
+-- aborts the calling statement and with it everything the function did. That
+-- is the PostgreSQL target's convention for an intended rollback: it
+-- classifies DR001 as one, and the client counts it as such, not as an error.
 
 -- name: proc:tprocc_neword
 CREATE OR REPLACE FUNCTION tprocc_neword(

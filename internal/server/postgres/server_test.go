@@ -1,3 +1,5 @@
+//go:build unix
+
 package postgres
 
 import (
@@ -8,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbrig/dbrig/internal/server"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -71,7 +74,7 @@ func TestServerLifecycle(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 
-	ver, err := s.Version(ctx)
+	ver, err := s.BinVersion(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,8 +87,12 @@ func TestServerLifecycle(t *testing.T) {
 	if err := s.Start(ctx, settings); err != nil {
 		t.Fatalf("Start: %v", err)
 	}
-	if !s.Running() || s.Port() == 0 {
-		t.Fatalf("after Start: running=%v port=%d", s.Running(), s.Port())
+	if !s.Running() || s.Port() == 0 || !s.Exists() {
+		t.Fatalf("after Start: running=%v port=%d exists=%v", s.Running(), s.Port(), s.Exists())
+	}
+	st, err := s.Status(ctx)
+	if err != nil || st.State != server.Running || st.URL != s.URL() || st.Socket != s.SocketURLFor("postgres") || st.Version != ver.Name() || !strings.HasPrefix(st.Version, "PostgreSQL "+ver.String()) {
+		t.Errorf("Status of the running server: %+v, %v", st, err)
 	}
 	if len(s.SocketDir()+"/.s.PGSQL.65535") >= maxSocketPath {
 		t.Errorf("socket dir %s too long", s.SocketDir())
@@ -117,6 +124,10 @@ func TestServerLifecycle(t *testing.T) {
 	const db = "Bench DB-1"
 	if err := s.CreateDB(ctx, db); err != nil {
 		t.Fatalf("CreateDB: %v", err)
+	}
+	// A sweep resumed on its server creates its database again.
+	if err := s.CreateDB(ctx, db); err != nil {
+		t.Errorf("CreateDB of an existing database: %v", err)
 	}
 	if got := queryString(t, s.URLFor(db), "SELECT current_database()"); got != db {
 		t.Errorf("over TCP: current_database() = %q, want %q", got, db)
@@ -172,7 +183,7 @@ func TestServerRejectedSetting(t *testing.T) {
 	s := newTestServer(t, "")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	ver, err := s.Version(ctx)
+	ver, err := s.BinVersion(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

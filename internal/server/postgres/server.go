@@ -1,3 +1,5 @@
+//go:build unix
+
 package postgres
 
 import (
@@ -20,9 +22,27 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/dbrig/dbrig/internal/server"
 	"github.com/dbrig/dbrig/internal/target"
 	"github.com/jackc/pgx/v5"
 )
+
+func init() {
+	server.Register(server.Kind{
+		Name:   "postgres",
+		Target: "postgres",
+		New:    func(dir, binHint string) server.Server { return &Server{Dir: dir, BinDir: binHint} },
+		Attach: func(dir string) (server.Server, error) {
+			s, err := Attach(dir)
+			if err != nil {
+				return nil, err
+			}
+			return s, nil
+		},
+	})
+}
+
+var _ server.Server = (*Server)(nil)
 
 // ServerUser is the superuser initdb creates in a managed cluster. Auth is
 // trust, so URLs carry no password and nothing secret can leak from them.
@@ -158,6 +178,15 @@ type ServerVersion struct {
 
 func (v ServerVersion) String() string { return fmt.Sprintf("%d.%d", v.Major, v.Minor) }
 
+// Name is Raw as a person would write it: "PostgreSQL 15.18 (Debian
+// 15.18-0+deb12u1)", without the program name postgres puts first.
+func (v ServerVersion) Name() string {
+	if _, rest, ok := strings.Cut(v.Raw, "(PostgreSQL) "); ok {
+		return "PostgreSQL " + rest
+	}
+	return v.Raw
+}
+
 // Before PostgreSQL 10 versions had three parts (9.6.24); the first two are
 // then the major version, so Minor is kept as 6 and the patch level dropped.
 var pgVersionRE = regexp.MustCompile(`\(PostgreSQL\) (\d+)(?:\.(\d+))?`)
@@ -185,8 +214,14 @@ func parseServerVersion(s string) (ServerVersion, error) {
 	return v, nil
 }
 
-// Version reports the version of the binaries this server runs.
-func (s *Server) Version(ctx context.Context) (ServerVersion, error) {
+// Version names the version of the binaries this server runs.
+func (s *Server) Version(ctx context.Context) (string, error) {
+	v, err := s.BinVersion(ctx)
+	return v.Name(), err
+}
+
+// BinVersion reports the version of the binaries this server runs.
+func (s *Server) BinVersion(ctx context.Context) (ServerVersion, error) {
 	s.mu.Lock()
 	err := s.resolve()
 	bin := s.bin
@@ -198,6 +233,12 @@ func (s *Server) Version(ctx context.Context) (ServerVersion, error) {
 }
 
 func (s *Server) dataDir() string { return filepath.Join(s.Dir, "data") }
+
+// Exists reports whether Init created the cluster already.
+func (s *Server) Exists() bool {
+	_, err := os.Stat(filepath.Join(s.dataDir(), "PG_VERSION"))
+	return err == nil
+}
 
 // LogPath is the server's log file; on a failed start its last lines are
 // already quoted in the error. Every start appends to it, so it keeps the
@@ -302,7 +343,7 @@ func (s *Server) Init(ctx context.Context) error {
 	if err := s.resolve(); err != nil {
 		return err
 	}
-	if _, err := os.Stat(filepath.Join(s.dataDir(), "PG_VERSION")); err == nil {
+	if s.Exists() {
 		return nil
 	}
 	// Checked before MkdirAll too, so a Dir the user cannot reach fails
@@ -445,7 +486,7 @@ func (s *Server) Start(ctx context.Context, settings map[string]string) error {
 	if err := s.resolve(); err != nil {
 		return err
 	}
-	if _, err := os.Stat(filepath.Join(s.dataDir(), "PG_VERSION")); err != nil {
+	if !s.Exists() {
 		return fmt.Errorf("no cluster in %s: call Init first", s.dataDir())
 	}
 	// A postmaster left over from an earlier process would make pg_ctl fail
@@ -602,7 +643,7 @@ func (s *Server) Stop(ctx context.Context) error {
 			s.port = 0
 			s.removeTempSocketDir()
 			if statErr == nil {
-				return fmt.Errorf("stopping postgres in %s: %w: %s", s.dataDir(), ErrServerCrashed, s.crashReason())
+				return fmt.Errorf("stopping postgres in %s: %w: %s", s.dataDir(), server.ErrCrashed, s.crashReason())
 			}
 		}
 		return fmt.Errorf("stopping postgres in %s: %v: %s", s.dataDir(), err, lastLines(string(out), 4))
@@ -612,11 +653,6 @@ func (s *Server) Stop(ctx context.Context) error {
 	s.removeTempSocketDir()
 	return s.writeStopped()
 }
-
-// ErrServerCrashed is what Stop returns when it finds the postmaster gone
-// without a shutdown. Status reports the crash until it is acknowledged by
-// another Stop or superseded by a Start.
-var ErrServerCrashed = errors.New("the server had crashed")
 
 func (s *Server) removeTempSocketDir() {
 	if s.sockTemp && s.sockDir != "" {
@@ -673,10 +709,17 @@ func (s *Server) SocketURLFor(db string) string {
 	return u.String()
 }
 
-// CreateDB creates database name, owned by ServerUser.
+// CreateDB creates database name, owned by ServerUser, unless it exists.
 func (s *Server) CreateDB(ctx context.Context, name string) error {
-	return s.admin(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize())
+	err := s.admin(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize())
+	if target.SQLState(err) == duplicateDatabase {
+		return nil
+	}
+	return err
 }
+
+// duplicateDatabase is the SQLSTATE of CREATE DATABASE for a name in use.
+const duplicateDatabase = "42P04"
 
 // DropDB drops database name if it exists, ending any sessions still
 // connected to it.
@@ -846,7 +889,7 @@ func (s *Server) writeStarted(ctx context.Context, logOffset int64) error {
 		Running:   true,
 	}
 	if v, err := ReadServerVersion(ctx, s.bin); err == nil {
-		st.Version = v.Raw
+		st.Version = v.Name()
 	}
 	if pm, err := readPostmasterPID(s.dataDir()); err == nil {
 		st.PID = pm.pid
@@ -951,7 +994,7 @@ func Attach(dir string) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{Dir: abs}
-	if _, err := os.Stat(filepath.Join(s.dataDir(), "PG_VERSION")); err != nil {
+	if !s.Exists() {
 		return nil, target.Userf("no dbrig PostgreSQL server in %s: start one with dbrig server start --dir %s", abs, dir)
 	}
 	st, err := readState(abs)
@@ -995,49 +1038,20 @@ func (s *Server) Settings() map[string]string {
 	return out
 }
 
-// ServerState is what Status found.
-type ServerState string
-
-const (
-	StateRunning ServerState = "running"
-	StateStopped ServerState = "stopped"
-	// StateCrashed: dbrig started the server and did not stop it, and the
-	// postmaster is gone.
-	StateCrashed ServerState = "crashed"
-)
-
-// ServerStatus describes a managed server, running or not.
-type ServerStatus struct {
-	State   ServerState
-	Version ServerVersion // of the binaries in BinDir
-	BinDir  string
-	PID     int // of the postmaster; when crashed, the one that died
-	Port    int
-	// URL reaches the postgres database over loopback; empty unless
-	// running. Auth is trust: it holds no password.
-	URL       string
-	SocketDir string
-	// Settings are those of the last start dbrig recorded.
-	Settings map[string]string
-	Started  time.Time // zero when unknown
-	LogPath  string
-	// Reason says why a crashed server is gone: the postmaster's last
-	// words from the log, when it left any.
-	Reason string
-}
-
 // Status reports whether the server is running, and if dbrig started it and
 // it is gone without a stop, that it crashed and what its log says.
-func (s *Server) Status(ctx context.Context) (ServerStatus, error) {
+// Status carries the crash until a Stop acknowledges it or a Start
+// supersedes it.
+func (s *Server) Status(ctx context.Context) (server.Status, error) {
 	s.mu.Lock()
 	err := s.resolve()
 	s.mu.Unlock()
 	if err != nil {
-		return ServerStatus{}, err
+		return server.Status{}, err
 	}
-	st := ServerStatus{State: StateStopped, BinDir: s.bin, LogPath: s.LogPath(), Settings: s.Settings()}
+	st := server.Status{State: server.Stopped, BinDir: s.bin, LogPath: s.LogPath(), Settings: s.Settings()}
 	if v, err := ReadServerVersion(ctx, s.bin); err == nil {
-		st.Version = v
+		st.Version = v.Name()
 	}
 	saved, err := readState(s.Dir)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -1054,12 +1068,13 @@ func (s *Server) Status(ctx context.Context) (ServerStatus, error) {
 		if err != nil {
 			return st, err
 		}
-		st.State, st.PID, st.Port, st.SocketDir = StateRunning, pm.pid, pm.port, pm.sockDir
-		st.URL = (&Server{port: pm.port}).URL()
+		found := &Server{port: pm.port, sockDir: pm.sockDir}
+		st.State, st.PID = server.Running, pm.pid
+		st.URL, st.Socket = found.URL(), found.SocketURLFor("postgres")
 		return st, nil
 	}
 	if saved != nil && saved.Running {
-		st.State = StateCrashed
+		st.State = server.Crashed
 		st.Reason = s.crashReason()
 	}
 	return st, nil

@@ -1,0 +1,40 @@
+package cli_test
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/dbrig/dbrig/internal/result"
+)
+
+// TestCPUSQLiteCommands: `dbrig run cpu` with no flags runs the study's
+// loop on the embedded default and prints the checked result; the commands
+// the CPU test has no use for say so in one line. It changes the working
+// directory, so it must not run in parallel.
+func TestCPUSQLiteCommands(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	o := mustRun(t, "run", "cpu", "--json", "cpu.json")
+	wantIn(t, "stdout", o.stdout, "Result 873729.72 in all 1 loops")
+	wantIn(t, "stdout", o.stdout, "seconds per loop")
+	doc, err := result.Read(filepath.Join(dir, "cpu.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc.Workload != "cpu" || doc.PrimaryMetric != "seconds_per_loop" || doc.Target.Kind != "sqlite" {
+		t.Errorf("document: workload %q, primary %q, target %q", doc.Workload, doc.PrimaryMetric, doc.Target.Kind)
+	}
+
+	for _, c := range []struct{ args []string }{
+		{[]string{"build", "cpu"}},
+		{[]string{"check", "cpu"}},
+		{[]string{"drop", "cpu"}},
+	} {
+		line := usageError(t, dbrig(t, c.args...))
+		wantIn(t, "stderr", line, "cpu has no")
+	}
+	wantIn(t, "stderr", usageError(t, dbrig(t, "check", "cpu")), "cpu has no consistency check")
+	wantIn(t, "stderr", usageError(t, dbrig(t, "run", "cpu", "--sessions", "0")), "--sessions")
+	wantIn(t, "stderr", usageError(t, dbrig(t, "run", "cpu", "--arith", "decimal")), "--arith")
+	wantIn(t, "stderr", usageError(t, dbrig(t, "run", "cpu", "--vus", "4")), "--vus")
+}

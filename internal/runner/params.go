@@ -1,0 +1,135 @@
+package runner
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dbrig/dbrig/internal/target"
+	"github.com/spf13/pflag"
+)
+
+// Param is one of the runner's own run parameters. This table is the one
+// place they are defined: the run command's flags, a sweep spec's checks,
+// its time estimate and its execution all read it. A workload's own run
+// parameters are its RunFlags.
+type Param struct {
+	// Name is the spec key; the flag is the same with dashes.
+	Name    string
+	Default string
+	Usage   string
+	// Timed marks a parameter of a timed window, which a workload of a
+	// fixed amount of work does not take.
+	Timed bool
+	// field is the Options field the parameter sets: *int or *time.Duration.
+	field func(o *Options) any
+}
+
+// Params are the runner's parameters.
+var Params = []Param{
+	{Name: "rampup", Default: "10s", Usage: "time over which the virtual users start", Timed: true,
+		field: func(o *Options) any { return &o.Rampup }},
+	{Name: "duration", Default: "60s", Usage: "measured window", Timed: true,
+		field: func(o *Options) any { return &o.Duration }},
+	{Name: "vus", Default: "4", Usage: "virtual users, each with its own connection", Timed: true,
+		field: func(o *Options) any { return &o.VUs }},
+	{Name: "client_cpus", Default: "0", Usage: "CPUs the client may use at once (default: one per 8 VUs, at most all; GOMAXPROCS in the environment wins)",
+		field: func(o *Options) any { return &o.ClientCPUs }},
+}
+
+// Defaults are the options a run has unless told otherwise.
+func Defaults() Options {
+	var o Options
+	for _, p := range Params {
+		if err := o.Set(p.Name, p.Default); err != nil {
+			panic(err) // the table's own defaults
+		}
+	}
+	return o
+}
+
+// Lookup finds a parameter by spec key.
+func Lookup(name string) (Param, bool) {
+	for _, p := range Params {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return Param{}, false
+}
+
+// FlagName is a spec key as a flag: client_cpus → client-cpus.
+func FlagName(key string) string { return strings.ReplaceAll(key, "_", "-") }
+
+// Applies tells whether p is a parameter of a workload whose runs are
+// timed (fixedWork false) or a fixed amount of work.
+func (p Param) Applies(fixedWork bool) bool { return !p.Timed || !fixedWork }
+
+// AddFlags binds the parameters that apply to o's fields, with o's
+// current values as the defaults.
+func AddFlags(fs *pflag.FlagSet, o *Options, fixedWork bool) {
+	for _, p := range Params {
+		if !p.Applies(fixedWork) {
+			continue
+		}
+		switch f := p.field(o).(type) {
+		case *int:
+			fs.IntVar(f, FlagName(p.Name), *f, p.Usage)
+		case *time.Duration:
+			fs.DurationVar(f, FlagName(p.Name), *f, p.Usage)
+		}
+	}
+}
+
+// Set parses value into o's field for parameter name and checks it.
+func (o *Options) Set(name, value string) error {
+	p, ok := Lookup(name)
+	if !ok {
+		return fmt.Errorf("no such run parameter %q", name)
+	}
+	switch f := p.field(o).(type) {
+	case *int:
+		n, err := strconv.Atoi(value)
+		if err != nil {
+			return fmt.Errorf("want a whole number, got %q", value)
+		}
+		*f = n
+	case *time.Duration:
+		d, err := time.ParseDuration(value)
+		if err != nil {
+			return fmt.Errorf("want a duration such as 30s or 5m, got %q", value)
+		}
+		*f = d
+	}
+	return o.check(name)
+}
+
+// Validate reports the first option a user must fix, of those that apply
+// to a timed run or to a run of a fixed amount of work.
+func (o Options) Validate(fixedWork bool) error {
+	for _, p := range Params {
+		if !p.Applies(fixedWork) {
+			continue
+		}
+		if err := o.check(p.Name); err != nil {
+			return target.Userf("--%s %v", FlagName(p.Name), err)
+		}
+	}
+	return nil
+}
+
+// check validates one parameter's value.
+func (o Options) check(name string) error {
+	switch {
+	case name == "client_cpus" && o.ClientCPUs < 0:
+		return fmt.Errorf("must not be negative, got %d", o.ClientCPUs)
+	case name == "vus" && o.VUs < 1:
+		return fmt.Errorf("must be at least 1, got %d", o.VUs)
+	case name == "duration" && o.Duration <= 0:
+		return fmt.Errorf("must be positive, got %s", o.Duration)
+	case name == "rampup" && o.Rampup < 0:
+		return fmt.Errorf("must not be negative, got %s", o.Rampup)
+	}
+	return nil
+}

@@ -1,0 +1,188 @@
+// Package server is what dbrig knows about a database server it manages
+// itself: create it, start it with a set of settings, stop it, tell
+// whether it is running or has crashed, and check before a sweep that it
+// can take the settings the sweep asks for. Each kind of server (postgres,
+// ...) lives in a package of its own and registers here, so that the
+// generic layers never import a concrete one.
+package server
+
+import (
+	"context"
+	"errors"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/dbrig/dbrig/internal/target"
+)
+
+// Server is one managed server, in a directory of its own.
+type Server interface {
+	// Exists reports whether the cluster was created already (by Init).
+	Exists() bool
+	// Init creates the cluster; it does nothing when one exists.
+	Init(ctx context.Context) error
+	// Start starts the server with settings by name, for this start only,
+	// and returns once it accepts connections. A setting the server
+	// rejects is a target.UserError in the server's own words.
+	Start(ctx context.Context, settings map[string]string) error
+	// Stop shuts the server down cleanly; stopping a stopped server does
+	// nothing. A server found dead returns an error wrapping ErrCrashed.
+	Stop(ctx context.Context) error
+	// Running reports whether Start succeeded and Stop has not yet run.
+	Running() bool
+	// Status reports the server's state as another process would see it.
+	Status(ctx context.Context) (Status, error)
+	// CreateDB creates a database; one that exists already is not an error.
+	CreateDB(ctx context.Context, name string) error
+	// URLFor is the URL of database db on the running server, which
+	// target.Open accepts.
+	URLFor(db string) string
+	// LogPath is the server's log, kept across starts.
+	LogPath() string
+	// Version names the version of the server's binaries, as a person
+	// would ("PostgreSQL 15.18 (Debian 15.18-0+deb12u1)").
+	Version(ctx context.Context) (string, error)
+	// CheckSettingNames refuses, in one line, names the server does not
+	// know (a typo in a spec), without starting anything.
+	CheckSettingNames(ctx context.Context, names []string) error
+	// Preflight checks that the server and this host can take every set
+	// of settings (one per sweep point), and names everything that is
+	// missing, and why, in one error.
+	Preflight(ctx context.Context, points []map[string]string) error
+}
+
+// State is what Status found.
+type State string
+
+const (
+	Running State = "running"
+	Stopped State = "stopped"
+	// Crashed: dbrig started the server and did not stop it, and it is gone.
+	Crashed State = "crashed"
+)
+
+// ErrCrashed is what Stop wraps when it finds the server gone without a
+// shutdown.
+var ErrCrashed = errors.New("the server had crashed")
+
+// Status describes a managed server, running or not.
+type Status struct {
+	State   State
+	Version string // of the binaries, as Server.Version; "" when unknown
+	BinDir  string
+	PID     int // when crashed, the one that died
+	// URL reaches the server's administrative database; empty unless
+	// running. It holds no password.
+	URL string
+	// Socket is another address of the running server (a unix-socket URL).
+	Socket string
+	// Settings are those of the last start dbrig recorded.
+	Settings map[string]string
+	Started  time.Time // zero when unknown
+	LogPath  string
+	// Reason says why a crashed server is gone, from its log.
+	Reason string
+}
+
+// Kind is a kind of managed server, as its package registers it.
+type Kind struct {
+	Name string
+	// Target is the target kind (see target.Register) its URLs open as.
+	Target string
+	// New returns the server in dir without touching it; binHint names
+	// the directory of its binaries, "" to look in the usual places.
+	New func(dir, binHint string) Server
+	// Attach returns the server dbrig manages in dir, as another process
+	// left it, running or not; dir must hold one.
+	Attach func(dir string) (Server, error)
+}
+
+var kinds = map[string]Kind{}
+
+// Register adds a kind of server; called from the kind's package init.
+// Registering a name twice is a programming error and panics.
+func Register(k Kind) {
+	if _, dup := kinds[k.Name]; dup {
+		panic("server: kind " + k.Name + " registered twice")
+	}
+	kinds[k.Name] = k
+}
+
+// Kinds names the registered kinds, sorted.
+func Kinds() []string {
+	names := make([]string, 0, len(kinds))
+	for name := range kinds {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Lookup returns the kind named name, or a one-line error naming the
+// known ones.
+func Lookup(name string) (Kind, error) {
+	if k, ok := kinds[name]; ok {
+		return k, nil
+	}
+	if len(kinds) == 0 {
+		return Kind{}, target.Userf("managed servers need a unix host; on this one, give the URL of a server you run")
+	}
+	return Kind{}, target.Userf("unknown server kind %q (known: %s)", name, strings.Join(Kinds(), ", "))
+}
+
+// New returns a server of kind in dir; see Kind.New.
+func New(kind, dir, binHint string) (Server, error) {
+	k, err := Lookup(kind)
+	if err != nil {
+		return nil, err
+	}
+	return k.New(dir, binHint), nil
+}
+
+// Attach returns the server of kind that dbrig manages in dir.
+func Attach(kind, dir string) (Server, error) {
+	k, err := Lookup(kind)
+	if err != nil {
+		return nil, err
+	}
+	return k.Attach(dir)
+}
+
+// Closest returns the name in known nearest to name by edit distance, if
+// it is within a typo's reach (at most 2 edits, fewer for short names);
+// "" otherwise.
+func Closest(name string, known []string) string {
+	best, bestD := "", 3
+	if len(name) < 6 {
+		bestD = 2
+	}
+	name = strings.ToLower(name)
+	for _, k := range known {
+		if d := editDistance(name, strings.ToLower(k)); d < bestD {
+			best, bestD = k, d
+		}
+	}
+	return best
+}
+
+// editDistance is Levenshtein's, over bytes: setting names are ASCII.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

@@ -1,0 +1,50 @@
+package server
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestRegistry(t *testing.T) {
+	if _, err := Lookup("postgres"); err == nil || !strings.Contains(err.Error(), "need a unix host") {
+		t.Errorf("with no kinds registered: %v", err)
+	}
+	Register(Kind{Name: "b"})
+	Register(Kind{Name: "a"})
+	t.Cleanup(func() { kinds = map[string]Kind{} })
+	if got := strings.Join(Kinds(), ","); got != "a,b" {
+		t.Errorf("Kinds() = %s, want a,b", got)
+	}
+	if k, err := Lookup("a"); err != nil || k.Name != "a" {
+		t.Errorf("Lookup(a) = %+v, %v", k, err)
+	}
+	_, err := New("mariadb", t.TempDir(), "")
+	if err == nil || err.Error() != `unknown server kind "mariadb" (known: a, b)` {
+		t.Errorf("New of an unknown kind: %v", err)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("registering a kind twice did not panic")
+		}
+	}()
+	Register(Kind{Name: "a"})
+}
+
+func TestClosest(t *testing.T) {
+	known := []string{"shared_buffers", "work_mem", "maintenance_work_mem", "wal_buffers", "port"}
+	for _, c := range []struct{ name, want string }{
+		{"shared_bufers", "shared_buffers"},
+		{"Shared_Buffer", "shared_buffers"},
+		{"work_men", "work_mem"},
+		{"maintenance_work_men", "maintenance_work_mem"},
+		{"wal_bufers", "wal_buffers"},
+		{"prt", "port"},
+		{"pt", ""},
+		{"jit_expressions", ""},
+		{"effective_io_concurrency", ""},
+	} {
+		if got := Closest(c.name, known); got != c.want {
+			t.Errorf("Closest(%q) = %q, want %q", c.name, got, c.want)
+		}
+	}
+}

@@ -1,0 +1,77 @@
+package target_test
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dbrig/dbrig/internal/target"
+	_ "github.com/dbrig/dbrig/internal/target/postgres"
+	_ "github.com/dbrig/dbrig/internal/target/sqlite"
+)
+
+// TestURLPrecedence opens URLs with the real kinds registered and tells by
+// each kind's own error which one took the URL: scheme prefixes first,
+// PostgreSQL's keyword/value form only for what no prefix claims, and
+// nothing for forms no kind knows. Nothing here reaches a server: the
+// PostgreSQL URLs name a port where none listens.
+func TestURLPrecedence(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "no.db")
+	const (
+		sqliteErr  = "no such file (a build creates it)"
+		pgErr      = "cannot connect to"
+		unknownErr = "not a URL dbrig knows"
+	)
+	cases := []struct{ url, want string }{
+		{"sqlite:" + missing, sqliteErr},
+		// Would be a keyword/value DSN but for the scheme.
+		{"sqlite:" + missing + "?x=1 host=y", sqliteErr},
+		{"postgres://127.0.0.1:1/x", pgErr},
+		{"postgresql://127.0.0.1:1/x?sslmode=disable", pgErr},
+		{"host=127.0.0.1 port=1 dbname=x", pgErr},
+		{"host=127.0.0.1 port=1 password='a b' dbname=x", pgErr},
+		{"user:pw@tcp(127.0.0.1:1)/db", unknownErr},
+		{"user:pw@tcp(127.0.0.1:1)/db?tls=true", unknownErr},
+		{"mysql://user:pw@127.0.0.1:1/db", unknownErr},
+		{"./x.db", unknownErr},
+		{"", unknownErr},
+	}
+	for _, c := range cases {
+		tg, err := target.OpenExisting(context.Background(), c.url)
+		if err == nil {
+			tg.Close()
+			t.Errorf("%q opened", c.url)
+			continue
+		}
+		if !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v; want an error with %q", c.url, err, c.want)
+		}
+	}
+}
+
+// TestRedactByKind: each kind redacts its own form, and a form no kind
+// claims (a MySQL DSN, before dbrig has that target) still hides its
+// password, in Redact and in the error that says no kind matched.
+func TestRedactByKind(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"postgres://bob:secret@db:5432/x", "postgres://bob:xxxxx@db:5432/x"},
+		{"postgres://db/x?password=secret&sslmode=disable", "postgres://db/x?password=xxxxx&sslmode=disable"},
+		{"host=db password='se cret' user=bob", "host=db password=xxxxx user=bob"},
+		// A path holds no secret, however it looks.
+		{"sqlite:/tmp/a:b@c.db", "sqlite:/tmp/a:b@c.db"},
+		{"user:secret@tcp(127.0.0.1:3306)/db", "user:xxxxx@tcp(127.0.0.1:3306)/db"},
+		{"mysql://user:secret@127.0.0.1:3306/db", "mysql://user:xxxxx@127.0.0.1:3306/db"},
+	}
+	for _, c := range cases {
+		if got := target.Redact(c.in); got != c.want {
+			t.Errorf("Redact(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	for _, dsn := range []string{"user:secret@tcp(127.0.0.1:3306)/db", "user:secret@tcp(127.0.0.1:3306)/db?tls=true"} {
+		_, err := target.Open(context.Background(), dsn)
+		if err == nil || strings.Contains(err.Error(), "secret") {
+			t.Errorf("Open(%q): %v; want an error without the password", dsn, err)
+		}
+	}
+}

@@ -1,0 +1,164 @@
+package cpu
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dbrig/dbrig/internal/driver"
+	"github.com/dbrig/dbrig/internal/result"
+	"github.com/dbrig/dbrig/internal/runner"
+	"github.com/dbrig/dbrig/internal/server/postgres/pgtest"
+	"github.com/dbrig/dbrig/internal/target"
+	"github.com/dbrig/dbrig/internal/workload"
+
+	_ "github.com/dbrig/dbrig/internal/target/postgres"
+	_ "github.com/dbrig/dbrig/internal/target/sqlite"
+)
+
+func TestNativeLoop(t *testing.T) {
+	n, secs := nativeLoop(Loops)
+	if got := fmt.Sprintf("%.2f", n); got != Result || secs <= 0 {
+		t.Errorf("native loop: %s in %v s, want %s", got, secs, Result)
+	}
+	// With the truncating integer remainder, as SQLite's % would do, the
+	// loop gives another result: what the check must catch.
+	m := 0.0
+	for f := 1; f <= Loops; f++ {
+		m = float64(int64(m)%999999) + math.Sqrt(float64(f))
+	}
+	if got := fmt.Sprintf("%.2f", m); got != "875413.28" {
+		t.Errorf("integer remainder gives %s, want 875413.28", got)
+	}
+}
+
+func open(t *testing.T, url string, w *cpu) (target.Target, workload.Run) {
+	t.Helper()
+	ctx := context.Background()
+	tg, err := target.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tg.Close() })
+	r, err := w.Open(ctx, tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return tg, r
+}
+
+func measure(t *testing.T, tg target.Target, w *cpu, r workload.Run) *result.Document {
+	t.Helper()
+	d, err := runner.Run(context.Background(), tg, w, r, runner.Defaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// checkDoc checks a finished run: every loop returned the known result,
+// the metrics are there on the sides they should be, and the references.
+func checkDoc(t *testing.T, d *result.Document, loops int, dbClock bool) {
+	t.Helper()
+	if d.Transactions[0].Count != int64(loops) || d.Transactions[0].Errors != 0 {
+		t.Errorf("%d loops, %d errors; want %d and none", d.Transactions[0].Count, d.Transactions[0].Errors, loops)
+	}
+	secs, _ := d.Metric(metricSeconds)
+	rate, _ := d.Metric(metricRate)
+	if secs.Client <= 0 || (secs.DB != nil) != dbClock || rate.Client <= 0 || rate.DB != nil {
+		t.Errorf("seconds per loop %+v, loops per minute %+v (database clock expected: %v)", secs, rate, dbClock)
+	}
+	if secs.DB != nil && (*secs.DB > secs.Client || *secs.DB < secs.Client*0.5) {
+		t.Errorf("database clock %.3f s against client clock %.3f s", *secs.DB, secs.Client)
+	}
+	lines := strings.Join(d.Lines, "\n")
+	if !strings.Contains(lines, "Result "+Result+" in all") || d.Config["expected_result"] != Result {
+		t.Errorf("summary does not show the checked result:\n%s\nconfig %v", lines, d.Config)
+	}
+	if _, ok := d.Extra["native_seconds"].(float64); !ok {
+		t.Errorf("no native reference in %v", d.Extra)
+	}
+}
+
+// TestCPUSQLite: the study's loop, 10,000,000 iterations, returns
+// 873729.72 in both arithmetic modes on SQLite (where numeric runs as
+// float, and says so).
+func TestCPUSQLite(t *testing.T) {
+	url := "sqlite:" + filepath.Join(t.TempDir(), "cpu.db")
+	for _, arith := range []string{arithNumeric, arithFloat} {
+		w := &cpu{sessions: 1, loops: Loops, arith: arith, repeat: 1}
+		tg, r := open(t, url, w)
+		d := measure(t, tg, w, r)
+		checkDoc(t, d, 1, false)
+		if arith == arithNumeric && !strings.Contains(strings.Join(d.Lines, "\n"), "no decimal arithmetic") {
+			t.Errorf("numeric on SQLite does not say it ran in float: %q", d.Lines)
+		}
+	}
+}
+
+// TestCPUPostgres: the same on PostgreSQL, in PL/pgSQL, both modes, with
+// the server's own clock.
+func TestCPUPostgres(t *testing.T) {
+	url := pgtest.NewDB(t)
+	for _, arith := range []string{arithNumeric, arithFloat} {
+		w := &cpu{sessions: 1, loops: Loops, arith: arith, repeat: 1}
+		tg, r := open(t, url, w)
+		checkDoc(t, measure(t, tg, w, r), 1, true)
+	}
+}
+
+// TestCPUSessions: sessions × repeat loops run, all counted, with the
+// one-session reference and the scaling efficiency.
+func TestCPUSessions(t *testing.T) {
+	w := &cpu{sessions: 2, loops: 300_000, arith: arithFloat, repeat: 2}
+	tg, r := open(t, pgtest.NewDB(t), w)
+	d := measure(t, tg, w, r)
+	if d.Transactions[0].Count != 4 {
+		t.Errorf("%d loops, want 2 sessions × 2", d.Transactions[0].Count)
+	}
+	if eff, ok := d.Extra["scaling_efficiency_pct"].(float64); !ok || eff <= 0 {
+		t.Errorf("scaling efficiency %v", d.Extra)
+	}
+	if d.Config["sessions"] != 2 || d.Config["vus"] != nil {
+		t.Errorf("config %v: sessions recorded, no timed-run parameters", d.Config)
+	}
+}
+
+// TestTamperedLoop: a loop that computes something else (here with
+// SQLite's truncating integer %) ends the run with an error that names
+// the value it got, and no result.
+func TestTamperedLoop(t *testing.T) {
+	w := &cpu{sessions: 2, loops: Loops, arith: arithFloat, repeat: 1}
+	tg, r := open(t, "sqlite:"+filepath.Join(t.TempDir(), "cpu.db"), w)
+	cr := r.(*run)
+	tampered := strings.Replace(cr.loop, "n - 999999.0 * floor(n / 999999.0)", "n % 999999", 1)
+	if tampered == cr.loop {
+		t.Fatal("the loop's remainder was not found to tamper with")
+	}
+	cr.loop = tampered
+	d, err := runner.Run(context.Background(), tg, w, r, runner.Defaults())
+	if d != nil || !errors.Is(err, driver.ErrAbort) || !strings.Contains(err.Error(), "875413.28") || !strings.Contains(err.Error(), Result) {
+		t.Fatalf("tampered loop: document %v, error %v; want no document and an error naming 875413.28 and %s", d != nil, err, Result)
+	}
+}
+
+func TestOptions(t *testing.T) {
+	tg, _ := open(t, "sqlite:"+filepath.Join(t.TempDir(), "cpu.db"), &cpu{sessions: 1, loops: 1, arith: arithFloat, repeat: 1})
+	for _, w := range []*cpu{
+		{sessions: 0, loops: 1, arith: arithFloat, repeat: 1},
+		{sessions: 1, loops: 0, arith: arithFloat, repeat: 1},
+		{sessions: 1, loops: 1, arith: "decimal", repeat: 1},
+		{sessions: 1, loops: 1, arith: arithFloat, repeat: 0},
+	} {
+		_, err := w.Open(context.Background(), tg)
+		var ue *target.UserError
+		if !errors.As(err, &ue) {
+			t.Errorf("%+v: err %v, want a user error", *w, err)
+		}
+	}
+}
