@@ -20,7 +20,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -33,6 +32,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/dbrig/dbrig/internal/human"
 	"github.com/dbrig/dbrig/internal/result"
 	"github.com/dbrig/dbrig/internal/server/postgres"
 	"github.com/dbrig/dbrig/internal/workload"
@@ -709,7 +709,7 @@ func parallelOn(ctx context.Context, conns []*pgx.Conn, stmts []string) error {
 		g.Go(func() error {
 			for stmt := range next {
 				if _, err := c.Exec(gctx, stmt); err != nil {
-					return fmt.Errorf("%s: %w", firstLine(stmt), err)
+					return fmt.Errorf("%s: %w", human.FirstLine(stmt), err)
 				}
 			}
 			return nil
@@ -733,15 +733,10 @@ feed:
 	return err
 }
 
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(s, "\n")
-	return s
-}
-
 // printTable prints the figures next to their targets and the peers'.
 func printTable(w io.Writer, f *Figures, o options) {
 	comparable := f.Warehouses == targetWH && !f.Quick
-	fmt.Fprintf(w, "== Figures: %d warehouses, %s, %s\n", f.Warehouses, f.Connection, firstLine(f.ServerVersion))
+	fmt.Fprintf(w, "== Figures: %d warehouses, %s, %s\n", f.Warehouses, f.Connection, human.FirstLine(f.ServerVersion))
 	if !comparable {
 		fmt.Fprintf(w, "(targets are for %d warehouses and full-length runs; not judged here)\n", targetWH)
 	}
@@ -767,9 +762,9 @@ func printTable(w io.Writer, f *Figures, o options) {
 		isTarget := r.Mode == "procs" && r.VUs == targetVUs
 		nopmTarget, coresTarget, nopmVerdict, coresVerdict, nopmPeer, coresPeer := "", "", "", "", "", ""
 		if isTarget {
-			nopmTarget, coresTarget = "≥ "+thousands(targetNOPM), fmt.Sprintf("≤ %.2f", targetCores)
+			nopmTarget, coresTarget = "≥ "+human.Thousands(targetNOPM), fmt.Sprintf("≤ %.2f", targetCores)
 			nopmVerdict, coresVerdict = judge(r.NOPM >= targetNOPM), judge(r.ClientCores <= targetCores)
-			nopmPeer, coresPeer = "HammerDB 4.12 ≈ "+thousands(peerNOPM)+", go-tpc ≈ 40,000, BenchBase ≈ 20,000",
+			nopmPeer, coresPeer = "HammerDB 4.12 ≈ "+human.Thousands(peerNOPM)+", go-tpc ≈ 40,000, BenchBase ≈ 20,000",
 				fmt.Sprintf("HammerDB ≈ %.2f", peerCores)
 		}
 		src := "db"
@@ -780,7 +775,7 @@ func printTable(w io.Writer, f *Figures, o options) {
 		if r.Errors > 0 {
 			errs = fmt.Sprintf(", %d errors", r.Errors)
 		}
-		fmt.Fprintf(tw, "NOPM %s (%s%s)\t%s\t%s\t%s\t%s\n", label, src, errs, thousands(r.NOPM), nopmTarget, nopmVerdict, nopmPeer)
+		fmt.Fprintf(tw, "NOPM %s (%s%s)\t%s\t%s\t%s\t%s\n", label, src, errs, human.Thousands(r.NOPM), nopmTarget, nopmVerdict, nopmPeer)
 		fmt.Fprintf(tw, "client cores %s\t%.3f\t%s\t%s\t%s\n", label, r.ClientCores, coresTarget, coresVerdict, coresPeer)
 	}
 	tw.Flush()
@@ -791,22 +786,4 @@ func printTable(w io.Writer, f *Figures, o options) {
 		fmt.Fprintf(w, "Runs: %s ramp-up, %s measured, on one database without rebuilding; client cores = dbrig's user+system CPU / its wall time (ramp-up included)\n",
 			o.rampup, o.duration)
 	}
-}
-
-// thousands formats a rate as a whole number with thousands separators.
-func thousands(v float64) string {
-	s := strconv.FormatInt(int64(math.Round(v)), 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, r := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
 }

@@ -5,10 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/dbrig/dbrig/internal/atomicfile"
+	"github.com/dbrig/dbrig/internal/human"
 	"github.com/dbrig/dbrig/internal/report"
 	"github.com/dbrig/dbrig/internal/target"
 	"github.com/spf13/cobra"
@@ -66,18 +67,13 @@ func loadDoc(path string) (*report.Doc, error) {
 		if errors.As(err, &pe) {
 			return nil, target.Userf("cannot read %s: %v", path, pe.Err)
 		}
-		return nil, target.Userf("%s", oneLine(err))
+		return nil, target.Userf("%s", human.OneLine(err))
 	}
 	return d, nil
 }
 
 func writeFile(path string, b []byte) error {
-	if dir := filepath.Dir(path); dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return target.Userf("cannot create %s: %v", dir, unwrapPath(err))
-		}
-	}
-	if err := os.WriteFile(path, b, 0o644); err != nil {
+	if err := atomicfile.Write(path, b, 0o644); err != nil {
 		return target.Userf("cannot write %s: %v", path, unwrapPath(err))
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/dbrig/dbrig/internal/human"
 	"github.com/dbrig/dbrig/internal/target"
 	"github.com/dbrig/dbrig/internal/workload"
 	"github.com/spf13/cobra"
@@ -40,7 +41,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	if errors.As(err, &fe) {
 		return exitFail
 	}
-	fmt.Fprintln(stderr, "dbrig: "+oneLine(err))
+	fmt.Fprintln(stderr, "dbrig: "+human.OneLine(err))
 	var ue *target.UserError
 	if errors.As(err, &ue) || isFlagError(err) {
 		return exitUsage
@@ -52,14 +53,6 @@ func Main(args []string, stdout, stderr io.Writer) int {
 type failure struct{}
 
 func (*failure) Error() string { return "failed" }
-
-func oneLine(err error) string {
-	s := err.Error()
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	return s
-}
 
 // usageError marks errors cobra and pflag raise about the command line.
 type usageError struct{ error }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/dbrig/dbrig/internal/experiment"
+	"github.com/dbrig/dbrig/internal/human"
 	"github.com/dbrig/dbrig/internal/result"
 	"github.com/dbrig/dbrig/internal/target"
 	"github.com/spf13/cobra"
@@ -318,21 +319,9 @@ func printResults(w io.Writer, sw *experiment.Sweep) {
 // figure prints a metric's value at a precision fitting its size.
 func figure(x float64) string {
 	if math.Abs(x) >= 100 {
-		return thousands(x)
+		return human.Thousands(x)
 	}
 	return fmt.Sprintf("%.3g", x)
-}
-
-// thousands rounds x and groups its digits: 52,113.
-func thousands(x float64) string {
-	s := fmt.Sprintf("%.0f", math.Abs(x))
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	if x <= -0.5 {
-		s = "-" + s
-	}
-	return s
 }
 
 func gainText(sw *experiment.Sweep, i int) string {

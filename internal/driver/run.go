@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/dbrig/dbrig/internal/human"
 	"github.com/dbrig/dbrig/internal/metrics"
 	"github.com/dbrig/dbrig/internal/target"
 )
@@ -320,7 +320,7 @@ func runVU(ctx context.Context, v VU, s *vuState, cfg *Config, phase *atomic.Int
 		} else {
 			s.errAll.Add(1)
 			if s.sample[tx] == "" {
-				s.sample[tx] = oneLine(err)
+				s.sample[tx] = human.OneLine(err)
 			}
 		}
 		if measured {
@@ -436,12 +436,4 @@ func wait(ctx context.Context, d time.Duration) bool {
 	case <-t.C:
 		return true
 	}
-}
-
-func oneLine(err error) string {
-	s := err.Error()
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	return s
 }

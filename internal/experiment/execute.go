@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/dbrig/dbrig/internal/human"
 	"github.com/dbrig/dbrig/internal/result"
 	"github.com/dbrig/dbrig/internal/runner"
 	"github.com/dbrig/dbrig/internal/server"
@@ -527,7 +528,7 @@ func (r *run) next(ctx context.Context) (stop bool, err error) {
 			return false, r.pointError(pi, fmt.Errorf("prewarm: %w", err))
 		}
 		doc.Points[pi].Resident = append(doc.Points[pi].Resident, res.Fraction)
-		fmt.Fprintf(r.o.Log, "prewarm: %.1f%% of %s pages resident\n", res.Fraction*100, thousands(res.Blocks))
+		fmt.Fprintf(r.o.Log, "prewarm: %.1f%% of %s pages resident\n", res.Fraction*100, human.Thousands(float64(res.Blocks)))
 	}
 
 	docPath, err := r.measure(ctx, pi, rep, params)
@@ -626,14 +627,3 @@ func roundLeft(d time.Duration) string {
 
 // FormatDuration is roundLeft for callers outside the package.
 func FormatDuration(d time.Duration) string { return roundLeft(d) }
-
-func thousands(n int64) string {
-	s := fmt.Sprint(n)
-	if n < 0 {
-		return "-" + thousands(-n)
-	}
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}

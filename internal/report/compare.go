@@ -10,6 +10,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/dbrig/dbrig/internal/human"
 	"github.com/dbrig/dbrig/internal/result"
 )
 
@@ -280,12 +281,7 @@ func compareSweeps(c *Comparison, a, b *result.Sweep) {
 func (r CompareRow) values() (string, string) {
 	f := fmtValue
 	if r.Count {
-		f = func(v float64) string {
-			if math.IsNaN(v) {
-				return "—"
-			}
-			return thousands(v)
-		}
+		f = human.Thousands
 	}
 	return f(r.A), f(r.B)
 }
@@ -296,7 +292,7 @@ func fmtValue(v float64) string {
 	case math.IsNaN(v):
 		return "—"
 	case math.Abs(v) >= 1000:
-		return thousands(v)
+		return human.Thousands(v)
 	case math.Abs(v) >= 100:
 		return fmt.Sprintf("%.1f", v)
 	default:

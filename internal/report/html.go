@@ -287,25 +287,6 @@ func bytesIEC(n int64) string {
 	return fmt.Sprintf("%.0f MiB", float64(n)/(1<<20))
 }
 
-// thousands formats a rate for people: 72975 → "72,975".
-func thousands(v float64) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return "—"
-	}
-	s := strconv.FormatInt(int64(math.Round(math.Abs(v))), 10)
-	var b strings.Builder
-	if v < 0 && math.Round(v) != 0 {
-		b.WriteByte('-')
-	}
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
-}
-
 func ms(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
 
 func signedPct(v float64) string {

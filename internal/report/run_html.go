@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dbrig/dbrig/internal/human"
 	"github.com/dbrig/dbrig/internal/result"
 )
 
@@ -131,7 +132,7 @@ func latencyBlock(p *page, d *result.Document) block {
 	for _, x := range d.Transactions {
 		l := x.Latency
 		t.Rows = append(t.Rows, row{ID: "tx-" + x.Name, Cells: []cell{{Text: x.Name},
-			num(strconv.FormatInt(x.Count, 10)), num(thousands(x.PerMinute)),
+			num(strconv.FormatInt(x.Count, 10)), num(human.Thousands(x.PerMinute)),
 			errCell(x.Errors, x.ErrorSample), num(strconv.FormatInt(x.Retries, 10)),
 			num(ms(l.Mean)), num(ms(l.P50)), num(ms(l.P90)), num(ms(l.P95)), num(ms(l.P99)), num(ms(l.Max))}})
 		names = append(names, x.Name)

@@ -9,10 +9,10 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"strings"
 	"time"
 
 	"github.com/dbrig/dbrig/internal/driver"
+	"github.com/dbrig/dbrig/internal/human"
 	"github.com/dbrig/dbrig/internal/result"
 	"github.com/dbrig/dbrig/internal/target"
 	"github.com/dbrig/dbrig/internal/workload"
@@ -108,7 +108,7 @@ func Run(ctx context.Context, t target.Target, w workload.Workload, r workload.R
 		return nil, err
 	}
 	if markErr != nil {
-		warn(fmt.Sprintf("database-side counters unavailable: %v", firstLine(markErr)))
+		warn(fmt.Sprintf("database-side counters unavailable: %v", human.OneLine(markErr)))
 		marks = [2]workload.Mark{}
 	}
 	cfg := r.Config()
@@ -125,9 +125,4 @@ func Run(ctx context.Context, t target.Target, w workload.Workload, r workload.R
 		run.Marks = marks[:]
 	}
 	return result.FromRun(run)
-}
-
-func firstLine(err error) string {
-	s, _, _ := strings.Cut(err.Error(), "\n")
-	return s
 }

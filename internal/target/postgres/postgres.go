@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/dbrig/dbrig/internal/human"
 	"github.com/dbrig/dbrig/internal/target"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -101,7 +102,7 @@ var _ target.Restartable = (*Target)(nil)
 func Open(ctx context.Context, url string) (target.Target, error) {
 	cfg, err := pgx.ParseConfig(url)
 	if err != nil {
-		return nil, target.Userf("target %s: %s", Redact(url), target.Scrub(firstLine(err), secretOf(url)))
+		return nil, target.Userf("target %s: %s", Redact(url), target.Scrub(human.OneLine(err), secretOf(url)))
 	}
 	if cfg.ConnectTimeout == 0 {
 		cfg.ConnectTimeout = 10 * time.Second
@@ -127,14 +128,6 @@ func secretOf(url string) string {
 		return cfg.Password
 	}
 	return ""
-}
-
-func firstLine(err error) string {
-	s := err.Error()
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	return s
 }
 
 func (t *Target) connect(ctx context.Context) (*pgx.Conn, error) {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/dbrig/dbrig/internal/driver"
+	"github.com/dbrig/dbrig/internal/human"
 	"github.com/dbrig/dbrig/internal/target"
 	"github.com/dbrig/dbrig/internal/workload"
 	"github.com/spf13/pflag"
@@ -146,20 +147,10 @@ func (w *cpu) Open(ctx context.Context, t target.Target) (workload.Run, error) {
 		var a, b float64
 		if err := s.QueryRow(ctx, check).Scan(&a, &b); err != nil {
 			return nil, target.Userf("%s lacks the math functions the loop needs (%v); a cgo build of dbrig needs -tags sqlite_math_functions, which `make build` passes",
-				t.URL(), firstLine(err))
+				t.URL(), human.OneLine(err))
 		}
 	}
 	return r, nil
-}
-
-func firstLine(err error) string {
-	s := err.Error()
-	for i, c := range s {
-		if c == '\n' {
-			return s[:i]
-		}
-	}
-	return s
 }
 
 // txLoop is the one transaction type: one loop.
