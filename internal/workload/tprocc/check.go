@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/dbrig/dbrig/internal/target"
+	"github.com/dbrig/dbrig/internal/workload"
 )
 
 // condition is one of the consistency conditions of clause 3.3.2. Its
@@ -72,7 +73,7 @@ func check(ctx context.Context, t target.Target, warehouses int, out io.Writer) 
 	for n := range sqls {
 		found[n] = make([]int64, warehouses)
 	}
-	tasks := make([]func(context.Context, target.Session) error, len(jobs))
+	tasks := make([]workload.Task, len(jobs))
 	for i, j := range jobs {
 		tasks[i] = func(ctx context.Context, s target.Session) error {
 			if err := s.QueryRow(ctx, sqls[j.cond], j.w).Scan(&found[j.cond][j.w-1]); err != nil {
@@ -86,7 +87,7 @@ func check(ctx context.Context, t target.Target, warehouses int, out io.Writer) 
 		}
 	}
 	// Reads only, so even SQLite (WAL) runs them side by side.
-	if err := parallel(ctx, t, min(runtime.NumCPU(), len(jobs)), tasks); err != nil {
+	if err := workload.Parallel(ctx, t, min(runtime.NumCPU(), len(jobs)), tasks); err != nil {
 		return false, err
 	}
 

@@ -97,7 +97,7 @@ var (
 
 // loadJobs splits the load of warehouses warehouses into independent jobs,
 // the biggest tables first so that a pool of loaders finishes together.
-func loadJobs(g genConfig, warehouses int) []loadJob {
+func loadJobs(g genConfig, warehouses int) []workload.LoadJob {
 	tables := []struct {
 		table   string
 		columns []string
@@ -115,14 +115,14 @@ func loadJobs(g genConfig, warehouses int) []loadJob {
 		{"district", districtColumns, districtsPerWH, false, districtRows},
 		{"warehouse", warehouseColumns, 1, false, warehouseRows},
 	}
-	var jobs []loadJob
+	var jobs []workload.LoadJob
 	for _, t := range tables {
 		last := warehouses
 		if t.shared {
 			last = 1
 		}
 		for w := 1; w <= last; w++ {
-			jobs = append(jobs, loadJob{Table: t.table, Columns: t.columns, Rows: t.rows,
+			jobs = append(jobs, workload.LoadJob{Table: t.table, Columns: t.columns, Rows: t.rows,
 				Source: func() target.RowSource {
 					return &genSource{vals: make([]any, len(t.columns)), next: t.rowFunc(g, w)}
 				}})

@@ -35,7 +35,7 @@ func TestLastName(t *testing.T) {
 }
 
 // drain runs a fresh source of job to the end, calling row with each row.
-func drain(t testing.TB, job loadJob, row func(v []any)) int {
+func drain(t testing.TB, job workload.LoadJob, row func(v []any)) int {
 	t.Helper()
 	src := job.Source()
 	n := 0
@@ -58,7 +58,7 @@ func drain(t testing.TB, job loadJob, row func(v []any)) int {
 
 // jobFor finds the job loading table for warehouse w (its first column
 // that is a warehouse id holds w).
-func jobFor(t testing.TB, jobs []loadJob, table string, w int) loadJob {
+func jobFor(t testing.TB, jobs []workload.LoadJob, table string, w int) workload.LoadJob {
 	t.Helper()
 	for _, j := range jobs {
 		if j.Table != table {
@@ -74,12 +74,12 @@ func jobFor(t testing.TB, jobs []loadJob, table string, w int) loadJob {
 		}
 	}
 	t.Fatalf("no %s job for warehouse %d", table, w)
-	return loadJob{}
+	return workload.LoadJob{}
 }
 
 func isWarehouseID(c string) bool { return strings.HasSuffix(c, "w_id") }
 
-func drainOne(j loadJob, f func(v []any)) {
+func drainOne(j workload.LoadJob, f func(v []any)) {
 	src := j.Source()
 	if src.Next() {
 		v, _ := src.Values()
@@ -253,7 +253,7 @@ func TestPrimaryKeyOrder(t *testing.T) {
 var hashSeed = maphash.MakeSeed()
 
 // rowsHash hashes a job's rows, in order.
-func rowsHash(t testing.TB, j loadJob) uint64 {
+func rowsHash(t testing.TB, j workload.LoadJob) uint64 {
 	var h maphash.Hash
 	h.SetSeed(hashSeed)
 	var b [8]byte
@@ -316,7 +316,7 @@ func TestDeterministic(t *testing.T) {
 }
 
 // share returns the fraction of rows for which is holds.
-func share(t *testing.T, j loadJob, is func(v []any) bool) float64 {
+func share(t *testing.T, j workload.LoadJob, is func(v []any) bool) float64 {
 	hits := 0
 	n := drain(t, j, func(v []any) {
 		if is(v) {

@@ -1,0 +1,139 @@
+package workload
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/dbrig/dbrig/internal/target"
+)
+
+// Task is one piece of work on a session of its own.
+type Task func(ctx context.Context, s target.Session) error
+
+// Exec is the task of running one statement.
+func Exec(stmt string) Task {
+	return func(ctx context.Context, s target.Session) error {
+		_, err := s.Exec(ctx, stmt)
+		return err
+	}
+}
+
+// Parallel runs tasks in order over n sessions of t; the first error
+// cancels the rest.
+func Parallel(ctx context.Context, t target.Target, n int, tasks []Task) error {
+	g, gctx := errgroup.WithContext(ctx)
+	next := make(chan Task)
+	for range min(n, len(tasks)) {
+		g.Go(func() error {
+			s, err := t.Session(gctx)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			for task := range next {
+				if err := task(gctx, s); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+feed:
+	for _, task := range tasks {
+		select {
+		case next <- task:
+		case <-gctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	err := g.Wait()
+	// Once ctx is cancelled, the work fails however its driver reports it
+	// (pgx: a closed connection); the cancellation is the reason.
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	return err
+}
+
+// LoadJob is one independent piece of a load, runnable on any loader.
+type LoadJob struct {
+	Table   string
+	Columns []string
+	Rows    int64 // rows it yields (an expected count where it varies), for progress
+	Source  func() target.RowSource
+}
+
+// Load bulk-loads jobs over n loaders (one where the target cannot write
+// in parallel, since more would only contend), calling progress with
+// what about once a second. It returns the rows loaded.
+func Load(ctx context.Context, t target.Target, n int, jobs []LoadJob, what string, progress func(done, total int64, what string)) (int64, error) {
+	if !t.ParallelWrites() {
+		n = 1
+	}
+	var total int64
+	for _, j := range jobs {
+		total += j.Rows
+	}
+	var done, loaded atomic.Int64
+	progress(0, total, what)
+	stopTicks := ticker(func() { progress(done.Load(), total, what) })
+	tasks := make([]Task, len(jobs))
+	for i, j := range jobs {
+		tasks[i] = func(ctx context.Context, s target.Session) error {
+			n, err := s.Load(ctx, j.Table, j.Columns, &counted{RowSource: j.Source(), n: &done})
+			loaded.Add(n)
+			return err
+		}
+	}
+	err := Parallel(ctx, t, n, tasks)
+	stopTicks()
+	return loaded.Load(), err
+}
+
+// ticker calls f every second until the returned stop is called.
+func ticker(f func()) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				f()
+			}
+		}
+	}()
+	return func() { close(done); wg.Wait() }
+}
+
+// counted counts the rows a source yields, in batches to keep the shared
+// counter off the per-row path.
+type counted struct {
+	target.RowSource
+	n     *atomic.Int64
+	local int64
+}
+
+func (c *counted) Next() bool {
+	if c.RowSource.Next() {
+		c.local++
+		if c.local == 1024 {
+			c.n.Add(c.local)
+			c.local = 0
+		}
+		return true
+	}
+	c.n.Add(c.local)
+	c.local = 0
+	return false
+}
