@@ -37,7 +37,6 @@ import (
 	"github.com/dbrig/dbrig/internal/server/postgres"
 	"github.com/dbrig/dbrig/internal/workload"
 	"github.com/jackc/pgx/v5"
-	"golang.org/x/sync/errgroup"
 )
 
 // tuning is what the run changes from PostgreSQL's defaults. None of it
@@ -703,34 +702,14 @@ func parallelExec(ctx context.Context, url string, n int, stmts []string) error 
 // when it is free, as the build's loaders do. The first error cancels
 // the rest, and a cancelled ctx is an error even between statements.
 func parallelOn(ctx context.Context, conns []*pgx.Conn, stmts []string) error {
-	g, gctx := errgroup.WithContext(ctx)
-	next := make(chan string)
-	for _, c := range conns {
-		g.Go(func() error {
-			for stmt := range next {
-				if _, err := c.Exec(gctx, stmt); err != nil {
-					return fmt.Errorf("%s: %w", human.FirstLine(stmt), err)
-				}
+	return workload.Spread(ctx, len(conns), stmts, func(ctx context.Context, i int, next <-chan string) error {
+		for stmt := range next {
+			if _, err := conns[i].Exec(ctx, stmt); err != nil {
+				return fmt.Errorf("%s: %w", human.FirstLine(stmt), err)
 			}
-			return nil
-		})
-	}
-feed:
-	for _, stmt := range stmts {
-		select {
-		case next <- stmt:
-		case <-gctx.Done():
-			break feed
 		}
-	}
-	close(next)
-	err := g.Wait()
-	// Once ctx is cancelled, the work fails however its driver reports it
-	// (pgx: a closed connection); the cancellation is the reason.
-	if ctx.Err() != nil {
-		return context.Cause(ctx)
-	}
-	return err
+		return nil
+	})
 }
 
 // printTable prints the figures next to their targets and the peers'.

@@ -25,27 +25,34 @@ func Exec(stmt string) Task {
 // Parallel runs tasks in order over n sessions of t; the first error
 // cancels the rest.
 func Parallel(ctx context.Context, t target.Target, n int, tasks []Task) error {
-	g, gctx := errgroup.WithContext(ctx)
-	next := make(chan Task)
-	for range min(n, len(tasks)) {
-		g.Go(func() error {
-			s, err := t.Session(gctx)
-			if err != nil {
+	return Spread(ctx, min(n, len(tasks)), tasks, func(ctx context.Context, _ int, next <-chan Task) error {
+		s, err := t.Session(ctx)
+		if err != nil {
+			return err
+		}
+		defer s.Close()
+		for task := range next {
+			if err := task(ctx, s); err != nil {
 				return err
 			}
-			defer s.Close()
-			for task := range next {
-				if err := task(gctx, s); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
+		}
+		return nil
+	})
+}
+
+// Spread hands items, in order, to n workers on an errgroup, each taking
+// the next item from its channel when it is free. The first error cancels
+// the rest, and a cancelled ctx is an error even between items.
+func Spread[T any](ctx context.Context, n int, items []T, worker func(ctx context.Context, i int, next <-chan T) error) error {
+	g, gctx := errgroup.WithContext(ctx)
+	next := make(chan T)
+	for i := range n {
+		g.Go(func() error { return worker(gctx, i, next) })
 	}
 feed:
-	for _, task := range tasks {
+	for _, item := range items {
 		select {
-		case next <- task:
+		case next <- item:
 		case <-gctx.Done():
 			break feed
 		}
