@@ -74,6 +74,9 @@ func Run(ctx context.Context, t target.Target, w workload.Workload, r workload.R
 	if p, ok := r.(workload.Preparer); ok {
 		progress("preparing, outside the measured window")
 		if err := p.Prepare(ctx); err != nil {
+			if ctx.Err() != nil {
+				return nil, target.Userf("stopped while preparing, before the measured window: nothing was measured")
+			}
 			return nil, err
 		}
 	}

@@ -250,8 +250,11 @@ func (r *run) newVU(ctx context.Context) (*vu, error) {
 }
 
 // loopResult is one loop's timings: by the database's clock (-1 where it
-// has none of its own) and by the client's.
-type loopResult struct{ db, client float64 }
+// has none of its own) and by the client's, and when it ended.
+type loopResult struct {
+	db, client float64
+	ended      time.Time
+}
 
 // seconds is the loop's time by the database's clock where it has one.
 func (l loopResult) seconds() float64 {
@@ -285,7 +288,8 @@ func (v *vu) once(ctx context.Context) (loopResult, error) {
 	var got string
 	began := time.Now()
 	err := v.s.QueryRow(ctx, v.r.loop, v.r.opt.loops).Scan(&got, &lr.db)
-	lr.client = time.Since(began).Seconds()
+	lr.ended = time.Now()
+	lr.client = lr.ended.Sub(began).Seconds()
 	if err != nil {
 		return lr, err
 	}
@@ -324,9 +328,15 @@ func (v *vu) Close() error {
 // Summarize: seconds per loop (median, with min and max in the lines) on
 // both clocks, loops per minute over the window, and the references.
 func (r *run) Summarize(res *driver.Result, _, _ workload.Mark) workload.Summary {
+	// Only the loops that ended inside the window count: after a Ctrl-C
+	// the sessions finish the loop in hand, as the driver lets them.
 	var all []loopResult
 	for _, v := range r.vus {
-		all = append(all, v.loops...)
+		for _, l := range v.loops {
+			if !l.ended.After(res.WindowEnd) {
+				all = append(all, l)
+			}
+		}
 	}
 	s := workload.Summary{Values: map[string]workload.Value{}, Lines: slices.Clone(r.notes), Extra: map[string]any{}}
 	if len(all) == 0 {

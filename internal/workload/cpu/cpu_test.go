@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dbrig/dbrig/internal/driver"
 	"github.com/dbrig/dbrig/internal/result"
@@ -160,5 +161,26 @@ func TestOptions(t *testing.T) {
 		if !errors.As(err, &ue) {
 			t.Errorf("%+v: err %v, want a user error", *w, err)
 		}
+	}
+}
+
+// TestSummarizeWindow: a loop that ends after the window closed (the one
+// in hand at a Ctrl-C) does not count; the others give the median and the
+// rate over the window.
+func TestSummarizeWindow(t *testing.T) {
+	start := time.Now()
+	end := start.Add(10 * time.Second)
+	r := &run{opt: cpu{sessions: 2, loops: Loops, repeat: 2}, arith: arithFloat, want: Result, native: 0.1}
+	r.vus = []*vu{
+		{loops: []loopResult{{db: 1, client: 1.1, ended: start.Add(2 * time.Second)}, {db: 3, client: 3.1, ended: start.Add(5 * time.Second)}}},
+		{loops: []loopResult{{db: 2, client: 2.1, ended: start.Add(4 * time.Second)}, {db: 9, client: 9.1, ended: end.Add(time.Second)}}},
+	}
+	s := r.Summarize(&driver.Result{WindowStart: start, WindowEnd: end}, workload.Mark{}, workload.Mark{})
+	secs, rate := s.Values[metricSeconds], s.Values[metricRate]
+	if secs.DB == nil || *secs.DB != 2 || math.Abs(secs.Client-2.1) > 1e-9 || rate.Client != 18 {
+		t.Errorf("seconds %+v (db %v), rate %v; want median 2 (db) and 2.1 (client), 3 loops in 10 s = 18 a minute", secs, secs.DB, rate.Client)
+	}
+	if ratio := s.Extra["engine_overhead"]; ratio != 20.0 {
+		t.Errorf("engine overhead %v, want 2 / 0.1 = 20", ratio)
 	}
 }

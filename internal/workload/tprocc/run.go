@@ -193,13 +193,14 @@ func (r *runner) Summarize(res *driver.Result, start, end workload.Mark) workloa
 	return s
 }
 
-// agreement prints a rate on both sides and how far apart they are.
+// agreement says how far apart the two sides of a rate are, or why there
+// is only one; the figures themselves are in the metrics table.
 func agreement(name string, db *float64, reset bool, client float64) string {
 	switch {
 	case reset:
-		return fmt.Sprintf("%-4s %10.0f (client; the database's counter was reset during the window, by a server restart or a statistics reset, so it gives no rate)", name, client)
+		return name + ": client side only; the database's counter was reset during the window, by a server restart or a statistics reset, so it gives no rate"
 	case db == nil:
-		return fmt.Sprintf("%-4s %10.0f (client; the database keeps no counter for it)", name, client)
+		return name + ": client side only; the database keeps no counter for it"
 	}
 	diff := 0.0
 	if *db != 0 {
@@ -207,9 +208,9 @@ func agreement(name string, db *float64, reset bool, client float64) string {
 	}
 	note := ""
 	if math.Abs(diff) > 1 {
-		note = "  (the two sides disagree by more than 1%)"
+		note = " (more than 1%: look for errors or a stalled window edge)"
 	}
-	return fmt.Sprintf("%-4s %10.0f (database) %10.0f (client)  difference %+.2f%%%s", name, *db, client, diff, note)
+	return fmt.Sprintf("%s: the client's figure differs from the database's by %+.2f%%%s", name, diff, note)
 }
 
 func (r *runner) Close() error { return r.ctl.Close() }
