@@ -1,0 +1,54 @@
+package workload
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/dbrig/dbrig/internal/target"
+	"github.com/spf13/pflag"
+)
+
+// declared is a workload that is nothing but its declaration.
+type declared Info
+
+func (d declared) Name() string                                     { return "declared" }
+func (d declared) Info() Info                                       { return Info(d) }
+func (d declared) RunFlags(*pflag.FlagSet)                          {}
+func (d declared) Open(context.Context, target.Target) (Run, error) { return nil, nil }
+
+// TestRegisterRefuses: a second workload under a taken name, or one whose
+// declaration the generic layers could not use, is a bug and panics at
+// start-up rather than surfacing in a report.
+func TestRegisterRefuses(t *testing.T) {
+	good := Info{Metrics: []Metric{{Key: "rate", Label: "rate", HigherIsBetter: true}}, Primary: "rate"}
+	for _, c := range []struct {
+		name string
+		info Info
+		want string
+	}{
+		{"test-no-metrics", Info{Primary: "rate"}, "no metrics"},
+		{"test-primary-missing", Info{Metrics: good.Metrics, Primary: "other"}, `primary metric "other"`},
+		{"test-repeated-key", Info{Metrics: append(good.Metrics, good.Metrics[0]), Primary: "rate"}, "repeated"},
+		{"test-twice", good, "registered twice"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.name == "test-twice" {
+				Register(c.name, func() Workload { return declared(c.info) })
+				defer delete(registry, c.name)
+			}
+			defer func() {
+				r := recover()
+				if r == nil || !strings.Contains(r.(string), c.want) {
+					t.Errorf("panic %v, want one saying %q", r, c.want)
+				}
+				if c.name != "test-twice" {
+					if _, ok := New(c.name); ok {
+						t.Error("the refused workload was registered")
+					}
+				}
+			}()
+			Register(c.name, func() Workload { return declared(c.info) })
+		})
+	}
+}
