@@ -35,6 +35,7 @@ import (
 	"github.com/dbrig/dbrig/internal/human"
 	"github.com/dbrig/dbrig/internal/result"
 	"github.com/dbrig/dbrig/internal/server/postgres"
+	pgtarget "github.com/dbrig/dbrig/internal/target/postgres"
 	"github.com/dbrig/dbrig/internal/workload"
 	"github.com/jackc/pgx/v5"
 )
@@ -97,7 +98,8 @@ var perWarehouse = map[string]string{
 var allTables = []string{"warehouse", "district", "customer", "history", "new_order",
 	"orders", "order_line", "item", "stock", "dbrig_tprocc"}
 
-const schemaPath = "internal/workload/tprocc/sql/postgres/schema.sql"
+// sqlDir holds tproc-c's SQL: the generic blocks and PostgreSQL's own.
+const sqlDir = "internal/workload/tprocc/sql"
 
 type options struct {
 	dbrig      string
@@ -252,7 +254,7 @@ func run(ctx context.Context, o options) (err error) {
 	if err != nil {
 		return err
 	}
-	schema, err := workload.ReadSQL(os.DirFS(repo), schemaPath)
+	schema, err := workload.LoadSQL(os.DirFS(repo), sqlDir, pgtarget.Dialect, "schema.sql")
 	if err != nil {
 		return fmt.Errorf("reading the schema: %w", err)
 	}
