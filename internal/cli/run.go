@@ -61,7 +61,7 @@ the result, marked interrupted.`
 
 // runExamples are the workload's own examples, or timed-run ones.
 func runExamples(w workload.Workload) string {
-	if e, ok := w.(interface{ Examples() []string }); ok {
+	if e, ok := w.(workload.Exampler); ok {
 		return "  " + strings.Join(e.Examples(), "\n  ")
 	}
 	return "  dbrig run " + w.Name() + "\n" +

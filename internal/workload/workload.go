@@ -66,6 +66,12 @@ type RunEstimator interface {
 	RunTime() time.Duration
 }
 
+// Exampler is a workload with its own examples for the run command's
+// help, where the generic ones (a timed run's flags) would mislead.
+type Exampler interface {
+	Examples() []string
+}
+
 // Info is what a workload declares about its results.
 type Info struct {
 	// Metrics are the headline figures, in the order they are shown.

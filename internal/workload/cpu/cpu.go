@@ -58,6 +58,7 @@ func init() {
 
 var (
 	_ workload.RunEstimator = (*cpu)(nil)
+	_ workload.Exampler     = (*cpu)(nil)
 	_ workload.Batch        = (*run)(nil)
 	_ workload.Preparer     = (*run)(nil)
 )
