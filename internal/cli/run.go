@@ -73,9 +73,11 @@ func run(ctx context.Context, w workload.Workload, url string, f runFlags, stdou
 	if err := f.Validate(fixedWork); err != nil {
 		return err
 	}
-	// Only the default target may be created here: it builds itself below.
+	// Only the default target, which builds itself below, or a workload
+	// with nothing to build may create a database here; otherwise a typing
+	// error in a path would leave an empty file behind.
 	open := target.OpenExisting
-	if url == DefaultTarget {
+	if _, builds := w.(workload.Builder); url == DefaultTarget || !builds {
 		open = target.Open
 	}
 	t, err := open(ctx, url)
