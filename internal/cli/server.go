@@ -15,9 +15,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// serverKind is the kind the server commands manage: the only one so far.
-const serverKind = "postgres"
-
 func newServer() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "server",
@@ -67,7 +64,7 @@ measured through pg_buffercache and printed.`,
 			}
 			ctx, stop := signalContext(c.ErrOrStderr())
 			defer stop()
-			s, err := server.New(serverKind, dir, pgBin)
+			s, err := server.New(server.Default(), dir, pgBin)
 			if err != nil {
 				return err
 			}
@@ -75,7 +72,7 @@ measured through pg_buffercache and printed.`,
 			if _, err := s.Version(ctx); err != nil {
 				return err
 			}
-			if running, err := server.Attach(serverKind, dir); err == nil && running.Running() {
+			if running, err := server.Attach(server.Default(), dir); err == nil && running.Running() {
 				return target.Userf("a server is already running in %s: stop it first with dbrig server stop --dir %s", dir, dir)
 			}
 			// Nothing is printed until the server is up, so that a failure
@@ -238,7 +235,7 @@ func attach(dir string) (server.Server, error) {
 	if err := needDir(dir); err != nil {
 		return nil, err
 	}
-	return server.Attach(serverKind, dir)
+	return server.Attach(server.Default(), dir)
 }
 
 // prewarmDB loads the database at url into the server's cache, when its

@@ -252,9 +252,6 @@ func (p parser) spec(root *yaml.Node) (*Spec, error) {
 	return s, nil
 }
 
-// defaultServer is the kind `managed: true` means.
-const defaultServer = "postgres"
-
 func (p parser) target(n *yaml.Node, t *Target) error {
 	managedSet := false
 	err := p.mapping(n, "target", func(key string, k, v *yaml.Node) error {
@@ -266,7 +263,7 @@ func (p parser) target(n *yaml.Node, t *Target) error {
 			case v.Kind == yaml.ScalarNode && v.Tag == "!!bool":
 				t.Managed = v.Value == "true"
 				if t.Managed {
-					t.Server = defaultServer
+					t.Server = server.Default()
 				}
 			case v.Kind == yaml.ScalarNode && v.Tag == "!!str" && v.Value != "":
 				t.Managed, t.Server = true, v.Value

@@ -96,6 +96,9 @@ type Kind struct {
 	// Attach returns the server dbrig manages in dir, as another process
 	// left it, running or not; dir must hold one.
 	Attach func(dir string) (Server, error)
+	// Default marks the kind that a spec's `managed: true` and the server
+	// command mean, from before there was more than one; one kind at most.
+	Default bool
 }
 
 var kinds = map[string]Kind{}
@@ -106,7 +109,21 @@ func Register(k Kind) {
 	if _, dup := kinds[k.Name]; dup {
 		panic("server: kind " + k.Name + " registered twice")
 	}
+	if d := Default(); k.Default && d != "" {
+		panic("server: kinds " + d + " and " + k.Name + " both claim to be the default")
+	}
 	kinds[k.Name] = k
+}
+
+// Default names the default kind, "" when no kind claims it (or none is
+// registered, as on a host without managed servers).
+func Default() string {
+	for name, k := range kinds {
+		if k.Default {
+			return name
+		}
+	}
+	return ""
 }
 
 // Kinds names the registered kinds, sorted.

@@ -9,12 +9,26 @@ func TestRegistry(t *testing.T) {
 	if _, err := Lookup("postgres"); err == nil || !strings.Contains(err.Error(), "need a unix host") {
 		t.Errorf("with no kinds registered: %v", err)
 	}
-	Register(Kind{Name: "b"})
+	if Default() != "" {
+		t.Errorf("default kind %q with none registered", Default())
+	}
+	Register(Kind{Name: "b", Default: true})
 	Register(Kind{Name: "a"})
 	t.Cleanup(func() { kinds = map[string]Kind{} })
 	if got := strings.Join(Kinds(), ","); got != "a,b" {
 		t.Errorf("Kinds() = %s, want a,b", got)
 	}
+	if Default() != "b" {
+		t.Errorf("Default() = %q, want b", Default())
+	}
+	func() {
+		defer func() {
+			if r := recover(); r == nil || !strings.Contains(r.(string), "both claim to be the default") {
+				t.Errorf("a second default kind: panic %v", r)
+			}
+		}()
+		Register(Kind{Name: "c", Default: true})
+	}()
 	if k, err := Lookup("a"); err != nil || k.Name != "a" {
 		t.Errorf("Lookup(a) = %+v, %v", k, err)
 	}

@@ -29,9 +29,10 @@ import (
 
 func init() {
 	server.Register(server.Kind{
-		Name:   "postgres",
-		Target: "postgres",
-		New:    func(dir, binHint string) server.Server { return &Server{Dir: dir, BinDir: binHint} },
+		Name:    "postgres",
+		Target:  "postgres",
+		Default: true,
+		New:     func(dir, binHint string) server.Server { return &Server{Dir: dir, BinDir: binHint} },
 		Attach: func(dir string) (server.Server, error) {
 			s, err := Attach(dir)
 			if err != nil {
