@@ -248,15 +248,16 @@ func printPlan(w io.Writer, sw *experiment.Sweep) {
 		reps = append(reps, strings.Join(ids, " "))
 	}
 	fmt.Fprintf(w, "Order (point numbers, repetitions interleaved): %s\n", strings.Join(reps, " | "))
+	// Each fixed value under its section's name, as the spec writes it: a
+	// workload's own run.repeat is not the sweep's repeat.
 	var fixed []string
-	for _, p := range s.Run {
-		fixed = append(fixed, p.Name+"="+p.Value)
-	}
-	for _, p := range s.Build {
-		fixed = append(fixed, "build."+p.Name+"="+p.Value)
-	}
-	for _, p := range s.Target.Settings {
-		fixed = append(fixed, p.Name+"="+p.Value)
+	for _, sec := range []struct {
+		name   string
+		params []experiment.Param
+	}{{"run", s.Run}, {"build", s.Build}, {"settings", s.Target.Settings}} {
+		for _, p := range sec.params {
+			fixed = append(fixed, sec.name+"."+p.Name+"="+p.Value)
+		}
 	}
 	fmt.Fprintf(w, "Fixed: %s\n", strings.Join(fixed, " "))
 	d := estimate(sw)
