@@ -25,7 +25,7 @@ func newRun() *cobra.Command {
 	return workloadCommand("run", "Drive a workload with virtual users and record the result", func(w workload.Workload, url *string) *cobra.Command {
 		var f runFlags
 		c := &cobra.Command{
-			Short:   "Drive " + w.Name() + " with virtual users and record the result",
+			Short:   runShort(w),
 			Long:    runLong(w),
 			Example: runExamples(w),
 			RunE: func(c *cobra.Command, _ []string) error {
@@ -42,6 +42,14 @@ func newRun() *cobra.Command {
 		w.RunFlags(fs)
 		return c
 	})
+}
+
+// runShort is the run command's one line for the workload.
+func runShort(w workload.Workload) string {
+	if w.Info().FixedWork {
+		return "Run " + w.Name() + "'s fixed amount of work and record the result"
+	}
+	return "Drive " + w.Name() + " with virtual users and record the result"
 }
 
 // runLong is the run command's description: a timed window, or a fixed
