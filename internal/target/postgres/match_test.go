@@ -1,7 +1,13 @@
 package postgres
 
-import "testing"
+import (
+	"testing"
 
+	"github.com/dbrig/dbrig/internal/target"
+)
+
+// TestMatch: the registry gives PostgreSQL its URLs and keyword/value
+// DSNs, as libpq takes them, and nothing else.
 func TestMatch(t *testing.T) {
 	cases := []struct {
 		url  string
@@ -22,8 +28,8 @@ func TestMatch(t *testing.T) {
 		{"", false},
 	}
 	for _, c := range cases {
-		if got := Match(c.url); got != c.want {
-			t.Errorf("Match(%q) = %v, want %v", c.url, got, c.want)
+		if got := target.KindOf(c.url) == "postgres"; got != c.want {
+			t.Errorf("KindOf(%q) = %q, want postgres: %v", c.url, target.KindOf(c.url), c.want)
 		}
 	}
 }

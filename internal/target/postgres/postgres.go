@@ -37,17 +37,6 @@ var Dialect = target.Dialect{Name: "postgres"}
 // target.ErrUserRollback.
 const SQLStateUserRollback = "DR001"
 
-// Match accepts postgres:// and postgresql:// URLs and keyword/value DSNs
-// ("host=... dbname=..."), as libpq does.
-func Match(url string) bool {
-	for _, p := range prefixes {
-		if strings.HasPrefix(url, p) {
-			return true
-		}
-	}
-	return keywordValue(url)
-}
-
 // kvDSN is libpq's keyword/value form: keyword = value pairs separated by
 // blanks, a value either bare or in single quotes with backslash escapes.
 // Requiring every word to be such a pair keeps it from claiming other
