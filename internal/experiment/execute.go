@@ -426,11 +426,11 @@ func (r *run) noteMemory(ctx context.Context) {
 // as after a resume or on an external target built beforehand. A workload
 // with no build needs nothing.
 func (r *run) ensureSchema(ctx context.Context) error {
-	b, ok, err := r.Spec.builder()
-	if !ok || err != nil {
+	w, b, err := r.Spec.builder()
+	if b == nil || err != nil {
 		return err
 	}
-	opened, err := b.(workload.Workload).Open(ctx, r.t)
+	opened, err := w.Open(ctx, r.t)
 	if err == nil {
 		opened.Close()
 		return nil

@@ -175,28 +175,28 @@ func (s *Spec) configure(params []Param) (workload.Workload, runner.Options, err
 	return w, o, nil
 }
 
-// builder is a fresh workload with the build parameters applied, or
-// false when the workload has no build.
-func (s *Spec) builder() (workload.Builder, bool, error) {
-	w, _ := workload.New(s.Workload)
+// builder is a fresh workload with the build parameters applied, and its
+// build; b is nil when the workload has none.
+func (s *Spec) builder() (w workload.Workload, b workload.Builder, err error) {
+	w, _ = workload.New(s.Workload)
 	b, ok := w.(workload.Builder)
 	if !ok {
-		return nil, false, nil
+		return w, nil, nil
 	}
 	fs := pflag.NewFlagSet("build", pflag.ContinueOnError)
 	b.BuildFlags(fs)
 	for _, p := range s.Build {
 		if err := setFlag(fs, p.Name, p.Value); err != nil {
-			return nil, true, target.Userf("build.%s: %v", p.Name, err)
+			return w, nil, target.Userf("build.%s: %v", p.Name, err)
 		}
 	}
-	return b, true, nil
+	return w, b, nil
 }
 
 // Builds tells whether the workload has a schema to build.
 func (s *Spec) Builds() bool {
-	_, ok, _ := s.builder()
-	return ok
+	_, b, _ := s.builder()
+	return b != nil
 }
 
 // runTime is how long one run of point p takes: its window, or what the
@@ -221,7 +221,7 @@ func (s *Spec) runTime(p Point) time.Duration {
 func (s *Spec) Estimate(points []Point, order [][2]int, from int, build bool) time.Duration {
 	var total time.Duration
 	if build {
-		if b, _, err := s.builder(); err == nil {
+		if _, b, err := s.builder(); err == nil {
 			if e, ok := b.(workload.BuildEstimator); ok {
 				total += e.BuildTime()
 			}
