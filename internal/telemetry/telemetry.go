@@ -1,0 +1,277 @@
+// Package telemetry records what happened on the host and inside the
+// database while a run was measured, so that a report can say why one run
+// is faster than another: CPU by class and by CPU, frequency, C-states,
+// disk IOPS and latency, memory, the database's own counters, sampled
+// sessions (what they waited on) and top statements.
+//
+// It knows no workload and no database by name. A target offers its
+// database's side through Source, with counters under the generic keys
+// below where it has them; the host side is read from /proc and /sys.
+package telemetry
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// ErrUnsupported is what a Source returns for what its database lacks.
+var ErrUnsupported = errors.New("not supported by this database")
+
+// Recording is everything sampled during one run. Times are seconds since
+// the run started, as the run document's marks are.
+type Recording struct {
+	// Interval is the host and counter sampling period, in seconds.
+	Interval float64 `json:"interval_seconds"`
+	// Window is the measured window, [start, end]; only it counts.
+	Window [2]float64  `json:"window"`
+	Host   *HostRecord `json:"host,omitempty"`
+	DB     *DBRecord   `json:"db,omitempty"`
+	// Unavailable says, per thing that could not be recorded, why
+	// ("frequency": "perf_event_open: permission denied").
+	Unavailable map[string]string `json:"unavailable,omitempty"`
+}
+
+// HostRecord is the host's side of a recording.
+type HostRecord struct {
+	Facts HostFacts `json:"facts"`
+	// CStates names the idle states, in the order of HostSample.CStates.
+	CStates []string     `json:"cstates,omitempty"`
+	Samples []HostSample `json:"samples"`
+}
+
+// HostFacts are the host's settings that explain a result: the kernel's
+// tunables and where the data lives.
+type HostFacts struct {
+	Kernel              string `json:"kernel,omitempty"`
+	TransparentHuge     string `json:"transparent_hugepages,omitempty"` // the selected mode, "madvise"
+	NrHugepages         int64  `json:"nr_hugepages"`
+	CpufreqDriver       string `json:"cpufreq_driver,omitempty"`
+	CpufreqGovernor     string `json:"cpufreq_governor,omitempty"`
+	CpuidleDriver       string `json:"cpuidle_driver,omitempty"`
+	CpuidleGovernor     string `json:"cpuidle_governor,omitempty"`
+	FrequencySource     string `json:"frequency_source,omitempty"` // "perf cycles", "cpuinfo_avg_freq", "scaling_cur_freq"
+	DataPath            string `json:"data_path,omitempty"`
+	DataDevice          string `json:"data_device,omitempty"` // as in /proc/diskstats, "vda"
+	DataDeviceSched     string `json:"data_device_scheduler,omitempty"`
+	ServerPID           int    `json:"server_pid,omitempty"`
+	ServerMemoryLimit   int64  `json:"server_memory_limit_bytes,omitempty"` // a confined server's cgroup limit
+	ServerCPUs          string `json:"server_cpus,omitempty"`               // a confined server's cpuset
+	ClientCPUs          string `json:"client_cpus,omitempty"`               // the client's affinity, when pinned
+	HostMemoryBytes     int64  `json:"host_memory_bytes,omitempty"`
+	OnlineCPUs          int    `json:"online_cpus"`
+	ClockTicksPerSecond int    `json:"clock_ticks_per_second,omitempty"`
+}
+
+// CPUTimes split a CPU's time over an interval, in percent of that time.
+// Guest time is inside User, as the kernel counts it.
+type CPUTimes struct {
+	User   float64 `json:"user"` // with nice
+	System float64 `json:"system"`
+	IOWait float64 `json:"iowait"`
+	IRQ    float64 `json:"irq"` // hard and soft
+	Steal  float64 `json:"steal"`
+	Idle   float64 `json:"idle"`
+}
+
+// Busy is the share of time a CPU ran something (steal excluded: the
+// hypervisor ran someone else).
+func (c CPUTimes) Busy() float64 { return c.User + c.System + c.IRQ }
+
+// HostSample is one interval on the host, ending at T. Rates are per
+// second over the interval, shares in percent of it.
+type HostSample struct {
+	T  float64 `json:"t"`
+	DT float64 `json:"dt"`
+	// CPU is all CPUs together (100 = every CPU busy); PerCPU by CPU number.
+	CPU    CPUTimes   `json:"cpu"`
+	PerCPU []CPUTimes `json:"per_cpu,omitempty"`
+	// Client is dbrig's own process, Server the server's process tree
+	// (nil when it is not on this host or not known), both in percent of
+	// all CPUs, so that Client + Server <= CPU.Busy().
+	Client float64  `json:"client_pct"`
+	Server *float64 `json:"server_pct,omitempty"`
+	// AvgMHz is cycles over elapsed time, BusyMHz cycles over busy time,
+	// by CPU; absent where no source of frequency exists.
+	AvgMHz  []float64 `json:"avg_mhz,omitempty"`
+	BusyMHz []float64 `json:"bzy_mhz,omitempty"`
+	// CStates are residency percentages by CPU, then by HostRecord.CStates.
+	CStates [][]float64 `json:"cstate_pct,omitempty"`
+	Disks   []DiskRates `json:"disks,omitempty"`
+	Memory  Memory      `json:"memory"`
+	// ContextSwitches per second; Running and Blocked are the run queue
+	// and the processes blocked on IO at the sample's end.
+	ContextSwitches float64 `json:"ctxt_per_s"`
+	Running         int64   `json:"procs_running"`
+	Blocked         int64   `json:"procs_blocked"`
+}
+
+// DiskRates are one block device's figures over an interval.
+type DiskRates struct {
+	Device       string  `json:"device"`
+	ReadIOPS     float64 `json:"r_iops"`
+	WriteIOPS    float64 `json:"w_iops"`
+	ReadMBps     float64 `json:"r_mbps"`
+	WriteMBps    float64 `json:"w_mbps"`
+	ReadAwaitMs  float64 `json:"r_await_ms"`
+	WriteAwaitMs float64 `json:"w_await_ms"`
+	UtilPct      float64 `json:"util_pct"`
+}
+
+// Memory is the host's memory at the end of an interval, in bytes
+// (huge pages in pages).
+type Memory struct {
+	Free         int64 `json:"free"`
+	Available    int64 `json:"available"`
+	Cached       int64 `json:"cached"`
+	Dirty        int64 `json:"dirty"`
+	Writeback    int64 `json:"writeback"`
+	SwapUsed     int64 `json:"swap_used"`
+	HugeTotal    int64 `json:"huge_total"`
+	HugeFree     int64 `json:"huge_free"`
+	HugeReserved int64 `json:"huge_rsvd"`
+	// ServerCgroup is a confined server's memory use (page cache
+	// included), 0 when it is not confined.
+	ServerCgroup int64 `json:"server_cgroup,omitempty"`
+}
+
+// Generic counter keys a Source reports where its database keeps them,
+// as cumulative totals. A source may add its own keys ("pg.temp_bytes");
+// the report shows those as they are.
+const (
+	Commits       = "commits"
+	Rollbacks     = "rollbacks"
+	LogicalReads  = "logical_reads"  // block or page requests
+	PhysicalReads = "physical_reads" // requests the buffer cache missed
+	BlockWrites   = "block_writes"   // blocks written out of the cache
+	WALBytes      = "wal_bytes"      // redo
+	WALRecords    = "wal_records"
+	Checkpoints   = "checkpoints"
+	Deadlocks     = "deadlocks"
+	ReadTimeMs    = "read_time_ms" // time spent reading blocks, where timed
+	TempBytes     = "temp_bytes"
+	DatabaseBytes = "database_bytes" // a gauge: the database's size on disk
+)
+
+// DBRecord is the database's side of a recording.
+type DBRecord struct {
+	Version string `json:"version,omitempty"`
+	// Settings are every setting not at its default, with the source's
+	// own notes (such as an extension the managed server loaded).
+	Settings map[string]string `json:"settings,omitempty"`
+	// Samples are the cumulative counters, read every interval and at
+	// the window's edges.
+	Samples []DBSample `json:"samples"`
+	// Sessions is the active session history, bucketed by interval.
+	Sessions *SessionHistory `json:"sessions,omitempty"`
+	// Tables are breakdowns over the measured window (end minus start):
+	// IO by backend type, top statements, checkpoints.
+	Tables []Table `json:"tables,omitempty"`
+}
+
+// DBSample is one reading of the counters.
+type DBSample struct {
+	T        float64            `json:"t"`
+	Counters map[string]float64 `json:"counters"`
+}
+
+// SessionHistory is what the sampled sessions were doing, bucketed: in
+// each bucket, how many times a session was seen in each state.
+type SessionHistory struct {
+	Hz float64 `json:"hz"`
+	// Source names the sampler ("pg_stat_activity", "pg_wait_sampling").
+	Source  string          `json:"source"`
+	Buckets []SessionBucket `json:"buckets"`
+}
+
+// SessionBucket covers the interval ending at T. Counts are by
+// "class/event" ("CPU/CPU", "IO/DataFileRead", "LWLock/WALWrite"); their
+// sum divided by Samples is the average active sessions.
+type SessionBucket struct {
+	T       float64        `json:"t"`
+	Samples int            `json:"samples"`
+	Counts  map[string]int `json:"counts,omitempty"`
+	// Queries counts sightings by query id, for top statements by time
+	// seen active.
+	Queries map[string]int `json:"queries,omitempty"`
+}
+
+// Table is a breakdown a source reads cumulatively, stored as the
+// difference over the measured window. Rows are keyed by their labels.
+type Table struct {
+	Name    string   `json:"name"`  // "top_sql", "io_by_backend"
+	Title   string   `json:"title"` // as a report heads it
+	Labels  []string `json:"labels"`
+	Columns []Column `json:"columns"`
+	Rows    []Row    `json:"rows"`
+}
+
+// Column is one numeric column of a Table.
+type Column struct {
+	Key   string `json:"key"`
+	Label string `json:"label"`
+	Unit  string `json:"unit,omitempty"`
+}
+
+// Row is one row of a Table.
+type Row struct {
+	Labels []string  `json:"labels"`
+	Values []float64 `json:"values"`
+	// Text is a long label a report may shorten (a statement's SQL).
+	Text string `json:"text,omitempty"`
+}
+
+// Session is one active session, as a sampler saw it.
+type Session struct {
+	Class   string // wait event class, "CPU" when on CPU
+	Event   string // "CPU" when on CPU
+	State   string
+	Backend string
+	QueryID string
+}
+
+// Source is what a target offers telemetry: its database's side. It holds
+// its own connections, apart from the run's sessions. Every method may be
+// called from its own goroutine.
+type Source interface {
+	// Counters reads the cumulative counters (the generic keys where the
+	// database has them).
+	Counters(ctx context.Context) (map[string]float64, error)
+	// Tables reads the cumulative breakdowns.
+	Tables(ctx context.Context) ([]Table, error)
+	// Sessions reads the active sessions once, leaving out the sampler's
+	// own; ErrUnsupported where the database has no such view.
+	Sessions(ctx context.Context) ([]Session, error)
+	// Settings reads the settings not at their default, and the version.
+	Settings(ctx context.Context) (version string, settings map[string]string, err error)
+	// Local tells where the server is on this host: the PID of its root
+	// process and its data directory; 0 and "" when it is elsewhere.
+	Local(ctx context.Context) (pid int, dataDir string, err error)
+	Close() error
+}
+
+// Sourcer is a target that offers telemetry.
+type Sourcer interface {
+	Telemetry(ctx context.Context) (Source, error)
+}
+
+// Config is how a run records telemetry.
+type Config struct {
+	// Off turns recording off (--no-telemetry).
+	Off bool
+	// Interval between host and counter samples; 1 s by default.
+	Interval time.Duration
+	// SessionHz is the session sampler's rate; 10 by default, 0 = off.
+	SessionHz float64
+	// ServerPID and DataPath, when the caller knows them (a managed
+	// server), win over what the source says.
+	ServerPID int
+	DataPath  string
+	// Facts the caller knows: a confined server's limits, the client's pinning.
+	ServerMemoryLimit int64
+	ServerCPUs        string
+	ClientCPUs        string
+	// ServerCgroup is the directory of a confined server's memory cgroup,
+	// read for its use each sample.
+	ServerCgroup string
+}
