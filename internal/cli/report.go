@@ -17,14 +17,17 @@ import (
 
 func newReport() *cobra.Command {
 	var out string
+	var text bool
 	c := &cobra.Command{
 		Use:   "report RESULT_OR_SWEEP",
 		Short: "Write an HTML report of a run or a sweep",
 		Long: `Writes one self-contained HTML page for a result document or a sweep
 document: the configuration (Figure 1), the charts and the tables. The page
 makes no network requests; it opens from disk. The report reads documents
-only; it never re-runs anything.`,
+only; it never re-runs anything. With --text it prints the same sections
+(without the charts) instead.`,
 		Example: "  dbrig report dbrig-results/tproc-c-20260101T120000Z.json\n" +
+			"  dbrig report --text dbrig-results/tproc-c-20260101T120000Z.json | less\n" +
 			"  dbrig report sweeps/buffer-cache/sweep.json -o buffer-cache.html",
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
@@ -36,6 +39,10 @@ only; it never re-runs anything.`,
 			d, err := loadDoc(args[0])
 			if err != nil {
 				return err
+			}
+			if text {
+				report.PlainText(c.OutOrStdout(), d)
+				return nil
 			}
 			if out == "" {
 				out = strings.TrimSuffix(args[0], filepath.Ext(args[0])) + ".html"
@@ -51,6 +58,7 @@ only; it never re-runs anything.`,
 			return nil
 		},
 	}
+	c.Flags().BoolVar(&text, "text", false, "print the report as text instead of writing HTML")
 	c.Flags().StringVarP(&out, "output", "o", "", "where to write the page (default: next to the input, with .html)")
 	return c
 }

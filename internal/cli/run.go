@@ -37,6 +37,7 @@ func newRun() *cobra.Command {
 		fs := c.Flags()
 		f.Options = runner.Defaults()
 		runner.AddFlags(fs, &f.Options, w.Info().FixedWork)
+		fs.BoolVar(&f.Telemetry.Off, "no-telemetry", false, "record no host or database telemetry (see --sample)")
 		fs.StringVar(&f.jsonPath, "json", "", "write the result document here")
 		fs.StringVar(&f.resultsDir, "results-dir", "dbrig-results", "where result documents go when --json is not given")
 		w.RunFlags(fs)

@@ -18,6 +18,7 @@ import (
 	"github.com/dbrig/dbrig/internal/runner"
 	"github.com/dbrig/dbrig/internal/server"
 	"github.com/dbrig/dbrig/internal/target"
+	"github.com/dbrig/dbrig/internal/telemetry"
 	"github.com/dbrig/dbrig/internal/workload"
 )
 
@@ -594,6 +595,17 @@ func (r *run) measure(ctx context.Context, pi, rep int, params []Param) (string,
 		pt.Values[m.Key] = append(pt.Values[m.Key], m.Value())
 	}
 	pt.P95 = append(pt.P95, primaryP95(d))
+	if d.Telemetry != nil {
+		sum := telemetry.Summarize(d.Telemetry)
+		for _, e := range telemetry.Explains {
+			if v, ok := e.Value(sum); ok {
+				if pt.Telemetry == nil {
+					pt.Telemetry = map[string][]float64{}
+				}
+				pt.Telemetry[e.Key] = append(pt.Telemetry[e.Key], v)
+			}
+		}
+	}
 	doc.Done++
 	result.Recompute(doc)
 	return rel, r.save()

@@ -117,7 +117,7 @@ func TestSpecErrors(t *testing.T) {
 		{"unknown top-level key", managed + "repaet: 3\n",
 			`s.yaml line 4: unknown key "repaet" at the top level (known: name, target, workload, build, run, vary, baseline, repeat)`},
 		{"unknown nested key", managed + "run:\n  rampup: 1s\n  duraton: 60s\n",
-			`s.yaml line 6: unknown key "duraton" in run (known: rampup, duration, vus, client_cpus, prewarm, all_warehouses, keying_thinking, mode)`},
+			`s.yaml line 6: unknown key "duraton" in run (known: rampup, duration, vus, client_cpus, sample, prewarm, all_warehouses, keying_thinking, mode)`},
 		{"unknown target key", "target: {managed: true, setings: {a: b}}\nworkload: tproc-c\n",
 			`s.yaml line 1: unknown key "setings" in target (known: managed, settings, pg_bin, url)`},
 		{"unknown build key", managed + "build: {warehouses: 1, wharehouses: 2}\n",

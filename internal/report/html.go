@@ -55,6 +55,8 @@ type block struct {
 	KV        []kvGroup
 	KVCaption string
 	Table     *table
+	// key marks a block that a later step adds charts to.
+	key string
 }
 
 type chartRef struct {
@@ -171,10 +173,14 @@ func readRun(path string) (*result.Document, error) {
 
 // HTML writes the report for a run or a sweep as one self-contained page.
 func HTML(w io.Writer, d *Doc) error {
+	return runOrSweepPage(d).render(w)
+}
+
+func runOrSweepPage(d *Doc) *page {
 	if d.Sweep != nil {
-		return sweepPage(d).render(w)
+		return sweepPage(d)
 	}
-	return runPage(d.Run).render(w)
+	return runPage(d.Run)
 }
 
 // configRows are the "Figure 1" rows every report starts with: the host,

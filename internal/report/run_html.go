@@ -48,6 +48,7 @@ func runPage(d *result.Document) *page {
 		flatten("", countersAny(d.Counters), &rows)
 		p.Blocks = append(p.Blocks, kvBlock("Counters", []kvGroup{{"Workload counters over the measured window", rows}}, ""))
 	}
+	p.Blocks = append(p.Blocks, explainHTML(p, d)...)
 	return p
 }
 
@@ -91,37 +92,26 @@ func seriesBlock(p *page, d *result.Document) (block, bool) {
 			ramp, rampEnd = true, pt.T
 		}
 	}
-	line := func(label, c string, data []obj) obj {
-		return obj{"label": label, "data": data, "borderColor": c, "backgroundColor": c,
-			"borderWidth": 1.5, "pointRadius": 0, "pointHitRadius": 6, "tension": 0}
-	}
 	var sets []obj
 	if prim != nil && len(d.SeriesTypes) > 1 {
-		sets = append(sets, line(d.PrimaryTx+" per minute", color(0), prim))
+		sets = append(sets, seriesLine(d.PrimaryTx+" per minute", color(0), prim))
 	}
-	sets = append(sets, line("all transactions per minute", color(1), all))
-	plugins := obj{
-		"title":   chartTitle("Throughput per second, as a per-minute rate"),
-		"tooltip": obj{"mode": "index", "intersect": false},
-	}
+	sets = append(sets, seriesLine("all transactions per minute", color(1), all))
+	plugins := obj{}
 	caption := "Figure 2: completions in each second × 60, client side."
 	if ramp {
 		plugins["rampShade"] = obj{"until": rampEnd, "label": "ramp-up"}
 		caption += fmt.Sprintf(" Shaded: the %.0f s ramp-up, not counted in the results.", rampEnd)
 	}
-	ref := p.addChart("throughput over time", false, obj{
-		"type": "line",
-		"data": obj{"datasets": sets},
-		"options": obj{
-			"interaction": obj{"mode": "index", "intersect": false},
-			"scales": obj{
-				"x": obj{"type": "linear", "title": axisTitle("seconds since start"), "ticks": obj{"precision": 0}},
-				"y": obj{"beginAtZero": true, "title": axisTitle("per minute")},
-			},
-			"plugins": plugins,
-		},
-	})
+	ref := timeChart(p, "throughput over time", "Throughput per second, as a per-minute rate", sets,
+		obj{"y": obj{"beginAtZero": true, "title": axisTitle("per minute")}}, plugins)
 	return block{Heading: "Throughput", Charts: []chartRef{ref}, ChartCaption: caption}, true
+}
+
+// seriesLine is one unfilled series of a time chart.
+func seriesLine(label, c string, data []obj) obj {
+	return obj{"label": label, "data": data, "borderColor": c, "backgroundColor": c,
+		"borderWidth": 1.5, "pointRadius": 0, "pointHitRadius": 6, "tension": 0}
 }
 
 func latencyBlock(p *page, d *result.Document) block {

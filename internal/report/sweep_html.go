@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/dbrig/dbrig/internal/result"
+	"github.com/dbrig/dbrig/internal/telemetry"
 )
 
 // sweepLayout arranges a sweep's points for charts: the first varied
@@ -140,7 +142,62 @@ func sweepPage(d *Doc) *page {
 		p.Blocks = append(p.Blocks, b)
 	}
 	p.Blocks = append(p.Blocks, block{Heading: "Points", Table: pointsTable(s)})
+	if t, ok := profileTable(s); ok {
+		b := block{Heading: "Why: the host and the database at each point", Table: t}
+		if c, ok := whyChart(p, s); ok {
+			b.Charts = []chartRef{c}
+			b.ChartCaption = "Per point, the reads the database's cache missed and the reads that reached the data disk, per second (bars), with the disk's mean read latency and the cache's hit ratio (lines). Where the device reads fall while the misses stay, the OS page cache served them."
+		}
+		p.Blocks = append(p.Blocks, b)
+	}
 	return p
+}
+
+// whyChart draws the figures that explain a cache study, per point.
+func whyChart(p *page, s *result.Sweep) (chartRef, bool) {
+	var labels []string
+	series := map[string][]any{}
+	keys := []string{"physical_reads_per_s", "read_iops", "read_await_ms", "hit_pct"}
+	found := false
+	for _, pt := range s.Points {
+		labels = append(labels, paramsLabel(s.Varied, pt.Params))
+		for _, k := range keys {
+			if xs := pt.Telemetry[k]; len(xs) > 0 {
+				series[k] = append(series[k], result.Mean(xs))
+				found = true
+			} else {
+				series[k] = append(series[k], nil)
+			}
+		}
+	}
+	if !found {
+		return chartRef{}, false
+	}
+	bar := func(label string, i int, data []any) obj {
+		return obj{"type": "bar", "label": label, "data": data, "backgroundColor": color(i), "yAxisID": "y"}
+	}
+	line := func(label string, i int, data []any, axis string) obj {
+		return obj{"type": "line", "label": label, "data": data, "borderColor": color(i), "backgroundColor": color(i),
+			"yAxisID": axis, "borderWidth": 2, "pointRadius": 3, "spanGaps": true}
+	}
+	return p.addChart("cache misses and disk reads per point", false, obj{
+		"type": "bar",
+		"data": obj{"labels": labels, "datasets": []obj{
+			bar("cache misses/s", 0, series["physical_reads_per_s"]), bar("disk reads/s", 4, series["read_iops"]),
+			line("read latency ms", 1, series["read_await_ms"], "ms"), line("cache hit %", 2, series["hit_pct"], "pct"),
+		}},
+		"options": obj{
+			"scales": obj{
+				"y":   obj{"beginAtZero": true, "title": axisTitle("per second")},
+				"ms":  obj{"beginAtZero": true, "position": "right", "grid": obj{"drawOnChartArea": false}, "title": axisTitle("read latency, ms")},
+				"pct": obj{"min": 0, "max": 100, "position": "right", "grid": obj{"drawOnChartArea": false}, "title": axisTitle("hit %")},
+			},
+			"plugins": obj{
+				"title":   chartTitle("Why: cache misses, disk reads and latency per point"),
+				"tooltip": obj{"mode": "index", "intersect": false},
+			},
+		},
+	}), true
 }
 
 func sweepStats(s *result.Sweep) []stat {
@@ -392,9 +449,13 @@ func gaps(n int) []any {
 
 func pointsTable(s *result.Sweep) *table {
 	hasRes, hasErr := false, false
+	explains := map[string]bool{}
 	for _, p := range s.Points {
 		hasRes = hasRes || len(p.Resident) > 0
 		hasErr = hasErr || len(p.Errors) > 0
+		for k := range p.Telemetry {
+			explains[k] = true
+		}
 	}
 	metrics := primaryFirst(s)
 	primary := s.Primary()
@@ -411,6 +472,11 @@ func pointsTable(s *result.Sweep) *table {
 	if hasRes {
 		h = append(h, "#resident")
 	}
+	for _, e := range telemetry.Explains {
+		if e.Classic && explains[e.Key] {
+			h = append(h, "#"+strings.TrimSpace(e.Label+" "+e.Unit))
+		}
+	}
 	if hasErr {
 		h = append(h, "errors")
 	}
@@ -419,7 +485,7 @@ func pointsTable(s *result.Sweep) *table {
 		tx = s.PrimaryTx
 	}
 	t := &table{Class: "wide", Head: heads(h...),
-		Caption: fmt.Sprintf("Every point: its repetitions' mean of each metric with the 95%% confidence interval of the mean (Student's t), the mean of their %s p95 latencies, and the %% change in %s over the baseline.", tx, primary.Label)}
+		Caption: fmt.Sprintf("Every point: its repetitions' mean of each metric with the 95%% confidence interval of the mean (Student's t), the mean of their %s p95 latencies, the %% change in %s over the baseline, and the means of what the host and the database did over the measured windows: the data disk's reads and read latency, the cache's misses and hit ratio.", tx, primary.Label)}
 	for i, p := range s.Points {
 		var c []cell
 		for _, k := range s.Varied {
@@ -467,10 +533,58 @@ func pointsTable(s *result.Sweep) *table {
 			}
 			c = append(c, num(r))
 		}
+		for _, e := range telemetry.Explains {
+			if e.Classic && explains[e.Key] {
+				c = append(c, num(explainMean(p, e.Key)))
+			}
+		}
 		if hasErr {
 			c = append(c, cell{Text: strings.Join(p.Errors, "; "), Class: "bad"})
 		}
 		t.Rows = append(t.Rows, row{ID: fmt.Sprintf("point-%d", i), Cells: c})
 	}
 	return t
+}
+
+// explainMean is a point's mean of a telemetry figure over its repetitions.
+func explainMean(p result.SweepPoint, key string) string {
+	if xs := p.Telemetry[key]; len(xs) > 0 {
+		return fmtValue(result.Mean(xs))
+	}
+	return "—"
+}
+
+// profileTable is the load profile of every point, side by side: the
+// AWR-like figures of each point's runs, averaged over its repetitions.
+func profileTable(s *result.Sweep) (*table, bool) {
+	var keys []telemetry.Explain
+	for _, e := range telemetry.Explains {
+		for _, p := range s.Points {
+			if len(p.Telemetry[e.Key]) > 0 {
+				keys = append(keys, e)
+				break
+			}
+		}
+	}
+	if len(keys) == 0 {
+		return nil, false
+	}
+	h := slices.Clone(s.Varied)
+	for _, e := range keys {
+		h = append(h, "#"+strings.TrimSpace(e.Label+" "+e.Unit))
+	}
+	t := &table{Class: "wide", Head: heads(h...),
+		Caption: "What the host and the database did at each point, over the measured windows, averaged over its repetitions: " +
+			"the host's CPU and data disk, the database's own counters per second, and its sampled sessions. Every run's report has the detail."}
+	for i, p := range s.Points {
+		var c []cell
+		for _, k := range s.Varied {
+			c = append(c, cell{Text: p.Params[k]})
+		}
+		for _, e := range keys {
+			c = append(c, num(explainMean(p, e.Key)))
+		}
+		t.Rows = append(t.Rows, row{ID: fmt.Sprintf("profile-%d", i), Cells: c})
+	}
+	return t, true
 }

@@ -4,6 +4,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/dbrig/dbrig/internal/result"
@@ -76,4 +77,58 @@ func ordered(d *result.Document) []result.Metric {
 		}
 	}
 	return out
+}
+
+// PlainText writes a run's or a sweep's report as text: every section of
+// the HTML page, its tables and notes, without the charts.
+func PlainText(w io.Writer, d *Doc) {
+	p := runOrSweepPage(d)
+	fmt.Fprintln(w, p.Title)
+	for _, s := range p.Subtitle {
+		fmt.Fprintln(w, s)
+	}
+	for _, s := range p.Stats {
+		fmt.Fprintf(w, "%s: %s\n", s.Label, s.Value)
+	}
+	for _, b := range p.Blocks {
+		b.text(w)
+	}
+}
+
+func (b block) text(w io.Writer) {
+	if len(b.Notes) == 0 && b.Pre == "" && len(b.KV) == 0 && b.Table == nil {
+		return
+	}
+	fmt.Fprintf(w, "\n%s\n%s\n", b.Heading, strings.Repeat("=", len([]rune(b.Heading))))
+	for _, n := range b.Notes {
+		fmt.Fprintln(w, "- "+n)
+	}
+	if b.Pre != "" {
+		fmt.Fprintln(w, b.Pre)
+	}
+	for _, g := range b.KV {
+		fmt.Fprintf(w, "%s:\n", g.Name)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		for _, r := range g.Rows {
+			fmt.Fprintf(tw, "  %s\t%s\n", r[0], r[1])
+		}
+		tw.Flush()
+	}
+	if t := b.Table; t != nil {
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		line := func(cells []cell) {
+			for _, c := range cells {
+				fmt.Fprint(tw, c.Text+"\t")
+			}
+			fmt.Fprintln(tw)
+		}
+		line(t.Head)
+		for _, r := range t.Rows {
+			line(r.Cells)
+		}
+		tw.Flush()
+		if t.Caption != "" {
+			fmt.Fprintln(w, t.Caption)
+		}
+	}
 }

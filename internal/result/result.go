@@ -12,6 +12,7 @@ import (
 	"github.com/dbrig/dbrig/internal/atomicfile"
 	"github.com/dbrig/dbrig/internal/driver"
 	"github.com/dbrig/dbrig/internal/metrics"
+	"github.com/dbrig/dbrig/internal/telemetry"
 	"github.com/dbrig/dbrig/internal/workload"
 )
 
@@ -49,6 +50,9 @@ type Document struct {
 	Series      []Point  `json:"series"`
 	SeriesTypes []string `json:"series_types"`
 	Interrupted bool     `json:"interrupted"`
+	// Telemetry is what the host and the database did during the run;
+	// absent when the run was told not to record it.
+	Telemetry *telemetry.Recording `json:"telemetry,omitempty"`
 }
 
 // MetricDef is what a metric is, as the workload declared it.
@@ -141,6 +145,7 @@ type Run struct {
 	// TallyNames name Result.Tally's slots.
 	TallyNames []string
 	Marks      []workload.Mark
+	Telemetry  *telemetry.Recording
 }
 
 // Defs are the metric definitions of a workload's declaration.
@@ -161,7 +166,7 @@ func FromRun(run Run) (*Document, error) {
 		Config: run.Config, StartedAt: r.Started.UTC(), WindowSeconds: r.WindowSeconds(),
 		PrimaryMetric: run.Info.Primary, PrimaryTx: run.Info.PrimaryTx,
 		Lines: sum.Lines, Extra: sum.Extra, SeriesTypes: run.TxNames, Interrupted: r.Interrupted,
-		Counters: map[string]int64{},
+		Counters: map[string]int64{}, Telemetry: run.Telemetry,
 	}
 	for _, def := range Defs(run.Info) {
 		v := sum.Values[def.Key]

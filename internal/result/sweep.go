@@ -60,6 +60,10 @@ type SweepPoint struct {
 	// Resident holds each repetition's fraction of the benchmark's pages
 	// found in the buffer cache after a full-cache warm-up (prewarm: full).
 	Resident []float64 `json:"resident,omitempty"`
+	// Telemetry holds each repetition's figures that explain a point (CPU
+	// busy, storage reads and latency, cache hits), by telemetry.Explains
+	// key; a repetition without a figure has none in the list.
+	Telemetry map[string][]float64 `json:"telemetry,omitempty"`
 	// Stats and Gains are per metric key.
 	Stats map[string]*Stats `json:"stats,omitempty"`
 	Gains map[string]*Gain  `json:"gains,omitempty"`

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/dbrig/dbrig/internal/target"
+	"github.com/dbrig/dbrig/internal/telemetry"
 	"github.com/spf13/pflag"
 )
 
@@ -36,11 +37,17 @@ var Params = []Param{
 		field: func(o *Options) any { return &o.VUs }},
 	{Name: "client_cpus", Default: "0", Usage: "CPUs the client may use at once (default: one per 8 VUs, at most all; GOMAXPROCS in the environment wins)",
 		field: func(o *Options) any { return &o.ClientCPUs }},
+	{Name: "sample", Default: "1s", Usage: "how often host and database telemetry is sampled",
+		field: func(o *Options) any { return &o.Telemetry.Interval }},
 }
+
+// minSample is the shortest telemetry interval: shorter ones would make
+// the host's counters (in 10 ms ticks) too coarse to mean anything.
+const minSample = 100 * time.Millisecond
 
 // Defaults are the options a run has unless told otherwise.
 func Defaults() Options {
-	var o Options
+	o := Options{Telemetry: telemetry.Config{SessionHz: telemetry.DefaultSessionHz}}
 	for _, p := range Params {
 		if err := o.Set(p.Name, p.Default); err != nil {
 			panic(err) // the table's own defaults
@@ -130,6 +137,8 @@ func (o Options) check(name string) error {
 		return fmt.Errorf("must be positive, got %s", o.Duration)
 	case name == "rampup" && o.Rampup < 0:
 		return fmt.Errorf("must not be negative, got %s", o.Rampup)
+	case name == "sample" && o.Telemetry.Interval < minSample:
+		return fmt.Errorf("must be at least %s, got %s", minSample, o.Telemetry.Interval)
 	}
 	return nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/dbrig/dbrig/internal/human"
 	"github.com/dbrig/dbrig/internal/result"
 	"github.com/dbrig/dbrig/internal/target"
+	"github.com/dbrig/dbrig/internal/telemetry"
 	"github.com/dbrig/dbrig/internal/workload"
 )
 
@@ -29,6 +30,8 @@ type Options struct {
 	Progress func(line string)
 	// Warn receives notes that do not stop the run.
 	Warn func(msg string)
+	// Telemetry is what the run records of the host and the database.
+	Telemetry telemetry.Config
 }
 
 // clientProcs is how many Ps the Go runtime gets for a run. Virtual users
@@ -83,11 +86,17 @@ func Run(ctx context.Context, t target.Target, w workload.Workload, r workload.R
 	var marks [2]workload.Mark
 	var markErr error
 	started := time.Now()
+	var src telemetry.Source
+	if !o.Telemetry.Off {
+		src = telemetrySource(ctx, t, warn)
+	}
+	rec := telemetry.Start(ctx, o.Telemetry, src, started)
 	cfgDriver.WindowEdge = func(start bool) {
 		i := 1
 		if start {
 			i = 0
 		}
+		rec.Edge(ctx, start)
 		// The marks are read even after Ctrl-C, which is what ends the window.
 		m, err := r.Mark(context.WithoutCancel(ctx))
 		m.At = time.Since(started).Seconds()
@@ -107,6 +116,7 @@ func Run(ctx context.Context, t target.Target, w workload.Workload, r workload.R
 		progress(fmt.Sprintf("%-8s %s  VUs %d  errors %d", tk.Phase, where, tk.VUs, tk.Errors))
 	}
 	res, err := driver.Run(ctx, r, cfgDriver)
+	recording := rec.Stop()
 	if err != nil {
 		return nil, err
 	}
@@ -122,10 +132,25 @@ func Run(ctx context.Context, t target.Target, w workload.Workload, r workload.R
 	run := result.Run{
 		Workload: w.Name(), Info: info, Target: result.Target{Kind: t.Kind(), Version: version, URL: t.URL()},
 		Config: cfg, Result: res, Summary: r.Summarize(res, marks[0], marks[1]),
-		TxNames: r.TxNames(), TallyNames: r.TallyNames(),
+		TxNames: r.TxNames(), TallyNames: r.TallyNames(), Telemetry: recording,
 	}
 	if marks[1].Values != nil {
 		run.Marks = marks[:]
 	}
 	return result.FromRun(run)
+}
+
+// telemetrySource opens t's database side of telemetry, if it has one. A
+// source that will not open costs the run only its database telemetry.
+func telemetrySource(ctx context.Context, t target.Target, warn func(string)) telemetry.Source {
+	s, ok := t.(telemetry.Sourcer)
+	if !ok {
+		return nil
+	}
+	src, err := s.Telemetry(ctx)
+	if err != nil {
+		warn(fmt.Sprintf("database telemetry unavailable: %v", human.OneLine(err)))
+		return nil
+	}
+	return src
 }

@@ -178,9 +178,7 @@ type DBSample struct {
 // SessionHistory is what the sampled sessions were doing, bucketed: in
 // each bucket, how many times a session was seen in each state.
 type SessionHistory struct {
-	Hz float64 `json:"hz"`
-	// Source names the sampler ("pg_stat_activity", "pg_wait_sampling").
-	Source  string          `json:"source"`
+	Hz      float64         `json:"hz"`
 	Buckets []SessionBucket `json:"buckets"`
 }
 
@@ -203,7 +201,9 @@ type Table struct {
 	Title   string   `json:"title"` // as a report heads it
 	Labels  []string `json:"labels"`
 	Columns []Column `json:"columns"`
-	Rows    []Row    `json:"rows"`
+	// Sort is the column that orders the rows in a report, largest first.
+	Sort int   `json:"sort,omitempty"`
+	Rows []Row `json:"rows"`
 }
 
 // Column is one numeric column of a Table.

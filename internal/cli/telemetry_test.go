@@ -1,0 +1,103 @@
+package cli_test
+
+import (
+	"math"
+	"path/filepath"
+	"testing"
+
+	"github.com/dbrig/dbrig/internal/result"
+	"github.com/dbrig/dbrig/internal/server/postgres/pgtest"
+	"github.com/dbrig/dbrig/internal/telemetry"
+)
+
+// TestTelemetryPostgres: a run records the host and the database over its
+// window, the database's own commit count agrees with the run's
+// database-side transaction rate, and the report shows the sections that
+// explain the run; --no-telemetry records none.
+func TestTelemetryPostgres(t *testing.T) {
+	t.Parallel()
+	u := pgtest.NewDB(t)
+	mustRun(t, "build", "tproc-c", "--target", u, "--warehouses", "1", "--loaders", "1")
+	dir := t.TempDir()
+	path := filepath.Join(dir, "r.json")
+	mustRun(t, "run", "tproc-c", "--target", u, "--vus", "2", "--rampup", "2s", "--duration", "6s", "--json", path)
+	doc, err := result.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := doc.Telemetry
+	if rec == nil || rec.Host == nil || rec.DB == nil {
+		t.Fatalf("telemetry %+v: want host and database sides", rec)
+	}
+	if w := rec.Window[1] - rec.Window[0]; math.Abs(w-doc.WindowSeconds) > 0.5 {
+		t.Errorf("telemetry window %.2f s, run window %.2f s", w, doc.WindowSeconds)
+	}
+	s := telemetry.Summarize(rec)
+	if s.Host == nil || s.Host.CPU.Busy() <= 0 || s.Host.Client <= 0 {
+		t.Fatalf("host summary %+v: want CPU busy and client CPU", s.Host)
+	}
+	// pgtest's server runs on this host: its processes are found and busy.
+	if s.Host.Server == nil || *s.Host.Server <= 0 {
+		t.Errorf("server CPU %v, want > 0 (unavailable: %v)", s.Host.Server, rec.Unavailable)
+	}
+	if s.DB == nil {
+		t.Fatalf("no database counters over the window (unavailable: %v)", rec.Unavailable)
+	}
+	tpm, _ := doc.Metric("tpm")
+	if tpm.DB == nil {
+		t.Fatal("no database-side tpm")
+	}
+	// Both read xact_commit + xact_rollback at the window's edges, a few
+	// milliseconds apart.
+	got := (s.DB.Deltas[telemetry.Commits] + s.DB.Deltas[telemetry.Rollbacks]) * 60 / s.Seconds
+	if math.Abs(got-*tpm.DB) > 0.05**tpm.DB {
+		t.Errorf("telemetry's transactions per minute %.0f, the run's database-side tpm %.0f", got, *tpm.DB)
+	}
+	if s.DB.HitPct == nil || s.DB.Deltas[telemetry.LogicalReads] <= 0 {
+		t.Errorf("logical reads %v, hit %% %v", s.DB.Deltas[telemetry.LogicalReads], s.DB.HitPct)
+	}
+	if len(s.Waits) == 0 || s.ActiveSessions <= 0 || s.ActiveSessions > 4 {
+		t.Errorf("waits %v, %.2f active sessions; want some, at most the 2 VUs and a few background ones", s.Waits, s.ActiveSessions)
+	}
+	text := mustRun(t, "report", "--text", path).stdout
+	for _, want := range []string{"Load profile", "buffer hit %", "Top wait events", "Host CPUs", "Bzy_MHz", "Settings"} {
+		wantIn(t, "report --text", text, want)
+	}
+
+	off := filepath.Join(dir, "off.json")
+	mustRun(t, "run", "tproc-c", "--target", u, "--vus", "1", "--rampup", "0s", "--duration", "2s", "--no-telemetry", "--json", off)
+	if doc, err := result.Read(off); err != nil {
+		t.Fatal(err)
+	} else if doc.Telemetry != nil {
+		t.Errorf("--no-telemetry recorded %+v", doc.Telemetry)
+	}
+}
+
+// TestTelemetrySQLite: the embedded target has no server to sample, but
+// the host's side, its file's size and its settings are recorded.
+func TestTelemetrySQLite(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	u := "sqlite:" + filepath.Join(dir, "t.db")
+	mustRun(t, "build", "tproc-c", "--target", u, "--warehouses", "1")
+	path := filepath.Join(dir, "r.json")
+	mustRun(t, "run", "tproc-c", "--target", u, "--vus", "1", "--rampup", "0s", "--duration", "3s", "--json", path)
+	doc, err := result.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := doc.Telemetry
+	if rec == nil || rec.DB == nil || rec.Host == nil {
+		t.Fatalf("telemetry %+v", rec)
+	}
+	if rec.DB.Settings["journal_mode"] == "" || rec.Host.Facts.DataPath == "" {
+		t.Errorf("settings %v, data path %q", rec.DB.Settings, rec.Host.Facts.DataPath)
+	}
+	s := telemetry.Summarize(rec)
+	if s.DB == nil || s.DB.Gauges[telemetry.DatabaseBytes] <= 0 || len(s.Waits) != 0 {
+		t.Errorf("database summary %+v, waits %v: want the file's size and no sessions", s.DB, s.Waits)
+	}
+	if s.Host == nil || s.Host.Client <= 0 || s.Host.Server != nil {
+		t.Errorf("host summary %+v: the engine's CPU is the client's", s.Host)
+	}
+}

@@ -1,0 +1,401 @@
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/dbrig/dbrig/internal/human"
+	"github.com/dbrig/dbrig/internal/result"
+	"github.com/dbrig/dbrig/internal/telemetry"
+)
+
+// The "why" sections of a run, after AWR's: what the database did per
+// second and per transaction, what its sessions waited on, its top
+// statements, and what the host's CPUs and disks did. They are built once
+// as blocks of notes and tables, which the HTML page and the text both
+// show, so the two never disagree.
+
+// Keys of the blocks the HTML page adds charts to.
+const (
+	waitsKey = "waits"
+	cpusKey  = "cpus"
+)
+
+// topRows is how many rows of a breakdown a report shows.
+const topRows = 10
+
+// explainBlocks are the run's telemetry sections, in reading order; none
+// when the run recorded no telemetry.
+func explainBlocks(d *result.Document) []block {
+	rec := d.Telemetry
+	if rec == nil {
+		return nil
+	}
+	s := telemetry.Summarize(rec)
+	var out []block
+	notes := explainNotes(d, s)
+	if s.DB != nil {
+		b := block{Heading: "Load profile", Notes: notes, Table: loadProfile(d, s)}
+		notes = nil
+		out = append(out, b)
+	}
+	if len(s.Waits) > 0 {
+		out = append(out, block{Heading: "Top wait events", Table: waitTable(s), key: waitsKey})
+	}
+	if rec.DB != nil {
+		for _, t := range rec.DB.Tables {
+			if len(t.Rows) > 0 {
+				out = append(out, block{Heading: t.Title, Table: breakdown(t, s.Seconds)})
+			}
+		}
+	}
+	if s.Host != nil {
+		out = append(out, block{Heading: "Host CPUs", Notes: notes, Table: cpuTable(rec.Host, s.Host), key: cpusKey})
+		notes = nil
+		if len(s.Host.Disks) > 0 {
+			out = append(out, block{Heading: "Host disks", Table: diskTable(rec.Host.Facts, s.Host)})
+		}
+	}
+	if notes != nil {
+		out = append(out, block{Heading: "Telemetry", Notes: notes})
+	}
+	return append(out, settingsBlock(rec))
+}
+
+// settingsBlock holds what explains a result without being measured: the
+// host's tunables and the database's settings that are not defaults.
+func settingsBlock(rec *telemetry.Recording) block {
+	var host, db [][2]string
+	if h := rec.Host; h != nil {
+		f := h.Facts
+		for _, kv := range [][2]string{
+			{"kernel", f.Kernel}, {"transparent huge pages", f.TransparentHuge}, {"vm.nr_hugepages", strconv.FormatInt(f.NrHugepages, 10)},
+			{"cpufreq driver", f.CpufreqDriver}, {"cpufreq governor", f.CpufreqGovernor},
+			{"cpuidle driver", f.CpuidleDriver}, {"cpuidle governor", f.CpuidleGovernor}, {"frequency from", f.FrequencySource},
+			{"data", f.DataPath}, {"data device", f.DataDevice}, {"IO scheduler", f.DataDeviceSched},
+			{"server memory limit", bytesIEC(f.ServerMemoryLimit)}, {"server CPUs", f.ServerCPUs}, {"client CPUs", f.ClientCPUs},
+		} {
+			if kv[1] != "" {
+				host = append(host, kv)
+			}
+		}
+	}
+	if rec.DB != nil {
+		for _, k := range slices.Sorted(maps.Keys(rec.DB.Settings)) {
+			db = append(db, [2]string{k, rec.DB.Settings[k]})
+		}
+	}
+	return kvBlock("Settings", []kvGroup{{"Host", host}, {"Database settings not at their defaults", db}},
+		"What the host and the database were set to during the run.")
+}
+
+// explainNotes are the facts a reader should weigh before the figures:
+// traps (a powersave governor, a saturated client, steal), whether the
+// data fits the server's memory, and what could not be recorded.
+func explainNotes(d *result.Document, s telemetry.Summary) []string {
+	rec := d.Telemetry
+	var notes []string
+	if h := rec.Host; h != nil {
+		if h.Facts.CpufreqGovernor == "powersave" {
+			notes = append(notes, "The cpufreq governor is powersave: the CPUs were held at low clocks, which can make a single-threaded test several times slower. Set it to performance for a study.")
+		}
+		if s.Host != nil {
+			notes = append(notes, hostNotes(d, h.Facts, s.Host)...)
+		}
+		if n := fitNote(h.Facts, s); n != "" {
+			notes = append(notes, n)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(rec.Unavailable)) {
+		notes = append(notes, fmt.Sprintf("Not recorded, %s: %s.", strings.ReplaceAll(k, "_", " "), strings.TrimSuffix(rec.Unavailable[k], ".")))
+	}
+	return notes
+}
+
+func hostNotes(d *result.Document, f telemetry.HostFacts, h *telemetry.HostSummary) []string {
+	var notes []string
+	cpus := max(f.OnlineCPUs, d.Host.CPUs, 1)
+	clientCores := h.Client * float64(cpus) / 100
+	if ps := configInt(d.Config, "client_cpus"); ps > 0 && clientCores >= 0.9*float64(ps) {
+		notes = append(notes, fmt.Sprintf("The client was saturated: it used %.2f of the %d CPUs it may use. The database may have been waiting for the client; raise --client-cpus or move the client.", clientCores, ps))
+	}
+	if h.CPU.Busy() >= 90 {
+		notes = append(notes, fmt.Sprintf("The host's CPUs were %.0f%% busy: the run was CPU-bound.", h.CPU.Busy()))
+	}
+	if h.CPU.Steal >= 5 {
+		notes = append(notes, fmt.Sprintf("The hypervisor took %.1f%% of the CPU time (steal): another guest competed for the host, so figures may not repeat.", h.CPU.Steal))
+	}
+	return notes
+}
+
+// fitNote says whether the database fits the memory its server may use:
+// a confined server's limit, else the host's memory.
+func fitNote(f telemetry.HostFacts, s telemetry.Summary) string {
+	if s.DB == nil {
+		return ""
+	}
+	size, ok := s.DB.Gauges[telemetry.DatabaseBytes]
+	if !ok || size <= 0 {
+		return ""
+	}
+	limit, what := f.ServerMemoryLimit, "the server's memory limit"
+	if limit <= 0 {
+		limit, what = f.HostMemoryBytes, "the host's memory"
+	}
+	if limit <= 0 {
+		return ""
+	}
+	verb := "fits in"
+	if size > float64(limit) {
+		verb = "does not fit in"
+	}
+	n := fmt.Sprintf("The database (%s) %s %s (%s)", bytesIEC(int64(size)), verb, what, bytesIEC(limit))
+	if s.Host != nil && s.Host.PeakServerCgroup > 0 {
+		n += fmt.Sprintf("; the server's cgroup used up to %s, page cache included", bytesIEC(s.Host.PeakServerCgroup))
+	}
+	return n + "."
+}
+
+func configInt(cfg map[string]any, key string) int {
+	switch v := cfg[key].(type) {
+	case float64:
+		return int(v)
+	case int:
+		return v
+	case interface{ Int64() (int64, error) }:
+		n, _ := v.Int64()
+		return int(n)
+	}
+	return 0
+}
+
+// profileRow is one line of the load profile.
+type profileRow struct {
+	key, label string
+	bytes      bool
+}
+
+var profile = []profileRow{
+	{telemetry.LogicalReads, "logical reads (blocks)", false},
+	{telemetry.PhysicalReads, "physical reads (cache misses)", false},
+	{telemetry.BlockWrites, "block writes", false},
+	{telemetry.WALBytes, "WAL / redo", true},
+	{telemetry.WALRecords, "WAL records", false},
+	{telemetry.Commits, "commits", false},
+	{telemetry.Rollbacks, "rollbacks", false},
+	{telemetry.ReadTimeMs, "read time (ms)", false},
+	{telemetry.TempBytes, "temp files", true},
+	{telemetry.Checkpoints, "checkpoints", false},
+	{telemetry.Deadlocks, "deadlocks", false},
+}
+
+// loadProfile is AWR's load profile: each counter per second and per
+// database transaction, then the source's own counters, and the cache's
+// hit ratio (AWR's instance efficiency).
+func loadProfile(d *result.Document, s telemetry.Summary) *table {
+	db := s.DB
+	txs := db.Deltas[telemetry.Commits] + db.Deltas[telemetry.Rollbacks]
+	per := "database transaction"
+	if txs <= 0 {
+		per = "completed transaction (client side)"
+		for _, t := range d.Transactions {
+			txs += float64(t.Count)
+		}
+	}
+	t := &table{Head: heads("", "#per second", "#per transaction", "#over the window"),
+		Caption: fmt.Sprintf("The database's own counters over the %.1f s measured window, per second and per %s.", s.Seconds, per)}
+	add := func(label string, bytes bool, delta, rate float64) {
+		f := fmtValue
+		if bytes {
+			f = func(v float64) string { return bytesIEC(int64(v)) }
+			if delta < 1<<20 {
+				f = func(v float64) string { return human.Thousands(v) + " B" }
+			}
+		}
+		perTx := "—"
+		if txs > 0 {
+			perTx = f(delta / txs)
+		}
+		t.Rows = append(t.Rows, row{Cells: []cell{{Text: label}, num(f(rate)), num(perTx), num(f(delta))}})
+	}
+	known := map[string]bool{}
+	for _, p := range profile {
+		known[p.key] = true
+		if delta, ok := db.Deltas[p.key]; ok {
+			add(p.label, p.bytes, delta, db.Rates[p.key])
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(db.Deltas)) {
+		if !known[k] {
+			add(k, strings.HasSuffix(k, "_bytes"), db.Deltas[k], db.Rates[k])
+		}
+	}
+	if db.HitPct != nil {
+		t.Rows = append(t.Rows, row{Cells: []cell{{Text: "buffer hit %"}, num(fmt.Sprintf("%.2f%%", *db.HitPct)), num(""), num("")}})
+	}
+	if size, ok := db.Gauges[telemetry.DatabaseBytes]; ok {
+		t.Rows = append(t.Rows, row{Cells: []cell{{Text: "database size"}, num(""), num(""), num(bytesIEC(int64(size)))}})
+	}
+	return t
+}
+
+func waitTable(s telemetry.Summary) *table {
+	t := &table{Head: heads("wait class", "event", "#% of DB time", "#avg active sessions", "#samples"),
+		Caption: fmt.Sprintf("Active sessions sampled over the measured window (%.2f active on average). A session on CPU waits on nothing: its class is CPU.", s.ActiveSessions)}
+	for i, w := range s.Waits {
+		if i == topRows {
+			break
+		}
+		_, event, _ := strings.Cut(w.Name, "/")
+		t.Rows = append(t.Rows, row{Cells: []cell{{Text: w.Class()}, {Text: event},
+			num(fmt.Sprintf("%.1f%%", w.Pct)), num(fmt.Sprintf("%.2f", w.AAS)), num(strconv.Itoa(w.Count))}})
+	}
+	return t
+}
+
+// breakdown is one of the source's tables over the window, its rows
+// ordered by the table's sort column, the largest first.
+func breakdown(tb telemetry.Table, seconds float64) *table {
+	rows := slices.Clone(tb.Rows)
+	slices.SortStableFunc(rows, func(a, b telemetry.Row) int {
+		return cmp.Compare(valueAt(b.Values, tb.Sort), valueAt(a.Values, tb.Sort))
+	})
+	hasText := false
+	for _, r := range rows {
+		hasText = hasText || r.Text != ""
+	}
+	var h []string
+	h = append(h, tb.Labels...)
+	for _, c := range tb.Columns {
+		l := c.Label
+		if c.Unit != "" {
+			l += " (" + c.Unit + ")"
+		}
+		h = append(h, "#"+l)
+	}
+	if hasText {
+		h = append(h, "text")
+	}
+	t := &table{Class: "wide", Head: heads(h...)}
+	t.Caption = fmt.Sprintf("Over the %.1f s measured window", seconds)
+	if len(rows) > topRows {
+		t.Caption += fmt.Sprintf("; the top %d of %d rows", topRows, len(rows))
+		rows = rows[:topRows]
+	}
+	t.Caption += "."
+	for _, r := range rows {
+		var c []cell
+		for _, l := range r.Labels {
+			c = append(c, cell{Text: l})
+		}
+		for _, v := range r.Values {
+			c = append(c, num(fmtValue(v)))
+		}
+		if hasText {
+			c = append(c, cell{Text: shorten(r.Text, 90), Title: r.Text})
+		}
+		t.Rows = append(t.Rows, row{Cells: c})
+	}
+	return t
+}
+
+func valueAt(v []float64, i int) float64 {
+	if i < len(v) {
+		return v[i]
+	}
+	return 0
+}
+
+func shorten(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= n {
+		return s
+	}
+	return s[:n-1] + "…"
+}
+
+// cpuTable is turbostat's view of the window: per CPU, busy %, the clock
+// while busy and on average, C-state residency, and /proc/stat's split.
+func cpuTable(h *telemetry.HostRecord, s *telemetry.HostSummary) *table {
+	head := []string{"CPU", "#Busy%", "#Bzy_MHz", "#Avg_MHz", "#usr%", "#sys%", "#iowait%", "#irq%", "#steal%"}
+	for _, c := range h.CStates {
+		head = append(head, "#"+c+"%")
+	}
+	t := &table{Class: "wide", Head: heads(head...)}
+	line := func(name string, c telemetry.CPUTimes, bzy, avg float64, states []float64) row {
+		cells := []cell{{Text: name}, num(pct1(c.Busy())), num(mhz(bzy)), num(mhz(avg)),
+			num(pct1(c.User)), num(pct1(c.System)), num(pct1(c.IOWait)), num(pct1(c.IRQ)), num(pct1(c.Steal))}
+		for i := range h.CStates {
+			cells = append(cells, num(pct1(valueAt(states, i))))
+		}
+		return row{Cells: cells}
+	}
+	t.Rows = append(t.Rows, line("all", s.CPU, meanOf(s.BusyMHz), meanOf(s.AvgMHz), meanEach(s.CStates)))
+	for i, c := range s.PerCPU {
+		var states []float64
+		if i < len(s.CStates) {
+			states = s.CStates[i]
+		}
+		t.Rows = append(t.Rows, line(strconv.Itoa(i), c, valueAt(s.BusyMHz, i), valueAt(s.AvgMHz, i), states))
+	}
+	src := h.Facts.FrequencySource
+	if src == "" {
+		src = "no source of frequency on this host"
+	}
+	t.Caption = fmt.Sprintf("Per CPU over the measured window, as turbostat shows it. Busy%% and the split from /proc/stat; clocks from %s.", src)
+	if s.Server != nil {
+		t.Caption += fmt.Sprintf(" Of all CPUs, the client used %.1f%% and the server's processes %.1f%%.", s.Client, *s.Server)
+	} else {
+		t.Caption += fmt.Sprintf(" Of all CPUs, the client used %.1f%%; the server's processes are not on this host or not known.", s.Client)
+	}
+	return t
+}
+
+func diskTable(f telemetry.HostFacts, s *telemetry.HostSummary) *table {
+	t := &table{Class: "wide", Head: heads("device", "#r/s", "#w/s", "#rMB/s", "#wMB/s", "#r_await ms", "#w_await ms", "#%util"),
+		Caption: "Block devices over the measured window, as iostat -x shows them; await is the mean time an IO took, queueing included."}
+	for _, d := range s.Disks {
+		name := d.Device
+		if d.Device == f.DataDevice {
+			name += " (data)"
+		}
+		t.Rows = append(t.Rows, row{Cells: []cell{{Text: name}, num(fmt.Sprintf("%.1f", d.ReadIOPS)), num(fmt.Sprintf("%.1f", d.WriteIOPS)),
+			num(fmt.Sprintf("%.2f", d.ReadMBps)), num(fmt.Sprintf("%.2f", d.WriteMBps)), num(ms(d.ReadAwaitMs)), num(ms(d.WriteAwaitMs)),
+			num(pct1(d.UtilPct))}})
+	}
+	return t
+}
+
+func pct1(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
+
+func mhz(v float64) string {
+	if v <= 0 || math.IsNaN(v) {
+		return "—"
+	}
+	return strconv.FormatFloat(v, 'f', 0, 64)
+}
+
+func meanOf(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	return result.Mean(v)
+}
+
+func meanEach(rows [][]float64) []float64 {
+	if len(rows) == 0 {
+		return nil
+	}
+	out := make([]float64, len(rows[0]))
+	for _, r := range rows {
+		for i := range out {
+			out[i] += valueAt(r, i) / float64(len(rows))
+		}
+	}
+	return out
+}

@@ -1,0 +1,154 @@
+package report
+
+import (
+	"cmp"
+	"maps"
+	"slices"
+
+	"github.com/dbrig/dbrig/internal/result"
+	"github.com/dbrig/dbrig/internal/telemetry"
+)
+
+// explainHTML is the run's telemetry sections with their charts: sessions
+// by wait class over the window, and the host's CPU and data disk over the
+// whole run (the ramp-up shaded).
+func explainHTML(p *page, d *result.Document) []block {
+	blocks := explainBlocks(d)
+	rec := d.Telemetry
+	for i := range blocks {
+		b := &blocks[i]
+		switch b.key {
+		case waitsKey:
+			b.Charts = []chartRef{waitsChart(p, rec)}
+			b.ChartCaption = "Average active sessions in each interval of the measured window, by wait class."
+		case cpusKey:
+			b.Charts = []chartRef{cpuChart(p, rec)}
+			b.ChartCaption = "The host's CPU time over the run, in % of all CPUs: the client (dbrig), the server's processes, everything else, and time lost to IO wait and to the hypervisor (steal). Shaded: before the measured window."
+			if c, ok := diskChart(p, rec); ok {
+				b.Charts = append(b.Charts, c)
+				b.ChartCaption += " Right: the data disk's IOs per second and its mean read latency."
+			}
+		}
+	}
+	return blocks
+}
+
+// area is one stacked series of a time chart.
+func area(label string, i int, data []obj) obj {
+	return obj{"label": label, "data": data, "borderColor": color(i), "backgroundColor": fade(color(i), 0.55),
+		"fill": true, "borderWidth": 1, "pointRadius": 0, "pointHitRadius": 6, "tension": 0}
+}
+
+// timeChart is a line chart over seconds since the run's start; scales
+// holds its y axes.
+func timeChart(p *page, label, title string, sets []obj, scales, plugins obj) chartRef {
+	plugins["title"] = chartTitle(title)
+	plugins["tooltip"] = obj{"mode": "index", "intersect": false}
+	scales["x"] = obj{"type": "linear", "title": axisTitle("seconds since start"), "ticks": obj{"precision": 0}}
+	return p.addChart(label, false, obj{
+		"type": "line",
+		"data": obj{"datasets": sets},
+		"options": obj{
+			"interaction": obj{"mode": "index", "intersect": false},
+			"scales":      scales,
+			"plugins":     plugins,
+		},
+	})
+}
+
+// stackedY is a y axis whose series stack.
+func stackedY(title string) obj {
+	return obj{"y": obj{"beginAtZero": true, "stacked": true, "title": axisTitle(title)}}
+}
+
+func waitsChart(p *page, rec *telemetry.Recording) chartRef {
+	totals := map[string]int{}
+	for _, b := range rec.DB.Sessions.Buckets {
+		for k, n := range b.Counts {
+			totals[telemetry.Wait{Name: k}.Class()] += n
+		}
+	}
+	classes := slices.SortedFunc(maps.Keys(totals), func(a, b string) int {
+		return cmp.Or(cmp.Compare(totals[b], totals[a]), cmp.Compare(a, b))
+	})
+	data := make([][]obj, len(classes))
+	for _, b := range rec.DB.Sessions.Buckets {
+		if !rec.InWindow(b.T) || b.Samples == 0 {
+			continue
+		}
+		per := map[string]int{}
+		for k, n := range b.Counts {
+			per[telemetry.Wait{Name: k}.Class()] += n
+		}
+		for i, c := range classes {
+			data[i] = append(data[i], obj{"x": b.T, "y": float64(per[c]) / float64(b.Samples)})
+		}
+	}
+	sets := make([]obj, len(classes))
+	for i, c := range classes {
+		sets[i] = area(c, i, data[i])
+	}
+	return timeChart(p, "active sessions by wait class", "Active sessions by wait class", sets, stackedY("average active sessions"), obj{})
+}
+
+func cpuChart(p *page, rec *telemetry.Recording) chartRef {
+	var client, server, other, iowait, steal []obj
+	hasServer := false
+	for _, s := range rec.Host.Samples {
+		srv := 0.0
+		if s.Server != nil {
+			srv, hasServer = *s.Server, true
+		}
+		pt := func(v float64) obj { return obj{"x": s.T, "y": max(v, 0)} }
+		client = append(client, pt(s.Client))
+		server = append(server, pt(srv))
+		other = append(other, pt(s.CPU.Busy()-s.Client-srv))
+		iowait = append(iowait, pt(s.CPU.IOWait))
+		steal = append(steal, pt(s.CPU.Steal))
+	}
+	sets := []obj{area("client", 0, client)}
+	if hasServer {
+		sets = append(sets, area("server", 1, server))
+	}
+	sets = append(sets, area("other", 7, other), area("iowait", 5, iowait), area("steal", 3, steal))
+	return timeChart(p, "host CPU over time", "Host CPU", sets, stackedY("% of all CPUs"), beforeWindow(rec))
+}
+
+// diskChart draws the data disk (or the busiest) over the run; false
+// when the host recorded no disks.
+func diskChart(p *page, rec *telemetry.Recording) (chartRef, bool) {
+	device := rec.Host.Facts.DataDevice
+	if device == "" {
+		if s := telemetry.Summarize(rec).Host; s != nil && s.Data != nil {
+			device = s.Data.Device
+		}
+	}
+	var reads, writes, await []obj
+	for _, s := range rec.Host.Samples {
+		for _, d := range s.Disks {
+			if d.Device == device {
+				reads = append(reads, obj{"x": s.T, "y": d.ReadIOPS})
+				writes = append(writes, obj{"x": s.T, "y": d.WriteIOPS})
+				await = append(await, obj{"x": s.T, "y": d.ReadAwaitMs})
+			}
+		}
+	}
+	if reads == nil {
+		return chartRef{}, false
+	}
+	line := func(label string, i int, data []obj, axis string) obj {
+		l := seriesLine(label, color(i), data)
+		l["yAxisID"] = axis
+		return l
+	}
+	sets := []obj{line("reads/s", 0, reads, "y"), line("writes/s", 1, writes, "y"), line("read latency ms", 2, await, "y1")}
+	return timeChart(p, "data disk over time", "Data disk "+device, sets, obj{
+		"y":  obj{"beginAtZero": true, "title": axisTitle("IOs per second")},
+		"y1": obj{"beginAtZero": true, "position": "right", "grid": obj{"drawOnChartArea": false}, "title": axisTitle("read latency, ms")},
+	}, beforeWindow(rec)), true
+}
+
+// beforeWindow shades what came before the measured window.
+func beforeWindow(rec *telemetry.Recording) obj {
+	return obj{"rampShade": obj{"until": rec.Window[0], "label": "before the window"}}
+}

@@ -1,0 +1,291 @@
+package telemetry
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/dbrig/dbrig/internal/human"
+)
+
+// Defaults of a run's telemetry.
+const (
+	DefaultInterval  = time.Second
+	DefaultSessionHz = 10
+	// sourceTimeout bounds one read of the database's side, so that a
+	// server that stops answering cannot hold up the run's end.
+	sourceTimeout = 5 * time.Second
+)
+
+// Recorder samples the host and a database for the length of a run.
+// A nil *Recorder records nothing; its methods are safe to call.
+type Recorder struct {
+	cfg     Config
+	started time.Time
+	host    *Host
+	src     Source
+
+	mu      sync.Mutex
+	rec     Recording
+	bucket  SessionBucket
+	edges   [2][]Table
+	hasEdge [2]bool
+
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+// Start begins recording; started is the run's start, the zero of every
+// time in the recording. src may be nil (a target without a database
+// side). With cfg.Off it returns nil.
+func Start(ctx context.Context, cfg Config, src Source, started time.Time) *Recorder {
+	if cfg.Off {
+		return nil
+	}
+	if cfg.Interval <= 0 {
+		cfg.Interval = DefaultInterval
+	}
+	r := &Recorder{cfg: cfg, started: started, src: src}
+	r.rec = Recording{Interval: cfg.Interval.Seconds(), Unavailable: map[string]string{}}
+	ctx, r.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	if src != nil {
+		r.readSettings(ctx)
+	} else {
+		r.rec.Unavailable["database"] = "the target offers no database telemetry"
+	}
+	r.host = NewHost(HostConfig{
+		ServerPID: r.cfg.ServerPID, DataPath: r.cfg.DataPath, ServerCgroup: r.cfg.ServerCgroup, Perf: true,
+	})
+	facts := r.host.Facts()
+	facts.ServerMemoryLimit, facts.ServerCPUs, facts.ClientCPUs = cfg.ServerMemoryLimit, cfg.ServerCPUs, cfg.ClientCPUs
+	r.rec.Host = &HostRecord{Facts: facts, CStates: r.host.CStates(), Samples: []HostSample{}}
+	for k, v := range r.host.Unavailable() {
+		r.rec.Unavailable[k] = v
+	}
+	r.sample(ctx, false)
+	r.wg.Add(1)
+	go r.loop(ctx)
+	if src != nil && cfg.SessionHz > 0 {
+		r.rec.DB.Sessions = &SessionHistory{Hz: cfg.SessionHz, Buckets: []SessionBucket{}}
+		r.wg.Add(1)
+		go r.sessions(ctx)
+	}
+	return r
+}
+
+// readSettings records the database's version and settings, and where
+// its server runs when that is this host.
+func (r *Recorder) readSettings(ctx context.Context) {
+	rctx, cancel := context.WithTimeout(ctx, sourceTimeout)
+	defer cancel()
+	version, settings, err := r.src.Settings(rctx)
+	r.rec.DB = &DBRecord{Version: version, Settings: settings, Samples: []DBSample{}}
+	r.note("database_settings", err)
+	pid, dir, err := r.src.Local(rctx)
+	r.note("server_process", err)
+	if r.cfg.ServerPID == 0 {
+		r.cfg.ServerPID = pid
+	}
+	if r.cfg.DataPath == "" {
+		r.cfg.DataPath = dir
+	}
+}
+
+// note records why something could not be read, once per thing.
+func (r *Recorder) note(what string, err error) {
+	if err == nil {
+		return
+	}
+	if _, seen := r.rec.Unavailable[what]; !seen {
+		r.rec.Unavailable[what] = human.OneLine(err)
+	}
+}
+
+func (r *Recorder) since() float64 { return time.Since(r.started).Seconds() }
+
+func (r *Recorder) loop(ctx context.Context) {
+	defer r.wg.Done()
+	tick := time.NewTicker(r.cfg.Interval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			r.sample(ctx, true)
+		}
+	}
+}
+
+// sample reads the host and the database's counters once; the host's
+// first reading only primes its deltas. It returns the sample's time.
+func (r *Recorder) sample(ctx context.Context, keep bool) float64 {
+	var counters map[string]float64
+	var err error
+	if r.src != nil {
+		rctx, cancel := context.WithTimeout(ctx, sourceTimeout)
+		counters, err = r.src.Counters(rctx)
+		cancel()
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	t := r.since()
+	if hs, ok := r.host.Sample(time.Now()); ok && keep {
+		hs.T = t
+		r.rec.Host.Samples = append(r.rec.Host.Samples, hs)
+	}
+	r.note("database_counters", err)
+	if counters != nil {
+		r.rec.DB.Samples = append(r.rec.DB.Samples, DBSample{T: t, Counters: counters})
+	}
+	if r.rec.DB != nil && r.rec.DB.Sessions != nil && r.bucket.Samples > 0 {
+		r.bucket.T = t
+		r.rec.DB.Sessions.Buckets = append(r.rec.DB.Sessions.Buckets, r.bucket)
+		r.bucket = SessionBucket{}
+	}
+	return t
+}
+
+// sessions samples the active sessions at cfg.SessionHz until ctx ends
+// or the database turns out to have no such view.
+func (r *Recorder) sessions(ctx context.Context) {
+	defer r.wg.Done()
+	tick := time.NewTicker(time.Duration(float64(time.Second) / r.cfg.SessionHz))
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		rctx, cancel := context.WithTimeout(ctx, sourceTimeout)
+		ss, err := r.src.Sessions(rctx)
+		cancel()
+		r.mu.Lock()
+		if errors.Is(err, ErrUnsupported) {
+			r.rec.DB.Sessions = nil
+			r.note("sessions", err)
+			r.mu.Unlock()
+			return
+		}
+		if err == nil {
+			r.count(ss)
+		} else if ctx.Err() == nil {
+			r.note("sessions", err)
+		}
+		r.mu.Unlock()
+	}
+}
+
+// count adds one sampling of the sessions to the open bucket.
+func (r *Recorder) count(ss []Session) {
+	b := &r.bucket
+	b.Samples++
+	for _, s := range ss {
+		if b.Counts == nil {
+			b.Counts = map[string]int{}
+		}
+		b.Counts[s.Class+"/"+s.Event]++
+		if s.QueryID != "" {
+			if b.Queries == nil {
+				b.Queries = map[string]int{}
+			}
+			b.Queries[s.QueryID]++
+		}
+	}
+}
+
+// Edge marks the start (start true) or the end of the measured window:
+// it samples at once, so that the window's figures begin and end with it,
+// and reads the database's breakdowns.
+func (r *Recorder) Edge(ctx context.Context, start bool) {
+	if r == nil {
+		return
+	}
+	var tables []Table
+	var err error
+	if r.src != nil {
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), sourceTimeout)
+		tables, err = r.src.Tables(rctx)
+		cancel()
+	}
+	t := r.sample(context.WithoutCancel(ctx), true)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	i := 1
+	if start {
+		i = 0
+	}
+	r.rec.Window[i] = t
+	r.edges[i], r.hasEdge[i] = tables, true
+	r.note("database_tables", err)
+}
+
+// Stop ends the recording and returns it, with the breakdowns taken over
+// the measured window.
+func (r *Recorder) Stop() *Recording {
+	if r == nil {
+		return nil
+	}
+	r.cancel()
+	r.wg.Wait()
+	r.host.Close()
+	if r.src != nil {
+		r.src.Close()
+	}
+	if !r.hasEdge[1] {
+		r.rec.Window[1] = r.since()
+	}
+	if r.rec.DB != nil && r.hasEdge[0] && r.hasEdge[1] {
+		r.rec.DB.Tables = Diff(r.edges[0], r.edges[1])
+	}
+	if len(r.rec.Unavailable) == 0 {
+		r.rec.Unavailable = nil
+	}
+	return &r.rec
+}
+
+// Diff is each table of end minus its start, row by row (matched by
+// labels). A row new at the end counts from zero; rows that did not
+// change are left out.
+func Diff(start, end []Table) []Table {
+	before := map[string]map[string][]float64{}
+	for _, t := range start {
+		rows := map[string][]float64{}
+		for _, row := range t.Rows {
+			rows[rowKey(row.Labels)] = row.Values
+		}
+		before[t.Name] = rows
+	}
+	var out []Table
+	for _, t := range end {
+		d := t
+		d.Rows = nil
+		for _, row := range t.Rows {
+			prev := before[t.Name][rowKey(row.Labels)]
+			vals := make([]float64, len(row.Values))
+			changed := false
+			for i, v := range row.Values {
+				if i < len(prev) {
+					v -= prev[i]
+				}
+				vals[i] = v
+				changed = changed || v != 0
+			}
+			if changed {
+				d.Rows = append(d.Rows, Row{Labels: row.Labels, Values: vals, Text: row.Text})
+			}
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+func rowKey(labels []string) string {
+	k := ""
+	for _, l := range labels {
+		k += l + "\x00"
+	}
+	return k
+}
