@@ -47,6 +47,13 @@ type processTree struct {
 	parent map[int]int
 	own    map[int]float64 // seconds, with the children it reaped
 	inTree map[int]bool
+	// outside are the processes the last scan found outside the tree. A
+	// process never moves into a tree (an orphan moves to init or a
+	// subreaper), so their stat need not be read again: most of a host's
+	// processes cost one directory entry a scan. A pid reused within one
+	// interval would escape notice, which needs the pid space to wrap in a
+	// second.
+	outside, wasOutside map[int]bool
 }
 
 // clientSeconds is the CPU time the client process has used.
@@ -76,11 +83,18 @@ func (t *processTree) serverSeconds(fs procfs.FS, root int) (float64, error) {
 	}
 	if t.parent == nil {
 		t.parent, t.own, t.inTree = map[int]int{}, map[int]float64{}, map[int]bool{}
+		t.outside, t.wasOutside = map[int]bool{}, map[int]bool{}
 	}
 	clear(t.parent)
 	clear(t.own)
 	clear(t.inTree)
+	t.outside, t.wasOutside = t.wasOutside, t.outside
+	clear(t.outside)
 	for _, p := range procs {
+		if t.wasOutside[p.PID] && p.PID != root {
+			t.inTree[p.PID] = false
+			continue
+		}
 		s, err := p.Stat()
 		if err != nil {
 			continue // exited since the listing
@@ -96,6 +110,11 @@ func (t *processTree) serverSeconds(fs procfs.FS, root int) (float64, error) {
 	for pid, own := range t.own {
 		if t.member(pid, root) {
 			sum += own
+		}
+	}
+	for pid, in := range t.inTree {
+		if !in {
+			t.outside[pid] = true
 		}
 	}
 	return sum, nil

@@ -277,3 +277,77 @@ func TestCgroupUsage(t *testing.T) {
 		t.Errorf("an empty cgroup read %d, unavailable %v", got, h.unavailable)
 	}
 }
+
+// TestHostReal reads this machine's own /proc and /sys while a goroutine
+// burns a CPU for a second: the client's share must show it, and so must
+// the server's when the server is this process.
+func TestHostReal(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the host is read the Linux way")
+	}
+	h := NewHost(HostConfig{ServerPID: os.Getpid(), DataPath: t.TempDir(), Perf: true})
+	defer h.Close()
+	t.Logf("facts %+v; unavailable %v", h.Facts(), h.Unavailable())
+	if _, ok := h.Sample(time.Now()); ok {
+		t.Fatal("the first sample only primes, yet it returned one")
+	}
+	burn(time.Second)
+	s, ok := h.Sample(time.Now())
+	if !ok {
+		t.Fatalf("no sample; unavailable: %v", h.Unavailable())
+	}
+	t.Logf("sample %+v", s)
+	// One busy goroutine is one CPU of all; a shared machine may steal some.
+	one := 100 / float64(h.Facts().OnlineCPUs)
+	if s.Client < one/2 || s.Client > 100 {
+		t.Errorf("client %.1f%% while burning one of %d CPUs", s.Client, h.Facts().OnlineCPUs)
+	}
+	if s.Server == nil || *s.Server < one/2 {
+		t.Errorf("server (this process) %v while burning a CPU", s.Server)
+	}
+	if s.CPU.Busy() < s.Client-5 {
+		t.Errorf("host busy %.1f%% below the client's %.1f%%", s.CPU.Busy(), s.Client)
+	}
+}
+
+// burn keeps one goroutine on a CPU for d.
+func burn(d time.Duration) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		x := 0
+		for stop := time.Now().Add(d); time.Now().Before(stop); x++ {
+		}
+		_ = x
+	}()
+	<-done
+}
+
+// BenchmarkHostSample is the cost of one sample of this machine, with
+// everything on (perf where it opens, a cgroup, a server tree). The server
+// is this process, a small tree as a database's is, or init, whose tree is
+// every process and so the worst case of the scan. At one sample a second,
+// ns/op / 1e9 is the share of one CPU telemetry costs the client, which
+// the %cpu@1s column shows.
+func BenchmarkHostSample(b *testing.B) {
+	if runtime.GOOS != "linux" {
+		b.Skip("the host is read the Linux way")
+	}
+	for _, tree := range []struct {
+		name string
+		pid  int
+	}{{"tree=self", os.Getpid()}, {"tree=init", 1}} {
+		b.Run(tree.name, func(b *testing.B) {
+			h := NewHost(HostConfig{ServerPID: tree.pid, DataPath: b.TempDir(), Perf: true,
+				ServerCgroup: "/sys/fs/cgroup/memory"})
+			defer h.Close()
+			b.Logf("frequency source %q; unavailable %v", h.Facts().FrequencySource, h.Unavailable())
+			h.Sample(time.Now())
+			b.ReportAllocs()
+			for b.Loop() {
+				h.Sample(time.Now())
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e9*100, "%cpu@1s")
+		})
+	}
+}
