@@ -1,0 +1,236 @@
+package telemetry
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"time"
+
+	"github.com/prometheus/procfs"
+	"github.com/prometheus/procfs/blockdevice"
+)
+
+// clockTicks is USER_HZ, the unit of /proc's CPU times: 100 on every
+// architecture Linux runs on, whatever the kernel's own HZ (procfs assumes
+// it too).
+const clockTicks = 100
+
+// HostConfig says where to read and what to watch.
+type HostConfig struct {
+	// ProcRoot and SysRoot are "/proc" and "/sys" when empty; tests point
+	// them at fixture trees.
+	ProcRoot, SysRoot string
+	// ClientPID is this process when 0.
+	ClientPID int
+	// ServerPID is the root of the server's process tree on this host;
+	// 0 when it is unknown or elsewhere.
+	ServerPID int
+	// DataPath is a file or directory of the database; "" when unknown.
+	DataPath string
+	// ServerCgroup is the directory of a confined server's memory cgroup
+	// (v1 memory.usage_in_bytes or v2 memory.current); "" when none.
+	ServerCgroup string
+	// Perf tries perf_event_open cycle counters for the frequency.
+	Perf bool
+}
+
+// Host samples the host's side of a run: it keeps the previous reading of
+// every cumulative counter, so that each Sample is the interval since the
+// last. It is not safe for concurrent use.
+type Host struct {
+	cfg   HostConfig
+	proc  procfs.FS
+	block blockdevice.FS
+	facts HostFacts
+	// cpus are the CPU numbers /proc/stat listed at the start; per-CPU
+	// figures are indexed by CPU number, up to the largest.
+	cpus        []int
+	freq        frequency
+	idle        *cpuidle
+	tree        processTree
+	wholeDisks  map[string]bool
+	unavailable map[string]string
+	cgroupBuf   []byte
+	prev, cur   snapshot
+	primed      bool
+	// broken says why this host cannot be sampled at all.
+	broken string
+}
+
+// snapshot is one reading of every cumulative counter.
+type snapshot struct {
+	at     time.Time
+	stat   procfs.Stat
+	client float64 // seconds of CPU
+	server float64
+	// serverOK says the server's tree was read.
+	serverOK bool
+	cycles   []perfCount
+	idle     [][]uint64 // µs, by CPU number then state
+	disks    []blockdevice.Diskstats
+}
+
+// NewHost prepares to sample the host. It never fails: what it cannot read
+// is named in Unavailable, with the reason, and left out of the samples.
+func NewHost(cfg HostConfig) *Host {
+	if cfg.ProcRoot == "" {
+		cfg.ProcRoot = "/proc"
+	}
+	if cfg.SysRoot == "" {
+		cfg.SysRoot = "/sys"
+	}
+	if cfg.ClientPID == 0 {
+		cfg.ClientPID = os.Getpid()
+	}
+	h := &Host{cfg: cfg, unavailable: map[string]string{}}
+	if runtime.GOOS != "linux" {
+		h.broken = "host telemetry reads Linux's /proc and /sys; this is " + runtime.GOOS
+		h.unavailable["host"] = h.broken
+		return h
+	}
+	var err error
+	if h.proc, err = procfs.NewFS(cfg.ProcRoot); err == nil {
+		h.block, err = blockdevice.NewFS(cfg.ProcRoot, cfg.SysRoot)
+	}
+	if err != nil {
+		h.broken = err.Error()
+		h.unavailable["host"] = h.broken
+		return h
+	}
+	stat, err := h.proc.Stat()
+	if err != nil {
+		h.broken = err.Error()
+		h.unavailable["host"] = h.broken
+		return h
+	}
+	for cpu := range stat.CPU {
+		h.cpus = append(h.cpus, int(cpu))
+	}
+	sort.Ints(h.cpus)
+	h.readFacts()
+	h.idle = h.openCpuidle()
+	h.freq = h.openFrequency()
+	h.facts.FrequencySource = h.freq.source()
+	h.readDisks()
+	if cfg.ServerPID == 0 {
+		h.unavailable["server_cpu"] = "the server's process is not known on this host"
+	}
+	return h
+}
+
+// Facts are the host's settings, as far as they could be read.
+func (h *Host) Facts() HostFacts { return h.facts }
+
+// CStates names the idle states, in the order of HostSample.CStates.
+func (h *Host) CStates() []string {
+	if h.idle == nil {
+		return nil
+	}
+	return h.idle.names
+}
+
+// Unavailable says, per thing that could not be read, why.
+func (h *Host) Unavailable() map[string]string { return h.unavailable }
+
+// Sample reads the host and returns the interval since the previous call
+// (DT set, T left for the caller). The first call only primes the counters
+// and returns false, as does every call on a host that cannot be read.
+func (h *Host) Sample(now time.Time) (HostSample, bool) {
+	if h.broken != "" || !h.read(now) {
+		return HostSample{}, false
+	}
+	if !h.primed {
+		h.primed = true
+		h.prev, h.cur = h.cur, h.prev
+		return HostSample{}, false
+	}
+	dt := h.cur.at.Sub(h.prev.at).Seconds()
+	if dt <= 0 {
+		return HostSample{}, false
+	}
+	s := HostSample{
+		DT:              dt,
+		CPU:             cpuShare(h.prev.stat.CPUTotal, h.cur.stat.CPUTotal),
+		PerCPU:          h.perCPU(),
+		ContextSwitches: float64(h.cur.stat.ContextSwitches-h.prev.stat.ContextSwitches) / dt,
+		Running:         int64(h.cur.stat.ProcessesRunning),
+		Blocked:         int64(h.cur.stat.ProcessesBlocked),
+		Disks:           h.diskRates(dt),
+		Memory:          h.memory(),
+	}
+	all := cpuSeconds(h.cur.stat.CPUTotal) - cpuSeconds(h.prev.stat.CPUTotal)
+	if all > 0 {
+		s.Client = 100 * max(h.cur.client-h.prev.client, 0) / all
+		if h.cur.serverOK && h.prev.serverOK {
+			server := 100 * max(h.cur.server-h.prev.server, 0) / all
+			s.Server = &server
+		}
+	}
+	s.AvgMHz, s.BusyMHz = h.freq.mhz(h, dt)
+	if h.idle != nil {
+		s.CStates = h.idle.residency(h.prev.idle, h.cur.idle, dt)
+	}
+	h.prev, h.cur = h.cur, h.prev
+	return s, true
+}
+
+// read takes the current snapshot into h.cur, reusing its buffers.
+func (h *Host) read(now time.Time) bool {
+	stat, err := h.proc.Stat()
+	if err != nil {
+		h.unavailable["host"] = err.Error()
+		return false
+	}
+	c := &h.cur
+	c.at, c.stat = now, stat
+	if c.client, err = h.tree.clientSeconds(h.proc, h.cfg.ClientPID); err != nil {
+		h.unavailable["client_cpu"] = err.Error()
+	}
+	c.serverOK = false
+	if h.cfg.ServerPID != 0 {
+		if c.server, err = h.tree.serverSeconds(h.proc, h.cfg.ServerPID); err != nil {
+			h.unavailable["server_cpu"] = fmt.Sprintf("server process %d: %v", h.cfg.ServerPID, err)
+		} else {
+			c.serverOK = true
+		}
+	}
+	c.cycles = h.freq.read(c.cycles)
+	if h.idle != nil {
+		c.idle = h.idle.read(c.idle)
+	}
+	if c.disks, err = h.block.ProcDiskstats(); err != nil {
+		h.unavailable["disks"] = err.Error()
+	}
+	return true
+}
+
+// Close releases the perf counters.
+func (h *Host) Close() error {
+	if h.freq == nil {
+		return nil
+	}
+	return h.freq.close()
+}
+
+// perCPU splits each CPU's time over the interval, by CPU number.
+func (h *Host) perCPU() []CPUTimes {
+	if len(h.cpus) == 0 {
+		return nil
+	}
+	out := make([]CPUTimes, h.cpus[len(h.cpus)-1]+1)
+	for _, cpu := range h.cpus {
+		prev, ok1 := h.prev.stat.CPU[int64(cpu)]
+		cur, ok2 := h.cur.stat.CPU[int64(cpu)]
+		if ok1 && ok2 {
+			out[cpu] = cpuShare(prev, cur)
+		}
+	}
+	return out
+}
+
+// cpuPath is a file under a CPU's directory in sysfs.
+func (h *Host) cpuPath(cpu int, elem ...string) string {
+	return filepath.Join(append([]string{h.cfg.SysRoot, "devices/system/cpu", fmt.Sprintf("cpu%d", cpu)}, elem...)...)
+}
