@@ -1,11 +1,6 @@
 package telemetry
 
-import (
-	"math"
-	"testing"
-)
-
-func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+import "testing"
 
 // TestSummarizeWindowOnly: samples before the window (ramp-up) and after
 // it are left out, and means are weighted by each interval's length.
