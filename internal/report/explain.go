@@ -38,11 +38,11 @@ func explainBlocks(d *result.Document) []block {
 	}
 	s := telemetry.Summarize(rec)
 	var out []block
-	notes := explainNotes(d, s)
+	if notes := explainNotes(d, s); len(notes) > 0 {
+		out = append(out, block{Heading: "What the telemetry says first", Notes: notes})
+	}
 	if s.DB != nil {
-		b := block{Heading: "Load profile", Notes: notes, Table: loadProfile(d, s)}
-		notes = nil
-		out = append(out, b)
+		out = append(out, block{Heading: "Load profile", Table: loadProfile(d, s)})
 	}
 	if len(s.Waits) > 0 {
 		out = append(out, block{Heading: "Top wait events", Table: waitTable(s), key: waitsKey})
@@ -55,14 +55,10 @@ func explainBlocks(d *result.Document) []block {
 		}
 	}
 	if s.Host != nil {
-		out = append(out, block{Heading: "Host CPUs", Notes: notes, Table: cpuTable(rec.Host, s.Host), key: cpusKey})
-		notes = nil
+		out = append(out, block{Heading: "Host CPUs", Table: cpuTable(rec.Host, s.Host), key: cpusKey})
 		if len(s.Host.Disks) > 0 {
 			out = append(out, block{Heading: "Host disks", Table: diskTable(rec.Host.Facts, s.Host)})
 		}
-	}
-	if notes != nil {
-		out = append(out, block{Heading: "Telemetry", Notes: notes})
 	}
 	return append(out, settingsBlock(rec))
 }
@@ -90,8 +86,8 @@ func settingsBlock(rec *telemetry.Recording) block {
 			db = append(db, [2]string{k, rec.DB.Settings[k]})
 		}
 	}
-	return kvBlock("Settings", []kvGroup{{"Host", host}, {"Database settings not at their defaults", db}},
-		"What the host and the database were set to during the run.")
+	return kvBlock("Settings", []kvGroup{{"Host", host}, {"Database settings", db}},
+		"What the host and the database were set to during the run; of a server's settings, those not at their defaults.")
 }
 
 // explainNotes are the facts a reader should weigh before the figures:
@@ -345,7 +341,7 @@ func cpuTable(h *telemetry.HostRecord, s *telemetry.HostSummary) *table {
 	}
 	src := h.Facts.FrequencySource
 	if src == "" {
-		src = "no source of frequency on this host"
+		src = "nowhere: this host offers no source of CPU clocks"
 	}
 	t.Caption = fmt.Sprintf("Per CPU over the measured window, as turbostat shows it. Busy%% and the split from /proc/stat; clocks from %s.", src)
 	if s.Server != nil {

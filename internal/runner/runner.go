@@ -96,9 +96,16 @@ func Run(ctx context.Context, t target.Target, w workload.Workload, r workload.R
 		if start {
 			i = 0
 		}
-		rec.Edge(ctx, start)
+		// The database's marks are read nearest the window's edges, the
+		// telemetry's just outside them.
+		if start {
+			rec.Edge(ctx, start)
+		}
 		// The marks are read even after Ctrl-C, which is what ends the window.
 		m, err := r.Mark(context.WithoutCancel(ctx))
+		if !start {
+			rec.Edge(ctx, start)
+		}
 		m.At = time.Since(started).Seconds()
 		marks[i] = m
 		if err != nil && markErr == nil {

@@ -61,7 +61,9 @@ func Start(ctx context.Context, cfg Config, src Source, started time.Time) *Reco
 	facts.ServerMemoryLimit, facts.ServerCPUs, facts.ClientCPUs = cfg.ServerMemoryLimit, cfg.ServerCPUs, cfg.ClientCPUs
 	r.rec.Host = &HostRecord{Facts: facts, CStates: r.host.CStates(), Samples: []HostSample{}}
 	for k, v := range r.host.Unavailable() {
-		r.rec.Unavailable[k] = v
+		if _, ok := r.rec.Unavailable[k]; !ok {
+			r.rec.Unavailable[k] = v
+		}
 	}
 	r.sample(ctx, false)
 	r.wg.Add(1)
@@ -84,7 +86,9 @@ func (r *Recorder) readSettings(ctx context.Context) {
 	r.note("database_settings", err)
 	pid, dir, err := r.src.Local(rctx)
 	r.note("server_process", err)
-	if r.cfg.ServerPID == 0 {
+	if pid == Embedded {
+		r.note("server_cpu", errors.New("the database runs inside the client: its CPU time is the client's"))
+	} else if r.cfg.ServerPID == 0 {
 		r.cfg.ServerPID = pid
 	}
 	if r.cfg.DataPath == "" {

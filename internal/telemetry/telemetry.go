@@ -245,10 +245,15 @@ type Source interface {
 	// Settings reads the settings not at their default, and the version.
 	Settings(ctx context.Context) (version string, settings map[string]string, err error)
 	// Local tells where the server is on this host: the PID of its root
-	// process and its data directory; 0 and "" when it is elsewhere.
+	// process and its data directory; 0 and "" when it is elsewhere, and
+	// Embedded as the PID of a database that runs inside the client.
 	Local(ctx context.Context) (pid int, dataDir string, err error)
 	Close() error
 }
+
+// Embedded is the PID Source.Local gives for a database engine inside
+// dbrig's own process, whose CPU time is the client's.
+const Embedded = -1
 
 // Sourcer is a target that offers telemetry.
 type Sourcer interface {

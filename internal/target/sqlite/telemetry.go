@@ -55,11 +55,11 @@ func (s source) Settings(ctx context.Context) (string, map[string]string, error)
 	return version, settings, nil
 }
 
-// Local names the file; no PID, because the engine's CPU is the client's
-// own and must not be counted twice.
+// Local names the file; the engine runs in dbrig's process, whose CPU
+// must not be counted twice.
 func (s source) Local(context.Context) (int, string, error) {
 	path, err := filepath.Abs(s.t.path)
-	return 0, path, err
+	return telemetry.Embedded, path, err
 }
 
 func (s source) Close() error { return nil }
