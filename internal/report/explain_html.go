@@ -94,7 +94,7 @@ func waitsChart(p *page, rec *telemetry.Recording) chartRef {
 func cpuChart(p *page, rec *telemetry.Recording) chartRef {
 	var client, server, other, iowait, steal []obj
 	hasServer := false
-	for _, s := range rec.Host.Samples {
+	for _, s := range charted(rec) {
 		srv := 0.0
 		if s.Server != nil {
 			srv, hasServer = *s.Server, true
@@ -110,8 +110,12 @@ func cpuChart(p *page, rec *telemetry.Recording) chartRef {
 	if hasServer {
 		sets = append(sets, area("server", 1, server))
 	}
-	sets = append(sets, area("other", 7, other), area("iowait", 5, iowait), area("steal", 3, steal))
-	return timeChart(p, "host CPU over time", "Host CPU", sets, stackedY("% of all CPUs"), beforeWindow(rec))
+	gray := area("other", 0, other)
+	gray["borderColor"], gray["backgroundColor"] = "#8a8f98", fade("#8a8f98", 0.45)
+	sets = append(sets, gray, area("iowait", 5, iowait), area("steal", 3, steal))
+	y := stackedY("% of all CPUs")
+	y["y"].(obj)["max"] = 100
+	return timeChart(p, "host CPU over time", "Host CPU", sets, y, beforeWindow(rec))
 }
 
 // diskChart draws the data disk (or the busiest) over the run; false
@@ -124,7 +128,7 @@ func diskChart(p *page, rec *telemetry.Recording) (chartRef, bool) {
 		}
 	}
 	var reads, writes, await []obj
-	for _, s := range rec.Host.Samples {
+	for _, s := range charted(rec) {
 		for _, d := range s.Disks {
 			if d.Device == device {
 				reads = append(reads, obj{"x": s.T, "y": d.ReadIOPS})
@@ -146,6 +150,18 @@ func diskChart(p *page, rec *telemetry.Recording) (chartRef, bool) {
 		"y":  obj{"beginAtZero": true, "title": axisTitle("IOs per second")},
 		"y1": obj{"beginAtZero": true, "position": "right", "grid": obj{"drawOnChartArea": false}, "title": axisTitle("read latency, ms")},
 	}, beforeWindow(rec)), true
+}
+
+// charted are the host samples a time chart draws: not the short ones
+// the window's edges cut off, whose few clock ticks make rates jump.
+func charted(rec *telemetry.Recording) []telemetry.HostSample {
+	var out []telemetry.HostSample
+	for _, s := range rec.Host.Samples {
+		if s.DT >= rec.Interval/4 {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // beforeWindow shades what came before the measured window.
