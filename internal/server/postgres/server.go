@@ -98,6 +98,9 @@ type Server struct {
 	sockTemp bool // sockDir was made outside Dir and is removed at Stop
 	running  bool
 	settings map[string]string // what the running server was started with
+	// confined is what Confine set; cgroup is nil when it is the zero one.
+	confined server.Confinement
+	cgroup   *server.Cgroup
 }
 
 // FindBinDir returns the directory holding the PostgreSQL server binaries:
@@ -527,6 +530,11 @@ func (s *Server) Start(ctx context.Context, settings map[string]string) error {
 		return err
 	}
 	logStart := fileSize(s.LogPath())
+	if s.cgroup != nil {
+		if err := s.cgroup.Create(); err != nil {
+			return err
+		}
+	}
 
 	var lastErr error
 	// A free port can be taken between choosing it and the postmaster
@@ -561,7 +569,7 @@ func (s *Server) Start(ctx context.Context, settings map[string]string) error {
 				s.stopQuietly()
 				s.running, s.port = false, 0
 				s.removeTempSocketDir()
-				return err
+				return errors.Join(err, s.removeCgroup())
 			}
 			return nil
 		}
@@ -570,7 +578,7 @@ func (s *Server) Start(ctx context.Context, settings map[string]string) error {
 		}
 	}
 	s.removeTempSocketDir()
-	return lastErr
+	return errors.Join(lastErr, s.removeCgroup())
 }
 
 // pgctlStart runs one `pg_ctl start`; inUse reports that the port was taken.
@@ -586,7 +594,7 @@ func (s *Server) pgctlStart(ctx context.Context, opts []string) (inUse bool, err
 		"-w", "-t", "60",
 		"-o", strings.Join(quoted, " "),
 	)
-	out, runErr := cmd.CombinedOutput()
+	out, runErr := s.combinedOutput(cmd)
 	if runErr == nil {
 		return false, nil
 	}
@@ -628,7 +636,7 @@ func (s *Server) Stop(ctx context.Context) error {
 				return err
 			}
 			if !s.postmasterAlive(ctx) {
-				return s.writeStopped()
+				return errors.Join(s.writeStopped(), s.removeCgroup())
 			}
 		}
 		return nil
@@ -643,6 +651,7 @@ func (s *Server) Stop(ctx context.Context) error {
 			s.running = false
 			s.port = 0
 			s.removeTempSocketDir()
+			_ = s.removeCgroup() // the crash is the news; a busy cgroup is reused
 			if statErr == nil {
 				return fmt.Errorf("stopping postgres in %s: %w: %s", s.dataDir(), server.ErrCrashed, s.crashReason())
 			}
@@ -652,7 +661,7 @@ func (s *Server) Stop(ctx context.Context) error {
 	s.running = false
 	s.port = 0
 	s.removeTempSocketDir()
-	return s.writeStopped()
+	return errors.Join(s.writeStopped(), s.removeCgroup())
 }
 
 func (s *Server) removeTempSocketDir() {
@@ -841,6 +850,9 @@ type serverState struct {
 	Port      int               `json:"port,omitempty"`
 	SocketDir string            `json:"socket_dir,omitempty"`
 	Settings  map[string]string `json:"settings,omitempty"`
+	// Memory and CPUs are the confinement (server.Confinement).
+	Memory int64  `json:"memory_bytes,omitempty"`
+	CPUs   string `json:"cpus,omitempty"`
 	PID       int               `json:"pid,omitempty"`
 	Started   time.Time         `json:"started"`
 	Stopped   *time.Time        `json:"stopped,omitempty"`
@@ -887,6 +899,8 @@ func (s *Server) writeStarted(ctx context.Context, logOffset int64) error {
 		Settings:  s.settings,
 		Started:   time.Now().UTC().Truncate(time.Second),
 		LogOffset: logOffset,
+		Memory:    s.confined.Memory,
+		CPUs:      s.confined.CPUs,
 		Running:   true,
 	}
 	if v, err := ReadServerVersion(ctx, s.bin); err == nil {
@@ -1003,6 +1017,7 @@ func Attach(dir string) (*Server, error) {
 	case err == nil:
 		s.BinDir, s.RunAs = st.BinDir, st.RunAs
 		s.settings = st.Settings
+		s.setConfinement(server.Confinement{Memory: st.Memory, CPUs: st.CPUs})
 	case !errors.Is(err, os.ErrNotExist):
 		return nil, err
 	}
@@ -1063,6 +1078,7 @@ func (s *Server) Status(ctx context.Context) (server.Status, error) {
 		if len(st.Settings) == 0 {
 			st.Settings = saved.Settings
 		}
+		st.Confinement = server.Confinement{Memory: saved.Memory, CPUs: saved.CPUs}
 	}
 	if s.postmasterAlive(ctx) {
 		pm, err := readPostmasterPID(s.dataDir())
@@ -1072,6 +1088,7 @@ func (s *Server) Status(ctx context.Context) (server.Status, error) {
 		found := &Server{port: pm.port, sockDir: pm.sockDir}
 		st.State, st.PID = server.Running, pm.pid
 		st.URL, st.Socket = found.URL(), found.SocketURLFor("postgres")
+		st.MemoryCgroup = server.NewCgroup(s.Dir, st.Confinement).Dir("memory")
 		return st, nil
 	}
 	if saved != nil && saved.Running {
