@@ -850,9 +850,6 @@ type serverState struct {
 	Port      int               `json:"port,omitempty"`
 	SocketDir string            `json:"socket_dir,omitempty"`
 	Settings  map[string]string `json:"settings,omitempty"`
-	// Memory and CPUs are the confinement (server.Confinement).
-	Memory int64  `json:"memory_bytes,omitempty"`
-	CPUs   string `json:"cpus,omitempty"`
 	PID       int               `json:"pid,omitempty"`
 	Started   time.Time         `json:"started"`
 	Stopped   *time.Time        `json:"stopped,omitempty"`
@@ -861,6 +858,9 @@ type serverState struct {
 	// Running is true from a successful start until a clean stop: a server
 	// that is gone while this holds has crashed.
 	Running bool `json:"running"`
+	// Memory and CPUs are the confinement (server.Confinement).
+	Memory int64  `json:"memory_bytes,omitempty"`
+	CPUs   string `json:"cpus,omitempty"`
 }
 
 func statePath(dir string) string { return filepath.Join(dir, stateFile) }
