@@ -15,6 +15,7 @@ import (
 	"github.com/dbrig/dbrig/internal/human"
 	"github.com/dbrig/dbrig/internal/result"
 	"github.com/dbrig/dbrig/internal/target"
+	"github.com/dbrig/dbrig/internal/telemetry"
 	"github.com/dbrig/dbrig/internal/workload"
 )
 
@@ -29,6 +30,9 @@ type Options struct {
 	Progress func(line string)
 	// Warn receives notes that do not stop the run.
 	Warn func(msg string)
+	// Telemetry is how the run records telemetry, with the facts its
+	// caller knows of the server (a sweep's managed, confined one).
+	Telemetry telemetry.Config
 }
 
 // clientProcs is how many Ps the Go runtime gets for a run. Virtual users
