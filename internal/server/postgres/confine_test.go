@@ -4,10 +4,12 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -77,10 +79,39 @@ func TestConfinedServer(t *testing.T) {
 	}
 
 	conn.Close(ctx)
+	// A crashed server's cgroup, or one that a dbrig killed outright left
+	// behind, does not stand in the way of the next start.
+	if err := syscall.Kill(st.PID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Stop(ctx); !errors.Is(err, server.ErrCrashed) {
+		t.Fatalf("Stop after the postmaster was killed: %v, want it to say the server had crashed", err)
+	}
+	for _, dir := range []string{memDir, cpuDir} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Start(ctx, nil); err != nil {
+		t.Fatalf("Start after a crash: %v", err)
+	}
+	if got := readFirst(t, filepath.Join(memDir, "memory.limit_in_bytes"), filepath.Join(memDir, "memory.max")); got != "268435456" {
+		t.Errorf("memory limit after the restart %s, want 268435456", got)
+	}
 	if err := s.Stop(ctx); err != nil {
 		t.Fatal(err)
 	}
-	for _, dir := range []string{memDir, cpuDir} {
+	assertGone(t, memDir, cpuDir)
+	// A start that fails leaves no cgroup behind.
+	if err := s.Start(ctx, map[string]string{"shared_buffers": "lots"}); err == nil {
+		t.Fatal("a start with shared_buffers=lots succeeded")
+	}
+	assertGone(t, memDir, cpuDir)
+}
+
+func assertGone(t *testing.T, dirs ...string) {
+	t.Helper()
+	for _, dir := range dirs {
 		if _, err := os.Stat(dir); !os.IsNotExist(err) {
 			t.Errorf("cgroup %s still there after stop (%v)", dir, err)
 		}

@@ -569,7 +569,8 @@ func (s *Server) Start(ctx context.Context, settings map[string]string) error {
 				s.stopQuietly()
 				s.running, s.port = false, 0
 				s.removeTempSocketDir()
-				return errors.Join(err, s.removeCgroup())
+				_ = s.removeCgroup() // the error above is the news; a busy cgroup is reused
+				return err
 			}
 			return nil
 		}
@@ -578,7 +579,8 @@ func (s *Server) Start(ctx context.Context, settings map[string]string) error {
 		}
 	}
 	s.removeTempSocketDir()
-	return errors.Join(lastErr, s.removeCgroup())
+	_ = s.removeCgroup() // the start's error is the news; a busy cgroup is reused
+	return lastErr
 }
 
 // pgctlStart runs one `pg_ctl start`; inUse reports that the port was taken.
