@@ -38,7 +38,7 @@ unix host.`,
 }
 
 func newServerStart() *cobra.Command {
-	var dir, pgBin, prewarm string
+	var dir, pgBin, prewarm, memory, cpus string
 	var sets []string
 	c := &cobra.Command{
 		Use:   "start --dir DIR",
@@ -48,11 +48,18 @@ the server with the given settings, each passed as -c name=value for this
 start only. A setting the server rejects stops the start with the server's own
 message. With --prewarm DB, every table, index and TOAST relation of database
 DB is loaded into shared buffers (pg_prewarm), and the resident fraction is
-measured through pg_buffercache and printed.`,
+measured through pg_buffercache and printed.
+
+With --memory and --cpus, the server runs confined, as on a smaller machine:
+all its processes live in a cgroup (dbrig/NAME under the cgroup root, v1 or
+v2) whose memory limit counts their page cache too, on the CPUs given. This
+needs root (or writable cgroups), and the cgroup is removed at stop. A run on
+this host then keeps its client off those CPUs where others are left.`,
 		Example: `  dbrig server start --dir /srv/dbrig-pg
   dbrig server start --dir /srv/dbrig-pg --set shared_buffers=2GB --set max_connections=200
   dbrig server start --dir /srv/dbrig-pg --pg-bin /usr/lib/postgresql/18/bin --set io_method=io_uring
-  dbrig server start --dir /srv/dbrig-pg --set shared_buffers=4GB --prewarm bench`,
+  dbrig server start --dir /srv/dbrig-pg --set shared_buffers=4GB --prewarm bench
+  dbrig server start --dir /srv/dbrig-pg --memory 2GB --cpus 1`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if err := needDir(dir); err != nil {
@@ -62,10 +69,17 @@ measured through pg_buffercache and printed.`,
 			if err != nil {
 				return err
 			}
+			confined, err := server.ParseConfinement(memory, cpus)
+			if err != nil {
+				return target.Userf("--%v", err)
+			}
 			ctx, stop := signalContext(c.ErrOrStderr())
 			defer stop()
 			s, err := server.New(server.Default(), dir, pgBin)
 			if err != nil {
+				return err
+			}
+			if err := s.Confine(confined); err != nil {
 				return err
 			}
 			// The binaries are found (or not) before anything is touched.
@@ -100,6 +114,9 @@ measured through pg_buffercache and printed.`,
 			if len(settings) > 0 {
 				fmt.Fprintf(out, "Settings: %s\n", result.Settings(settings))
 			}
+			if !confined.IsZero() {
+				fmt.Fprintf(out, "Confined: %s\n", confinedLine(st))
+			}
 			if prewarm != "" {
 				r, err := prewarmDB(ctx, s.URLFor(prewarm))
 				if err != nil {
@@ -116,6 +133,8 @@ measured through pg_buffercache and printed.`,
 	c.Flags().StringArrayVar(&sets, "set", nil, "server setting `name=value` for this start (repeatable)")
 	c.Flags().StringVar(&pgBin, "pg-bin", "", "directory holding postgres, initdb and pg_ctl")
 	c.Flags().StringVar(&prewarm, "prewarm", "", "after start, load database `DB` into shared buffers and print the resident fraction")
+	c.Flags().StringVar(&memory, "memory", "", "confine the server's memory, page cache included, to `SIZE` (512MB, 2GB)")
+	c.Flags().StringVar(&cpus, "cpus", "", "confine the server to `CPUS`, a list such as 0, 0-1 or 0,2")
 	return c
 }
 
@@ -227,7 +246,18 @@ func printStatus(w io.Writer, dir string, st server.Status) {
 	if len(st.Settings) > 0 {
 		fmt.Fprintf(w, "  settings: %s\n", result.Settings(st.Settings))
 	}
+	if !st.Confinement.IsZero() {
+		fmt.Fprintf(w, "  confined: %s\n", confinedLine(st))
+	}
 	fmt.Fprintf(w, "  log:      %s\n", st.LogPath)
+}
+
+// confinedLine is "memory 2GB, cpus 1 (cgroup /sys/fs/cgroup/memory/dbrig/x)".
+func confinedLine(st server.Status) string {
+	if st.MemoryCgroup == "" {
+		return st.Confinement.String()
+	}
+	return st.Confinement.String() + " (cgroup " + st.MemoryCgroup + ")"
 }
 
 // attach reaches the server dbrig started in dir, from any process.

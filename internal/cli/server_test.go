@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbrig/dbrig/internal/server"
 	"github.com/dbrig/dbrig/internal/server/postgres"
 	"github.com/jackc/pgx/v5"
 )
@@ -238,4 +239,38 @@ func hugePagesConfigured(t *testing.T) bool {
 		}
 	}
 	return false
+}
+
+// TestServerConfined: --memory and --cpus are refused in one line when
+// wrong, and otherwise show in start's and status's output until the
+// stop removes the cgroup.
+func TestServerConfined(t *testing.T) {
+	serverBins(t)
+	dir := serverDir(t)
+	for _, c := range []struct{ flag, want string }{
+		{"--memory=2 gigs", `--memory: want a size such as 512MB, 2GB or 1.5GiB, got "2 gigs"`},
+		{"--cpus=4095", "--cpus: CPU 4095 is not online"},
+		{"--cpus=0-", `--cpus: want a CPU list such as 0, 0-1 or 0,2, got "0-"`},
+	} {
+		wantIn(t, c.flag, usageError(t, dbrig(t, "server", "start", "--dir", dir, c.flag)), c.want)
+	}
+	noFile(t, filepath.Join(dir, "data"))
+	if err := server.NewCgroup(dir, server.Confinement{Memory: 256 << 20, CPUs: "0"}).Check(); err != nil {
+		if os.Getenv("DBRIG_REQUIRE_CGROUPS") == "1" {
+			t.Fatalf("DBRIG_REQUIRE_CGROUPS=1 but %v", err)
+		}
+		wantIn(t, "a start where cgroups cannot be written", usageError(t, dbrig(t, "server", "start", "--dir", dir, "--memory", "256MB")), "cgroup")
+		t.Skipf("%v (set DBRIG_REQUIRE_CGROUPS=1 to fail instead)", err)
+	}
+	out := mustRun(t, "server", "start", "--dir", dir, "--memory", "256MB", "--cpus", "0").stdout
+	confined := field(t, out, "Confined")
+	cgroup, ok := strings.CutSuffix(strings.TrimPrefix(confined, "memory 256MB, cpus 0 (cgroup "), ")")
+	if !ok || !strings.Contains(cgroup, "/dbrig/") {
+		t.Fatalf("Confined: %s, want memory 256MB, cpus 0 and the cgroup", confined)
+	}
+	if got := field(t, mustRun(t, "server", "status", "--dir", dir).stdout, "confined"); got != confined {
+		t.Errorf("status says confined: %s, start said %s", got, confined)
+	}
+	mustRun(t, "server", "stop", "--dir", dir)
+	noFile(t, cgroup)
 }

@@ -35,7 +35,10 @@ point and the change over the baseline; it is rewritten after every run.
 
 A managed target (target: {managed: postgres}) is a server dbrig creates in
 DIR/server and restarts whenever the point's server settings change. The
-schema is built once.
+schema is built once. A managed server can be confined to a memory size
+(page cache included) and a set of CPUs, fixed (target: {managed: postgres,
+memory: 2GB, cpus: "1"}) or varied (vary: {memory: [1GB, 2GB, 4GB]}); this
+needs writable cgroups (root), and the client keeps off the server's CPUs.
 
 Ctrl-C stops after the current run; a second Ctrl-C interrupts that run.
 Either way, dbrig sweep --resume DIR carries on from there.`,
@@ -257,6 +260,11 @@ func printPlan(w io.Writer, sw *experiment.Sweep) {
 	}{{"run", s.Run}, {"build", s.Build}, {"settings", s.Target.Settings}} {
 		for _, p := range sec.params {
 			fixed = append(fixed, sec.name+"."+p.Name+"="+p.Value)
+		}
+	}
+	for _, name := range []string{experiment.MemoryParam, experiment.CPUsParam} {
+		if v, ok := s.Target.Confine(name); ok {
+			fixed = append(fixed, "target."+name+"="+v)
 		}
 	}
 	fmt.Fprintf(w, "Fixed: %s\n", strings.Join(fixed, " "))

@@ -160,7 +160,9 @@ type run struct {
 	*Sweep
 	o        Options
 	srv      server.Server
-	settings map[string]string // the running server's
+	running  *serverStart // the running server's
+	pin      *server.ClientPin
+	facts    telemetry.Config // what the runs' telemetry records of the server
 	url      string
 	t        target.Target
 	built    bool
@@ -318,6 +320,17 @@ func (r *run) initServer(ctx context.Context) error {
 	if err := r.srv.Preflight(ctx, points); err != nil {
 		return err
 	}
+	// Confine checks that this host can confine the server so, which it
+	// must before anything is built; each start sets it again.
+	checked := map[server.Confinement]bool{}
+	for _, p := range r.Points {
+		if c := r.Spec.Confinement(p); !checked[c] {
+			checked[c] = true
+			if err := r.srv.Confine(c); err != nil {
+				return err
+			}
+		}
+	}
 	if !r.srv.Exists() {
 		fmt.Fprintf(r.o.Log, "Creating a %s cluster in %s (%s)\n", r.Spec.Target.Server, r.ServerDir(), v)
 	}
@@ -340,9 +353,36 @@ func (r *run) stopServer() error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	err := r.srv.Stop(ctx)
+	err := errors.Join(r.srv.Stop(ctx), r.unpin())
 	copyFile(r.srv.LogPath(), filepath.Join(r.Dir, "server.log"))
 	return err
+}
+
+// unpin gives the client back every CPU, as before the server's start.
+func (r *run) unpin() error {
+	if r.pin == nil {
+		return nil
+	}
+	err := r.pin.Undo()
+	r.pin = nil
+	return err
+}
+
+// pinClient keeps the client off a confined server's CPUs, and notes it
+// when there are none left to keep it on.
+func (r *run) pinClient(cpus string) error {
+	if cpus == "" {
+		return nil
+	}
+	pin, err := server.PinClient(cpus)
+	if err != nil {
+		return err
+	}
+	r.pin = pin
+	if pin.Note != "" {
+		r.addNote(pin.Note)
+	}
+	return nil
 }
 
 func copyFile(from, to string) {
@@ -361,11 +401,11 @@ func (r *run) pointError(pi int, err error) error {
 		pi+1, r.Points[pi].Label(), msg, r.Dir)
 }
 
-// startServer (re)starts the managed server when the point's settings differ
-// from the running server's.
+// startServer (re)starts the managed server when the point's settings or
+// confinement differ from the running server's.
 func (r *run) startServer(ctx context.Context, pi int) error {
-	want := r.Spec.ServerSettings(r.Points[pi])
-	if r.srv.Running() && maps.Equal(want, r.settings) {
+	want := r.Spec.serverStart(r.Points[pi])
+	if r.srv.Running() && r.running.same(want) {
 		return nil
 	}
 	if r.t != nil {
@@ -373,18 +413,32 @@ func (r *run) startServer(ctx context.Context, pi int) error {
 		r.t = nil
 	}
 	if r.srv.Running() {
-		if err := r.srv.Stop(context.WithoutCancel(ctx)); err != nil {
+		if err := errors.Join(r.srv.Stop(context.WithoutCancel(ctx)), r.unpin()); err != nil {
 			return err
 		}
 	}
 	fmt.Fprintf(r.o.Log, "Starting %s with %s\n", r.Spec.Target.Server, settingsLine(want))
-	if err := r.srv.Start(ctx, want); err != nil {
+	if err := r.srv.Confine(want.confined); err != nil {
+		return r.pointError(pi, err)
+	}
+	if err := r.srv.Start(ctx, want.settings); err != nil {
 		if ctx.Err() != nil {
 			return err
 		}
 		return r.pointError(pi, err)
 	}
-	r.settings = want
+	r.running = want
+	if err := r.pinClient(want.confined.CPUs); err != nil {
+		return err
+	}
+	st, err := r.srv.Status(ctx)
+	if err != nil {
+		return err
+	}
+	r.facts = telemetry.Config{ServerPID: st.PID, ServerMemoryLimit: want.confined.Memory, ServerCPUs: want.confined.CPUs, ServerCgroup: st.MemoryCgroup}
+	if r.pin != nil {
+		r.facts.ClientCPUs = r.pin.CPUs
+	}
 	if err := r.srv.CreateDB(ctx, DatabaseName); err != nil {
 		return fmt.Errorf("create database %s: %w", DatabaseName, err)
 	}
@@ -392,11 +446,16 @@ func (r *run) startServer(ctx context.Context, pi int) error {
 	return nil
 }
 
-func settingsLine(m map[string]string) string {
-	if len(m) == 0 {
-		return "default settings"
+// settingsLine is "shared_buffers=1GB; memory 2GB, cpus 1".
+func settingsLine(start *serverStart) string {
+	line := "default settings"
+	if len(start.settings) > 0 {
+		line = result.Settings(start.settings)
 	}
-	return result.Settings(m)
+	if c := start.confined.String(); c != "" {
+		line += "; " + c
+	}
+	return line
 }
 
 // noteMemory records how the database compares with the host's memory. A
@@ -570,6 +629,7 @@ func (r *run) measure(ctx context.Context, pi, rep int, params []Param) (string,
 	}
 	defer opened.Close()
 	opt.Progress = r.o.Progress
+	opt.Telemetry = r.facts
 	opt.Warn = func(msg string) { fmt.Fprintln(r.o.Log, "dbrig: "+msg) }
 	d, err := runner.Run(ctx, r.t, w, opened, opt)
 	r.o.ProgressDone()

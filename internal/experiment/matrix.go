@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/dbrig/dbrig/internal/runner"
+	"github.com/dbrig/dbrig/internal/server"
 	"github.com/dbrig/dbrig/internal/target"
 	"github.com/dbrig/dbrig/internal/workload"
 	"github.com/spf13/pflag"
@@ -126,12 +127,42 @@ func (s *Spec) ServerSettings(p Point) map[string]string {
 	return m
 }
 
+// Confinement is what a point's server is confined to: the target's,
+// overridden by the point's varied memory or cpus.
+func (s *Spec) Confinement(p Point) server.Confinement {
+	c := s.Target.Confinement
+	for _, v := range s.Vary {
+		if v.Kind == ConfineParam {
+			val, _ := p.Get(v.Name)
+			_ = setConfinement(&c, v.Name, val) // checked by Parse
+		}
+	}
+	return c
+}
+
+// serverStart is what a point's server starts with; a point that differs
+// from the one before in either restarts the server.
+type serverStart struct {
+	settings map[string]string
+	confined server.Confinement
+}
+
+func (s *Spec) serverStart(p Point) *serverStart {
+	return &serverStart{s.ServerSettings(p), s.Confinement(p)}
+}
+
+// same tells whether a server started as a runs as b would; a nil a is
+// a server not yet started.
+func (a *serverStart) same(b *serverStart) bool {
+	return a != nil && maps.Equal(a.settings, b.settings) && a.confined == b.confined
+}
+
 // RunParams are a point's run parameters: the run section's, then the
 // point's varied ones.
 func (s *Spec) RunParams(p Point) []Param {
 	out := append([]Param(nil), s.Run...)
 	for _, v := range s.Vary {
-		if v.Kind != ServerParam {
+		if v.Kind != ServerParam && v.Kind != ConfineParam {
 			val, _ := p.Get(v.Name)
 			out = append(out, Param{Name: v.Name, Value: val})
 		}
@@ -227,17 +258,17 @@ func (s *Spec) Estimate(points []Point, order [][2]int, from int, build bool) ti
 			}
 		}
 	}
-	var prev map[string]string
+	var prev *serverStart
 	if from > 0 && from <= len(order) {
-		prev = s.ServerSettings(points[order[from-1][0]])
+		prev = s.serverStart(points[order[from-1][0]])
 	}
 	for _, o := range order[from:] {
 		p := points[o[0]]
 		total += s.runTime(p) + RunOverhead
 		if s.Target.Managed {
-			if set := s.ServerSettings(p); prev == nil || !maps.Equal(prev, set) {
+			if start := s.serverStart(p); !prev.same(start) {
 				total += RestartCost
-				prev = set
+				prev = start
 			}
 		}
 	}
@@ -250,11 +281,11 @@ func (s *Spec) Restarts(points []Point, order [][2]int) int {
 		return 0
 	}
 	n := 0
-	var prev map[string]string
+	var prev *serverStart
 	for _, o := range order {
-		if set := s.ServerSettings(points[o[0]]); prev == nil || !maps.Equal(prev, set) {
+		if start := s.serverStart(points[o[0]]); !prev.same(start) {
 			n++
-			prev = set
+			prev = start
 		}
 	}
 	return n

@@ -46,6 +46,15 @@ const (
 	ServerParam
 	// PrewarmParam is the full-cache warm-up before each run.
 	PrewarmParam
+	// ConfineParam is the managed server's memory or CPUs (see
+	// server.Confinement), applied at start.
+	ConfineParam
+)
+
+// The names of the confinement's parameters, in target and in vary.
+const (
+	MemoryParam = "memory"
+	CPUsParam   = "cpus"
 )
 
 // Target is where the sweep runs: a server dbrig manages, or a URL.
@@ -57,6 +66,9 @@ type Target struct {
 	Settings []Param
 	PGBin    string
 	URL      string
+	// Confinement is the machine the managed server gets, unless a point
+	// varies it.
+	Confinement server.Confinement
 }
 
 // Spec is a parsed, validated experiment.
@@ -281,8 +293,16 @@ func (p parser) target(n *yaml.Node, t *Target) error {
 			t.PGBin, err = p.scalar(v, "target.pg_bin")
 		case "url":
 			t.URL, err = p.scalar(v, "target.url")
+		case MemoryParam, CPUsParam:
+			var value string
+			if value, err = p.scalar(v, "target."+key); err == nil {
+				err = setConfinement(&t.Confinement, key, value)
+			}
+			if err != nil {
+				err = p.errf(v, "target.%s: %v", key, err)
+			}
 		default:
-			err = p.errf(k, "unknown key %q in target (known: managed, settings, pg_bin, url)", key)
+			err = p.errf(k, "unknown key %q in target (known: managed, settings, pg_bin, memory, cpus, url)", key)
 		}
 		return err
 	})
@@ -301,8 +321,21 @@ func (p parser) target(n *yaml.Node, t *Target) error {
 		return p.errf(n, "target.pg_bin applies only to a managed target (managed: postgres)")
 	case !t.Managed && len(t.Settings) > 0:
 		return p.errf(n, "target.settings: %s is a server setting; only a managed target (target: {managed: postgres}) can set it", t.Settings[0].Name)
+	case !t.Managed && !t.Confinement.IsZero():
+		return p.errf(n, "target: memory and cpus confine a server dbrig starts; only a managed target (target: {managed: postgres}) can have them")
 	}
 	return nil
+}
+
+// setConfinement reads value into c's memory or CPUs, by name.
+func setConfinement(c *server.Confinement, name, value string) error {
+	var err error
+	if name == MemoryParam {
+		c.Memory, err = server.ParseMemory(value)
+	} else {
+		c.CPUs, err = server.ParseCPUs(value)
+	}
+	return err
 }
 
 // flagName maps a spec key to the workload flag it sets.
@@ -394,6 +427,20 @@ func (s *Spec) validate(p parser, lines map[string]int) error {
 		}
 		ok, _ := checkRun(v.Name, v.Values[0])
 		switch {
+		case v.Name == MemoryParam || v.Name == CPUsParam:
+			v.Kind = ConfineParam
+			if !s.Target.Managed {
+				return specError(p.file, v.line, "%s confines a server dbrig starts; only a managed target (target: {managed: postgres}) can vary it", v.Name)
+			}
+			if _, fixed := s.Target.Confine(v.Name); fixed {
+				return specError(p.file, v.line, "%s is both in target and in vary: keep it in one place", v.Name)
+			}
+			for _, val := range v.Values {
+				if err := setConfinement(&server.Confinement{}, v.Name, val); err != nil {
+					return specError(p.file, v.line, "vary.%s: %v", v.Name, err)
+				}
+			}
+			continue
 		case !ok:
 			v.Kind = ServerParam
 			if !s.Target.Managed {
@@ -521,8 +568,12 @@ func (s *Spec) JSON() json.RawMessage {
 		Managed  string      `json:"managed,omitempty"`
 		Settings orderedJSON `json:"settings,omitempty"`
 		PGBin    string      `json:"pg_bin,omitempty"`
+		Memory   string      `json:"memory,omitempty"`
+		CPUs     string      `json:"cpus,omitempty"`
 		URL      string      `json:"url,omitempty"`
 	}
+	memory, _ := s.Target.Confine(MemoryParam)
+	cpus, _ := s.Target.Confine(CPUsParam)
 	v := struct {
 		Name     string      `json:"name"`
 		Target   targetJSON  `json:"target"`
@@ -532,11 +583,23 @@ func (s *Spec) JSON() json.RawMessage {
 		Vary     orderedVary `json:"vary"`
 		Baseline orderedJSON `json:"baseline,omitempty"`
 		Repeat   int         `json:"repeat"`
-	}{s.Name, targetJSON{s.Target.Server, s.Target.Settings, s.Target.PGBin, target.Redact(s.Target.URL)},
+	}{s.Name, targetJSON{s.Target.Server, s.Target.Settings, s.Target.PGBin, memory, cpus, target.Redact(s.Target.URL)},
 		s.Workload, s.Build, s.Run, s.Vary, s.Baseline, s.Repeat}
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		panic(err) // strings and ints only
 	}
 	return b
+}
+
+// Confine is the target's fixed memory or cpus as a spec writes it, and
+// whether the spec set it.
+func (t Target) Confine(name string) (string, bool) {
+	if name == MemoryParam && t.Confinement.Memory > 0 {
+		return server.FormatMemory(t.Confinement.Memory), true
+	}
+	if name == CPUsParam && t.Confinement.CPUs != "" {
+		return t.Confinement.CPUs, true
+	}
+	return "", false
 }

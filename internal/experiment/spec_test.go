@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/dbrig/dbrig/internal/experiment"
+	"github.com/dbrig/dbrig/internal/server"
 	_ "github.com/dbrig/dbrig/internal/server/postgres"
 	_ "github.com/dbrig/dbrig/internal/target/postgres"
 	_ "github.com/dbrig/dbrig/internal/target/sqlite"
@@ -119,7 +120,21 @@ func TestSpecErrors(t *testing.T) {
 		{"unknown nested key", managed + "run:\n  rampup: 1s\n  duraton: 60s\n",
 			`s.yaml line 6: unknown key "duraton" in run (known: rampup, duration, vus, client_cpus, sample, prewarm, all_warehouses, keying_thinking, mode)`},
 		{"unknown target key", "target: {managed: true, setings: {a: b}}\nworkload: tproc-c\n",
-			`s.yaml line 1: unknown key "setings" in target (known: managed, settings, pg_bin, url)`},
+			`s.yaml line 1: unknown key "setings" in target (known: managed, settings, pg_bin, memory, cpus, url)`},
+		{"bad memory", "target:\n  managed: true\n  memory: 2 gigs\nworkload: tproc-c\n",
+			`s.yaml line 3: target.memory: want a size such as 512MB, 2GB or 1.5GiB, got "2 gigs"`},
+		{"bad cpus", "target: {managed: true, cpus: 0-}\nworkload: tproc-c\n",
+			`s.yaml line 1: target.cpus: want a CPU list such as 0, 0-1 or 0,2, got "0-"`},
+		{"offline cpu in vary", managed + "vary:\n  cpus: [0, 4095]\n",
+			`s.yaml line 5: vary.cpus: CPU 4095 is not online (online: ` + onlineCPUs() + `)`},
+		{"bad memory in vary", managed + "vary:\n  vus: [1, 2]\n  memory: [1GB, 2XB]\n",
+			`s.yaml line 6: vary.memory: want a size such as 512MB, 2GB or 1.5GiB, got "2XB"`},
+		{"memory in target and vary", "target: {managed: true, memory: 1GB}\nworkload: tproc-c\nvary:\n  memory: [1GB, 2GB]\n",
+			`s.yaml line 4: memory is both in target and in vary: keep it in one place`},
+		{"memory on an external target", ext + "vary:\n  memory: [1GB, 2GB]\n",
+			`s.yaml line 5: memory confines a server dbrig starts; only a managed target (target: {managed: postgres}) can vary it`},
+		{"cpus on an external target", "target: {url: 'sqlite:x.db', cpus: 0}\nworkload: tproc-c\n",
+			`s.yaml line 1: target: memory and cpus confine a server dbrig starts; only a managed target (target: {managed: postgres}) can have them`},
 		{"unknown build key", managed + "build: {warehouses: 1, wharehouses: 2}\n",
 			`s.yaml line 4: unknown key "wharehouses" in build (known: loaders, seed, warehouses)`},
 		{"wrong type: repeat", managed + "repeat: three\n",
@@ -181,5 +196,49 @@ func TestSpecErrors(t *testing.T) {
 				t.Errorf("error is more than one line: %q", err)
 			}
 		})
+	}
+}
+
+func onlineCPUs() string {
+	cpus, err := server.OnlineCPUs()
+	if err != nil {
+		return err.Error()
+	}
+	return server.FormatCPUs(cpus)
+}
+
+// TestSpecConfinement: memory and cpus at the target's level hold for
+// every point, varied ones per point, and both restart the server.
+func TestSpecConfinement(t *testing.T) {
+	s, err := experiment.Parse("x.yaml", []byte(`target: {managed: postgres, cpus: "0", settings: {shared_buffers: 128MB}}
+workload: tproc-c
+vary:
+  memory: [1GB, 1.5GiB]
+  vus: [1, 2]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Vary[0].Kind != experiment.ConfineParam {
+		t.Errorf("vary.memory is kind %v, want ConfineParam", s.Vary[0].Kind)
+	}
+	points := s.Points()
+	if got := s.Confinement(points[2]); got != (server.Confinement{Memory: 3 << 29, CPUs: "0"}) {
+		t.Errorf("confinement of point 3 (%s): %+v", points[2].Label(), got)
+	}
+	for _, p := range s.RunParams(points[2]) {
+		if p.Name == "memory" {
+			t.Errorf("memory among the run parameters of point 3: %v", s.RunParams(points[2]))
+		}
+	}
+	if n := s.Restarts(points, experiment.Order(len(points), 1)); n != 2 {
+		t.Errorf("%d server starts, want 2: one per memory size", n)
+	}
+	back, err := experiment.Parse("sweep.json", s.JSON())
+	if err != nil {
+		t.Fatalf("%v\n%s", err, s.JSON())
+	}
+	if back.Target.Confinement != s.Target.Confinement || !strings.Contains(string(s.JSON()), `"cpus": "0"`) {
+		t.Errorf("the spec in the sweep document reads back as %+v\n%s", back.Target.Confinement, s.JSON())
 	}
 }

@@ -30,7 +30,8 @@ type Options struct {
 	Progress func(line string)
 	// Warn receives notes that do not stop the run.
 	Warn func(msg string)
-	// Telemetry is what the run records of the host and the database.
+	// Telemetry is how the run records telemetry, with the facts its
+	// caller knows of the server (a sweep's managed, confined one).
 	Telemetry telemetry.Config
 }
 

@@ -22,6 +22,11 @@ type Server interface {
 	Exists() bool
 	// Init creates the cluster; it does nothing when one exists.
 	Init(ctx context.Context) error
+	// Confine sets the confinement of the starts that follow (the zero
+	// Confinement: none), after checking that this host can apply it; what
+	// it cannot is a target.UserError. Start then runs every process of
+	// the server inside it, and Stop removes it.
+	Confine(c Confinement) error
 	// Start starts the server with settings by name, for this start only,
 	// and returns once it accepts connections. A setting the server
 	// rejects is a target.UserError in the server's own words.
@@ -83,6 +88,11 @@ type Status struct {
 	LogPath  string
 	// Reason says why a crashed server is gone, from its log.
 	Reason string
+	// Confinement is that of the last start dbrig recorded; MemoryCgroup
+	// is its memory cgroup's directory while running, "" when memory is
+	// not confined.
+	Confinement  Confinement
+	MemoryCgroup string
 }
 
 // Kind is a kind of managed server, as its package registers it.

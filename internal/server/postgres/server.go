@@ -98,6 +98,9 @@ type Server struct {
 	sockTemp bool // sockDir was made outside Dir and is removed at Stop
 	running  bool
 	settings map[string]string // what the running server was started with
+	// confined is what Confine set; cgroup is nil when it is the zero one.
+	confined server.Confinement
+	cgroup   *server.Cgroup
 }
 
 // FindBinDir returns the directory holding the PostgreSQL server binaries:
@@ -527,6 +530,11 @@ func (s *Server) Start(ctx context.Context, settings map[string]string) error {
 		return err
 	}
 	logStart := fileSize(s.LogPath())
+	if s.cgroup != nil {
+		if err := s.cgroup.Create(); err != nil {
+			return err
+		}
+	}
 
 	var lastErr error
 	// A free port can be taken between choosing it and the postmaster
@@ -561,6 +569,7 @@ func (s *Server) Start(ctx context.Context, settings map[string]string) error {
 				s.stopQuietly()
 				s.running, s.port = false, 0
 				s.removeTempSocketDir()
+				_ = s.removeCgroup() // the error above is the news; a busy cgroup is reused
 				return err
 			}
 			return nil
@@ -570,6 +579,7 @@ func (s *Server) Start(ctx context.Context, settings map[string]string) error {
 		}
 	}
 	s.removeTempSocketDir()
+	_ = s.removeCgroup() // the start's error is the news; a busy cgroup is reused
 	return lastErr
 }
 
@@ -586,7 +596,7 @@ func (s *Server) pgctlStart(ctx context.Context, opts []string) (inUse bool, err
 		"-w", "-t", "60",
 		"-o", strings.Join(quoted, " "),
 	)
-	out, runErr := cmd.CombinedOutput()
+	out, runErr := s.combinedOutput(cmd)
 	if runErr == nil {
 		return false, nil
 	}
@@ -628,7 +638,7 @@ func (s *Server) Stop(ctx context.Context) error {
 				return err
 			}
 			if !s.postmasterAlive(ctx) {
-				return s.writeStopped()
+				return errors.Join(s.writeStopped(), s.removeCgroup())
 			}
 		}
 		return nil
@@ -643,6 +653,7 @@ func (s *Server) Stop(ctx context.Context) error {
 			s.running = false
 			s.port = 0
 			s.removeTempSocketDir()
+			_ = s.removeCgroup() // the crash is the news; a busy cgroup is reused
 			if statErr == nil {
 				return fmt.Errorf("stopping postgres in %s: %w: %s", s.dataDir(), server.ErrCrashed, s.crashReason())
 			}
@@ -652,7 +663,7 @@ func (s *Server) Stop(ctx context.Context) error {
 	s.running = false
 	s.port = 0
 	s.removeTempSocketDir()
-	return s.writeStopped()
+	return errors.Join(s.writeStopped(), s.removeCgroup())
 }
 
 func (s *Server) removeTempSocketDir() {
@@ -849,6 +860,9 @@ type serverState struct {
 	// Running is true from a successful start until a clean stop: a server
 	// that is gone while this holds has crashed.
 	Running bool `json:"running"`
+	// Memory and CPUs are the confinement (server.Confinement).
+	Memory int64  `json:"memory_bytes,omitempty"`
+	CPUs   string `json:"cpus,omitempty"`
 }
 
 func statePath(dir string) string { return filepath.Join(dir, stateFile) }
@@ -887,6 +901,8 @@ func (s *Server) writeStarted(ctx context.Context, logOffset int64) error {
 		Settings:  s.settings,
 		Started:   time.Now().UTC().Truncate(time.Second),
 		LogOffset: logOffset,
+		Memory:    s.confined.Memory,
+		CPUs:      s.confined.CPUs,
 		Running:   true,
 	}
 	if v, err := ReadServerVersion(ctx, s.bin); err == nil {
@@ -1003,6 +1019,7 @@ func Attach(dir string) (*Server, error) {
 	case err == nil:
 		s.BinDir, s.RunAs = st.BinDir, st.RunAs
 		s.settings = st.Settings
+		s.setConfinement(server.Confinement{Memory: st.Memory, CPUs: st.CPUs})
 	case !errors.Is(err, os.ErrNotExist):
 		return nil, err
 	}
@@ -1063,6 +1080,7 @@ func (s *Server) Status(ctx context.Context) (server.Status, error) {
 		if len(st.Settings) == 0 {
 			st.Settings = saved.Settings
 		}
+		st.Confinement = server.Confinement{Memory: saved.Memory, CPUs: saved.CPUs}
 	}
 	if s.postmasterAlive(ctx) {
 		pm, err := readPostmasterPID(s.dataDir())
@@ -1072,6 +1090,7 @@ func (s *Server) Status(ctx context.Context) (server.Status, error) {
 		found := &Server{port: pm.port, sockDir: pm.sockDir}
 		st.State, st.PID = server.Running, pm.pid
 		st.URL, st.Socket = found.URL(), found.SocketURLFor("postgres")
+		st.MemoryCgroup = server.NewCgroup(s.Dir, st.Confinement).Dir("memory")
 		return st, nil
 	}
 	if saved != nil && saved.Running {
