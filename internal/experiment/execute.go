@@ -162,7 +162,7 @@ type run struct {
 	srv      server.Server
 	running  *serverStart // the running server's
 	pin      *server.ClientPin
-	facts    telemetry.Config // what the runs' telemetry records of the server
+	facts    telemetry.Server // what the runs' telemetry records of the server
 	url      string
 	t        target.Target
 	built    bool
@@ -435,7 +435,7 @@ func (r *run) startServer(ctx context.Context, pi int) error {
 	if err != nil {
 		return err
 	}
-	r.facts = telemetry.Config{ServerPID: st.PID, ServerMemoryLimit: want.confined.Memory, ServerCPUs: want.confined.CPUs, ServerCgroup: st.MemoryCgroup}
+	r.facts = telemetry.Server{PID: st.PID, MemoryLimit: want.confined.Memory, CPUs: want.confined.CPUs, MemoryCgroup: st.MemoryCgroup}
 	if r.pin != nil {
 		r.facts.ClientCPUs = r.pin.CPUs
 	}
@@ -629,7 +629,7 @@ func (r *run) measure(ctx context.Context, pi, rep int, params []Param) (string,
 	}
 	defer opened.Close()
 	opt.Progress = r.o.Progress
-	opt.Telemetry = r.facts
+	opt.Telemetry.Server = r.facts
 	opt.Warn = func(msg string) { fmt.Fprintln(r.o.Log, "dbrig: "+msg) }
 	d, err := runner.Run(ctx, r.t, w, opened, opt)
 	r.o.ProgressDone()

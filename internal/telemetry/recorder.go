@@ -55,10 +55,10 @@ func Start(ctx context.Context, cfg Config, src Source, started time.Time) *Reco
 		r.rec.Unavailable["database"] = "the target offers no database telemetry"
 	}
 	r.host = NewHost(HostConfig{
-		ServerPID: r.cfg.ServerPID, DataPath: r.cfg.DataPath, ServerCgroup: r.cfg.ServerCgroup, Perf: true,
+		ServerPID: r.cfg.Server.PID, DataPath: r.cfg.Server.DataPath, ServerCgroup: r.cfg.Server.MemoryCgroup, Perf: true,
 	})
 	facts := r.host.Facts()
-	facts.ServerMemoryLimit, facts.ServerCPUs, facts.ClientCPUs = cfg.ServerMemoryLimit, cfg.ServerCPUs, cfg.ClientCPUs
+	facts.ServerMemoryLimit, facts.ServerCPUs, facts.ClientCPUs = cfg.Server.MemoryLimit, cfg.Server.CPUs, cfg.Server.ClientCPUs
 	r.rec.Host = &HostRecord{Facts: facts, CStates: r.host.CStates(), Samples: []HostSample{}}
 	for k, v := range r.host.Unavailable() {
 		if _, ok := r.rec.Unavailable[k]; !ok {
@@ -88,11 +88,11 @@ func (r *Recorder) readSettings(ctx context.Context) {
 	r.note("server_process", err)
 	if pid == Embedded {
 		r.note("server_cpu", errors.New("the database runs inside the client: its CPU time is the client's"))
-	} else if r.cfg.ServerPID == 0 {
-		r.cfg.ServerPID = pid
+	} else if r.cfg.Server.PID == 0 {
+		r.cfg.Server.PID = pid
 	}
-	if r.cfg.DataPath == "" {
-		r.cfg.DataPath = dir
+	if r.cfg.Server.DataPath == "" {
+		r.cfg.Server.DataPath = dir
 	}
 }
 

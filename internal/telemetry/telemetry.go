@@ -268,15 +268,20 @@ type Config struct {
 	Interval time.Duration
 	// SessionHz is the session sampler's rate; 10 by default, 0 = off.
 	SessionHz float64
-	// ServerPID and DataPath, when the caller knows them (a managed
-	// server), win over what the source says.
-	ServerPID int
-	DataPath  string
-	// Facts the caller knows: a confined server's limits, the client's pinning.
-	ServerMemoryLimit int64
-	ServerCPUs        string
-	ClientCPUs        string
-	// ServerCgroup is the directory of a confined server's memory cgroup,
+	// Server is what the caller knows of the server, when it manages it.
+	Server Server
+}
+
+// Server is what a caller that manages the server knows of it.
+type Server struct {
+	// PID and DataPath win over what the source says.
+	PID      int
+	DataPath string
+	// A confined server's limits, and the client's pinning.
+	MemoryLimit int64
+	CPUs        string
+	ClientCPUs  string
+	// MemoryCgroup is the directory of a confined server's memory cgroup,
 	// read for its use each sample.
-	ServerCgroup string
+	MemoryCgroup string
 }
