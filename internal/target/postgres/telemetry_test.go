@@ -140,12 +140,14 @@ func checkSource(t *testing.T, url string) (*source, map[string]telemetry.Table)
 		t.Errorf("database_bytes = %v, want the database's size", after[telemetry.DatabaseBytes])
 	}
 
+	t.Logf("counters after the work: %v", after)
 	end := tables(t, src)
 	cp := end["checkpoints"]
 	if got := value(t, cp, "requested", "checkpointer") - value(t, start["checkpoints"], "requested", "checkpointer"); got < 1 {
 		t.Errorf("checkpoints requested grew by %v after a CHECKPOINT", got)
 	}
 	top := end["top_sql"]
+	t.Logf("top_sql columns %v, %d rows; io_by_backend %d rows", top.Columns, len(top.Rows), len(end["io_by_backend"].Rows))
 	i := slices.IndexFunc(top.Rows, func(r telemetry.Row) bool { return strings.Contains(r.Text, "INSERT INTO tel") })
 	if i < 0 {
 		t.Fatalf("top_sql has no row for the INSERT: %+v", top)
