@@ -60,31 +60,23 @@ func volume(key, label string) telemetry.Column {
 }
 
 // checkpoints is one row, the checkpointer's, from pg_stat_bgwriter up to
-// 16 and pg_stat_checkpointer from 17.
+// 16 and pg_stat_checkpointer from 17, which renamed the columns.
 func checkpoints(major int) tableQuery {
+	from, exprs := "FROM pg_stat_checkpointer", []string{"num_timed", "num_requested", "write_time", "sync_time", "buffers_written"}
+	if major < 17 {
+		from, exprs = "FROM pg_stat_bgwriter", []string{"checkpoints_timed", "checkpoints_req",
+			"checkpoint_write_time", "checkpoint_sync_time", "buffers_checkpoint"}
+	}
 	q := tableQuery{
 		table:  telemetry.Table{Name: "checkpoints", Title: "Checkpoints", Labels: []string{"process"}},
 		labels: []string{"'checkpointer'"},
+		from:   from,
 	}
-	if major < 17 {
-		q.stats = []stat{
-			{count("timed", "Timed"), "checkpoints_timed"},
-			{count("requested", "Requested"), "checkpoints_req"},
-			{millis("write_time", "Write time"), "checkpoint_write_time"},
-			{millis("sync_time", "Sync time"), "checkpoint_sync_time"},
-			{count("buffers_written", "Buffers written"), "buffers_checkpoint"},
-		}
-		q.from = "FROM pg_stat_bgwriter"
-		return q
+	cols := []telemetry.Column{count("timed", "Timed"), count("requested", "Requested"),
+		millis("write_time", "Write time"), millis("sync_time", "Sync time"), count("buffers_written", "Buffers written")}
+	for i, c := range cols {
+		q.stats = append(q.stats, stat{c, exprs[i]})
 	}
-	q.stats = []stat{
-		{count("timed", "Timed"), "num_timed"},
-		{count("requested", "Requested"), "num_requested"},
-		{millis("write_time", "Write time"), "write_time"},
-		{millis("sync_time", "Sync time"), "sync_time"},
-		{count("buffers_written", "Buffers written"), "buffers_written"},
-	}
-	q.from = "FROM pg_stat_checkpointer"
 	return q
 }
 
