@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -283,6 +284,40 @@ func TestTelemetryLocal(t *testing.T) {
 	}
 	if pid != st.PID || dir != want {
 		t.Errorf("Local = %d, %q; the postmaster is %d in %q", pid, dir, st.PID, want)
+	}
+}
+
+// TestTelemetryUnprivileged: a user who may not read data_directory nor
+// other users' statements still gets everything else, and Local says the
+// server is nowhere it can tell rather than failing.
+func TestTelemetryUnprivileged(t *testing.T) {
+	url := pgtest.NewDB(t)
+	role := "tel_" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	execAll(t, url, "CREATE ROLE "+role+" LOGIN")
+	// Registered before the source, so it runs after the source is closed.
+	t.Cleanup(func() { execAll(t, url, "DROP ROLE "+role) })
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	execAll(t, url, "SELECT count(*) FROM pg_class")
+	src := openSource(t, strings.Replace(url, "//"+cfg.User+"@", "//"+role+"@", 1))
+	ctx := context.Background()
+	if pid, dir, err := src.Local(ctx); pid != 0 || dir != "" || err != nil {
+		t.Errorf("Local = %d, %q, %v; want 0, \"\", nil", pid, dir, err)
+	}
+	if _, err := src.Sessions(ctx); err != nil {
+		t.Errorf("Sessions: %v", err)
+	}
+	if _, _, err := src.Settings(ctx); err != nil {
+		t.Errorf("Settings: %v", err)
+	}
+	// Its own statements (the source's) it may see, the other user's not
+	// even as rows without a text.
+	for _, r := range tables(t, src)["top_sql"].Rows {
+		if strings.Contains(r.Text, "pg_class") || strings.Contains(r.Text, "insufficient privilege") {
+			t.Errorf("top_sql shows another user's statement: %+v", r)
+		}
 	}
 }
 
