@@ -78,7 +78,8 @@ var serverOwnedSettings = map[string]bool{
 //
 // The server listens only on 127.0.0.1, on a free port chosen at Start,
 // and on its unix socket. Durability settings are left at PostgreSQL's
-// defaults.
+// defaults; pg_stat_statements and track_io_timing are on unless turned
+// off (see withStatsDefaults).
 type Server struct {
 	// Dir holds everything the server writes. Required.
 	Dir string
@@ -505,6 +506,7 @@ func (s *Server) Start(ctx context.Context, settings map[string]string) error {
 	if err := s.writeStopped(); err != nil {
 		return err
 	}
+	settings = s.withStatsDefaults(ctx, settings)
 	names := make([]string, 0, len(settings))
 	for name := range settings {
 		if serverOwnedSettings[strings.ToLower(name)] {
@@ -721,13 +723,14 @@ func (s *Server) SocketURLFor(db string) string {
 	return u.String()
 }
 
-// CreateDB creates database name, owned by ServerUser, unless it exists.
+// CreateDB creates database name, owned by ServerUser, unless it exists,
+// with pg_stat_statements when the server preloads it.
 func (s *Server) CreateDB(ctx context.Context, name string) error {
 	err := s.admin(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize())
-	if target.SQLState(err) == duplicateDatabase {
-		return nil
+	if err != nil && target.SQLState(err) != duplicateDatabase {
+		return err
 	}
-	return err
+	return s.createStatements(ctx, name)
 }
 
 // duplicateDatabase is the SQLSTATE of CREATE DATABASE for a name in use.

@@ -77,10 +77,8 @@ type Target struct {
 	url    string
 	secret string
 	// ctl runs the harness's own queries (version, counters) so they never
-	// share a connection with a virtual user. mu guards it, since it is
-	// replaced when lost.
-	mu  sync.Mutex
-	ctl *pgx.Conn
+	// share a connection with a virtual user.
+	ctl *link
 }
 
 var _ target.Restartable = (*Target)(nil)
@@ -103,8 +101,7 @@ func Open(ctx context.Context, url string) (target.Target, error) {
 		return dialQuiet(ctx, network, addr)
 	}
 	t := &Target{cfg: cfg, url: Redact(url), secret: cfg.Password}
-	t.ctl, err = t.connect(ctx)
-	if err != nil {
+	if t.ctl, err = t.link(ctx, cfg); err != nil {
 		return nil, err
 	}
 	return t, nil
@@ -119,8 +116,8 @@ func secretOf(url string) string {
 	return ""
 }
 
-func (t *Target) connect(ctx context.Context) (*pgx.Conn, error) {
-	c, err := pgx.ConnectConfig(ctx, t.cfg)
+func (t *Target) connect(ctx context.Context, cfg *pgx.ConnConfig) (*pgx.Conn, error) {
+	c, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return nil, target.Userf("cannot connect to %s: %s", t.url, t.scrub(connectReason(err)))
 	}
@@ -156,7 +153,7 @@ func (t *Target) HasRoutines() bool       { return true }
 
 func (t *Target) Version(ctx context.Context) (string, error) {
 	var v string
-	err := t.harness(ctx, func(ctx context.Context, c *pgx.Conn) error {
+	err := t.ctl.do(ctx, func(ctx context.Context, c *pgx.Conn) error {
 		return c.QueryRow(ctx, "SHOW server_version").Scan(&v)
 	})
 	return v, err
@@ -164,7 +161,7 @@ func (t *Target) Version(ctx context.Context) (string, error) {
 
 func (t *Target) Size(ctx context.Context) (int64, error) {
 	var n int64
-	err := t.harness(ctx, func(ctx context.Context, c *pgx.Conn) error {
+	err := t.ctl.do(ctx, func(ctx context.Context, c *pgx.Conn) error {
 		return c.QueryRow(ctx, "SELECT pg_database_size(current_database())").Scan(&n)
 	})
 	return n, err
@@ -174,7 +171,7 @@ func (t *Target) Size(ctx context.Context) (int64, error) {
 // databases' traffic does not inflate the rate.
 func (t *Target) Xacts(ctx context.Context) (int64, bool, error) {
 	var n int64
-	err := t.harness(ctx, func(ctx context.Context, c *pgx.Conn) error {
+	err := t.ctl.do(ctx, func(ctx context.Context, c *pgx.Conn) error {
 		return c.QueryRow(ctx,
 			"SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = current_database()").Scan(&n)
 	})
@@ -185,44 +182,67 @@ func (t *Target) Xacts(ctx context.Context) (int64, bool, error) {
 // along with resetting the counters Xacts reads.
 func (t *Target) Started(ctx context.Context) (time.Time, error) {
 	var at time.Time
-	err := t.harness(ctx, func(ctx context.Context, c *pgx.Conn) error {
+	err := t.ctl.do(ctx, func(ctx context.Context, c *pgx.Conn) error {
 		return c.QueryRow(ctx, "SELECT pg_postmaster_start_time()").Scan(&at)
 	})
 	return at, err
 }
 
-// harness runs q on the harness's connection, reopening it if it was lost:
-// a server restarted mid-run must not cost the run its counters, when the
-// virtual users ride it out.
-func (t *Target) harness(ctx context.Context, q func(context.Context, *pgx.Conn) error) error {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return target.Reconnecting(ctx, t.Classify,
+// link is a connection of the harness's own, reopened when lost: a server
+// restarted mid-run must not cost the run its counters, when the virtual
+// users ride it out. mu guards c, since it is replaced when lost.
+type link struct {
+	mu       sync.Mutex
+	c        *pgx.Conn
+	connect  func(context.Context) (*pgx.Conn, error)
+	classify func(error) target.ErrClass
+}
+
+// link connects with cfg and keeps reconnecting with it.
+func (t *Target) link(ctx context.Context, cfg *pgx.ConnConfig) (*link, error) {
+	l := &link{
+		connect:  func(ctx context.Context) (*pgx.Conn, error) { return t.connect(ctx, cfg) },
+		classify: t.Classify,
+	}
+	var err error
+	if l.c, err = l.connect(ctx); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// do runs q on the connection, reopening it if it was lost.
+func (l *link) do(ctx context.Context, q func(context.Context, *pgx.Conn) error) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return target.Reconnecting(ctx, l.classify,
 		func(ctx context.Context) error {
-			c, err := t.connect(ctx)
+			c, err := l.connect(ctx)
 			if err != nil {
 				return err
 			}
-			t.ctl.Close(ctx)
-			t.ctl = c
+			l.c.Close(ctx)
+			l.c = c
 			return nil
 		},
-		func(ctx context.Context) error { return q(ctx, t.ctl) })
+		func(ctx context.Context) error { return q(ctx, l.c) })
+}
+
+func (l *link) close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.c.Close(context.Background())
 }
 
 func (t *Target) Session(ctx context.Context) (target.Session, error) {
-	c, err := t.connect(ctx)
+	c, err := t.connect(ctx, t.cfg)
 	if err != nil {
 		return nil, err
 	}
 	return &session{c: c}, nil
 }
 
-func (t *Target) Close() error {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.ctl.Close(context.Background())
-}
+func (t *Target) Close() error { return t.ctl.close() }
 
 // Classify: serialization failures and deadlocks are worth another try;
 // anything that is not a server-reported error, or is one of the

@@ -103,7 +103,7 @@ func (t *Target) MeasureResidency(ctx context.Context) (target.Residency, error)
 }
 
 func (t *Target) connectForResidency(ctx context.Context, extensions ...string) (*pgx.Conn, error) {
-	conn, err := t.connect(ctx)
+	conn, err := t.connect(ctx, t.cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -126,6 +126,13 @@ func NewServer(tb testing.TB) *postgres.Server {
 		tb.Fatalf("pgtest: %v", err)
 	}
 	skipWithout(tb, why)
+	return NewServerFrom(tb, bin)
+}
+
+// NewServerFrom is NewServer with the binaries in bin, for tests of
+// another version than the one the other tests use.
+func NewServerFrom(tb testing.TB, bin string) *postgres.Server {
+	tb.Helper()
 	s := &postgres.Server{Dir: tb.TempDir(), BinDir: bin}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

@@ -1,0 +1,64 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/dbrig/dbrig/internal/telemetry"
+	"github.com/jackc/pgx/v5"
+)
+
+// sessionsSQL reads the sessions worth counting, cheaply enough for ten
+// times a second (pgx prepares it once per connection). Left out:
+//   - the telemetry's own connections, this sampler's included;
+//   - idle client sessions;
+//   - background processes idling in their main loop, which wait on an
+//     Activity event (CheckpointerMain, WalWriterMain...), or on an
+//     Extension event when they are an extension's worker (autoprewarm).
+//
+// Kept: sessions idle in a transaction. They are not active, but they hold
+// their transaction's locks and snapshot while the client thinks, and a
+// client-bound run shows as time on Client/ClientRead, apart from the
+// server's own work (HammerDB counts them too).
+const sessionsSQL = `SELECT coalesce(wait_event_type, ''), coalesce(wait_event, ''), coalesce(state, ''),
+	backend_type, coalesce(query_id::text, '')
+FROM pg_stat_activity
+WHERE application_name IS DISTINCT FROM '` + telemetryApp + `'
+  AND state IS DISTINCT FROM 'idle'
+  AND wait_event_type IS DISTINCT FROM 'Activity'
+  AND NOT (wait_event_type = 'Extension' AND backend_type NOT IN ('client backend', 'parallel worker'))`
+
+// Sessions reads pg_stat_activity once. A session without a wait event is
+// on CPU: "CPU/CPU" for the clients' work (client backends and their
+// parallel workers), "CPU/BCPU" for background processes (autovacuum, the
+// checkpointer, the WAL writer...), so a report can tell them apart.
+func (s *source) Sessions(ctx context.Context) ([]telemetry.Session, error) {
+	var out []telemetry.Session
+	err := s.sampler.do(ctx, func(ctx context.Context, c *pgx.Conn) error {
+		out = out[:0]
+		rows, err := c.Query(ctx, sessionsSQL)
+		if err != nil {
+			return err
+		}
+		var ss telemetry.Session
+		_, err = pgx.ForEachRow(rows, []any{&ss.Class, &ss.Event, &ss.State, &ss.Backend, &ss.QueryID}, func() error {
+			if ss.Class == "" {
+				ss.Class, ss.Event = "CPU", "CPU"
+				if !foreground(ss.Backend) {
+					ss.Event = "BCPU"
+				}
+			}
+			out = append(out, ss)
+			return nil
+		})
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("sampling sessions: %w", err)
+	}
+	return out, nil
+}
+
+func foreground(backendType string) bool {
+	return backendType == "client backend" || backendType == "parallel worker"
+}
