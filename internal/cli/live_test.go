@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -142,5 +143,42 @@ func TestMetricsAddrInUseSQLite(t *testing.T) {
 	wantIn(t, "port in use", msg, "127.0.0.1:"+port+" is already in use")
 	if _, err := os.Stat(db); !os.IsNotExist(err) {
 		t.Errorf("the target was opened before the port was bound: %v", err)
+	}
+}
+
+// TestSweepLiveMetricsSQLite: one server follows a whole sweep, each run's
+// series labelled with its point, and replaced by the next run's.
+func TestSweepLiveMetricsSQLite(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	spec := sqliteSweep(t, dir, "2s")
+	addr := freeAddr(t)
+	done := make(chan outcome, 1)
+	go func() { done <- dbrig(t, "sweep", spec, "--out", filepath.Join(dir, "out"), "--metrics-addr", addr) }()
+	for {
+		select {
+		case o := <-done:
+			t.Fatalf("the sweep ended (exit %d) before a scrape saw point 2 measured", o.code)
+		case <-time.After(200 * time.Millisecond):
+		}
+		f := scrape(t, addr)
+		m := series(f, "dbrig_phase", "point", "2")
+		if m == nil {
+			continue
+		}
+		if series(f, "dbrig_phase", "point", "1") != nil {
+			t.Error("point 1's series are still served while point 2 runs")
+		}
+		labels := map[string]string{}
+		for _, l := range m.GetLabel() {
+			labels[l.GetName()] = l.GetValue()
+		}
+		if want := map[string]string{"params": "vus=2", "phase": labels["phase"], "point": "2", "repetition": "1"}; !maps.Equal(labels, want) {
+			t.Fatalf("labels %v, want %v", labels, want)
+		}
+		break
+	}
+	if o := <-done; o.code != 0 {
+		t.Fatalf("sweep: exit %d", o.code)
 	}
 }
