@@ -17,8 +17,9 @@ import (
 
 type runFlags struct {
 	runner.Options
-	jsonPath   string
-	resultsDir string
+	jsonPath    string
+	resultsDir  string
+	metricsAddr string
 }
 
 func newRun() *cobra.Command {
@@ -40,6 +41,7 @@ func newRun() *cobra.Command {
 		fs.BoolVar(&f.Telemetry.Off, "no-telemetry", false, "record no host or database telemetry (see --sample)")
 		fs.StringVar(&f.jsonPath, "json", "", "write the result document here")
 		fs.StringVar(&f.resultsDir, "results-dir", "dbrig-results", "where result documents go when --json is not given")
+		addMetricsFlag(fs, &f.metricsAddr)
 		w.RunFlags(fs)
 		return c
 	})
@@ -60,27 +62,45 @@ func runLong(w workload.Workload) string {
 		return `Runs the workload's fixed amount of work, every session starting at once,
 and measures it from the first start to the last finish. The result
 document goes to --json, or into --results-dir with its path printed.
-Ctrl-C stops the run early and keeps the result, marked interrupted.`
+Ctrl-C stops the run early and keeps the result, marked interrupted.` + liveLong
 	}
 	return `Runs virtual users over a ramp-up, then measures a window of --duration.
 Only the window counts. The result document goes to --json, or into
 --results-dir with its path printed. Ctrl-C ends the window early and keeps
-the result, marked interrupted.`
+the result, marked interrupted.` + liveLong
 }
 
-// runExamples are the workload's own examples, or timed-run ones.
+// liveLong tells what --metrics-addr serves.
+const liveLong = `
+
+--metrics-addr serves the run live to Prometheus: transactions, intended
+rollbacks, errors and retries per type (dbrig_*_total{type}), latency
+histograms (dbrig_transaction_duration_seconds), the phase
+(dbrig_phase{phase="measure"} is 1 in the measured window), running VUs
+and the workload's primary metric (dbrig_headline{metric,unit}).`
+
+// runExamples are the workload's own examples, or timed-run ones, and
+// the live metrics.
 func runExamples(w workload.Workload) string {
+	live := "\n  dbrig run " + w.Name() + " " + metricsExample
 	if e, ok := w.(workload.Exampler); ok {
-		return "  " + strings.Join(e.Examples(), "\n  ")
+		return "  " + strings.Join(e.Examples(), "\n  ") + live
 	}
 	return "  dbrig run " + w.Name() + "\n" +
-		"  dbrig run " + w.Name() + " --target postgres://bench@localhost/bench --vus 4 --duration 5m --json r.json"
+		"  dbrig run " + w.Name() + " --target postgres://bench@localhost/bench --vus 4 --duration 5m --json r.json" + live
 }
 
 func run(ctx context.Context, w workload.Workload, url string, f runFlags, stdout, stderr io.Writer) error {
 	fixedWork := w.Info().FixedWork
 	if err := f.Validate(fixedWork); err != nil {
 		return err
+	}
+	metrics, err := serveMetrics(f.metricsAddr, stderr)
+	if err != nil {
+		return err
+	}
+	if metrics != nil {
+		defer metrics.Close()
 	}
 	// Only the default target, which builds itself below, or a workload
 	// with nothing to build may create a database here; otherwise a typing
@@ -119,6 +139,9 @@ func run(ctx context.Context, w workload.Workload, url string, f runFlags, stdou
 	o := f.Options
 	o.Progress = p.update
 	o.Warn = func(msg string) { fmt.Fprintln(stderr, "dbrig: "+msg) }
+	if metrics != nil {
+		o.Live = metrics.Follow(w.Info(), r, nil)
+	}
 	doc, err := runner.Run(ctx, t, w, r, o)
 	p.done()
 	if err != nil {

@@ -17,13 +17,15 @@ import (
 	"github.com/dbrig/dbrig/internal/experiment"
 	"github.com/dbrig/dbrig/internal/human"
 	"github.com/dbrig/dbrig/internal/result"
+	"github.com/dbrig/dbrig/internal/runner"
 	"github.com/dbrig/dbrig/internal/target"
+	"github.com/dbrig/dbrig/internal/workload"
 	"github.com/spf13/cobra"
 )
 
 func newSweep() *cobra.Command {
 	var dryRun bool
-	var out, resume, url string
+	var out, resume, url, metricsAddr string
 	c := &cobra.Command{
 		Use:   "sweep FILE.yaml",
 		Short: "Run an experiment: every point of a matrix, repeated, with confidence intervals",
@@ -44,7 +46,11 @@ Ctrl-C stops after the current run; a second Ctrl-C interrupts that run.
 Either way, dbrig sweep --resume DIR carries on from there.`,
 		Example: `  dbrig sweep experiments/buffer-cache.yaml --dry-run
   dbrig sweep experiments/buffer-cache.yaml --out results/bc
-  dbrig sweep --resume results/bc`,
+  dbrig sweep --resume results/bc
+  dbrig sweep experiments/buffer-cache.yaml ` + metricsExample + `
+
+With --metrics-addr, one server follows the whole sweep: each run's series
+(as for dbrig run) carry point, params and repetition labels.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			var sw *experiment.Sweep
@@ -96,7 +102,7 @@ Either way, dbrig sweep --resume DIR carries on from there.`,
 				printResults(stdout, sw)
 				return nil
 			}
-			return runSweep(sw, stdout, stderr)
+			return runSweep(sw, metricsAddr, stdout, stderr)
 		},
 	}
 	fs := c.Flags()
@@ -104,13 +110,21 @@ Either way, dbrig sweep --resume DIR carries on from there.`,
 	fs.StringVar(&out, "out", "", "directory for the sweep's documents (default dbrig-results/sweep-NAME-TIME)")
 	fs.StringVar(&resume, "resume", "", "carry on the sweep in this directory from its last finished run")
 	fs.StringVar(&url, "target", "", "with --resume: the target URL again, when it holds a password (never stored)")
+	addMetricsFlag(fs, &metricsAddr)
 	return c
 }
 
 // safeName keeps a spec's name from reaching outside the results directory.
 var safeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
-func runSweep(sw *experiment.Sweep, stdout, stderr io.Writer) error {
+func runSweep(sw *experiment.Sweep, metricsAddr string, stdout, stderr io.Writer) error {
+	metrics, err := serveMetrics(metricsAddr, stderr)
+	if err != nil {
+		return err
+	}
+	if metrics != nil {
+		defer metrics.Close()
+	}
 	stop := make(chan struct{})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -139,7 +153,13 @@ func runSweep(sw *experiment.Sweep, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "Resuming sweep %s at run %d of %d; documents in %s\n", sw.Spec.Name, sw.Doc.Done+1, total, sw.Dir)
 	}
 	p := newProgress(stderr)
-	err := sw.Run(ctx, experiment.Options{Log: stderr, Progress: p.update, ProgressDone: p.done, Stop: stop})
+	opt := experiment.Options{Log: stderr, Progress: p.update, ProgressDone: p.done, Stop: stop}
+	if metrics != nil {
+		opt.Live = func(info workload.Info, r workload.Run, labels map[string]string) runner.Live {
+			return metrics.Follow(info, r, labels)
+		}
+	}
+	err = sw.Run(ctx, opt)
 	p.done()
 	if err != nil {
 		if ctx.Err() != nil && !errors.As(err, new(*target.UserError)) {

@@ -35,7 +35,30 @@ type Config struct {
 	// Grace is how long VUs may take to finish their current transaction
 	// once the run ends, before it is cancelled (default 30s).
 	Grace time.Duration
+	// Observer, when set, follows the run as it happens.
+	Observer Observer
 }
+
+// Observer follows a run as it happens, for a live view of it. Phase is
+// called as the run enters each phase. Transaction is called from the VUs'
+// goroutines as each transaction ends, in every phase, so it must be safe
+// for concurrent use and cost no more than a few atomic adds: it is on the
+// path the run measures.
+type Observer interface {
+	Phase(Phase)
+	Transaction(tx int, took time.Duration, retries int, o Outcome)
+}
+
+// Outcome is how a transaction ended.
+type Outcome uint8
+
+const (
+	Committed Outcome = iota
+	// RolledBack is an intended rollback (ErrRollback): a completed transaction.
+	RolledBack
+	// Failed is an error, after any retries.
+	Failed
+)
 
 // Phase is where a run is.
 type Phase int32
@@ -173,6 +196,13 @@ func Run(ctx context.Context, w Workload, cfg Config) (*Result, error) {
 	}
 
 	var phase atomic.Int32
+	setPhase := func(p Phase) {
+		phase.Store(int32(p))
+		if cfg.Observer != nil {
+			cfg.Observer.Phase(p)
+		}
+	}
+	setPhase(PhaseRampup)
 	stop := make(chan struct{})
 	// work outlives stop by the grace period so in-flight transactions
 	// can finish instead of being cut off mid-statement.
@@ -185,10 +215,10 @@ func Run(ctx context.Context, w Workload, cfg Config) (*Result, error) {
 			cfg.WindowEdge(true)
 		}
 		res.WindowStart = time.Now()
-		phase.Store(int32(PhaseMeasure))
+		setPhase(PhaseMeasure)
 	}
 	closeWindow := func() {
-		phase.Store(int32(PhaseDone))
+		setPhase(PhaseDone)
 		res.WindowEnd = time.Now()
 		if cfg.WindowEdge != nil {
 			cfg.WindowEdge(false)
@@ -245,7 +275,7 @@ func Run(ctx context.Context, w Workload, cfg Config) (*Result, error) {
 		closeWindow()
 	default:
 		res.Interrupted = true
-		phase.Store(int32(PhaseDone))
+		setPhase(PhaseDone)
 	}
 	close(stop)
 	select {
@@ -313,7 +343,11 @@ func runVU(ctx context.Context, v VU, s *vuState, cfg *Config, phase *atomic.Int
 			abort(err)
 			return
 		}
-		ok := err == nil || errors.Is(err, ErrRollback)
+		rolledBack := errors.Is(err, ErrRollback)
+		ok := err == nil || rolledBack
+		if cfg.Observer != nil {
+			cfg.Observer.Transaction(tx, ended.Sub(began), int(retries), outcome(ok, rolledBack))
+		}
 		measured := Phase(phase.Load()) == PhaseMeasure
 		if ok {
 			s.done[tx].Add(1)
@@ -340,6 +374,16 @@ func runVU(ctx context.Context, v VU, s *vuState, cfg *Config, phase *atomic.Int
 			return
 		}
 	}
+}
+
+func outcome(ok, rolledBack bool) Outcome {
+	switch {
+	case rolledBack:
+		return RolledBack
+	case ok:
+		return Committed
+	}
+	return Failed
 }
 
 // reconnect retries with backoff until it works or the run stops.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -250,5 +252,66 @@ func TestRunPacing(t *testing.T) {
 	}
 	if n := res.Tx[0].Count; n < 3 || n > 7 {
 		t.Errorf("%d transactions in 0.6 s with 100 ms waits, want about 6", n)
+	}
+}
+
+// watcher records what an Observer is told.
+type watcher struct {
+	mu       sync.Mutex
+	phases   []Phase
+	outcomes [2][3]int64 // per type, per Outcome
+	retries  [2]int64
+	measured [2]int64 // completions while the phase was measure
+	last     Phase
+}
+
+func (w *watcher) Phase(p Phase) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.phases = append(w.phases, p)
+	w.last = p
+}
+
+func (w *watcher) Transaction(tx int, took time.Duration, retries int, o Outcome) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.outcomes[tx][o]++
+	w.retries[tx] += int64(retries)
+	if o != Failed && w.last == PhaseMeasure {
+		w.measured[tx]++
+	}
+}
+
+// TestObserverSeesEveryTransaction: the observer is told every phase in
+// order and every transaction, in all phases, with its outcome.
+func TestObserverSeesEveryTransaction(t *testing.T) {
+	w := &watcher{}
+	res, err := Run(context.Background(), &scripted{}, Config{
+		VUs: 3, Rampup: 300 * time.Millisecond, Duration: 700 * time.Millisecond, Classify: classify, Observer: w,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []Phase{PhaseRampup, PhaseMeasure, PhaseDone}; !slices.Equal(w.phases, want) {
+		t.Errorf("phases %v, want %v", w.phases, want)
+	}
+	a, b := w.outcomes[0], w.outcomes[1]
+	// Type a fails once with a retryable error, then commits.
+	if a[Committed] == 0 || a[RolledBack] != 0 || a[Failed] != 0 || w.retries[0] != a[Committed] {
+		t.Errorf("type a: outcomes %v, retries %d; want only commits, one retry each", a, w.retries[0])
+	}
+	// Each VU's type b cycles ok, rollback, error, lost connection.
+	if b[Committed] == 0 || b[RolledBack] == 0 || b[Failed] < b[Committed]+b[RolledBack]-6 || b[Failed] > b[Committed]+b[RolledBack]+6 {
+		t.Errorf("type b: outcomes %v; want commits, rollbacks and as many failures as both", b)
+	}
+	for tx := range 2 {
+		// The window's edges and the observer's phase differ by the
+		// transactions in flight as the phase changes, one per VU at most.
+		if got, want := w.measured[tx], res.Tx[tx].Count; got < want-3 || got > want+3 {
+			t.Errorf("type %d: %d completions seen in the measure phase, the window counted %d", tx, got, want)
+		}
+		if seen := w.outcomes[tx][Committed] + w.outcomes[tx][RolledBack]; seen <= res.Tx[tx].Count {
+			t.Errorf("type %d: observer saw %d completions, the window alone counted %d; want the ramp-up's too", tx, seen, res.Tx[tx].Count)
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -125,6 +126,9 @@ type Options struct {
 	DropCaches func() error
 	// Now is the clock, for tests; nil means time.Now.
 	Now func() time.Time
+	// Live, when set, follows each run as it happens; labels tell the
+	// runs apart: the point, its parameters and the repetition.
+	Live func(info workload.Info, r workload.Run, labels map[string]string) runner.Live
 }
 
 // DropPageCache writes back dirty pages and drops the clean ones, so a
@@ -631,6 +635,11 @@ func (r *run) measure(ctx context.Context, pi, rep int, params []Param) (string,
 	opt.Progress = r.o.Progress
 	opt.Telemetry.Server = r.facts
 	opt.Warn = func(msg string) { fmt.Fprintln(r.o.Log, "dbrig: "+msg) }
+	if r.o.Live != nil {
+		opt.Live = r.o.Live(w.Info(), opened, map[string]string{
+			"point": strconv.Itoa(pi + 1), "params": r.Points[pi].Label(), "repetition": strconv.Itoa(rep),
+		})
+	}
 	d, err := runner.Run(ctx, r.t, w, opened, opt)
 	r.o.ProgressDone()
 	if err != nil {

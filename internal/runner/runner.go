@@ -33,6 +33,16 @@ type Options struct {
 	// Telemetry is how the run records telemetry, with the facts its
 	// caller knows of the server (a sweep's managed, confined one).
 	Telemetry telemetry.Config
+	// Live, when set, follows the run as it happens.
+	Live Live
+}
+
+// Live follows a run as it happens (internal/live serves it as metrics):
+// the driver tells it every transaction and phase, the runner every
+// second's tick.
+type Live interface {
+	driver.Observer
+	Tick(driver.Tick)
 }
 
 // clientProcs is how many Ps the Go runtime gets for a run. Virtual users
@@ -57,7 +67,7 @@ func Run(ctx context.Context, t target.Target, w workload.Workload, r workload.R
 	if err := o.Validate(info.FixedWork); err != nil {
 		return nil, err
 	}
-	cfgDriver := driver.Config{VUs: o.VUs, Rampup: o.Rampup, Duration: o.Duration, Classify: t.Classify}
+	cfgDriver := driver.Config{VUs: o.VUs, Rampup: o.Rampup, Duration: o.Duration, Classify: t.Classify, Observer: o.Live}
 	if b, ok := r.(workload.Batch); ok {
 		cfgDriver.VUs, cfgDriver.Each = b.Batch()
 		cfgDriver.Rampup, cfgDriver.Duration = 0, 0
@@ -114,6 +124,9 @@ func Run(ctx context.Context, t target.Target, w workload.Workload, r workload.R
 		}
 	}
 	cfgDriver.Progress = func(tk driver.Tick) {
+		if o.Live != nil {
+			o.Live.Tick(tk)
+		}
 		where := fmt.Sprintf("%4.0fs left", tk.Left.Seconds())
 		if tk.Total > 0 {
 			where = fmt.Sprintf("%d of %d done", tk.Done, tk.Total)

@@ -133,6 +133,14 @@ type Run interface {
 	Close() error
 }
 
+// Rater is a Run whose metrics can be read live: it turns one second's
+// completions per transaction type into its metrics' values, by key, for
+// a live view of a run (the progress line, a metrics endpoint). They are
+// rough: the summary's figures come from the whole window.
+type Rater interface {
+	Rates(counts []int64) map[string]float64
+}
+
 // Batch is a Run of a fixed amount of work: VUs virtual users each run
 // Each transactions, all starting at once.
 type Batch interface {
