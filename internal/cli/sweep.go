@@ -240,10 +240,13 @@ func printPlan(w io.Writer, sw *experiment.Sweep) {
 	for _, name := range s.Varied() {
 		fmt.Fprint(tw, "\t"+name)
 	}
+	for _, f := range s.Follow {
+		fmt.Fprintf(tw, "\t%s (follows %s)", f.Name, f.Follows)
+	}
 	fmt.Fprintln(tw, "\t")
 	for i, pt := range sw.Points {
 		fmt.Fprintf(tw, "%d", i+1)
-		for _, q := range pt.Params {
+		for _, q := range append(pt.Params, s.Following(pt)...) {
 			fmt.Fprint(tw, "\t"+q.Value)
 		}
 		mark := ""

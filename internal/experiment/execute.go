@@ -562,7 +562,7 @@ func (r *run) next(ctx context.Context) (stop bool, err error) {
 	params := r.Spec.RunParams(pt)
 	left := r.Spec.Estimate(r.Points, doc.Order, doc.Done, false)
 	fmt.Fprintf(r.o.Log, "run %d/%d: point %d (%s), repetition %d — about %s left\n",
-		doc.Done+1, len(doc.Order), pi+1, pt.Label(), rep, roundLeft(left))
+		doc.Done+1, len(doc.Order), pi+1, r.Spec.Label(pt), rep, roundLeft(left))
 
 	// Only a managed server is known to share this host's page cache; an
 	// external target's host is out of reach, and dropping ours would only

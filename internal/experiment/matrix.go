@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -112,29 +113,64 @@ func (s *Spec) IsBaseline(p Point) bool {
 	return true
 }
 
+// setting is one parameter's value at a point, varied or following.
+type setting struct {
+	Param
+	kind ParamKind
+}
+
+// settings are a point's varied parameters and those that follow them.
+func (s *Spec) settings(p Point) []setting {
+	var out []setting
+	for _, v := range s.Vary {
+		val, _ := p.Get(v.Name)
+		out = append(out, setting{Param{Name: v.Name, Value: val}, v.Kind})
+	}
+	for _, f := range s.Follow {
+		lead, _ := p.Get(f.Follows)
+		leader := s.Vary[slices.IndexFunc(s.Vary, func(v Vary) bool { return v.Name == f.Follows })]
+		out = append(out, setting{Param{Name: f.Name, Value: f.Values[slices.Index(leader.Values, lead)]}, f.Kind})
+	}
+	return out
+}
+
+// Following are the values a point's following parameters take.
+func (s *Spec) Following(p Point) []Param {
+	var out []Param
+	for _, st := range s.settings(p)[len(s.Vary):] {
+		out = append(out, st.Param)
+	}
+	return out
+}
+
+// Label is the point's label with the values that follow its own:
+// "shared_buffers=64MB prewarm=none memory=320MB".
+func (s *Spec) Label(p Point) string {
+	return Point{Params: append(slices.Clone(p.Params), s.Following(p)...)}.Label()
+}
+
 // ServerSettings are the settings a point's server starts with: the
-// target's, overridden by the point's varied server settings.
+// target's, overridden by the point's varied or following ones.
 func (s *Spec) ServerSettings(p Point) map[string]string {
 	m := map[string]string{}
 	for _, q := range s.Target.Settings {
 		m[q.Name] = q.Value
 	}
-	for _, v := range s.Vary {
-		if v.Kind == ServerParam {
-			m[v.Name], _ = p.Get(v.Name)
+	for _, st := range s.settings(p) {
+		if st.kind == ServerParam {
+			m[st.Name] = st.Value
 		}
 	}
 	return m
 }
 
 // Confinement is what a point's server is confined to: the target's,
-// overridden by the point's varied memory or cpus.
+// overridden by the point's varied or following memory or cpus.
 func (s *Spec) Confinement(p Point) server.Confinement {
 	c := s.Target.Confinement
-	for _, v := range s.Vary {
-		if v.Kind == ConfineParam {
-			val, _ := p.Get(v.Name)
-			_ = setConfinement(&c, v.Name, val) // checked by Parse
+	for _, st := range s.settings(p) {
+		if st.kind == ConfineParam {
+			_ = setConfinement(&c, st.Name, st.Value) // checked by Parse
 		}
 	}
 	return c
@@ -158,13 +194,12 @@ func (a *serverStart) same(b *serverStart) bool {
 }
 
 // RunParams are a point's run parameters: the run section's, then the
-// point's varied ones.
+// point's varied or following ones.
 func (s *Spec) RunParams(p Point) []Param {
 	out := append([]Param(nil), s.Run...)
-	for _, v := range s.Vary {
-		if v.Kind != ServerParam && v.Kind != ConfineParam {
-			val, _ := p.Get(v.Name)
-			out = append(out, Param{Name: v.Name, Value: val})
+	for _, st := range s.settings(p) {
+		if st.kind != ServerParam && st.kind != ConfineParam {
+			out = append(out, st.Param)
 		}
 	}
 	return out

@@ -33,7 +33,10 @@ type Vary struct {
 	Name   string
 	Values []string
 	Kind   ParamKind
-	line   int
+	// Follows names the varied parameter this one follows, for a spec's
+	// follow section: its i-th value goes with the leader's i-th.
+	Follows string
+	line    int
 }
 
 // ParamKind tells where a parameter goes.
@@ -81,8 +84,11 @@ type Spec struct {
 	// Build holds the workload's build flags by spec key.
 	Build []Param
 	// Run holds the fixed run parameters by spec name (rampup, vus, mode...).
-	Run      []Param
-	Vary     []Vary
+	Run  []Param
+	Vary []Vary
+	// Follow are parameters whose values follow a varied one's, point by
+	// point, instead of multiplying the points: memory with shared_buffers.
+	Follow   []Vary
 	Baseline []Param
 	Repeat   int
 }
@@ -126,6 +132,29 @@ func Parse(file string, data []byte) (*Spec, error) {
 }
 
 type parser struct{ file string }
+
+// values reads a list of values for parameter name, each once if
+// distinct; where names the list in messages ("vary.vus").
+func (p parser) values(name, where string, distinct bool, k, v *yaml.Node) (Vary, error) {
+	vr := Vary{Name: name, line: k.Line}
+	if v.Kind != yaml.SequenceNode {
+		return vr, p.errf(v, "%s: want a list of values, got %s", where, describe(v))
+	}
+	if len(v.Content) == 0 {
+		return vr, p.errf(k, "%s: the list of values is empty", where)
+	}
+	for _, item := range v.Content {
+		val, err := p.scalar(item, where)
+		if err != nil {
+			return vr, err
+		}
+		if distinct && slices.Contains(vr.Values, val) {
+			return vr, p.errf(item, "%s: value %s is listed twice", where, val)
+		}
+		vr.Values = append(vr.Values, val)
+	}
+	return vr, nil
+}
 
 func (p parser) errf(n *yaml.Node, format string, args ...any) error {
 	return specError(p.file, n.Line, format, args...)
@@ -211,25 +240,21 @@ func (p parser) spec(root *yaml.Node) (*Spec, error) {
 			s.Run, err = p.params(v, key)
 		case "vary":
 			err = p.mapping(v, key, func(name string, k, v *yaml.Node) error {
-				if v.Kind != yaml.SequenceNode {
-					return p.errf(v, "vary.%s: want a list of values, got %s", name, describe(v))
-				}
-				if len(v.Content) == 0 {
-					return p.errf(k, "vary.%s: the list of values is empty", name)
-				}
-				vr := Vary{Name: name, line: k.Line}
-				for _, item := range v.Content {
-					val, err := p.scalar(item, "vary."+name)
-					if err != nil {
-						return err
-					}
-					if slices.Contains(vr.Values, val) {
-						return p.errf(item, "vary.%s: value %s is listed twice", name, val)
-					}
-					vr.Values = append(vr.Values, val)
-				}
+				vr, err := p.values(name, "vary."+name, true, k, v)
 				s.Vary = append(s.Vary, vr)
-				return nil
+				return err
+			})
+		case "follow":
+			err = p.mapping(v, key, func(name string, k, v *yaml.Node) error {
+				return p.mapping(v, "follow."+name, func(leader string, lk, lv *yaml.Node) error {
+					if len(v.Content) > 2 {
+						return p.errf(v, "follow.%s: name one varied parameter it follows", name)
+					}
+					vr, err := p.values(name, "follow."+name+"."+leader, false, lk, lv)
+					vr.Follows, vr.line = leader, k.Line
+					s.Follow = append(s.Follow, vr)
+					return err
+				})
 			})
 		case "baseline":
 			s.Baseline, err = p.params(v, key)
@@ -242,7 +267,7 @@ func (p parser) spec(root *yaml.Node) (*Spec, error) {
 				}
 			}
 		default:
-			err = p.errf(k, "unknown key %q at the top level (known: name, target, workload, build, run, vary, baseline, repeat)", key)
+			err = p.errf(k, "unknown key %q at the top level (known: name, target, workload, build, run, vary, follow, baseline, repeat)", key)
 		}
 		return err
 	})
@@ -420,8 +445,9 @@ func (s *Spec) validate(p parser, lines map[string]int) error {
 			return specError(p.file, r.line, "run.%s: %v", r.Name, err)
 		}
 	}
-	for i := range s.Vary {
-		v := &s.Vary[i]
+	// classify finds where a varied or following parameter goes and
+	// checks its values.
+	classify := func(v *Vary, where string) error {
 		if buildFlags.Lookup(flagName(v.Name)) != nil {
 			return specError(p.file, v.line, "%s is a build parameter: the schema is built once per sweep, so it cannot vary", v.Name)
 		}
@@ -433,14 +459,14 @@ func (s *Spec) validate(p parser, lines map[string]int) error {
 				return specError(p.file, v.line, "%s confines a server dbrig starts; only a managed target (target: {managed: postgres}) can vary it", v.Name)
 			}
 			if _, fixed := s.Target.Confine(v.Name); fixed {
-				return specError(p.file, v.line, "%s is both in target and in vary: keep it in one place", v.Name)
+				return specError(p.file, v.line, "%s is both in target and in %s: keep it in one place", v.Name, where)
 			}
 			for _, val := range v.Values {
 				if err := setConfinement(&server.Confinement{}, v.Name, val); err != nil {
-					return specError(p.file, v.line, "vary.%s: %v", v.Name, err)
+					return specError(p.file, v.line, "%s.%s: %v", where, v.Name, err)
 				}
 			}
-			continue
+			return nil
 		case !ok:
 			v.Kind = ServerParam
 			if !s.Target.Managed {
@@ -449,21 +475,41 @@ func (s *Spec) validate(p parser, lines map[string]int) error {
 			if strings.ContainsAny(v.Name, " =\t'\"") {
 				return specError(p.file, v.line, "%q is not a server setting's name", v.Name)
 			}
+			return nil
 		case v.Name == "prewarm":
 			v.Kind = PrewarmParam
 		default:
 			v.Kind = RunParam
 		}
-		if v.Kind == ServerParam {
-			continue
-		}
 		for _, val := range v.Values {
 			if _, err := checkRun(v.Name, val); err != nil {
-				return specError(p.file, v.line, "vary.%s: %v", v.Name, err)
+				return specError(p.file, v.line, "%s.%s: %v", where, v.Name, err)
 			}
 		}
 		if slices.ContainsFunc(s.Run, func(r Param) bool { return r.Name == v.Name }) {
-			return specError(p.file, v.line, "%s is both in run and in vary: keep it in one place", v.Name)
+			return specError(p.file, v.line, "%s is both in run and in %s: keep it in one place", v.Name, where)
+		}
+		return nil
+	}
+	for i := range s.Vary {
+		if err := classify(&s.Vary[i], "vary"); err != nil {
+			return err
+		}
+	}
+	for i := range s.Follow {
+		f := &s.Follow[i]
+		leader := slices.IndexFunc(s.Vary, func(v Vary) bool { return v.Name == f.Follows })
+		switch {
+		case leader < 0:
+			return specError(p.file, f.line, "follow.%s: %s is not a varied parameter (varied: %s)", f.Name, f.Follows, strings.Join(s.Varied(), ", "))
+		case len(f.Values) != len(s.Vary[leader].Values):
+			return specError(p.file, f.line, "follow.%s: %d values for the %d of %s: give one for each", f.Name, len(f.Values), len(s.Vary[leader].Values), f.Follows)
+		case slices.ContainsFunc(s.Vary, func(v Vary) bool { return v.Name == f.Name }),
+			slices.ContainsFunc(s.Follow[:i], func(v Vary) bool { return v.Name == f.Name }):
+			return specError(p.file, f.line, "%s both varies and follows: keep it in one place", f.Name)
+		}
+		if err := classify(f, "follow"); err != nil {
+			return err
 		}
 	}
 	for _, b := range s.Baseline {
@@ -479,7 +525,8 @@ func (s *Spec) validate(p parser, lines map[string]int) error {
 	// lines are reported, and the sweep document shows what ran.
 	for _, rp := range runner.Params {
 		if !rp.Timed || fixedWork || slices.ContainsFunc(s.Run, func(r Param) bool { return r.Name == rp.Name }) ||
-			slices.ContainsFunc(s.Vary, func(v Vary) bool { return v.Name == rp.Name }) {
+			slices.ContainsFunc(s.Vary, func(v Vary) bool { return v.Name == rp.Name }) ||
+			slices.ContainsFunc(s.Follow, func(v Vary) bool { return v.Name == rp.Name }) {
 			continue
 		}
 		s.Run = append(s.Run, Param{Name: rp.Name, Value: rp.Default})
@@ -535,6 +582,12 @@ func (o orderedVary) MarshalJSON() ([]byte, error) {
 	return objectInOrder(o, func(v Vary) (string, any) { return v.Name, v.Values })
 }
 
+type orderedFollow []Vary
+
+func (o orderedFollow) MarshalJSON() ([]byte, error) {
+	return objectInOrder(o, func(v Vary) (string, any) { return v.Name, map[string][]string{v.Follows: v.Values} })
+}
+
 // objectInOrder writes items as one JSON object, keys in the items' order
 // (encoding/json would sort a map's).
 func objectInOrder[T any](items []T, kv func(T) (string, any)) ([]byte, error) {
@@ -575,16 +628,17 @@ func (s *Spec) JSON() json.RawMessage {
 	memory, _ := s.Target.Confine(MemoryParam)
 	cpus, _ := s.Target.Confine(CPUsParam)
 	v := struct {
-		Name     string      `json:"name"`
-		Target   targetJSON  `json:"target"`
-		Workload string      `json:"workload"`
-		Build    orderedJSON `json:"build,omitempty"`
-		Run      orderedJSON `json:"run"`
-		Vary     orderedVary `json:"vary"`
-		Baseline orderedJSON `json:"baseline,omitempty"`
-		Repeat   int         `json:"repeat"`
+		Name     string        `json:"name"`
+		Target   targetJSON    `json:"target"`
+		Workload string        `json:"workload"`
+		Build    orderedJSON   `json:"build,omitempty"`
+		Run      orderedJSON   `json:"run"`
+		Vary     orderedVary   `json:"vary"`
+		Follow   orderedFollow `json:"follow,omitempty"`
+		Baseline orderedJSON   `json:"baseline,omitempty"`
+		Repeat   int           `json:"repeat"`
 	}{s.Name, targetJSON{s.Target.Server, s.Target.Settings, s.Target.PGBin, memory, cpus, target.Redact(s.Target.URL)},
-		s.Workload, s.Build, s.Run, s.Vary, s.Baseline, s.Repeat}
+		s.Workload, s.Build, s.Run, s.Vary, s.Follow, s.Baseline, s.Repeat}
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		panic(err) // strings and ints only

@@ -116,7 +116,7 @@ func TestSpecErrors(t *testing.T) {
 	managed := "name: x\ntarget: {managed: true}\nworkload: tproc-c\n"
 	for _, tc := range []struct{ name, yaml, want string }{
 		{"unknown top-level key", managed + "repaet: 3\n",
-			`s.yaml line 4: unknown key "repaet" at the top level (known: name, target, workload, build, run, vary, baseline, repeat)`},
+			`s.yaml line 4: unknown key "repaet" at the top level (known: name, target, workload, build, run, vary, follow, baseline, repeat)`},
 		{"unknown nested key", managed + "run:\n  rampup: 1s\n  duraton: 60s\n",
 			`s.yaml line 6: unknown key "duraton" in run (known: rampup, duration, vus, client_cpus, sample, prewarm, all_warehouses, keying_thinking, mode)`},
 		{"unknown target key", "target: {managed: true, setings: {a: b}}\nworkload: tproc-c\n",
@@ -181,6 +181,16 @@ func TestSpecErrors(t *testing.T) {
 			`s.yaml line 2: unknown workload "tpcc" (known: cpu, tproc-c)`},
 		{"missing workload", "target: {managed: true}\n",
 			`s.yaml line 1: missing key "workload" (known: cpu, tproc-c)`},
+		{"follow an unvaried parameter", managed + "vary: {vus: [1, 2]}\nfollow:\n  memory: {shared_buffers: [1GB, 2GB]}\n",
+			`s.yaml line 6: follow.memory: shared_buffers is not a varied parameter (varied: vus)`},
+		{"follow with too few values", managed + "vary: {shared_buffers: [64MB, 1GB]}\nfollow:\n  memory: {shared_buffers: [1GB]}\n",
+			`s.yaml line 6: follow.memory: 1 values for the 2 of shared_buffers: give one for each`},
+		{"follow and vary", managed + "vary: {shared_buffers: [64MB, 1GB], memory: [1GB, 2GB]}\nfollow:\n  memory: {shared_buffers: [1GB, 2GB]}\n",
+			`s.yaml line 6: memory both varies and follows: keep it in one place`},
+		{"follow two leaders", managed + "vary: {shared_buffers: [64MB, 1GB], vus: [1, 2]}\nfollow:\n  memory: {shared_buffers: [1GB, 2GB], vus: [1GB, 2GB]}\n",
+			`s.yaml line 6: follow.memory: name one varied parameter it follows`},
+		{"bad following memory", managed + "vary: {shared_buffers: [64MB, 1GB]}\nfollow:\n  memory: {shared_buffers: [1GB, lots]}\n",
+			`s.yaml line 6: follow.memory: want a size such as 512MB, 2GB or 1.5GiB, got "lots"`},
 		{"not YAML", "target: {managed: true\n",
 			`s.yaml: line 1: did not find expected ',' or '}'`},
 	} {
@@ -240,5 +250,59 @@ vary:
 	}
 	if back.Target.Confinement != s.Target.Confinement || !strings.Contains(string(s.JSON()), `"cpus": "0"`) {
 		t.Errorf("the spec in the sweep document reads back as %+v\n%s", back.Target.Confinement, s.JSON())
+	}
+}
+
+// TestSpecFollow: a following parameter takes the value that goes with
+// its leader's at each point, without multiplying the points, and goes
+// where its kind goes (memory to the confinement, a setting to the
+// server, a run parameter to the run).
+func TestSpecFollow(t *testing.T) {
+	s, err := experiment.Parse("x.yaml", []byte(`target: {managed: postgres}
+workload: tproc-c
+vary:
+  shared_buffers: [64MB, 2GB]
+  prewarm: [none, full]
+follow:
+  memory: {shared_buffers: [320MB, 2304MB]}
+  effective_cache_size: {shared_buffers: [128MB, 2GB]}
+  vus: {prewarm: [2, 4]}
+baseline: {shared_buffers: 64MB, prewarm: none}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	points := s.Points()
+	if len(points) != 4 {
+		t.Fatalf("%d points, want 4: following parameters multiply nothing", len(points))
+	}
+	p := points[3] // shared_buffers=2GB prewarm=full
+	if got := s.Confinement(p); got.Memory != 2304<<20 {
+		t.Errorf("memory at %s: %d", p.Label(), got.Memory)
+	}
+	if got := s.ServerSettings(p); got["effective_cache_size"] != "2GB" || got["shared_buffers"] != "2GB" {
+		t.Errorf("settings at %s: %v", p.Label(), got)
+	}
+	if got := s.Label(points[1]); got != "shared_buffers=64MB prewarm=full memory=320MB effective_cache_size=128MB vus=4" {
+		t.Errorf("label %q", got)
+	}
+	var vus string
+	for _, q := range s.RunParams(points[1]) {
+		if q.Name == "vus" {
+			vus = q.Value
+		}
+	}
+	if vus != "4" {
+		t.Errorf("vus at %s = %q, want 4: it follows prewarm", points[1].Label(), vus)
+	}
+	if n := s.Restarts(points, experiment.Order(len(points), 1)); n != 2 {
+		t.Errorf("%d server starts, want 2", n)
+	}
+	back, err := experiment.Parse("sweep.json", s.JSON())
+	if err != nil {
+		t.Fatalf("%v\n%s", err, s.JSON())
+	}
+	if got := back.Label(points[3]); got != s.Label(points[3]) {
+		t.Errorf("the spec in the sweep document reads back with %q, want %q", got, s.Label(points[3]))
 	}
 }
