@@ -137,7 +137,7 @@ func (o Options) check(name string) error {
 		return fmt.Errorf("must be positive, got %s", o.Duration)
 	case name == "rampup" && o.Rampup < 0:
 		return fmt.Errorf("must not be negative, got %s", o.Rampup)
-	case name == "sample" && o.Telemetry.Interval < minSample:
+	case name == "sample" && o.Telemetry.Interval != 0 && o.Telemetry.Interval < minSample:
 		return fmt.Errorf("must be at least %s, got %s", minSample, o.Telemetry.Interval)
 	}
 	return nil

@@ -23,14 +23,28 @@ const telemetryApp = "dbrig telemetry"
 var _ telemetry.Source = (*source)(nil)
 
 // source is PostgreSQL's side of telemetry, for versions 15 and later.
-// It has two connections: stats reads counters, tables and settings, and
-// sampler only the sessions, so that a slow read of the former (the
-// database's size, pg_stat_statements) never delays the 10 Hz sampling.
+//
+// Every transaction in the measured database counts in its commits, which
+// a workload reads as its database-side throughput, so the frequent reads
+// (counters every second, sessions ten times a second, about 660
+// transactions a minute) go through connections to the server's
+// maintenance database and name the measured one; only the reads at the
+// window's edges, outside it, use the measured database itself (edge):
+// the settings and extensions there, and pg_stat_statements, which shows
+// only where it is installed. Where the maintenance database will not
+// take a connection, everything runs in the measured database and the
+// settings say so.
+//
+// stats reads counters and settings, sampler only the sessions, so that
+// a slow read of the former never delays the 10 Hz sampling.
 type source struct {
 	major    int // of server_version_num
 	version  string
+	db       string // the measured database
+	shared   bool   // stats and sampler connect to db itself
 	stats    *link
 	sampler  *link
+	edge     *link
 	counters []stat
 }
 
@@ -41,6 +55,9 @@ type stat struct {
 	expr string
 }
 
+// maintenanceDB is where the telemetry's frequent reads connect.
+const maintenanceDB = "postgres"
+
 // Telemetry opens the connections the source needs; Close closes them.
 func (t *Target) Telemetry(ctx context.Context) (telemetry.Source, error) {
 	cfg := t.cfg.Copy()
@@ -48,20 +65,28 @@ func (t *Target) Telemetry(ctx context.Context) (telemetry.Source, error) {
 		cfg.RuntimeParams = map[string]string{}
 	}
 	cfg.RuntimeParams["application_name"] = telemetryApp
-	s := &source{}
+	s := &source{db: cfg.Database}
 	var err error
-	if s.stats, err = t.link(ctx, cfg); err != nil {
+	if s.edge, err = t.link(ctx, cfg); err != nil {
 		return nil, err
 	}
-	err = s.stats.do(ctx, func(ctx context.Context, c *pgx.Conn) error {
-		return c.QueryRow(ctx, "SELECT current_setting('server_version_num')::int / 10000, current_setting('server_version')").
-			Scan(&s.major, &s.version)
-	})
+	side := cfg.Copy()
+	side.Database = maintenanceDB
+	if s.stats, err = t.link(ctx, side); err != nil {
+		s.shared, side = true, cfg
+		s.stats, err = t.link(ctx, side)
+	}
 	if err == nil {
-		s.sampler, err = t.link(ctx, cfg)
+		err = s.stats.do(ctx, func(ctx context.Context, c *pgx.Conn) error {
+			return c.QueryRow(ctx, "SELECT current_setting('server_version_num')::int / 10000, current_setting('server_version')").
+				Scan(&s.major, &s.version)
+		})
+	}
+	if err == nil {
+		s.sampler, err = t.link(ctx, side)
 	}
 	if err != nil {
-		s.stats.close()
+		s.Close()
 		return nil, err
 	}
 	s.counters = counters(s.major)
@@ -69,10 +94,16 @@ func (t *Target) Telemetry(ctx context.Context) (telemetry.Source, error) {
 }
 
 func (s *source) Close() error {
-	return errors.Join(s.stats.close(), s.sampler.close())
+	var errs []error
+	for _, l := range []*link{s.edge, s.stats, s.sampler} {
+		if l != nil {
+			errs = append(errs, l.close())
+		}
+	}
+	return errors.Join(errs...)
 }
 
-// counters are the cumulative totals for the current database (d) and
+// counters are the cumulative totals for the measured database (d) and
 // the cluster's WAL (w), background writer (b) and, from 17 on,
 // checkpointer (c).
 func counters(major int) []stat {
@@ -138,10 +169,10 @@ func (s *source) Counters(ctx context.Context) (map[string]float64, error) {
 	if s.major >= 17 {
 		from += ", pg_stat_checkpointer c"
 	}
-	sql := "SELECT " + values(s.counters) + " FROM " + from + " WHERE d.datname = current_database()"
+	sql := "SELECT " + values(s.counters) + " FROM " + from + " WHERE d.datname = $1"
 	var vs []float64
 	err := s.stats.do(ctx, func(ctx context.Context, c *pgx.Conn) error {
-		return c.QueryRow(ctx, sql).Scan(&vs)
+		return c.QueryRow(ctx, sql, s.db).Scan(&vs)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("reading counters: %w", err)
@@ -158,10 +189,14 @@ func (s *source) Counters(ctx context.Context) (map[string]float64, error) {
 // paths of its files, the transaction's isolation) and those this
 // connection set ('client': its application_name and encoding). A value
 // that may hold a secret is hidden. The extensions installed in the
-// database come under "extensions".
+// database come under "extensions". They are read in the measured
+// database, where ALTER DATABASE may have set some of them.
 func (s *source) Settings(ctx context.Context) (string, map[string]string, error) {
 	out := map[string]string{}
-	err := s.stats.do(ctx, func(ctx context.Context, c *pgx.Conn) error {
+	if s.shared {
+		out["dbrig.telemetry"] = "reads in the measured database (no connection to " + maintenanceDB + "): its own transactions, about 11 a second, count in the database's commits"
+	}
+	err := s.edge.do(ctx, func(ctx context.Context, c *pgx.Conn) error {
 		rows, err := c.Query(ctx, `SELECT name, current_setting(name) FROM pg_settings
 			WHERE source NOT IN ('default', 'override', 'client')
 			UNION ALL

@@ -11,6 +11,9 @@ import (
 // sessionsSQL reads the sessions worth counting, cheaply enough for ten
 // times a second (pgx prepares it once per connection). Left out:
 //   - the telemetry's own connections, this sampler's included;
+//   - sessions in other databases of the same server, as the load profile
+//     counts only this database's (the server's background processes,
+//     which belong to none, stay);
 //   - idle client sessions;
 //   - background processes idling in their main loop, which wait on an
 //     Activity event (CheckpointerMain, WalWriterMain...), or on an
@@ -24,6 +27,7 @@ const sessionsSQL = `SELECT coalesce(wait_event_type, ''), coalesce(wait_event, 
 	backend_type, coalesce(query_id::text, '')
 FROM pg_stat_activity
 WHERE application_name IS DISTINCT FROM '` + telemetryApp + `'
+  AND (datname IS NULL OR datname = $1)
   AND state IS DISTINCT FROM 'idle'
   AND wait_event_type IS DISTINCT FROM 'Activity'
   AND NOT (wait_event_type = 'Extension' AND backend_type NOT IN ('client backend', 'parallel worker'))`
@@ -36,7 +40,7 @@ func (s *source) Sessions(ctx context.Context) ([]telemetry.Session, error) {
 	var out []telemetry.Session
 	err := s.sampler.do(ctx, func(ctx context.Context, c *pgx.Conn) error {
 		out = out[:0]
-		rows, err := c.Query(ctx, sessionsSQL)
+		rows, err := c.Query(ctx, sessionsSQL, s.db)
 		if err != nil {
 			return err
 		}

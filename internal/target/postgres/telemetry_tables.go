@@ -126,7 +126,8 @@ func topSQL(schema string, sharedReadTime bool) tableQuery {
 		readTime = "shared_blk_read_time"
 	}
 	return tableQuery{
-		table:  telemetry.Table{Name: "top_sql", Title: "Top SQL", Labels: []string{"queryid"}},
+		// Ordered by execution time, as AWR's "SQL ordered by Elapsed Time".
+		table:  telemetry.Table{Name: "top_sql", Title: "Top SQL", Labels: []string{"queryid"}, Sort: 1},
 		labels: []string{"queryid::text"},
 		stats: []stat{
 			{count("calls", "Calls"), "sum(calls)"},
@@ -158,7 +159,9 @@ func (s *source) Tables(ctx context.Context) ([]telemetry.Table, error) {
 		queries = append(queries, ioByBackend(s.major))
 	}
 	var out []telemetry.Table
-	err := s.stats.do(ctx, func(ctx context.Context, c *pgx.Conn) error {
+	// In the measured database: pg_stat_statements shows only where it is
+	// installed. The edges are outside the measured window.
+	err := s.edge.do(ctx, func(ctx context.Context, c *pgx.Conn) error {
 		out = out[:0]
 		for _, q := range queries {
 			t, err := q.read(ctx, c)
