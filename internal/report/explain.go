@@ -206,12 +206,9 @@ func loadProfile(d *result.Document, s telemetry.Summary) *table {
 	t := &table{Head: heads("", "#per second", "#per transaction", "#over the window"),
 		Caption: fmt.Sprintf("The database's own counters over the %.1f s measured window, per second and per %s.", s.Seconds, per)}
 	add := func(label string, bytes bool, delta, rate float64) {
-		f := fmtValue
+		f := fmtCount
 		if bytes {
-			f = func(v float64) string { return bytesIEC(int64(v)) }
-			if delta < 1<<20 {
-				f = func(v float64) string { return human.Thousands(v) + " B" }
-			}
+			f = fmtBytes
 		}
 		perTx := "—"
 		if txs > 0 {
@@ -289,8 +286,12 @@ func breakdown(tb telemetry.Table, seconds float64) *table {
 		for _, l := range r.Labels {
 			c = append(c, cell{Text: l})
 		}
-		for _, v := range r.Values {
-			c = append(c, num(fmtValue(v)))
+		for i, v := range r.Values {
+			f := fmtCount
+			if i < len(tb.Columns) && tb.Columns[i].Unit == "bytes" {
+				f = fmtBytes
+			}
+			c = append(c, num(f(v)))
 		}
 		if hasText {
 			c = append(c, cell{Text: shorten(r.Text, 90), Title: r.Text})
@@ -365,6 +366,29 @@ func diskTable(f telemetry.HostFacts, s *telemetry.HostSummary) *table {
 			num(pct1(d.UtilPct))}})
 	}
 	return t
+}
+
+// fmtCount prints a whole number as one, with thousands separators, and
+// a fraction at a precision fitting its size.
+func fmtCount(v float64) string {
+	if v == math.Trunc(v) {
+		return human.Thousands(v)
+	}
+	return fmtValue(v)
+}
+
+// fmtBytes prints a size in the unit that fits it.
+func fmtBytes(v float64) string {
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB"}
+	i := 0
+	for math.Abs(v) >= 1024 && i < len(units)-1 {
+		v /= 1024
+		i++
+	}
+	if i == 0 {
+		return human.Thousands(v) + " B"
+	}
+	return strconv.FormatFloat(v, 'f', 1, 64) + " " + units[i]
 }
 
 func pct1(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }

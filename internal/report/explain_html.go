@@ -35,8 +35,8 @@ func explainHTML(p *page, d *result.Document) []block {
 
 // area is one stacked series of a time chart.
 func area(label string, i int, data []obj) obj {
-	return obj{"label": label, "data": data, "borderColor": color(i), "backgroundColor": fade(color(i), 0.55),
-		"fill": true, "borderWidth": 1, "pointRadius": 0, "pointHitRadius": 6, "tension": 0}
+	return obj{"label": label, "data": data, "borderColor": color(i), "backgroundColor": fade(color(i), 0.7),
+		"fill": "stack", "borderWidth": 1, "pointRadius": 0, "pointHitRadius": 6, "tension": 0}
 }
 
 // timeChart is a line chart over seconds since the run's start; scales
@@ -111,7 +111,7 @@ func cpuChart(p *page, rec *telemetry.Recording) chartRef {
 		sets = append(sets, area("server", 1, server))
 	}
 	gray := area("other", 0, other)
-	gray["borderColor"], gray["backgroundColor"] = "#8a8f98", fade("#8a8f98", 0.45)
+	gray["borderColor"], gray["backgroundColor"] = "#8a8f98", fade("#8a8f98", 0.5)
 	sets = append(sets, gray, area("iowait", 5, iowait), area("steal", 3, steal))
 	y := stackedY("% of all CPUs")
 	y["y"].(obj)["max"] = 100
