@@ -67,11 +67,14 @@ func Start(ctx context.Context, cfg Config, src Source, started time.Time) *Reco
 	}
 	r.sample(ctx, false)
 	r.wg.Add(1)
-	go r.loop(ctx)
+	go r.every(ctx, cfg.Interval, func() bool {
+		r.sample(ctx, true)
+		return true
+	})
 	if src != nil && cfg.SessionHz > 0 {
 		r.rec.DB.Sessions = &SessionHistory{Hz: cfg.SessionHz, Buckets: []SessionBucket{}}
 		r.wg.Add(1)
-		go r.sessions(ctx)
+		go r.every(ctx, time.Duration(float64(time.Second)/cfg.SessionHz), func() bool { return r.sampleSessions(ctx) })
 	}
 	return r
 }
@@ -108,16 +111,19 @@ func (r *Recorder) note(what string, err error) {
 
 func (r *Recorder) since() float64 { return time.Since(r.started).Seconds() }
 
-func (r *Recorder) loop(ctx context.Context) {
+// every calls f each period until ctx ends or f returns false.
+func (r *Recorder) every(ctx context.Context, period time.Duration, f func() bool) {
 	defer r.wg.Done()
-	tick := time.NewTicker(r.cfg.Interval)
+	tick := time.NewTicker(period)
 	defer tick.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
-			r.sample(ctx, true)
+			if !f() {
+				return
+			}
 		}
 	}
 }
@@ -151,35 +157,25 @@ func (r *Recorder) sample(ctx context.Context, keep bool) float64 {
 	return t
 }
 
-// sessions samples the active sessions at cfg.SessionHz until ctx ends
-// or the database turns out to have no such view.
-func (r *Recorder) sessions(ctx context.Context) {
-	defer r.wg.Done()
-	tick := time.NewTicker(time.Duration(float64(time.Second) / r.cfg.SessionHz))
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-		rctx, cancel := context.WithTimeout(ctx, sourceTimeout)
-		ss, err := r.src.Sessions(rctx)
-		cancel()
-		r.mu.Lock()
-		if errors.Is(err, ErrUnsupported) {
-			r.rec.DB.Sessions = nil
-			r.note("sessions", err)
-			r.mu.Unlock()
-			return
-		}
-		if err == nil {
-			r.count(ss)
-		} else if ctx.Err() == nil {
-			r.note("sessions", err)
-		}
-		r.mu.Unlock()
+// sampleSessions samples the active sessions once; false once the
+// database turns out to have no such view.
+func (r *Recorder) sampleSessions(ctx context.Context) bool {
+	rctx, cancel := context.WithTimeout(ctx, sourceTimeout)
+	ss, err := r.src.Sessions(rctx)
+	cancel()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch {
+	case errors.Is(err, ErrUnsupported):
+		r.rec.DB.Sessions = nil
+		r.note("sessions", err)
+		return false
+	case err == nil:
+		r.count(ss)
+	case ctx.Err() == nil:
+		r.note("sessions", err)
 	}
+	return true
 }
 
 // count adds one sampling of the sessions to the open bucket.
