@@ -478,6 +478,17 @@ func (r *run) noteMemory(ctx context.Context) {
 		}
 	}
 	gib := func(b int64) string { return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30)) }
+	var below []string
+	for _, p := range r.Points {
+		if m := r.Spec.Confinement(p).Memory; m > 0 && m < size {
+			below = append(below, r.Spec.Label(p))
+		}
+	}
+	if len(below) > 0 {
+		r.addNote(fmt.Sprintf("The database is %s, more than the server's memory limit (page cache included) at %s: there the OS page cache cannot hold it, so what the buffer cache misses is read from the device.",
+			gib(size), strings.Join(below, "; ")))
+		return
+	}
 	if size < host.MemoryBytes/2 {
 		r.addNote(fmt.Sprintf("The database is %s and this host has %s of memory: it fits the OS page cache, so a buffer cache smaller than the database costs copies from the OS cache (re-read after each drop), not steady disk reads.",
 			gib(size), gib(host.MemoryBytes)))

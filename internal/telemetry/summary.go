@@ -389,7 +389,7 @@ var Explains = []Explain{
 	}},
 	{"logical_reads_per_s", "logical reads/s", "", false, rate(LogicalReads)},
 	{"block_writes_per_s", "block writes/s", "", false, rate(BlockWrites)},
-	{"wal_bytes_per_s", "WAL bytes/s", "B/s", false, rate(WALBytes)},
+	{"wal_bytes_per_s", "WAL", "bytes/s", false, rate(WALBytes)},
 	{"commits_per_s", "commits/s", "", false, rate(Commits)},
 	{"client_pct", "client CPU", "%", false, func(s Summary) (float64, bool) {
 		if s.Host == nil {
