@@ -54,6 +54,9 @@ func TestBrowserReport(t *testing.T) {
 		{"cpu-sweep", func(path string) error { return writeReport(path, "testdata/cpu-sweep/sweep.json") }, 4},
 		{"cpu-run", func(path string) error { return writeReport(path, "testdata/cpu-run.json") }, 1},
 		{"v1-sweep", func(path string) error { return writeReport(path, "testdata/v1/sweep/sweep.json") }, 2},
+		// A run with telemetry (PostgreSQL 15 in a 320MB cgroup): throughput,
+		// latency, sessions by wait class, host CPU and the data disk.
+		{"telemetry-run", func(path string) error { return writeReport(path, "testdata/telemetry-run.json") }, 5},
 	}
 
 	opts := []chromedp.ExecAllocatorOption{

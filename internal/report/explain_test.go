@@ -1,0 +1,87 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/dbrig/dbrig/internal/result"
+	"github.com/dbrig/dbrig/internal/telemetry"
+)
+
+// TestExplainSections: a real run with telemetry (PostgreSQL 15 confined
+// to 320MB, a 64MB buffer cache) shows its AWR-like sections with the
+// figures its recording holds, in HTML and as text alike.
+func TestExplainSections(t *testing.T) {
+	const in = "testdata/telemetry-run.json"
+	d, err := Load(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := telemetry.Summarize(d.Run.Telemetry)
+	if s.DB == nil || s.DB.HitPct == nil || s.Host == nil || s.Host.Data == nil || len(s.Waits) == 0 {
+		t.Fatalf("the fixture's summary lacks a side: %+v", s)
+	}
+	_, event, _ := strings.Cut(s.Waits[0].Name, "/")
+	want := []string{
+		"What the telemetry says first", "does not fit in the server's memory limit (320 MiB)",
+		"Load profile", "physical reads (cache misses)", fmtCount(s.DB.Rates[telemetry.PhysicalReads]),
+		"buffer hit %", fmt.Sprintf("%.2f%%", *s.DB.HitPct),
+		"Top wait events", event, fmt.Sprintf("%.1f%%", s.Waits[0].Pct),
+		"Top SQL", "tprocc_neword",
+		"Host CPUs", "Bzy_MHz", "Avg_MHz", pct1(s.Host.CPU.Busy()),
+		"Host disks", s.Host.Data.Device + " (data)", fmt.Sprintf("%.1f", s.Host.Data.ReadIOPS),
+		"Settings", "track_io_timing", "pg_stat_statements",
+	}
+	page := render(t, in)
+	var text bytes.Buffer
+	PlainText(&text, d)
+	for _, w := range want {
+		if !strings.Contains(page, w) {
+			t.Errorf("the HTML report lacks %q", w)
+		}
+		if !strings.Contains(text.String(), w) {
+			t.Errorf("report --text lacks %q", w)
+		}
+	}
+	for _, chart := range []string{"Active sessions by wait class", "Host CPU", "Data disk " + s.Host.Data.Device} {
+		if !strings.Contains(page, chart) {
+			t.Errorf("the HTML report lacks the chart %q", chart)
+		}
+	}
+}
+
+// TestExplainNotes: the traps a reader must know of come first.
+func TestExplainNotes(t *testing.T) {
+	d, err := Load("testdata/telemetry-run.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := *d.Run
+	rec := *doc.Telemetry
+	host := *rec.Host
+	host.Facts.CpufreqGovernor = "powersave"
+	rec.Host = &host
+	doc.Telemetry = &rec
+	notes := strings.Join(explainNotes(&doc, telemetry.Summarize(&rec)), "\n")
+	if !strings.Contains(notes, "governor is powersave") {
+		t.Errorf("notes lack the powersave governor:\n%s", notes)
+	}
+	// One client CPU allowed, and half of the host's two used: saturated.
+	doc.Config = map[string]any{"client_cpus": float64(1)}
+	busy := &telemetry.HostSummary{Client: 48, CPU: telemetry.CPUTimes{User: 93, Steal: 6}}
+	notes = strings.Join(hostNotes(&doc, telemetry.HostFacts{OnlineCPUs: 2}, busy), "\n")
+	for _, w := range []string{"The client was saturated: it used 0.96 of the 1 CPUs", "93% busy", "6.0% of the CPU time (steal)"} {
+		if !strings.Contains(notes, w) {
+			t.Errorf("notes lack %q:\n%s", w, notes)
+		}
+	}
+	idle := &telemetry.HostSummary{Client: 10, CPU: telemetry.CPUTimes{User: 20}}
+	if n := hostNotes(&doc, telemetry.HostFacts{OnlineCPUs: 2}, idle); len(n) != 0 {
+		t.Errorf("notes on a calm host: %v", n)
+	}
+	if explainBlocks(&result.Document{}) != nil {
+		t.Error("a run without telemetry has telemetry sections")
+	}
+}
