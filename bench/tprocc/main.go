@@ -119,6 +119,9 @@ type options struct {
 	skipSQL    bool
 	skipRuns   bool
 	keep       bool
+	// telemetryPairs is how many pairs of runs, without and with
+	// telemetry, measure what recording it costs the client.
+	telemetryPairs int
 }
 
 // Figures is what --json writes.
@@ -167,6 +170,18 @@ type RunFigures struct {
 	WallSeconds float64 `json:"wall_seconds"`
 	CPUSeconds  float64 `json:"client_cpu_seconds"`
 	ClientCores float64 `json:"client_cores"`
+	// Telemetry says the run recorded host and database telemetry, as
+	// every run does unless told not to.
+	Telemetry bool `json:"telemetry"`
+	// ABPair numbers the telemetry pair the run belongs to; 0 for none.
+	ABPair int `json:"telemetry_pair,omitempty"`
+}
+
+// cpuPerKiloTx is the client's CPU milliseconds per thousand transactions
+// the window counted (the whole process's CPU, ramp-up included, which
+// both sides of a pair share).
+func (r RunFigures) cpuPerKiloTx() float64 {
+	return r.CPUSeconds * 1e6 / (r.TPM * r.WindowSeconds / 60)
 }
 
 func main() {
@@ -189,6 +204,7 @@ func main() {
 	fs.BoolVar(&o.skipSQL, "skip-sql", false, "skip the sql-mode run")
 	fs.BoolVar(&o.skipRuns, "skip-runs", false, "only build (and the raw COPY reference); no runs")
 	fs.BoolVar(&o.keep, "keep", false, "keep the temp dir (server stopped) for inspection")
+	fs.IntVar(&o.telemetryPairs, "telemetry-pairs", 0, "after the runs, this many pairs of procs runs without and with telemetry, for its client CPU cost")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "tprocc: unexpected argument %q; see -help\n", flag.Arg(0))
@@ -207,8 +223,8 @@ func main() {
 			o.rampup = 2 * time.Second
 		}
 	}
-	if o.warehouses < 1 || o.loaders < 1 || o.vus < 1 || o.vusHigh < 0 || o.duration <= 0 || o.rampup < 0 {
-		fmt.Fprintln(os.Stderr, "tprocc: --warehouses, --loaders and --vus must be at least 1, --vus-high at least 0, --duration positive and --rampup not negative")
+	if o.warehouses < 1 || o.loaders < 1 || o.vus < 1 || o.vusHigh < 0 || o.duration <= 0 || o.rampup < 0 || o.telemetryPairs < 0 {
+		fmt.Fprintln(os.Stderr, "tprocc: --warehouses, --loaders and --vus must be at least 1, --vus-high and --telemetry-pairs at least 0, --duration positive and --rampup not negative")
 		os.Exit(2)
 	}
 
@@ -374,11 +390,23 @@ func run(ctx context.Context, o options) (err error) {
 			plans = append(plans, plan{o.vusHigh, "procs"})
 		}
 		for i, p := range plans {
-			r, err := runOnce(ctx, dbrig, benchURL, filepath.Join(tmp, fmt.Sprintf("run-%d.json", i+1)), p.vus, p.mode, o)
+			r, err := runOnce(ctx, dbrig, benchURL, filepath.Join(tmp, fmt.Sprintf("run-%d.json", i+1)), p.vus, p.mode, true, o)
 			if err != nil {
 				return err
 			}
 			fig.Runs = append(fig.Runs, r)
+		}
+		// Without and with telemetry in turn, so that the machine's drift
+		// falls on both alike.
+		for pair := 1; pair <= o.telemetryPairs; pair++ {
+			for _, on := range []bool{false, true} {
+				r, err := runOnce(ctx, dbrig, benchURL, filepath.Join(tmp, fmt.Sprintf("ab-%d-%t.json", pair, on)), o.vus, "procs", on, o)
+				if err != nil {
+					return err
+				}
+				r.ABPair = pair
+				fig.Runs = append(fig.Runs, r)
+			}
 		}
 	}
 
@@ -485,15 +513,20 @@ func runDbrig(ctx context.Context, dbrig string, args ...string) (wall, cpu time
 	return wall, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), nil
 }
 
-func runOnce(ctx context.Context, dbrig, url, jsonPath string, vus int, mode string, o options) (RunFigures, error) {
-	r := RunFigures{VUs: vus, Mode: mode, Rampup: o.rampup.String(), Duration: o.duration.String()}
+func runOnce(ctx context.Context, dbrig, url, jsonPath string, vus int, mode string, telemetry bool, o options) (RunFigures, error) {
+	r := RunFigures{VUs: vus, Mode: mode, Rampup: o.rampup.String(), Duration: o.duration.String(), Telemetry: telemetry}
 	if err := checkpoint(ctx, url); err != nil {
 		return r, err
 	}
-	fmt.Printf("\n== Run: %d VUs, --mode %s, %s ramp-up, %s measured\n", vus, mode, o.rampup, o.duration)
-	wall, cpu, err := runDbrig(ctx, dbrig, "run", "tproc-c", "--target", url,
+	args := []string{"run", "tproc-c", "--target", url,
 		"--vus", strconv.Itoa(vus), "--rampup", o.rampup.String(), "--duration", o.duration.String(),
-		"--mode", mode, "--json", jsonPath)
+		"--mode", mode, "--json", jsonPath}
+	with := "with telemetry"
+	if !telemetry {
+		args, with = append(args, "--no-telemetry"), "without telemetry"
+	}
+	fmt.Printf("\n== Run: %d VUs, --mode %s, %s ramp-up, %s measured, %s\n", vus, mode, o.rampup, o.duration, with)
+	wall, cpu, err := runDbrig(ctx, dbrig, args...)
 	if err != nil {
 		return r, err
 	}
@@ -739,6 +772,9 @@ func printTable(w io.Writer, f *Figures, o options) {
 			f.BuildRawRatio, targetRatio, judge(f.BuildRawRatio <= targetRatio))
 	}
 	for _, r := range f.Runs {
+		if r.ABPair > 0 {
+			continue
+		}
 		label := fmt.Sprintf("%s, %d VUs", r.Mode, r.VUs)
 		isTarget := r.Mode == "procs" && r.VUs == targetVUs
 		nopmTarget, coresTarget, nopmVerdict, coresVerdict, nopmPeer, coresPeer := "", "", "", "", "", ""
@@ -764,7 +800,36 @@ func printTable(w io.Writer, f *Figures, o options) {
 		f.Settings["shared_buffers"], f.Settings["max_wal_size"], f.Settings["checkpoint_timeout"], f.Settings["max_connections"],
 		f.Settings["fsync"], f.Settings["synchronous_commit"], f.Settings["full_page_writes"], f.Settings["wal_level"])
 	if len(f.Runs) > 0 {
-		fmt.Fprintf(w, "Runs: %s ramp-up, %s measured, on one database without rebuilding; client cores = dbrig's user+system CPU / its wall time (ramp-up included)\n",
+		fmt.Fprintf(w, "Runs: %s ramp-up, %s measured, on one database without rebuilding, with telemetry as by default; client cores = dbrig's user+system CPU / its wall time (ramp-up included)\n",
 			o.rampup, o.duration)
 	}
+	printTelemetryCost(w, f)
+}
+
+// printTelemetryCost compares each pair's runs without and with
+// telemetry: the client's CPU per thousand transactions, and the change.
+func printTelemetryCost(w io.Writer, f *Figures) {
+	var off, on []float64
+	for _, r := range f.Runs {
+		switch {
+		case r.ABPair == 0:
+		case r.Telemetry:
+			on = append(on, r.cpuPerKiloTx())
+		default:
+			off = append(off, r.cpuPerKiloTx())
+		}
+	}
+	if len(on) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\n== Telemetry's cost: client CPU ms per 1,000 transactions, procs runs without and with telemetry in turn")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "pair\twithout\twith\tchange")
+	var sumOff, sumOn float64
+	for i := range on {
+		fmt.Fprintf(tw, "%d\t%.1f\t%.1f\t%+.1f%%\n", i+1, off[i], on[i], 100*(on[i]/off[i]-1))
+		sumOff, sumOn = sumOff+off[i], sumOn+on[i]
+	}
+	fmt.Fprintf(tw, "all\t%.1f\t%.1f\t%+.1f%%\n", sumOff/float64(len(off)), sumOn/float64(len(on)), 100*(sumOn/sumOff-1))
+	tw.Flush()
 }

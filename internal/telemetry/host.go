@@ -110,6 +110,15 @@ func NewHost(cfg HostConfig) *Host {
 	}
 	sort.Ints(h.cpus)
 	h.readFacts()
+	if cfg.ServerPID > 0 {
+		dir, limit, cpus := serverCgroup(cfg.ProcRoot, cfg.SysRoot, cfg.ServerPID)
+		// A cgroup the client shares (a container's) limits the server,
+		// but its use is not the server's alone.
+		if mine, _, _ := serverCgroup(cfg.ProcRoot, cfg.SysRoot, cfg.ClientPID); h.cfg.ServerCgroup == "" && dir != mine {
+			h.cfg.ServerCgroup = dir
+		}
+		h.facts.ServerMemoryLimit, h.facts.ServerCPUs = limit, cpus
+	}
 	h.idle = h.openCpuidle()
 	h.freq = h.openFrequency()
 	h.facts.FrequencySource = h.freq.source()

@@ -282,51 +282,6 @@ func TestCgroupUsage(t *testing.T) {
 	}
 }
 
-// TestHostReal reads this machine's own /proc and /sys while a goroutine
-// burns a CPU for a second: the client's share must show it, and so must
-// the server's when the server is this process.
-func TestHostReal(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("the host is read the Linux way")
-	}
-	h := NewHost(HostConfig{ServerPID: os.Getpid(), DataPath: t.TempDir(), Perf: true})
-	defer h.Close()
-	t.Logf("facts %+v; unavailable %v", h.Facts(), h.Unavailable())
-	if _, ok := h.Sample(time.Now()); ok {
-		t.Fatal("the first sample only primes, yet it returned one")
-	}
-	burn(time.Second)
-	s, ok := h.Sample(time.Now())
-	if !ok {
-		t.Fatalf("no sample; unavailable: %v", h.Unavailable())
-	}
-	t.Logf("sample %+v", s)
-	// One busy goroutine is one CPU of all; a shared machine may steal some.
-	one := 100 / float64(h.Facts().OnlineCPUs)
-	if s.Client < one/2 || s.Client > 100 {
-		t.Errorf("client %.1f%% while burning one of %d CPUs", s.Client, h.Facts().OnlineCPUs)
-	}
-	if s.Server == nil || *s.Server < one/2 {
-		t.Errorf("server (this process) %v while burning a CPU", s.Server)
-	}
-	if s.CPU.Busy() < s.Client-5 {
-		t.Errorf("host busy %.1f%% below the client's %.1f%%", s.CPU.Busy(), s.Client)
-	}
-}
-
-// burn keeps one goroutine on a CPU for d.
-func burn(d time.Duration) {
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		x := 0
-		for stop := time.Now().Add(d); time.Now().Before(stop); x++ {
-		}
-		_ = x
-	}()
-	<-done
-}
-
 // BenchmarkHostSample is the cost of one sample of this machine, with
 // everything on (perf where it opens, a cgroup, a server tree). The server
 // is this process, a small tree as a database's is, or init, whose tree is
@@ -353,5 +308,53 @@ func BenchmarkHostSample(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e9*100, "%cpu@1s")
 		})
+	}
+}
+
+// TestServerCgroup: the server's memory limit and CPUs are read from the
+// cgroups its root process is in, under either version; no limit, or the
+// root cgroup, is none.
+func TestServerCgroup(t *testing.T) {
+	write := func(root, path, content string) {
+		t.Helper()
+		p := filepath.Join(root, path)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	root := t.TempDir()
+	proc, sys := filepath.Join(root, "proc"), filepath.Join(root, "sys")
+	write(proc, "10/cgroup", "4:memory:/dbrig/a\n3:cpuset:/dbrig/a\n1:cpu,cpuacct:/\n0::/\n")
+	write(sys, "fs/cgroup/memory/dbrig/a/memory.limit_in_bytes", "335544320\n")
+	write(sys, "fs/cgroup/cpuset/dbrig/a/cpuset.cpus", "0\n")
+	write(proc, "20/cgroup", "0::/dbrig/b\n")
+	write(sys, "fs/cgroup/unified/dbrig/b/memory.max", "1073741824\n")
+	write(sys, "fs/cgroup/unified/dbrig/b/cpuset.cpus.effective", "1\n")
+	write(proc, "30/cgroup", "4:memory:/free\n3:cpuset:/\n")
+	write(sys, "fs/cgroup/memory/free/memory.limit_in_bytes", "9223372036854771712\n")
+	write(proc, "40/cgroup", "4:memory:/\n3:cpuset:/\n0::/\n")
+	for _, tc := range []struct {
+		pid   int
+		dir   string
+		limit int64
+		cpus  string
+	}{
+		{10, "fs/cgroup/memory/dbrig/a", 320 << 20, "0"},
+		{20, "fs/cgroup/unified/dbrig/b", 1 << 30, "1"},
+		{30, "", 0, ""},
+		{40, "", 0, ""},
+		{50, "", 0, ""}, // gone
+	} {
+		dir, limit, cpus := serverCgroup(proc, sys, tc.pid)
+		want := ""
+		if tc.dir != "" {
+			want = filepath.Join(sys, tc.dir)
+		}
+		if dir != want || limit != tc.limit || cpus != tc.cpus {
+			t.Errorf("pid %d: %q, %d, %q; want %q, %d, %q", tc.pid, dir, limit, cpus, want, tc.limit, tc.cpus)
+		}
 	}
 }

@@ -58,7 +58,14 @@ func Start(ctx context.Context, cfg Config, src Source, started time.Time) *Reco
 		ServerPID: r.cfg.Server.PID, DataPath: r.cfg.Server.DataPath, ServerCgroup: r.cfg.Server.MemoryCgroup, Perf: true,
 	})
 	facts := r.host.Facts()
-	facts.ServerMemoryLimit, facts.ServerCPUs, facts.ClientCPUs = cfg.Server.MemoryLimit, cfg.Server.CPUs, cfg.Server.ClientCPUs
+	// What the caller knows wins over what the host found.
+	if cfg.Server.MemoryLimit > 0 {
+		facts.ServerMemoryLimit = cfg.Server.MemoryLimit
+	}
+	if cfg.Server.CPUs != "" {
+		facts.ServerCPUs = cfg.Server.CPUs
+	}
+	facts.ClientCPUs = cfg.Server.ClientCPUs
 	r.rec.Host = &HostRecord{Facts: facts, CStates: r.host.CStates(), Samples: []HostSample{}}
 	for k, v := range r.host.Unavailable() {
 		if _, ok := r.rec.Unavailable[k]; !ok {
