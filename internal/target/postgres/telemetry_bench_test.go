@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/dbrig/dbrig/internal/server/postgres/pgtest"
+	"github.com/dbrig/dbrig/internal/telemetry"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -26,21 +27,9 @@ import (
 //	go test -run '^$' -bench SessionSampler10Hz -benchtime 600x ./internal/target/postgres/
 func BenchmarkSessionSampler10Hz(b *testing.B) {
 	url := pgtest.NewDB(b)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	const busy = 8
-	for range busy {
-		c, err := pgx.Connect(ctx, url)
-		if err != nil {
-			b.Fatal(err)
-		}
-		go func() {
-			defer c.Close(context.Background())
-			for ctx.Err() == nil {
-				c.Exec(ctx, `DO $$ DECLARE x float8 := 0; BEGIN FOR i IN 1..100000000 LOOP x := x + i; END LOOP; END $$`)
-			}
-		}()
-	}
+	keepBusy(b, url, busy)
+	ctx := context.Background()
 	src := openSource(b, url)
 	var pid uint32
 	src.sampler.do(ctx, func(_ context.Context, c *pgx.Conn) error {
@@ -76,6 +65,60 @@ func BenchmarkSessionSampler10Hz(b *testing.B) {
 	b.ReportMetric(100*backend.Seconds()/(float64(b.N)/10), "backend-%core@10Hz")
 	b.ReportMetric(float64(client.Microseconds())/float64(b.N), "client-µs/sample")
 	b.ReportMetric(100*client.Seconds()/(float64(b.N)/10), "client-%core@10Hz")
+}
+
+// keepBusy has n sessions keep the server's CPUs busy until the benchmark
+// ends.
+func keepBusy(b *testing.B, url string, n int) {
+	ctx, cancel := context.WithCancel(context.Background())
+	b.Cleanup(cancel)
+	for range n {
+		c, err := pgx.Connect(ctx, url)
+		if err != nil {
+			b.Fatal(err)
+		}
+		go func() {
+			defer c.Close(context.Background())
+			for ctx.Err() == nil {
+				c.Exec(ctx, `DO $$ DECLARE x float8 := 0; BEGIN FOR i IN 1..100000000 LOOP x := x + i; END LOOP; END $$`)
+			}
+		}()
+	}
+}
+
+// BenchmarkRecorder measures what recording telemetry costs the client:
+// the whole recorder (host samples, this database's counters each second,
+// and the sessions at 10 Hz or not at all) against a server that 8
+// sessions keep busy. One op is one second of recording; the figure is
+// this process's CPU time over it, in milliseconds per second and as a
+// share of one core, less the same process idling for as long (the busy
+// sessions' connections and Go's own background work):
+//
+//	go test -run '^$' -bench Recorder -benchtime 30x ./internal/target/postgres/
+func BenchmarkRecorder(b *testing.B) {
+	url := pgtest.NewDB(b)
+	keepBusy(b, url, 8)
+	for _, hz := range []float64{0, telemetry.DefaultSessionHz} {
+		b.Run(fmt.Sprintf("sessions-%gHz", hz), func(b *testing.B) {
+			wall := time.Duration(b.N) * time.Second
+			idle0 := processCPU()
+			time.Sleep(wall)
+			idle := processCPU() - idle0
+			src := openSource(b, url)
+			cpu0 := processCPU()
+			b.ResetTimer()
+			rec := telemetry.Start(context.Background(), telemetry.Config{Interval: time.Second, SessionHz: hz}, src, time.Now())
+			time.Sleep(wall)
+			r := rec.Stop()
+			b.StopTimer()
+			used := processCPU() - cpu0 - idle
+			if len(r.Host.Samples) < b.N-1 || len(r.DB.Samples) < b.N-1 {
+				b.Fatalf("%d host and %d database samples in %d s", len(r.Host.Samples), len(r.DB.Samples), b.N)
+			}
+			b.ReportMetric(float64(used.Microseconds())/1000/wall.Seconds(), "client-ms/s")
+			b.ReportMetric(100*used.Seconds()/wall.Seconds(), "client-%core")
+		})
+	}
 }
 
 // backendCPU is a process's user and system time from /proc/PID/stat,
