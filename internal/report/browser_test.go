@@ -57,6 +57,9 @@ func TestBrowserReport(t *testing.T) {
 		// A run with telemetry (PostgreSQL 15 in a 320MB cgroup): throughput,
 		// latency, sessions by wait class, host CPU and the data disk.
 		{"telemetry-run", func(path string) error { return writeReport(path, "testdata/telemetry-run.json") }, 5},
+		// A confined buffer-cache sweep: NOPM and TPM against shared_buffers,
+		// the change over the baseline, and why (misses, disk reads, hits).
+		{"confined-sweep", func(path string) error { return writeReport(path, "testdata/confined-sweep/sweep.json") }, 5},
 	}
 
 	opts := []chromedp.ExecAllocatorOption{

@@ -85,3 +85,29 @@ func TestExplainNotes(t *testing.T) {
 		t.Error("a run without telemetry has telemetry sections")
 	}
 }
+
+// TestSweepWhy: a confined sweep's points show what the host and the
+// database did at each, from the figures the sweep kept per repetition.
+func TestSweepWhy(t *testing.T) {
+	const in = "testdata/confined-sweep/sweep.json"
+	d, err := Load(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := render(t, in)
+	want := []string{"Why: the host and the database at each point", "Why: cache misses, disk reads and latency per point",
+		"disk reads/s", "cache hit %", "more than the server's memory limit"}
+	for _, p := range d.Sweep.Points {
+		for _, k := range []string{"read_iops", "hit_pct", "physical_reads_per_s", "cpu_busy_pct"} {
+			if len(p.Telemetry[k]) != len(p.Values["nopm"]) {
+				t.Errorf("point %v: %d values of %s for %d runs", p.Params, len(p.Telemetry[k]), k, len(p.Values["nopm"]))
+			}
+			want = append(want, explainMean(p, k))
+		}
+	}
+	for _, w := range want {
+		if !strings.Contains(page, w) {
+			t.Errorf("the sweep report lacks %q", w)
+		}
+	}
+}

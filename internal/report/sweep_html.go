@@ -159,11 +159,17 @@ func whyChart(p *page, s *result.Sweep) (chartRef, bool) {
 	series := map[string][]any{}
 	keys := []string{"physical_reads_per_s", "read_iops", "read_await_ms", "hit_pct"}
 	found := false
+	// The hit ratio's axis starts a point below its lowest value: 95% and
+	// 99.9% are far apart in misses, and would look alike from zero.
+	hitMin := 100.0
 	for _, pt := range s.Points {
 		labels = append(labels, paramsLabel(s.Varied, pt.Params))
 		for _, k := range keys {
 			if xs := pt.Telemetry[k]; len(xs) > 0 {
 				series[k] = append(series[k], result.Mean(xs))
+				if k == "hit_pct" {
+					hitMin = min(hitMin, result.Mean(xs))
+				}
 				found = true
 			} else {
 				series[k] = append(series[k], nil)
@@ -190,7 +196,7 @@ func whyChart(p *page, s *result.Sweep) (chartRef, bool) {
 			"scales": obj{
 				"y":   obj{"beginAtZero": true, "title": axisTitle("per second")},
 				"ms":  obj{"beginAtZero": true, "position": "right", "grid": obj{"drawOnChartArea": false}, "title": axisTitle("read latency, ms")},
-				"pct": obj{"min": 0, "max": 100, "position": "right", "grid": obj{"drawOnChartArea": false}, "title": axisTitle("hit %")},
+				"pct": obj{"min": max(0, math.Floor(hitMin)-1), "max": 100, "position": "right", "grid": obj{"drawOnChartArea": false}, "title": axisTitle("hit %")},
 			},
 			"plugins": obj{
 				"title":   chartTitle("Why: cache misses, disk reads and latency per point"),
