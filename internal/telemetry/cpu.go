@@ -1,7 +1,11 @@
 package telemetry
 
 import (
+	"bytes"
 	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
 
 	"github.com/prometheus/procfs"
 )
@@ -54,19 +58,79 @@ type processTree struct {
 	// interval would escape notice, which needs the pid space to wrap in a
 	// second.
 	outside, wasOutside map[int]bool
+	buf                 []byte
+	pids                []int
+}
+
+// procStat reads a process's parent and its CPU ticks (its own, and,
+// with reaped, its reaped children's) from /proc/PID/stat, into t's
+// buffer: procfs's parser scans every field with fmt, which at a sample a
+// second over a server's processes cost more than the rest of a sample.
+func (t *processTree) procStat(proc string, pid int, reaped bool) (ppid int, ticks int64, err error) {
+	f, err := os.Open(filepath.Join(proc, strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return 0, 0, err
+	}
+	defer f.Close()
+	if cap(t.buf) < 1024 {
+		t.buf = make([]byte, 1024)
+	}
+	n, err := f.Read(t.buf[:cap(t.buf)])
+	if err != nil {
+		return 0, 0, err
+	}
+	b := t.buf[:n]
+	// The command is in parentheses and may hold anything; the fields
+	// after it are the state, ppid, ... utime (12th), stime, cutime, cstime.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, 0, errBadStat
+	}
+	fields := bytes.Fields(b[i+1:])
+	if len(fields) < 15 {
+		return 0, 0, errBadStat
+	}
+	last := 12
+	if reaped {
+		last = 14
+	}
+	for k := 11; k <= last; k++ {
+		v, err := strconv.ParseInt(string(fields[k]), 10, 64)
+		if err != nil {
+			return 0, 0, errBadStat
+		}
+		ticks += v
+	}
+	ppid, err = strconv.Atoi(string(fields[1]))
+	return ppid, ticks, err
+}
+
+var errBadStat = errors.New("unreadable /proc/PID/stat")
+
+// list is the PIDs of every process, in t's slice.
+func (t *processTree) list(proc string) ([]int, error) {
+	d, err := os.Open(proc)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	names, err := d.Readdirnames(-1)
+	if err != nil {
+		return nil, err
+	}
+	t.pids = t.pids[:0]
+	for _, n := range names {
+		if pid, err := strconv.Atoi(n); err == nil {
+			t.pids = append(t.pids, pid)
+		}
+	}
+	return t.pids, nil
 }
 
 // clientSeconds is the CPU time the client process has used.
-func (t *processTree) clientSeconds(fs procfs.FS, pid int) (float64, error) {
-	p, err := fs.Proc(pid)
-	if err != nil {
-		return 0, err
-	}
-	s, err := p.Stat()
-	if err != nil {
-		return 0, err
-	}
-	return float64(s.UTime+s.STime) / clockTicks, nil
+func (t *processTree) clientSeconds(proc string, pid int) (float64, error) {
+	_, ticks, err := t.procStat(proc, pid, false)
+	return float64(ticks) / clockTicks, err
 }
 
 // errGone is a server whose root process no longer exists.
@@ -76,8 +140,8 @@ var errGone = errors.New("gone")
 // member's own time plus the time of the children it reaped. A member that
 // exits moves its whole time into its parent's reaped time, which the sum
 // already holds, so the sum only grows as the tree works, whoever exits.
-func (t *processTree) serverSeconds(fs procfs.FS, root int) (float64, error) {
-	procs, err := fs.AllProcs()
+func (t *processTree) serverSeconds(proc string, root int) (float64, error) {
+	pids, err := t.list(proc)
 	if err != nil {
 		return 0, err
 	}
@@ -90,17 +154,17 @@ func (t *processTree) serverSeconds(fs procfs.FS, root int) (float64, error) {
 	clear(t.inTree)
 	t.outside, t.wasOutside = t.wasOutside, t.outside
 	clear(t.outside)
-	for _, p := range procs {
-		if t.wasOutside[p.PID] && p.PID != root {
-			t.inTree[p.PID] = false
+	for _, pid := range pids {
+		if t.wasOutside[pid] && pid != root {
+			t.inTree[pid] = false
 			continue
 		}
-		s, err := p.Stat()
+		ppid, ticks, err := t.procStat(proc, pid, true)
 		if err != nil {
 			continue // exited since the listing
 		}
-		t.parent[p.PID] = s.PPID
-		t.own[p.PID] = float64(int(s.UTime+s.STime)+s.CUTime+s.CSTime) / clockTicks
+		t.parent[pid] = ppid
+		t.own[pid] = float64(ticks) / clockTicks
 	}
 	if _, ok := t.own[root]; !ok {
 		return 0, errGone

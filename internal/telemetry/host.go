@@ -194,12 +194,12 @@ func (h *Host) read(now time.Time) bool {
 	}
 	c := &h.cur
 	c.at, c.stat = now, stat
-	if c.client, err = h.tree.clientSeconds(h.proc, h.cfg.ClientPID); err != nil {
+	if c.client, err = h.tree.clientSeconds(h.cfg.ProcRoot, h.cfg.ClientPID); err != nil {
 		h.unavailable["client_cpu"] = err.Error()
 	}
 	c.serverOK = false
 	if h.cfg.ServerPID != 0 {
-		if c.server, err = h.tree.serverSeconds(h.proc, h.cfg.ServerPID); err != nil {
+		if c.server, err = h.tree.serverSeconds(h.cfg.ProcRoot, h.cfg.ServerPID); err != nil {
 			h.unavailable["server_cpu"] = fmt.Sprintf("server process %d: %v", h.cfg.ServerPID, err)
 		} else {
 			c.serverOK = true
