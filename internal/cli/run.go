@@ -87,7 +87,8 @@ func runExamples(w workload.Workload) string {
 		return "  " + strings.Join(e.Examples(), "\n  ") + live
 	}
 	return "  dbrig run " + w.Name() + "\n" +
-		"  dbrig run " + w.Name() + " --target postgres://bench@localhost/bench --vus 4 --duration 5m --json r.json" + live
+		"  dbrig run " + w.Name() + " --target postgres://bench@localhost/bench --vus 4 --duration 5m --json r.json\n" +
+		"  dbrig report --text r.json      # the run's load profile, waits, top SQL, CPUs and disks" + live
 }
 
 func run(ctx context.Context, w workload.Workload, url string, f runFlags, stdout, stderr io.Writer) error {
