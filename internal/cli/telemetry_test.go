@@ -90,8 +90,8 @@ func TestTelemetrySQLite(t *testing.T) {
 	if rec == nil || rec.DB == nil || rec.Host == nil {
 		t.Fatalf("telemetry %+v", rec)
 	}
-	if rec.DB.Settings["journal_mode"] == "" || rec.Host.Facts.DataPath == "" {
-		t.Errorf("settings %v, data path %q", rec.DB.Settings, rec.Host.Facts.DataPath)
+	if rec.DB.Settings["journal_mode"] == "" || rec.Host.Facts.DataPath == "" || !rec.Host.Facts.Embedded {
+		t.Errorf("settings %v, data path %q, embedded %v", rec.DB.Settings, rec.Host.Facts.DataPath, rec.Host.Facts.Embedded)
 	}
 	s := telemetry.Summarize(rec)
 	if s.DB == nil || s.DB.Gauges[telemetry.DatabaseBytes] <= 0 || len(s.Waits) != 0 {

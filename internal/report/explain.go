@@ -117,7 +117,11 @@ func hostNotes(d *result.Document, f telemetry.HostFacts, h *telemetry.HostSumma
 	var notes []string
 	cpus := max(f.OnlineCPUs, d.Host.CPUs, 1)
 	clientCores := h.Client * float64(cpus) / 100
-	if ps := configInt(d.Config, "client_cpus"); ps > 0 && clientCores >= 0.9*float64(ps) {
+	switch ps := configInt(d.Config, "client_cpus"); {
+	case ps <= 0 || clientCores < 0.9*float64(ps):
+	case f.Embedded:
+		notes = append(notes, fmt.Sprintf("The client, with the database engine inside it, used %.2f CPUs against the %d its Go runtime may run on at once (the engine's own threads come on top): the run was bound by them; --client-cpus allows more.", clientCores, ps))
+	default:
 		notes = append(notes, fmt.Sprintf("The client was saturated: it used %.2f of the %d CPUs it may use. The database may have been waiting for the client; raise --client-cpus or move the client.", clientCores, ps))
 	}
 	if h.CPU.Busy() >= 90 {

@@ -77,6 +77,10 @@ func TestExplainNotes(t *testing.T) {
 			t.Errorf("notes lack %q:\n%s", w, notes)
 		}
 	}
+	embedded := strings.Join(hostNotes(&doc, telemetry.HostFacts{OnlineCPUs: 2, Embedded: true}, busy), "\n")
+	if !strings.Contains(embedded, "with the database engine inside it") || strings.Contains(embedded, "waiting for the client") {
+		t.Errorf("an embedded database's saturated client:\n%s", embedded)
+	}
 	idle := &telemetry.HostSummary{Client: 10, CPU: telemetry.CPUTimes{User: 20}}
 	if n := hostNotes(&doc, telemetry.HostFacts{OnlineCPUs: 2}, idle); len(n) != 0 {
 		t.Errorf("notes on a calm host: %v", n)

@@ -31,6 +31,8 @@ type Recorder struct {
 	bucket  SessionBucket
 	edges   [2][]Table
 	hasEdge [2]bool
+	// embedded: the source's database runs in this process.
+	embedded bool
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -65,7 +67,7 @@ func Start(ctx context.Context, cfg Config, src Source, started time.Time) *Reco
 	if cfg.Server.CPUs != "" {
 		facts.ServerCPUs = cfg.Server.CPUs
 	}
-	facts.ClientCPUs = cfg.Server.ClientCPUs
+	facts.ClientCPUs, facts.Embedded = cfg.Server.ClientCPUs, r.embedded
 	r.rec.Host = &HostRecord{Facts: facts, CStates: r.host.CStates(), Samples: []HostSample{}}
 	for k, v := range r.host.Unavailable() {
 		if _, ok := r.rec.Unavailable[k]; !ok {
@@ -97,6 +99,7 @@ func (r *Recorder) readSettings(ctx context.Context) {
 	pid, dir, err := r.src.Local(rctx)
 	r.note("server_process", err)
 	if pid == Embedded {
+		r.embedded = true
 		r.note("server_cpu", errors.New("the database runs inside the client: its CPU time is the client's"))
 	} else if r.cfg.Server.PID == 0 {
 		r.cfg.Server.PID = pid

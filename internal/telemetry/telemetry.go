@@ -43,18 +43,20 @@ type HostRecord struct {
 // HostFacts are the host's settings that explain a result: the kernel's
 // tunables and where the data lives.
 type HostFacts struct {
-	Kernel              string `json:"kernel,omitempty"`
-	TransparentHuge     string `json:"transparent_hugepages,omitempty"` // the selected mode, "madvise"
-	NrHugepages         int64  `json:"nr_hugepages"`
-	CpufreqDriver       string `json:"cpufreq_driver,omitempty"`
-	CpufreqGovernor     string `json:"cpufreq_governor,omitempty"`
-	CpuidleDriver       string `json:"cpuidle_driver,omitempty"`
-	CpuidleGovernor     string `json:"cpuidle_governor,omitempty"`
-	FrequencySource     string `json:"frequency_source,omitempty"` // "perf cycles", "cpuinfo_avg_freq", "scaling_cur_freq"
-	DataPath            string `json:"data_path,omitempty"`
-	DataDevice          string `json:"data_device,omitempty"` // as in /proc/diskstats, "vda"
-	DataDeviceSched     string `json:"data_device_scheduler,omitempty"`
-	ServerPID           int    `json:"server_pid,omitempty"`
+	Kernel          string `json:"kernel,omitempty"`
+	TransparentHuge string `json:"transparent_hugepages,omitempty"` // the selected mode, "madvise"
+	NrHugepages     int64  `json:"nr_hugepages"`
+	CpufreqDriver   string `json:"cpufreq_driver,omitempty"`
+	CpufreqGovernor string `json:"cpufreq_governor,omitempty"`
+	CpuidleDriver   string `json:"cpuidle_driver,omitempty"`
+	CpuidleGovernor string `json:"cpuidle_governor,omitempty"`
+	FrequencySource string `json:"frequency_source,omitempty"` // "perf cycles", "cpuinfo_avg_freq", "scaling_cur_freq"
+	DataPath        string `json:"data_path,omitempty"`
+	DataDevice      string `json:"data_device,omitempty"` // as in /proc/diskstats, "vda"
+	DataDeviceSched string `json:"data_device_scheduler,omitempty"`
+	ServerPID       int    `json:"server_pid,omitempty"`
+	// Embedded says the database runs inside the client's process.
+	Embedded            bool   `json:"embedded,omitempty"`
 	ServerMemoryLimit   int64  `json:"server_memory_limit_bytes,omitempty"` // a confined server's cgroup limit
 	ServerCPUs          string `json:"server_cpus,omitempty"`               // a confined server's cpuset
 	ClientCPUs          string `json:"client_cpus,omitempty"`               // the client's affinity, when pinned
