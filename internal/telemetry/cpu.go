@@ -60,22 +60,21 @@ type processTree struct {
 	outside, wasOutside map[int]bool
 	buf                 []byte
 	pids                []int
+	files               keptFiles
+	client              int // whose file stays open, outside the tree
 }
+
+func statPath(proc string, pid int) string { return filepath.Join(proc, strconv.Itoa(pid), "stat") }
 
 // procStat reads a process's parent and its CPU ticks (its own, and,
 // with reaped, its reaped children's) from /proc/PID/stat, into t's
 // buffer: procfs's parser scans every field with fmt, which at a sample a
 // second over a server's processes cost more than the rest of a sample.
 func (t *processTree) procStat(proc string, pid int, reaped bool) (ppid int, ticks int64, err error) {
-	f, err := os.Open(filepath.Join(proc, strconv.Itoa(pid), "stat"))
-	if err != nil {
-		return 0, 0, err
-	}
-	defer f.Close()
 	if cap(t.buf) < 1024 {
 		t.buf = make([]byte, 1024)
 	}
-	n, err := f.Read(t.buf[:cap(t.buf)])
+	n, err := t.files.read(statPath(proc, pid), t.buf[:cap(t.buf)])
 	if err != nil {
 		return 0, 0, err
 	}
@@ -129,6 +128,7 @@ func (t *processTree) list(proc string) ([]int, error) {
 
 // clientSeconds is the CPU time the client process has used.
 func (t *processTree) clientSeconds(proc string, pid int) (float64, error) {
+	t.client = pid
 	_, ticks, err := t.procStat(proc, pid, false)
 	return float64(ticks) / clockTicks, err
 }
@@ -179,6 +179,19 @@ func (t *processTree) serverSeconds(proc string, root int) (float64, error) {
 	for pid, in := range t.inTree {
 		if !in {
 			t.outside[pid] = true
+			if pid != t.client {
+				// Only the tree's files are worth keeping open.
+				t.files.close(statPath(proc, pid))
+			}
+		}
+	}
+	// Nor those of processes that have gone since, unread.
+	for path := range t.files {
+		dir := filepath.Dir(path)
+		if pid, err := strconv.Atoi(filepath.Base(dir)); err == nil && filepath.Dir(dir) == filepath.Clean(proc) {
+			if _, live := t.own[pid]; !live && pid != t.client {
+				t.files.close(path)
+			}
 		}
 	}
 	return sum, nil

@@ -17,6 +17,7 @@ type cpuidle struct {
 	// nil for a CPU not listed.
 	paths [][]string
 	buf   []byte
+	files keptFiles
 }
 
 // openCpuidle finds the idle states, named as the first CPU names them. A
@@ -39,7 +40,7 @@ func (h *Host) openCpuidle() *cpuidle {
 		return n
 	}
 	sort.Slice(dirs, func(i, j int) bool { return number(dirs[i]) < number(dirs[j]) })
-	c := &cpuidle{paths: make([][]string, h.cpus[len(h.cpus)-1]+1)}
+	c := &cpuidle{paths: make([][]string, h.cpus[len(h.cpus)-1]+1), files: h.files}
 	for _, dir := range dirs {
 		c.names = append(c.names, readLine(filepath.Join(dir, "name")))
 	}
@@ -66,7 +67,7 @@ func (c *cpuidle) read(buf [][]uint64) [][]uint64 {
 			buf[cpu] = make([]uint64, len(paths))
 		}
 		for i, path := range paths {
-			buf[cpu][i], c.buf = readUint(path, c.buf)
+			buf[cpu][i], c.buf = c.files.readUint(path, c.buf)
 		}
 	}
 	return buf

@@ -153,14 +153,14 @@ func (f *cpufreqFiles) source() string                   { return f.name }
 func (f *cpufreqFiles) read(buf []perfCount) []perfCount { return buf[:0] }
 func (f *cpufreqFiles) close() error                     { return nil }
 
-func (f *cpufreqFiles) mhz(*Host, float64) (avg, busy []float64) {
+func (f *cpufreqFiles) mhz(h *Host, _ float64) (avg, busy []float64) {
 	avg = make([]float64, len(f.paths))
 	for cpu, path := range f.paths {
 		if path == "" {
 			continue
 		}
 		var khz uint64
-		if khz, f.buf = readUint(path, f.buf); khz > 0 {
+		if khz, f.buf = h.files.readUint(path, f.buf); khz > 0 {
 			avg[cpu] = float64(khz) / 1e3
 		}
 	}

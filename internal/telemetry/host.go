@@ -53,8 +53,10 @@ type Host struct {
 	wholeDisks  map[string]bool
 	unavailable map[string]string
 	cgroupBuf   []byte
-	prev, cur   snapshot
-	primed      bool
+	// files stay open between samples (see keptFiles).
+	files     keptFiles
+	prev, cur snapshot
+	primed    bool
 	// broken says why this host cannot be sampled at all.
 	broken string
 }
@@ -84,7 +86,8 @@ func NewHost(cfg HostConfig) *Host {
 	if cfg.ClientPID == 0 {
 		cfg.ClientPID = os.Getpid()
 	}
-	h := &Host{cfg: cfg, unavailable: map[string]string{}}
+	h := &Host{cfg: cfg, unavailable: map[string]string{}, files: keptFiles{}}
+	h.tree.files = h.files
 	if runtime.GOOS != "linux" {
 		h.broken = "host telemetry reads Linux's /proc and /sys; this is " + runtime.GOOS
 		h.unavailable["host"] = h.broken
@@ -217,6 +220,7 @@ func (h *Host) read(now time.Time) bool {
 
 // Close releases the perf counters.
 func (h *Host) Close() error {
+	h.files.closeAll()
 	if h.freq == nil {
 		return nil
 	}

@@ -270,13 +270,13 @@ func TestCgroupUsage(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(dir, name), []byte("123456\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			h := &Host{cfg: HostConfig{ServerCgroup: dir}, unavailable: map[string]string{}}
+			h := &Host{cfg: HostConfig{ServerCgroup: dir}, unavailable: map[string]string{}, files: keptFiles{}}
 			if got := h.cgroupUsage(); got != 123456 {
 				t.Errorf("usage %d, want 123456", got)
 			}
 		})
 	}
-	h := &Host{cfg: HostConfig{ServerCgroup: t.TempDir()}, unavailable: map[string]string{}}
+	h := &Host{cfg: HostConfig{ServerCgroup: t.TempDir()}, unavailable: map[string]string{}, files: keptFiles{}}
 	if got := h.cgroupUsage(); got != 0 || h.unavailable["server_memory"] == "" {
 		t.Errorf("an empty cgroup read %d, unavailable %v", got, h.unavailable)
 	}

@@ -39,7 +39,7 @@ func (h *Host) memory() Memory {
 func (h *Host) cgroupUsage() int64 {
 	for _, name := range []string{"memory.current", "memory.usage_in_bytes"} {
 		var v uint64
-		if v, h.cgroupBuf = readUint(filepath.Join(h.cfg.ServerCgroup, name), h.cgroupBuf); v > 0 {
+		if v, h.cgroupBuf = h.files.readUint(filepath.Join(h.cfg.ServerCgroup, name), h.cgroupBuf); v > 0 {
 			return int64(v)
 		}
 	}
