@@ -29,14 +29,10 @@ const (
 // topRows is how many rows of a breakdown a report shows.
 const topRows = 10
 
-// explainBlocks are the run's telemetry sections, in reading order; none
-// when the run recorded no telemetry.
-func explainBlocks(d *result.Document) []block {
+// explainBlocks are the telemetry sections of d, whose recording s
+// summarizes, in reading order.
+func explainBlocks(d *result.Document, s telemetry.Summary) []block {
 	rec := d.Telemetry
-	if rec == nil {
-		return nil
-	}
-	s := telemetry.Summarize(rec)
 	var out []block
 	if notes := explainNotes(d, s); len(notes) > 0 {
 		out = append(out, block{Heading: "What the telemetry says first", Notes: notes})
@@ -70,7 +66,7 @@ func settingsBlock(rec *telemetry.Recording) block {
 	if h := rec.Host; h != nil {
 		f := h.Facts
 		for _, kv := range [][2]string{
-			{"kernel", f.Kernel}, {"transparent huge pages", f.TransparentHuge}, {"vm.nr_hugepages", strconv.FormatInt(f.NrHugepages, 10)},
+			{"transparent huge pages", f.TransparentHuge}, {"vm.nr_hugepages", strconv.FormatInt(f.NrHugepages, 10)},
 			{"cpufreq driver", f.CpufreqDriver}, {"cpufreq governor", f.CpufreqGovernor},
 			{"cpuidle driver", f.CpuidleDriver}, {"cpuidle governor", f.CpuidleGovernor}, {"frequency from", f.FrequencySource},
 			{"data", f.DataPath}, {"data device", f.DataDevice}, {"IO scheduler", f.DataDeviceSched},
@@ -103,7 +99,7 @@ func explainNotes(d *result.Document, s telemetry.Summary) []string {
 		if s.Host != nil {
 			notes = append(notes, hostNotes(d, h.Facts, s.Host)...)
 		}
-		if n := fitNote(h.Facts, s); n != "" {
+		if n := fitNote(h.Facts, d.Host.MemoryBytes, s); n != "" {
 			notes = append(notes, n)
 		}
 	}
@@ -135,7 +131,7 @@ func hostNotes(d *result.Document, f telemetry.HostFacts, h *telemetry.HostSumma
 
 // fitNote says whether the database fits the memory its server may use:
 // a confined server's limit, else the host's memory.
-func fitNote(f telemetry.HostFacts, s telemetry.Summary) string {
+func fitNote(f telemetry.HostFacts, hostMemory int64, s telemetry.Summary) string {
 	if s.DB == nil {
 		return ""
 	}
@@ -145,7 +141,7 @@ func fitNote(f telemetry.HostFacts, s telemetry.Summary) string {
 	}
 	limit, what := f.ServerMemoryLimit, "the server's memory limit"
 	if limit <= 0 {
-		limit, what = f.HostMemoryBytes, "the host's memory"
+		limit, what = hostMemory, "the host's memory"
 	}
 	if limit <= 0 {
 		return ""

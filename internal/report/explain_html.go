@@ -13,8 +13,12 @@ import (
 // by wait class over the window, and the host's CPU and data disk over the
 // whole run (the ramp-up shaded).
 func explainHTML(p *page, d *result.Document) []block {
-	blocks := explainBlocks(d)
 	rec := d.Telemetry
+	if rec == nil {
+		return nil
+	}
+	s := telemetry.Summarize(rec)
+	blocks := explainBlocks(d, s)
 	for i := range blocks {
 		b := &blocks[i]
 		switch b.key {
@@ -24,7 +28,7 @@ func explainHTML(p *page, d *result.Document) []block {
 		case cpusKey:
 			b.Charts = []chartRef{cpuChart(p, rec)}
 			b.ChartCaption = "The host's CPU time over the run, in % of all CPUs: the client (dbrig), the server's processes, everything else, and time lost to IO wait and to the hypervisor (steal). Shaded: before the measured window."
-			if c, ok := diskChart(p, rec); ok {
+			if c, ok := diskChart(p, rec, s.Host); ok {
 				b.Charts = append(b.Charts, c)
 				b.ChartCaption += " Right: the data disk's IOs per second and its mean read latency."
 			}
@@ -120,13 +124,11 @@ func cpuChart(p *page, rec *telemetry.Recording) chartRef {
 
 // diskChart draws the data disk (or the busiest) over the run; false
 // when the host recorded no disks.
-func diskChart(p *page, rec *telemetry.Recording) (chartRef, bool) {
-	device := rec.Host.Facts.DataDevice
-	if device == "" {
-		if s := telemetry.Summarize(rec).Host; s != nil && s.Data != nil {
-			device = s.Data.Device
-		}
+func diskChart(p *page, rec *telemetry.Recording, h *telemetry.HostSummary) (chartRef, bool) {
+	if h.Data == nil {
+		return chartRef{}, false
 	}
+	device := h.Data.Device
 	var reads, writes, await []obj
 	for _, s := range charted(rec) {
 		for _, d := range s.Disks {

@@ -85,7 +85,7 @@ func TestExplainNotes(t *testing.T) {
 	if n := hostNotes(&doc, telemetry.HostFacts{OnlineCPUs: 2}, idle); len(n) != 0 {
 		t.Errorf("notes on a calm host: %v", n)
 	}
-	if explainBlocks(&result.Document{}) != nil {
+	if explainHTML(&page{}, &result.Document{}) != nil {
 		t.Error("a run without telemetry has telemetry sections")
 	}
 }

@@ -5,11 +5,11 @@ import (
 	"strconv"
 )
 
-// readFacts reads the host's settings that explain a result.
+// readFacts reads the host's settings that explain a result. The kernel,
+// the CPUs' model and the memory are the run document's host facts.
 func (h *Host) readFacts() {
 	proc, sys := h.cfg.ProcRoot, h.cfg.SysRoot
 	f := &h.facts
-	f.Kernel = readLine(filepath.Join(proc, "sys/kernel/osrelease"))
 	f.TransparentHuge = selected(readLine(filepath.Join(sys, "kernel/mm/transparent_hugepage/enabled")))
 	f.NrHugepages, _ = strconv.ParseInt(readLine(filepath.Join(proc, "sys/vm/nr_hugepages")), 10, 64)
 	f.CpuidleDriver = readLine(filepath.Join(sys, "devices/system/cpu/cpuidle/current_driver"))
@@ -19,9 +19,5 @@ func (h *Host) readFacts() {
 		f.CpufreqGovernor = readLine(h.cpuPath(h.cpus[0], "cpufreq/scaling_governor"))
 	}
 	f.OnlineCPUs = len(h.cpus)
-	f.ClockTicksPerSecond = clockTicks
 	f.ServerPID = h.cfg.ServerPID
-	if mi, err := h.proc.Meminfo(); err == nil && mi.MemTotalBytes != nil {
-		f.HostMemoryBytes = int64(*mi.MemTotalBytes)
-	}
 }

@@ -108,10 +108,10 @@ func TestHostFixture(t *testing.T) {
 		t.Fatalf("no sample; unavailable: %v", h.Unavailable())
 	}
 
-	wantFacts := HostFacts{Kernel: "6.1.0-fixture", TransparentHuge: "always", NrHugepages: 16,
+	wantFacts := HostFacts{TransparentHuge: "always", NrHugepages: 16,
 		CpufreqDriver: "acpi-cpufreq", CpufreqGovernor: "performance",
 		CpuidleDriver: "intel_idle", CpuidleGovernor: "menu", FrequencySource: "cpuinfo_avg_freq",
-		ServerPID: 200, HostMemoryBytes: 16_000_000 << 10, OnlineCPUs: 2, ClockTicksPerSecond: 100}
+		ServerPID: 200, OnlineCPUs: 2}
 	if got := h.Facts(); got != wantFacts {
 		t.Errorf("facts:\n got %+v\nwant %+v", got, wantFacts)
 	}

@@ -43,7 +43,6 @@ type HostRecord struct {
 // HostFacts are the host's settings that explain a result: the kernel's
 // tunables and where the data lives.
 type HostFacts struct {
-	Kernel          string `json:"kernel,omitempty"`
 	TransparentHuge string `json:"transparent_hugepages,omitempty"` // the selected mode, "madvise"
 	NrHugepages     int64  `json:"nr_hugepages"`
 	CpufreqDriver   string `json:"cpufreq_driver,omitempty"`
@@ -56,13 +55,11 @@ type HostFacts struct {
 	DataDeviceSched string `json:"data_device_scheduler,omitempty"`
 	ServerPID       int    `json:"server_pid,omitempty"`
 	// Embedded says the database runs inside the client's process.
-	Embedded            bool   `json:"embedded,omitempty"`
-	ServerMemoryLimit   int64  `json:"server_memory_limit_bytes,omitempty"` // a confined server's cgroup limit
-	ServerCPUs          string `json:"server_cpus,omitempty"`               // a confined server's cpuset
-	ClientCPUs          string `json:"client_cpus,omitempty"`               // the client's affinity, when pinned
-	HostMemoryBytes     int64  `json:"host_memory_bytes,omitempty"`
-	OnlineCPUs          int    `json:"online_cpus"`
-	ClockTicksPerSecond int    `json:"clock_ticks_per_second,omitempty"`
+	Embedded          bool   `json:"embedded,omitempty"`
+	ServerMemoryLimit int64  `json:"server_memory_limit_bytes,omitempty"` // a confined server's cgroup limit
+	ServerCPUs        string `json:"server_cpus,omitempty"`               // a confined server's cpuset
+	ClientCPUs        string `json:"client_cpus,omitempty"`               // the client's affinity, when pinned
+	OnlineCPUs        int    `json:"online_cpus"`
 }
 
 // CPUTimes split a CPU's time over an interval, in percent of that time.
