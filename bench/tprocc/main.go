@@ -539,7 +539,10 @@ func runOnce(ctx context.Context, dbrig, url, jsonPath string, vus int, mode str
 	}
 	nopm, _ := doc.Metric("nopm")
 	tpm, _ := doc.Metric("tpm")
-	r.NOPMClient, r.NOPM, r.TPM = nopm.Client, nopm.Client, tpm.Client
+	if nopm.Client == nil || tpm.Client == nil {
+		return r, fmt.Errorf("the %s run counted no NOPM on the client side", mode)
+	}
+	r.NOPMClient, r.NOPM, r.TPM = *nopm.Client, *nopm.Client, *tpm.Client
 	if nopm.DB != nil && tpm.DB != nil {
 		r.NOPM, r.TPM, r.FromDB = *nopm.DB, *tpm.DB, true
 	}

@@ -115,8 +115,8 @@ func readDoc(t *testing.T, path, kind, mode string) *result.Document {
 	if got := doc.Config["mode"]; got != mode {
 		t.Errorf("config.mode = %v, want %s", got, mode)
 	}
-	if nopm.Client <= 0 {
-		t.Errorf("nopm client = %v, want > 0", nopm.Client)
+	if nopm.Client == nil || *nopm.Client <= 0 {
+		t.Fatalf("nopm client = %v, want > 0", nopm.Client)
 	}
 	wantNOPMAgreement(t, doc, nopm)
 	// Only PostgreSQL keeps a transaction counter.
@@ -171,14 +171,14 @@ func wantNOPMAgreement(t *testing.T, doc *result.Document, nopm result.Metric) {
 	dbSeconds := doc.Marks[1].At - doc.Marks[0].At
 	gap := math.Abs(dbSeconds - doc.WindowSeconds)
 	mark := max(gap, 0.05)
-	perSecond := nopm.Client / 60
-	tolerance := (2*vus+perSecond*2*mark)/(dbSeconds/60) + nopm.Client*gap/dbSeconds
-	diff := math.Abs(*nopm.DB - nopm.Client)
+	perSecond := *nopm.Client / 60
+	tolerance := (2*vus+perSecond*2*mark)/(dbSeconds/60) + *nopm.Client*gap/dbSeconds
+	diff := math.Abs(*nopm.DB - *nopm.Client)
 	t.Logf("nopm %.1f (database) and %.1f (client) differ by %.1f (%.2f%%); the bound is %.1f (%d VUs, window %.3fs, marks %.3fs apart)",
-		*nopm.DB, nopm.Client, diff, diff / *nopm.DB * 100, tolerance, int(vus), doc.WindowSeconds, dbSeconds)
+		*nopm.DB, *nopm.Client, diff, diff / *nopm.DB * 100, tolerance, int(vus), doc.WindowSeconds, dbSeconds)
 	if diff > tolerance {
 		t.Errorf("nopm %.1f (database) and %.1f (client) differ by %.1f, more than the %.1f that the window's edges allow",
-			*nopm.DB, nopm.Client, diff, tolerance)
+			*nopm.DB, *nopm.Client, diff, tolerance)
 	}
 }
 

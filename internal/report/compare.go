@@ -108,7 +108,7 @@ func compareRuns(c *Comparison, a, b *result.Document) {
 			if !ok {
 				return math.NaN()
 			}
-			return m.Client
+			return optional(m.Client)
 		}
 		add(key, db(okA, ma), db(okB, mb), !def.HigherIsBetter)
 		add(key+"_client", client(okA, ma), client(okB, mb), !def.HigherIsBetter)

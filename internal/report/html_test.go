@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/dbrig/dbrig/internal/result"
+	"github.com/dbrig/dbrig/internal/workload"
 )
 
 func render(t *testing.T, path string) string {
@@ -163,8 +164,8 @@ func TestLayoutOrder(t *testing.T) {
 func runDoc(nopm, p95 float64) *Doc {
 	d := &result.Document{Workload: "tproc-c", PrimaryMetric: "nopm", PrimaryTx: "new_order"}
 	d.Metrics = []result.Metric{
-		{MetricDef: result.MetricDef{Key: "nopm", Label: "NOPM", HigherIsBetter: true}, DB: &nopm, Client: nopm},
-		{MetricDef: result.MetricDef{Key: "tpm", Label: "TPM", HigherIsBetter: true}, Client: nopm * 2.2},
+		{MetricDef: result.MetricDef{Key: "nopm", Label: "NOPM", HigherIsBetter: true}, DB: &nopm, Client: &nopm},
+		{MetricDef: result.MetricDef{Key: "tpm", Label: "TPM", HigherIsBetter: true}, Client: workload.Known(nopm * 2.2)},
 	}
 	d.Transactions = []result.Tx{{Name: "new_order", PerMinute: nopm}}
 	d.Transactions[0].Latency.P95 = p95

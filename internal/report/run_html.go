@@ -23,7 +23,9 @@ func runPage(d *result.Document) *page {
 		if m.DB != nil {
 			p.Stats = append(p.Stats, stat{m.Label + " (database)", fmtValue(*m.DB)})
 		}
-		p.Stats = append(p.Stats, stat{m.Label + " (client)", fmtValue(m.Client)})
+		if m.Client != nil {
+			p.Stats = append(p.Stats, stat{m.Label + " (client)", fmtValue(*m.Client)})
+		}
 	}
 
 	var cfg [][2]string

@@ -56,15 +56,14 @@ func Metrics(w io.Writer, d *result.Document) {
 		if m.Key == d.PrimaryMetric {
 			label += " *"
 		}
-		db := "-"
-		if m.DB != nil {
-			db = fmtValue(*m.DB)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", label, db, fmtValue(m.Client), m.Unit)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", label, fmtOptional(m.DB), fmtOptional(m.Client), m.Unit)
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "* the primary metric")
 }
+
+// fmtOptional is a side of a metric, "—" where it was not measured.
+func fmtOptional(p *float64) string { return fmtValue(optional(p)) }
 
 // ordered is the run's metrics with the primary one first.
 func ordered(d *result.Document) []result.Metric {

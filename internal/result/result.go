@@ -5,6 +5,7 @@ package result
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"time"
@@ -67,17 +68,21 @@ type MetricDef struct {
 type Metric struct {
 	MetricDef
 	// DB is the database's own figure, absent where it keeps none.
-	DB     *float64 `json:"db,omitempty"`
-	Client float64  `json:"client"`
+	DB *float64 `json:"db,omitempty"`
+	// Client is absent where the client cannot count the figure.
+	Client *float64 `json:"client,omitempty"`
 }
 
 // Value is the figure that stands for the metric: the database's where
-// it has one, else the client's.
+// it has one, else the client's; NaN where neither side measured it.
 func (m Metric) Value() float64 {
-	if m.DB != nil {
+	switch {
+	case m.DB != nil:
 		return *m.DB
+	case m.Client != nil:
+		return *m.Client
 	}
-	return m.Client
+	return math.NaN()
 }
 
 // Metric returns the run's metric with key.

@@ -31,7 +31,7 @@ func sampleRun() Run {
 			Tally:  driver.Tally{7, 3},
 			Series: []driver.Point{{T: 1, Phase: "measure", Counts: []int64{5}}},
 		},
-		Summary:    workload.Summary{Values: map[string]workload.Value{"rate": {DB: &rate, Client: 1230}, "secs": {Client: 2}}},
+		Summary:    workload.Summary{Values: map[string]workload.Value{"rate": {DB: &rate, Client: workload.Known(1230)}, "secs": {Client: workload.Known(2)}}},
 		TxNames:    []string{"t1"},
 		TallyNames: []string{"a", "b"},
 	}
@@ -66,7 +66,7 @@ func TestWriteReadRoundTrip(t *testing.T) {
 	}
 	rate, _ := back.Metric("rate")
 	secs, _ := back.Metric("secs")
-	if back.SchemaVersion != SchemaVersion || back.Workload != "w" || rate.Value() != 1234.5 || rate.Client != 1230 ||
+	if back.SchemaVersion != SchemaVersion || back.Workload != "w" || rate.Value() != 1234.5 || *rate.Client != 1230 ||
 		secs.DB != nil || secs.Value() != 2 || secs.HigherIsBetter || back.PrimaryMetric != "rate" || back.PrimaryTx != "t1" ||
 		back.Transactions[0].Latency != d.Transactions[0].Latency || back.Target != d.Target {
 		t.Errorf("round trip changed the document:\n%+v\n%+v", back, d)

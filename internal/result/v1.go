@@ -75,7 +75,7 @@ func upgradeRun(b []byte, d *Document) error {
 		if !ok || json.Unmarshal(v, &client) != nil {
 			continue
 		}
-		m := Metric{Client: client}
+		m := Metric{Client: &client}
 		var db float64
 		if v, ok := raw[name]; ok && json.Unmarshal(v, &db) == nil {
 			m.DB = &db

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dbrig/dbrig/internal/human"
 	"github.com/dbrig/dbrig/internal/target"
 )
 
@@ -36,58 +37,21 @@ func (c Confinement) String() string {
 	return strings.Join(parts, ", ")
 }
 
-// memoryUnits are PostgreSQL's: a kB, MB or GB is 1024 of the one below,
-// so that memory: 2GB and shared_buffers=2GB in one spec mean the same
-// size. The IEC spellings and the bare letters mean the same.
-var memoryUnits = []struct {
-	names []string
-	size  int64
-}{
-	{[]string{"tb", "tib", "t"}, 1 << 40},
-	{[]string{"gb", "gib", "g"}, 1 << 30},
-	{[]string{"mb", "mib", "m"}, 1 << 20},
-	{[]string{"kb", "kib", "k"}, 1 << 10},
-}
-
-// ParseMemory reads a size such as 512MB, 2GB or 1.5GiB; a bare number is
-// bytes.
+// ParseMemory reads a size such as 512MB, 2GB or 1.5GiB (human.ParseSize)
+// that is enough for a server.
 func ParseMemory(s string) (int64, error) {
-	t := strings.ToLower(strings.TrimSpace(s))
-	end := strings.IndexFunc(t, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
-	if end < 0 {
-		end = len(t)
-	}
-	num, unit := t[:end], strings.TrimSpace(t[end:])
-	v, err := strconv.ParseFloat(num, 64)
-	size := int64(0)
-	if unit == "" || unit == "b" {
-		size = 1
-	}
-	for _, u := range memoryUnits {
-		if slices.Contains(u.names, unit) {
-			size = u.size
-		}
-	}
-	switch n := int64(v * float64(size)); {
-	case err != nil || size == 0:
-		return 0, fmt.Errorf("want a size such as 512MB, 2GB or 1.5GiB, got %q", s)
+	n, err := human.ParseSize(s)
+	switch {
+	case err != nil:
+		return 0, err
 	case n < 16<<20:
 		return 0, fmt.Errorf("%s is less than 16MB, too little for a server", s)
-	default:
-		return n, nil
 	}
+	return n, nil
 }
 
-// FormatMemory writes bytes in the largest unit that divides them, as
-// ParseMemory reads it back: 2GB, 1536MB.
-func FormatMemory(n int64) string {
-	for _, u := range memoryUnits {
-		if n%u.size == 0 && n >= u.size {
-			return strconv.FormatInt(n/u.size, 10) + strings.ToUpper(u.names[0])
-		}
-	}
-	return strconv.FormatInt(n, 10)
-}
+// FormatMemory writes bytes as ParseMemory reads them back: 2GB, 1536MB.
+func FormatMemory(n int64) string { return human.FormatSize(n) }
 
 // ParseCPUs reads a cpuset list ("0", "0-1", "0,2") and checks that every
 // CPU in it is online; it returns the list in canonical form.

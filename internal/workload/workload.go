@@ -174,9 +174,14 @@ type Summary struct {
 // Value is one metric measured on both sides.
 type Value struct {
 	// DB is the database's own figure; nil where it keeps none.
-	DB     *float64
-	Client float64
+	DB *float64
+	// Client is the client's own count; nil where the client cannot see
+	// it (a cache miss happens inside the database).
+	Client *float64
 }
+
+// Known is a figure that was measured, for a Value's sides.
+func Known(v float64) *float64 { return &v }
 
 // AuditItem is one check of the run against the workload's rules.
 type AuditItem struct {

@@ -352,8 +352,8 @@ func (r *run) Summarize(res *driver.Result, _, _ workload.Mark) workload.Summary
 			db = append(db, l.db)
 		}
 	}
-	secs := workload.Value{Client: median(client)}
-	stand, clock := secs.Client, "client"
+	stand, clock := median(client), "client"
+	secs := workload.Value{Client: workload.Known(stand)}
 	if len(db) == len(all) {
 		m := median(db)
 		secs.DB, stand, clock = &m, m, "database"
@@ -363,7 +363,7 @@ func (r *run) Summarize(res *driver.Result, _, _ workload.Mark) workload.Summary
 	if w := res.WindowSeconds(); w > 0 {
 		rate = float64(len(all)) * 60 / w
 	}
-	s.Values[metricRate] = workload.Value{Client: rate}
+	s.Values[metricRate] = workload.Value{Client: &rate}
 
 	s.Lines = append(s.Lines, fmt.Sprintf("Result %s in all %d loops (%d iterations, %s arithmetic)", r.want, len(all), r.opt.loops, r.arith))
 	if secs.DB != nil {

@@ -71,11 +71,14 @@ func checkDoc(t *testing.T, d *result.Document, loops int, dbClock bool) {
 	}
 	secs, _ := d.Metric(metricSeconds)
 	rate, _ := d.Metric(metricRate)
-	if secs.Client <= 0 || (secs.DB != nil) != dbClock || rate.Client <= 0 || rate.DB != nil {
+	if secs.Client == nil || rate.Client == nil {
+		t.Fatalf("no client side: seconds %v, rate %v", secs.Client, rate.Client)
+	}
+	if *secs.Client <= 0 || (secs.DB != nil) != dbClock || *rate.Client <= 0 || rate.DB != nil {
 		t.Errorf("seconds per loop %+v, loops per minute %+v (database clock expected: %v)", secs, rate, dbClock)
 	}
-	if secs.DB != nil && (*secs.DB > secs.Client || *secs.DB < secs.Client*0.5) {
-		t.Errorf("database clock %.3f s against client clock %.3f s", *secs.DB, secs.Client)
+	if secs.DB != nil && (*secs.DB > *secs.Client || *secs.DB < *secs.Client*0.5) {
+		t.Errorf("database clock %.3f s against client clock %.3f s", *secs.DB, *secs.Client)
 	}
 	lines := strings.Join(d.Lines, "\n")
 	if !strings.Contains(lines, "Result "+Result+" in all") || d.Config["expected_result"] != Result {
@@ -177,8 +180,8 @@ func TestSummarizeWindow(t *testing.T) {
 	}
 	s := r.Summarize(&driver.Result{WindowStart: start, WindowEnd: end}, workload.Mark{}, workload.Mark{})
 	secs, rate := s.Values[metricSeconds], s.Values[metricRate]
-	if secs.DB == nil || *secs.DB != 2 || math.Abs(secs.Client-2.1) > 1e-9 || rate.Client != 18 {
-		t.Errorf("seconds %+v (db %v), rate %v; want median 2 (db) and 2.1 (client), 3 loops in 10 s = 18 a minute", secs, secs.DB, rate.Client)
+	if secs.DB == nil || *secs.DB != 2 || math.Abs(*secs.Client-2.1) > 1e-9 || *rate.Client != 18 {
+		t.Errorf("seconds %+v (db %v), rate %v; want median 2 (db) and 2.1 (client), 3 loops in 10 s = 18 a minute", secs, secs.DB, *rate.Client)
 	}
 	if ratio := s.Extra["engine_overhead"]; ratio != 20.0 {
 		t.Errorf("engine overhead %v, want 2 / 0.1 = 20", ratio)

@@ -153,16 +153,17 @@ func (r *runner) Rates(counts []int64) map[string]float64 {
 }
 
 func (r *runner) Summarize(res *driver.Result, start, end workload.Mark) workload.Summary {
-	var nopm, tpm workload.Value
+	var nopmClient, tpmClient float64
 	minutes := res.WindowSeconds() / 60
 	if minutes > 0 {
 		var all int64
 		for _, tx := range res.Tx {
 			all += tx.Count
 		}
-		nopm.Client = float64(res.Tally[tNewOrders]-res.Tally[tRollbacks]) / minutes
-		tpm.Client = float64(all) / minutes
+		nopmClient = float64(res.Tally[tNewOrders]-res.Tally[tRollbacks]) / minutes
+		tpmClient = float64(all) / minutes
 	}
+	nopm, tpm := workload.Value{Client: &nopmClient}, workload.Value{Client: &tpmClient}
 	dbMinutes := (end.At - start.At) / 60
 	// rate is nil where the database keeps no such counter, or where it was
 	// reset: PostgreSQL forgets its statistics when it recovers from a
@@ -186,9 +187,9 @@ func (r *runner) Summarize(res *driver.Result, start, end workload.Mark) workloa
 	nopm.DB, nopmReset = rate("d_next_o_id", false)
 	tpm.DB, tpmReset = rate("xacts", true)
 	s := workload.Summary{Values: map[string]workload.Value{metricNOPM: nopm, metricTPM: tpm}}
-	s.Lines = append(s.Lines, agreement("NOPM", nopm.DB, nopmReset, nopm.Client), agreement("TPM", tpm.DB, tpmReset, tpm.Client))
+	s.Lines = append(s.Lines, agreement("NOPM", nopm.DB, nopmReset, nopmClient), agreement("TPM", tpm.DB, tpmReset, tpmClient))
 	if r.cfg.Keying {
-		base := nopm.Client
+		base := nopmClient
 		if nopm.DB != nil {
 			base = *nopm.DB
 		}
