@@ -3,7 +3,6 @@ package tprocc
 import (
 	"context"
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/dbrig/dbrig/internal/driver"
@@ -22,16 +21,9 @@ type runner struct {
 }
 
 func (w *tprocc) Open(ctx context.Context, t target.Target) (workload.Run, error) {
-	mode := w.mode
-	switch {
-	case mode == "" && t.HasRoutines():
-		mode = modeProcs
-	case mode == "":
-		mode = modeSQL
-	case mode == modeProcs && !t.HasRoutines():
-		return nil, target.Userf("--mode procs needs stored routines, which %s does not have: use --mode sql", t.Kind())
-	case mode != modeProcs && mode != modeSQL:
-		return nil, target.Userf("--mode %q: use procs or sql", mode)
+	mode, err := workload.PickMode(w.mode, t)
+	if err != nil {
+		return nil, err
 	}
 	schema, err := sqlFor(t, "schema.sql")
 	if err != nil {
@@ -92,10 +84,6 @@ func (r *runner) Config() map[string]any {
 	}
 }
 
-// serverStarted is the marks' key for when the server started, in
-// microseconds since the epoch.
-const serverStarted = "server_started_us"
-
 // Mark reads sum(d_next_o_id), which only committed New-Orders advance,
 // and the database's transaction counter where it keeps one, with when the
 // server started where a restart resets that counter. A lost connection is
@@ -104,17 +92,8 @@ const serverStarted = "server_started_us"
 // NOPM must not count as window the time another read spent reconnecting.
 func (r *runner) Mark(ctx context.Context) (workload.Mark, error) {
 	v := map[string]int64{}
-	if rs, ok := r.t.(target.Restartable); ok {
-		at, err := rs.Started(ctx)
-		if err != nil {
-			return workload.Mark{}, fmt.Errorf("read when the server started: %w", err)
-		}
-		v[serverStarted] = at.UnixMicro()
-	}
-	if n, ok, err := r.t.Xacts(ctx); err != nil {
-		return workload.Mark{}, fmt.Errorf("read transaction counter: %w", err)
-	} else if ok {
-		v["xacts"] = n
+	if err := workload.MarkServer(ctx, r.t, v); err != nil {
+		return workload.Mark{}, err
 	}
 	var next int64
 	err := target.Reconnecting(ctx, r.t.Classify, r.reopenCtl, func(ctx context.Context) error {
@@ -164,30 +143,12 @@ func (r *runner) Summarize(res *driver.Result, start, end workload.Mark) workloa
 		tpmClient = float64(all) / minutes
 	}
 	nopm, tpm := workload.Value{Client: &nopmClient}, workload.Value{Client: &tpmClient}
-	dbMinutes := (end.At - start.At) / 60
-	// rate is nil where the database keeps no such counter, or where it was
-	// reset: PostgreSQL forgets its statistics when it recovers from a
-	// crash, so a server restarted mid-window leaves no count of the
-	// window's transactions (and pg_stat_reset() sends one backwards).
-	// sum(d_next_o_id) is table data, and survives both.
-	restarted := start.Values[serverStarted] != end.Values[serverStarted]
-	rate := func(key string, perLife bool) (v *float64, reset bool) {
-		a, okA := start.Values[key]
-		b, okB := end.Values[key]
-		if !okA || !okB || dbMinutes <= 0 {
-			return nil, false
-		}
-		if b < a || perLife && restarted {
-			return nil, true
-		}
-		n := float64(b-a) / dbMinutes
-		return &n, false
-	}
+	// sum(d_next_o_id) is table data, which a restart does not reset.
 	var nopmReset, tpmReset bool
-	nopm.DB, nopmReset = rate("d_next_o_id", false)
-	tpm.DB, tpmReset = rate("xacts", true)
+	nopm.DB, nopmReset = perMinute(workload.Rate(start, end, "d_next_o_id", false))
+	tpm.DB, tpmReset = perMinute(workload.Rate(start, end, workload.Xacts, true))
 	s := workload.Summary{Values: map[string]workload.Value{metricNOPM: nopm, metricTPM: tpm}}
-	s.Lines = append(s.Lines, agreement("NOPM", nopm.DB, nopmReset, nopmClient), agreement("TPM", tpm.DB, tpmReset, tpmClient))
+	s.Lines = append(s.Lines, workload.Agreement("NOPM", nopm.DB, nopmReset, nopmClient), workload.Agreement("TPM", tpm.DB, tpmReset, tpmClient))
 	if r.cfg.Keying {
 		base := nopmClient
 		if nopm.DB != nil {
@@ -201,24 +162,12 @@ func (r *runner) Summarize(res *driver.Result, start, end workload.Mark) workloa
 	return s
 }
 
-// agreement says how far apart the two sides of a rate are, or why there
-// is only one; the figures themselves are in the metrics table.
-func agreement(name string, db *float64, reset bool, client float64) string {
-	switch {
-	case reset:
-		return name + ": client side only; the database's counter was reset during the window, by a server restart or a statistics reset, so it gives no rate"
-	case db == nil:
-		return name + ": client side only; the database keeps no counter for it"
+// perMinute turns a rate per second into one per minute.
+func perMinute(perSecond *float64, reset bool) (*float64, bool) {
+	if perSecond != nil {
+		*perSecond *= 60
 	}
-	diff := 0.0
-	if *db != 0 {
-		diff = (client - *db) / *db * 100
-	}
-	note := ""
-	if math.Abs(diff) > 1 {
-		note = " (more than 1%: look for errors or a stalled window edge)"
-	}
-	return fmt.Sprintf("%s: the client's figure differs from the database's by %+.2f%%%s", name, diff, note)
+	return perSecond, reset
 }
 
 func (r *runner) Close() error { return r.ctl.Close() }

@@ -18,7 +18,7 @@ func TestSummarizeCounterReset(t *testing.T) {
 		Tally: make(driver.Tally, len(tallyNames))}
 	res.Tally[tNewOrders] = 450
 	mark := func(at float64, started, xacts, next int64) workload.Mark {
-		return workload.Mark{At: at, Values: map[string]int64{serverStarted: started, "xacts": xacts, "d_next_o_id": next}}
+		return workload.Mark{At: at, Values: map[string]int64{workload.ServerStarted: started, "xacts": xacts, "d_next_o_id": next}}
 	}
 	for _, c := range []struct {
 		name       string

@@ -46,12 +46,6 @@ const (
 var tallyNames = []string{"new_orders", "rollbacks", "order_lines", "remote_order_lines",
 	"payments", "remote_payments", "customer_selections", "by_last_name"}
 
-// Run-time modes.
-const (
-	modeProcs = "procs"
-	modeSQL   = "sql"
-)
-
 // cRun holds the run-time NURand constants C (clause 2.1.6). cLast must
 // differ from the load-time constant per clause 2.1.6.1.
 type cRun struct {

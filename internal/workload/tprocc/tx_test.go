@@ -37,7 +37,7 @@ func txSQLFile(t testing.TB, d target.Dialect) workload.SQLFile {
 
 func testConfig(t testing.TB, warehouses int) *runConfig {
 	return &runConfig{
-		Warehouses: warehouses, Mode: modeProcs, Seed: 42,
+		Warehouses: warehouses, Mode: workload.ModeProcs, Seed: 42,
 		C: cRun{Last: 123, ID: 259, ItemID: 7911}, Q: txSQLFile(t, postgres.Dialect),
 	}
 }
@@ -348,15 +348,15 @@ func TestTxSQLBlocks(t *testing.T) {
 // without error, the tallies add up, and the consistency conditions still
 // hold afterwards.
 func TestTransactionsSQLite(t *testing.T) {
-	testTransactions(t, "sqlite:"+t.TempDir()+"/x.db", modeSQL)
+	testTransactions(t, "sqlite:"+t.TempDir()+"/x.db", workload.ModeSQL)
 }
 
 func TestTransactionsPostgresSQL(t *testing.T) {
-	testTransactions(t, pgtest.NewDB(t), modeSQL)
+	testTransactions(t, pgtest.NewDB(t), workload.ModeSQL)
 }
 
 func TestTransactionsPostgresProcs(t *testing.T) {
-	testTransactions(t, pgtest.NewDB(t), modeProcs)
+	testTransactions(t, pgtest.NewDB(t), workload.ModeProcs)
 }
 
 func testTransactions(t *testing.T, url, mode string) {

@@ -128,8 +128,8 @@ func newVU(ctx context.Context, t target.Target, cfg *runConfig, id int) (*vu, e
 	seed := workload.Mix(cfg.Seed, uint64(id))
 	v := &vu{
 		t: t, s: s, cfg: cfg,
-		q:     loadTxSQL(cfg.Q, cfg.Mode == modeProcs),
-		procs: cfg.Mode == modeProcs,
+		q:     loadTxSQL(cfg.Q, cfg.Mode == workload.ModeProcs),
+		procs: cfg.Mode == workload.ModeProcs,
 		r:     workload.NewRand(seed, streamInputs),
 		pace:  workload.NewRand(seed, streamPacing),
 		home:  id%cfg.Warehouses + 1,

@@ -1,0 +1,233 @@
+package blockio
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dbrig/dbrig/internal/target"
+	"github.com/dbrig/dbrig/internal/workload"
+)
+
+// loadChunk is the rows one load job writes: small enough that the
+// loaders share a table's load evenly.
+const loadChunk = 16384
+
+// buildRate is about how many bytes of table a build writes a second, with
+// its index, on a small server: for a sweep's plan.
+const buildRate = 40 << 20
+
+// BuildTime is the plan's estimate, taking 8 KB blocks.
+func (w *blockio) BuildTime() time.Duration {
+	blocks, err := parseScale(w.scale, 8192)
+	if err != nil {
+		return 0
+	}
+	return time.Duration(float64(blocks*8192*int64(w.schemas)) / buildRate * float64(time.Second))
+}
+
+// Build creates the tables, loads them in parallel, adds their indexes
+// (and functions, where the database has them), verifies that every row
+// has a block to itself, and records what it built. A build that fails
+// part-way drops what it made.
+func (w *blockio) Build(ctx context.Context, t target.Target, opt workload.BuildOptions) (workload.BuildSummary, error) {
+	var sum workload.BuildSummary
+	switch {
+	case w.schemas < 1:
+		return sum, target.Userf("--schemas must be at least 1, got %d", w.schemas)
+	case w.loaders < 1:
+		return sum, target.Userf("--loaders must be at least 1, got %d", w.loaders)
+	}
+	began := time.Now()
+	q, err := sqlFor(t, "schema.sql")
+	if err != nil {
+		return sum, err
+	}
+	s, err := t.Session(ctx)
+	if err != nil {
+		return sum, err
+	}
+	defer s.Close()
+	m, err := readMeta(ctx, t, s, q)
+	switch {
+	case errors.Is(err, workload.ErrNoSchema):
+	case !opt.Force && err == nil:
+		return sum, target.Userf("a %s schema of %d tables of %d blocks already exists on %s: use --force to drop and rebuild it, or `dbrig drop %s --target %s`", Name, m.schemas, m.scale, t.URL(), Name, t.URL())
+	case !opt.Force:
+		return sum, err
+	default:
+		if err := w.Drop(ctx, t); err != nil {
+			return sum, err
+		}
+	}
+	if sum, err = w.build(ctx, t, s, q, opt); err != nil {
+		// The context may be what failed; the clean-up must still run.
+		if derr := w.Drop(context.WithoutCancel(ctx), t); derr != nil {
+			err = fmt.Errorf("%w (and dropping the partial schema failed too: %v)", err, derr)
+		}
+		return sum, err
+	}
+	sum.Seconds = time.Since(began).Seconds()
+	return sum, nil
+}
+
+func (w *blockio) build(ctx context.Context, t target.Target, s target.Session, q workload.SQLFile, opt workload.BuildOptions) (workload.BuildSummary, error) {
+	var sum workload.BuildSummary
+	progress := opt.Progress
+	if progress == nil {
+		progress = func(int64, int64, string) {}
+	}
+	var blockSize, width int
+	if err := s.QueryRow(ctx, q.Get("geometry")).Scan(&blockSize, &width); err != nil {
+		return sum, fmt.Errorf("read the block size: %w", err)
+	}
+	scale, err := parseScale(w.scale, blockSize)
+	if err != nil {
+		return sum, target.Userf("%v", err)
+	}
+	if scale < minScale {
+		return sum, target.Userf("--scale %s is %d blocks of %d bytes; the least is %d", w.scale, scale, blockSize, minScale)
+	}
+	if _, err := s.Exec(ctx, q.Get("meta")); err != nil {
+		return sum, fmt.Errorf("create dbrig_blockio: %w", err)
+	}
+	ddl := strings.ReplaceAll(q.Get("table"), "{width}", strconv.Itoa(width))
+	filler := strings.Repeat("x", width)
+	var jobs []workload.LoadJob
+	for i := 1; i <= w.schemas; i++ {
+		name := tableName(i)
+		if _, err := s.Exec(ctx, forTable(ddl, name)); err != nil {
+			return sum, fmt.Errorf("create %s: %w", name, err)
+		}
+		p := newPerm(uint64(scale), tableSeed(w.seed, i))
+		for from := int64(0); from < scale; from += loadChunk {
+			to := min(from+loadChunk, scale)
+			jobs = append(jobs, workload.LoadJob{Table: name, Columns: columns, Rows: to - from,
+				Source: func() target.RowSource { return newRows(p, from, to, filler) }})
+		}
+	}
+	grew := fileGrowth(ctx, s, q)
+	rows, err := workload.Load(ctx, t, w.loaders, jobs, "loading", progress)
+	sum.Rows = rows
+	if err != nil {
+		return sum, err
+	}
+	tablePages, err := grew()
+	if err != nil {
+		return sum, err
+	}
+	progress(rows, rows, "indexes")
+	var tasks []workload.Task
+	for i := 1; i <= w.schemas; i++ {
+		tasks = append(tasks, workload.Exec(forTable(q.Get("key"), tableName(i))))
+	}
+	if err := workload.Parallel(ctx, t, loadersFor(t, w.loaders), tasks); err != nil {
+		return sum, fmt.Errorf("index: %w", err)
+	}
+	indexPages, err := grew()
+	if err != nil {
+		return sum, err
+	}
+	if err := createProcs(ctx, t, s, w.schemas); err != nil {
+		return sum, err
+	}
+	progress(rows, rows, "analyze")
+	tasks = tasks[:0]
+	for i := 1; i <= w.schemas; i++ {
+		tasks = append(tasks, workload.Exec(forTable(q.Get("analyze"), tableName(i))))
+	}
+	if err := workload.Parallel(ctx, t, loadersFor(t, w.loaders), tasks); err != nil {
+		return sum, fmt.Errorf("analyze: %w", err)
+	}
+	first := pages{blocks: tablePages / int64(w.schemas), indexPages: indexPages / int64(w.schemas)}
+	for i := 1; i <= w.schemas; i++ {
+		p, err := measuredPages(ctx, s, q, tableName(i), first)
+		if err != nil {
+			return sum, err
+		}
+		if err := p.onePerBlock(scale); err != nil {
+			return sum, fmt.Errorf("%s: %w", tableName(i), err)
+		}
+		if i == 1 {
+			first = p
+		}
+	}
+	progress(rows, rows, fmt.Sprintf("verified: one row per %d-byte block in each of %d tables", blockSize, w.schemas))
+	if _, err := s.Exec(ctx, q.Get("meta_write"), layout, scale, w.schemas, int64(w.seed), blockSize, first.blocks, first.indexPages); err != nil {
+		return sum, fmt.Errorf("record build: %w", err)
+	}
+	if err := s.QueryRow(ctx, q.Get("size")).Scan(&sum.Bytes); err != nil {
+		return sum, fmt.Errorf("size: %w", err)
+	}
+	return sum, nil
+}
+
+// loadersFor is how many sessions may write at once.
+func loadersFor(t target.Target, n int) int {
+	if !t.ParallelWrites() {
+		return 1
+	}
+	return n
+}
+
+// createProcs makes each table's functions, where the database has them.
+func createProcs(ctx context.Context, t target.Target, s target.Session, schemas int) error {
+	if !t.HasRoutines() {
+		return nil
+	}
+	procs, err := sqlFor(t, "procs.sql")
+	if err != nil {
+		return err
+	}
+	for i := 1; i <= schemas; i++ {
+		for _, name := range procs.Named("proc:") {
+			if _, err := s.Exec(ctx, forTable(procs.Get(name), tableName(i))); err != nil {
+				return fmt.Errorf("create %s for %s: %w", name, tableName(i), err)
+			}
+		}
+	}
+	return nil
+}
+
+// fileGrowth returns what measures, for a dialect that counts no pages per
+// table, how many pages the file grew since the last call (or this one);
+// it measures nothing, and returns 0, where the dialect counts them.
+func fileGrowth(ctx context.Context, s target.Session, q workload.SQLFile) func() (int64, error) {
+	stmt, ok := q["file_pages"]
+	if !ok {
+		return func() (int64, error) { return 0, nil }
+	}
+	var last int64
+	read := func() (int64, error) {
+		var n int64
+		if err := s.QueryRow(ctx, stmt).Scan(&n); err != nil {
+			return 0, fmt.Errorf("count the file's pages: %w", err)
+		}
+		grew := n - last
+		last = n
+		return grew, nil
+	}
+	_, err := read()
+	return func() (int64, error) {
+		if err != nil {
+			return 0, err
+		}
+		return read()
+	}
+}
+
+// measuredPages is how table lies on disk: counted per table where the
+// dialect can, else the build's measure of the file's growth (grown) with
+// the table's rows counted.
+func measuredPages(ctx context.Context, s target.Session, q workload.SQLFile, table string, grown pages) (pages, error) {
+	if _, ok := q["pages"]; ok {
+		return readPages(ctx, s, q, table)
+	}
+	if err := s.QueryRow(ctx, forTable(q.Get("rows"), table)).Scan(&grown.rows); err != nil {
+		return grown, fmt.Errorf("count the rows of %s: %w", table, err)
+	}
+	return grown, nil
+}

@@ -1,0 +1,275 @@
+package blockio
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dbrig/dbrig/internal/driver"
+	"github.com/dbrig/dbrig/internal/human"
+	"github.com/dbrig/dbrig/internal/target"
+	"github.com/dbrig/dbrig/internal/workload"
+)
+
+// Operation types, in the order of the names the driver reports.
+const (
+	txRead = iota
+	txUpdate
+)
+
+var txNames = []string{"read", "update"}
+
+// Tally slots.
+const (
+	tBlocks = iota // blocks the operations touched: rows and index pages
+	tRows          // rows read or updated, each a block of its own
+)
+
+var tallyNames = []string{"blocks", "rows"}
+
+// Keys of the marks beyond the target's own.
+const (
+	markLogical  = "blks_logical"
+	markPhysical = "blks_read"
+)
+
+// runConfig is what every virtual user of a run shares, read-only.
+type runConfig struct {
+	Mode               string
+	Scale              int64
+	Schemas            int
+	BlockSize, Width   int
+	WorkUnit           int64
+	UpdatePct          int
+	Redo               string
+	Hotspot            int
+	HotKeys            int64
+	ThinkMin, ThinkMax time.Duration
+	Seed               uint64
+	// PerLeaf and Height are the key index's shape, for the client's count
+	// of the index pages a range reads.
+	PerLeaf int64
+	Height  int
+	Q       workload.SQLFile
+}
+
+// runner is an opened block-io run.
+type runner struct {
+	t      target.Target
+	cfg    runConfig
+	schema workload.SQLFile
+	// ctl reads the marks, on a connection no virtual user shares.
+	ctl target.Session
+}
+
+// validate checks the run options that need no database.
+func (w *blockio) validate() (thinkMin, thinkMax time.Duration, err error) {
+	switch {
+	case w.workUnit < 1:
+		return 0, 0, target.Userf("--work-unit must be at least 1, got %d", w.workUnit)
+	case w.updatePct < 0 || w.updatePct > 100:
+		return 0, 0, target.Userf("--update-pct must be 0 to 100, got %d", w.updatePct)
+	case w.redo != redoLite && w.redo != redoHeavy:
+		return 0, 0, target.Userf("--redo %q: use lite or heavy", w.redo)
+	case w.hotspot < 0:
+		return 0, 0, target.Userf("--hotspot must be 0 (none) or more, got %d", w.hotspot)
+	}
+	if w.think == "" {
+		return 0, 0, nil
+	}
+	lo, hi, ok := strings.Cut(w.think, ",")
+	thinkMin, err1 := time.ParseDuration(strings.TrimSpace(lo))
+	thinkMax, err2 := time.ParseDuration(strings.TrimSpace(hi))
+	if !ok || err1 != nil || err2 != nil || thinkMin < 0 || thinkMax < thinkMin {
+		return 0, 0, target.Userf("--think %q: want MIN,MAX durations, such as 10ms,50ms", w.think)
+	}
+	return thinkMin, thinkMax, nil
+}
+
+func (w *blockio) Open(ctx context.Context, t target.Target) (workload.Run, error) {
+	thinkMin, thinkMax, err := w.validate()
+	if err != nil {
+		return nil, err
+	}
+	mode, err := workload.PickMode(w.mode, t)
+	if err != nil {
+		return nil, err
+	}
+	schema, err := sqlFor(t, "schema.sql")
+	if err != nil {
+		return nil, err
+	}
+	op, err := sqlFor(t, "op.sql")
+	if err != nil {
+		return nil, err
+	}
+	ctl, err := t.Session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r, err := w.open(ctx, t, ctl, schema, runConfig{
+		Mode: mode, WorkUnit: int64(w.workUnit), UpdatePct: w.updatePct, Redo: w.redo, Hotspot: w.hotspot,
+		ThinkMin: thinkMin, ThinkMax: thinkMax, Seed: uint64(time.Now().UnixNano()), Q: op,
+	})
+	if err != nil {
+		ctl.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+// open completes cfg from what the build recorded.
+func (w *blockio) open(ctx context.Context, t target.Target, ctl target.Session, schema workload.SQLFile, cfg runConfig) (*runner, error) {
+	m, err := readMeta(ctx, t, ctl, schema)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Scale, cfg.Schemas, cfg.BlockSize = m.scale, m.schemas, m.blockSize
+	if cfg.WorkUnit > cfg.Scale {
+		return nil, target.Userf("--work-unit %d is more than the %d blocks a table has", cfg.WorkUnit, cfg.Scale)
+	}
+	var blockSize int
+	if err := ctl.QueryRow(ctx, schema.Get("geometry")).Scan(&blockSize, &cfg.Width); err != nil {
+		return nil, fmt.Errorf("read the block size: %w", err)
+	}
+	if cfg.Hotspot > 0 {
+		size, err := human.ParseSize(w.hotspotSize)
+		if err != nil {
+			return nil, target.Userf("--hotspot-size: %v", err)
+		}
+		cfg.HotKeys = min(max(size/int64(cfg.BlockSize), cfg.WorkUnit), cfg.Scale)
+	}
+	cfg.PerLeaf, cfg.Height = indexShape(cfg.Scale, m.pages.indexPages)
+	return &runner{t: t, cfg: cfg, schema: schema, ctl: ctl}, nil
+}
+
+func (r *runner) TxNames() []string    { return txNames }
+func (r *runner) TallyNames() []string { return tallyNames }
+
+func (r *runner) NewVU(ctx context.Context, id int) (driver.VU, error) {
+	return newVU(ctx, r.t, &r.cfg, id)
+}
+
+func (r *runner) Config() map[string]any {
+	c := r.cfg
+	cfg := map[string]any{
+		"mode": c.Mode, "scale": c.Scale, "schemas": c.Schemas, "block_size": c.BlockSize,
+		"work_unit": c.WorkUnit, "update_pct": c.UpdatePct, "redo": c.Redo, "seed": c.Seed,
+		"index_height": c.Height, "index_keys_per_leaf": c.PerLeaf,
+	}
+	if c.Hotspot > 0 {
+		cfg["hotspot"], cfg["hotspot_keys"] = c.Hotspot, c.HotKeys
+	}
+	if c.ThinkMax > 0 {
+		cfg["think"] = c.ThinkMin.String() + "," + c.ThinkMax.String()
+	}
+	return cfg
+}
+
+// Mark reads the target's own counters and, where the dialect has them,
+// the database's logical and physical reads.
+func (r *runner) Mark(ctx context.Context) (workload.Mark, error) {
+	v := map[string]int64{}
+	if err := workload.MarkServer(ctx, r.t, v); err != nil {
+		return workload.Mark{}, err
+	}
+	if _, ok := r.schema["mark"]; !ok {
+		return workload.Mark{Values: v}, nil
+	}
+	var logical, physical int64
+	err := target.Reconnecting(ctx, r.t.Classify, r.reopenCtl, func(ctx context.Context) error {
+		return r.ctl.QueryRow(ctx, r.schema.Get("mark")).Scan(&logical, &physical)
+	})
+	if err != nil {
+		return workload.Mark{}, fmt.Errorf("read the database's block reads: %w", err)
+	}
+	v[markLogical], v[markPhysical] = logical, physical
+	return workload.Mark{Values: v}, nil
+}
+
+func (r *runner) reopenCtl(ctx context.Context) error {
+	s, err := r.t.Session(ctx)
+	if err != nil {
+		return err
+	}
+	r.ctl.Close()
+	r.ctl = s
+	return nil
+}
+
+// blocksPerOp is about how many blocks an operation touches: its rows and
+// the index's pages, for live rates; the summary counts them exactly.
+func (r *runner) blocksPerOp() float64 {
+	c := r.cfg
+	return float64(c.WorkUnit) + float64(c.Height) + float64(c.WorkUnit-1)/float64(c.PerLeaf)
+}
+
+func (r *runner) Progress(counts []int64) string {
+	v := r.Rates(counts)
+	return fmt.Sprintf("ops/s %6.0f  logical reads/s %8.0f", v[metricOps], v[metricLogical])
+}
+
+// Rates has no physical reads: only the database sees them.
+func (r *runner) Rates(counts []int64) map[string]float64 {
+	var ops int64
+	for _, c := range counts {
+		ops += c
+	}
+	return map[string]float64{metricOps: float64(ops), metricLogical: float64(ops) * r.blocksPerOp()}
+}
+
+func (r *runner) Summarize(res *driver.Result, start, end workload.Mark) workload.Summary {
+	var ops int64
+	for _, tx := range res.Tx {
+		ops += tx.Count
+	}
+	var opsClient, lioClient float64
+	if w := res.WindowSeconds(); w > 0 {
+		opsClient = float64(ops) / w
+		lioClient = float64(res.Tally[tBlocks]) / w
+	}
+	physical, _ := workload.Rate(start, end, markPhysical, true)
+	logical, lioReset := workload.Rate(start, end, markLogical, true)
+	opsDB, opsReset := workload.Rate(start, end, workload.Xacts, true)
+	s := workload.Summary{Values: map[string]workload.Value{
+		metricPhysical: {DB: physical},
+		metricLogical:  {DB: logical, Client: &lioClient},
+		metricOps:      {DB: opsDB, Client: &opsClient},
+	}}
+	s.Lines = append(s.Lines,
+		workload.Agreement("Logical reads", logical, lioReset, lioClient),
+		workload.Agreement("Operations", opsDB, opsReset, opsClient))
+	if physical == nil {
+		s.Lines = append(s.Lines, "Physical reads: this database counts no cache misses of its own; the telemetry's device reads show what reached the disk")
+	}
+	if ops > 0 {
+		s.Lines = append(s.Lines, fmt.Sprintf("Each operation touched %.1f blocks: %d rows of a block each, and the index's pages", float64(res.Tally[tBlocks])/float64(ops), r.cfg.WorkUnit))
+		share := float64(res.Tx[txUpdate].Count) / float64(ops) * 100
+		item := workload.AuditItem{Name: "update share", Value: share,
+			Low: float64(r.cfg.UpdatePct) - 0.5, High: float64(r.cfg.UpdatePct) + 0.5, Result: "PASS"}
+		switch {
+		case ops < 1000:
+			item.Result, item.Reason = "SKIP", "fewer than 1,000 operations"
+		case share < item.Low || share > item.High:
+			item.Result = "FAIL"
+		}
+		s.Audit = append(s.Audit, item)
+	}
+	return s
+}
+
+func (r *runner) Close() error { return r.ctl.Close() }
+
+// serial is an update's value: the session and its count of updates, so
+// that no update writes what the row already holds, padded to the
+// column's width.
+func serial(buf []byte, vu int, n int64) string {
+	for i := range buf {
+		buf[i] = 'y'
+	}
+	s := strconv.Itoa(vu) + ":" + strconv.FormatInt(n, 10)
+	copy(buf[max(len(buf)-len(s), 0):], s)
+	return string(buf)
+}

@@ -1,0 +1,79 @@
+package workload
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/dbrig/dbrig/internal/target"
+)
+
+// Keys of the marks that MarkServer reads.
+const (
+	// ServerStarted is when the server started, in microseconds since the
+	// epoch, where a restart resets its counters.
+	ServerStarted = "server_started_us"
+	// Xacts is the database's committed+rolled-back transaction counter.
+	Xacts = "xacts"
+)
+
+// MarkServer adds to v what every workload's mark reads from the target
+// itself: when its server started (a target.Restartable) and its
+// transaction counter, where it keeps one.
+func MarkServer(ctx context.Context, t target.Target, v map[string]int64) error {
+	if rs, ok := t.(target.Restartable); ok {
+		at, err := rs.Started(ctx)
+		if err != nil {
+			return fmt.Errorf("read when the server started: %w", err)
+		}
+		v[ServerStarted] = at.UnixMicro()
+	}
+	n, ok, err := t.Xacts(ctx)
+	if err != nil {
+		return fmt.Errorf("read transaction counter: %w", err)
+	}
+	if ok {
+		v[Xacts] = n
+	}
+	return nil
+}
+
+// Rate is key's growth per second between two marks. It is nil where
+// either mark lacks the key, or where the counter was reset: PostgreSQL
+// forgets its statistics when it recovers from a crash, so a counter kept
+// per life of the server (perLife) gives no rate over a window in which
+// it restarted, and pg_stat_reset() sends any such counter backwards.
+// Table data survives both, so a count read from it is not perLife.
+func Rate(start, end Mark, key string, perLife bool) (v *float64, reset bool) {
+	a, okA := start.Values[key]
+	b, okB := end.Values[key]
+	seconds := end.At - start.At
+	if !okA || !okB || seconds <= 0 {
+		return nil, false
+	}
+	if b < a || perLife && start.Values[ServerStarted] != end.Values[ServerStarted] {
+		return nil, true
+	}
+	n := float64(b-a) / seconds
+	return &n, false
+}
+
+// Agreement says how far apart a rate's two sides are, or why there is
+// only the client's; the figures themselves are in the metrics table.
+func Agreement(name string, db *float64, reset bool, client float64) string {
+	switch {
+	case reset:
+		return name + ": client side only; the database's counter was reset during the window, by a server restart or a statistics reset, so it gives no rate"
+	case db == nil:
+		return name + ": client side only; the database keeps no counter for it"
+	}
+	diff := 0.0
+	if *db != 0 {
+		diff = (client - *db) / *db * 100
+	}
+	note := ""
+	if math.Abs(diff) > 1 {
+		note = " (more than 1%: look for errors or a stalled window edge)"
+	}
+	return fmt.Sprintf("%s: the client's figure differs from the database's by %+.2f%%%s", name, diff, note)
+}
