@@ -1,0 +1,197 @@
+package blockio
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dbrig/dbrig/internal/result"
+	runpkg "github.com/dbrig/dbrig/internal/runner"
+	"github.com/dbrig/dbrig/internal/server/postgres/pgtest"
+	"github.com/dbrig/dbrig/internal/target"
+	_ "github.com/dbrig/dbrig/internal/target/postgres"
+	_ "github.com/dbrig/dbrig/internal/target/sqlite"
+	"github.com/dbrig/dbrig/internal/telemetry"
+	"github.com/dbrig/dbrig/internal/workload"
+)
+
+// The update share is exact over every hundred operations, whatever the
+// keys drawn: the quota, not chance, decides it.
+func TestUpdateQuota(t *testing.T) {
+	for _, pct := range []int{0, 1, 20, 50, 77, 100} {
+		cfg := &runConfig{Scale: 100000, WorkUnit: 64, UpdatePct: pct}
+		v := &vu{cfg: cfg, r: workload.NewRand(uint64(pct), 1)}
+		for window := range 100 {
+			updates := 0
+			for range quotaWindow {
+				if v.Next() == txUpdate {
+					updates++
+				}
+				if v.lo < 0 || v.hi > cfg.Scale || v.hi-v.lo != cfg.WorkUnit {
+					t.Fatalf("range (%d, %d] is outside 1..%d or not %d keys", v.lo, v.hi, cfg.Scale, cfg.WorkUnit)
+				}
+			}
+			if updates != pct {
+				t.Fatalf("update-pct %d: window %d had %d updates", pct, window, updates)
+			}
+		}
+	}
+}
+
+func TestHotspot(t *testing.T) {
+	cfg := &runConfig{Scale: 100000, WorkUnit: 64, Hotspot: 3, HotKeys: 1024}
+	v := &vu{cfg: cfg, r: workload.NewRand(1, 1)}
+	for i := 1; i <= 300; i++ {
+		v.Next()
+		if i%3 == 0 && v.hi > cfg.HotKeys {
+			t.Fatalf("operation %d read up to key %d, outside the hot %d", i, v.hi, cfg.HotKeys)
+		}
+	}
+}
+
+func TestBadRunOptions(t *testing.T) {
+	for _, c := range []struct {
+		w    blockio
+		want string
+	}{
+		{blockio{workUnit: 0, redo: redoLite}, "--work-unit"},
+		{blockio{workUnit: 64, updatePct: 101, redo: redoLite}, "--update-pct"},
+		{blockio{workUnit: 64, redo: "medium"}, "--redo"},
+		{blockio{workUnit: 64, redo: redoLite, hotspot: -1}, "--hotspot"},
+		{blockio{workUnit: 64, redo: redoLite, think: "10ms"}, "--think"},
+		{blockio{workUnit: 64, redo: redoLite, think: "50ms,10ms"}, "--think"},
+	} {
+		_, _, err := c.w.validate()
+		var ue *target.UserError
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: got %v, want a user error about %s", c.w, err, c.want)
+		}
+	}
+}
+
+// build makes a small schema on url and returns the opened target.
+func build(t *testing.T, url string, w *blockio) target.Target {
+	t.Helper()
+	ctx := context.Background()
+	tg, err := target.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tg.Close() })
+	if _, err := w.Build(ctx, tg, workload.BuildOptions{}); err != nil {
+		t.Fatalf("build: %v", err)
+	}
+	var out bytes.Buffer
+	ok, err := w.Check(ctx, tg, &out)
+	if err != nil || !ok {
+		t.Fatalf("check: %v, %v:\n%s", ok, err, out.String())
+	}
+	if _, err := w.Build(ctx, tg, workload.BuildOptions{}); err == nil || !strings.Contains(err.Error(), "already exists") {
+		t.Errorf("a second build without --force: %v", err)
+	}
+	return tg
+}
+
+// run runs w on tg for a few seconds.
+func run(t *testing.T, tg target.Target, w *blockio, vus int) *result.Document {
+	t.Helper()
+	ctx := context.Background()
+	r, err := w.Open(ctx, tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	o := runpkg.Defaults()
+	o.VUs, o.Rampup, o.Duration = vus, time.Second, 5*time.Second
+	d, err := runpkg.Run(ctx, tg, w, r, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tx := range d.Transactions {
+		if tx.Errors != 0 {
+			t.Errorf("%s: %d errors: %s", tx.Name, tx.Errors, tx.ErrorSample)
+		}
+	}
+	return d
+}
+
+func metric(t *testing.T, d *result.Document, key string) result.Metric {
+	t.Helper()
+	m, ok := d.Metric(key)
+	if !ok {
+		t.Fatalf("no metric %s", key)
+	}
+	return m
+}
+
+// updateShare checks the run's update share and that the audit says so.
+func updateShare(t *testing.T, d *result.Document, pct int) {
+	t.Helper()
+	var ops, updates int64
+	for _, tx := range d.Transactions {
+		ops += tx.Count
+		if tx.Name == txNames[txUpdate] {
+			updates = tx.Count
+		}
+	}
+	share := float64(updates) / float64(ops) * 100
+	if ops < 1000 || math.Abs(share-float64(pct)) > 0.5 {
+		t.Errorf("%d updates in %d operations: %.2f%%, want %d%% ± 0.5", updates, ops, share, pct)
+	}
+	if len(d.Audit) != 1 || d.Audit[0].Result != "PASS" {
+		t.Errorf("audit %+v, want the update share's PASS", d.Audit)
+	}
+}
+
+func TestBlockIOSQLite(t *testing.T) {
+	w := &blockio{scale: "2048", schemas: 2, loaders: 1, seed: 1, workUnit: 32, updatePct: 20, redo: redoHeavy, hotspotSize: "8MB"}
+	tg := build(t, "sqlite:"+t.TempDir()+"/b.db", w)
+	d := run(t, tg, w, 2)
+	updateShare(t, d, 20)
+	if p := metric(t, d, metricPhysical); p.DB != nil || p.Client != nil {
+		t.Errorf("physical reads %v, %v: SQLite counts no cache misses, and the client cannot", p.DB, p.Client)
+	}
+	lio := metric(t, d, metricLogical)
+	ops := metric(t, d, metricOps)
+	// A range of 32 rows in an index of a few hundred keys a leaf.
+	if per := *lio.Client / *ops.Client; per < 32 || per > 36 {
+		t.Errorf("%.1f blocks per operation, want 32 rows and 1-3 index pages", per)
+	}
+}
+
+// On PostgreSQL the two sides' logical reads count the same blocks: the
+// client's rows and index pages against pg_stat_database's hits and reads.
+// Its statistics reach the view up to a second late at either edge, which
+// in 5 s of 2 sessions is a few percent; the README's runs of a minute
+// agree within a fraction of one.
+func TestBlockIOPostgres(t *testing.T) {
+	url := pgtest.NewDB(t)
+	w := &blockio{scale: "16MB", schemas: 1, loaders: 2, seed: 1, workUnit: 64, redo: redoLite, hotspotSize: "8MB"}
+	tg := build(t, url, w)
+	for _, mode := range []string{workload.ModeProcs, workload.ModeSQL} {
+		w.mode = mode
+		d := run(t, tg, w, 2)
+		lio := metric(t, d, metricLogical)
+		if lio.DB == nil || *lio.Client <= 0 || math.Abs(*lio.Client / *lio.DB - 1) > 0.05 {
+			t.Errorf("%s: logical reads %v (database) and %v (client), want within 5%%", mode, lio.DB, *lio.Client)
+		}
+		if p := metric(t, d, metricPhysical); p.DB == nil || p.Client != nil {
+			t.Errorf("%s: physical reads %v (database) and %v (client), want the database's only", mode, p.DB, p.Client)
+		}
+	}
+	w.updatePct, w.mode = 20, workload.ModeSQL
+	d := run(t, tg, w, 2)
+	updateShare(t, d, 20)
+	s := telemetry.Summarize(d.Telemetry)
+	if s.DB == nil || s.DB.Deltas[telemetry.WALBytes] <= 0 {
+		t.Errorf("no WAL written by updates: %+v", s.DB)
+	}
+	var out bytes.Buffer
+	if ok, err := w.Check(context.Background(), tg, &out); !ok || err != nil {
+		t.Errorf("after updates, check: %v %v\n%s", ok, err, out.String())
+	}
+}
