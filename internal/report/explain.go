@@ -38,7 +38,7 @@ func explainBlocks(d *result.Document, s telemetry.Summary) []block {
 		out = append(out, block{Heading: "What the telemetry says first", Notes: notes})
 	}
 	if s.DB != nil {
-		out = append(out, block{Heading: "Load profile", Table: loadProfile(d, s)})
+		out = append(out, oneLine(d, s), block{Heading: "Load profile", Table: loadProfile(d, s)})
 	}
 	if len(s.Waits) > 0 {
 		out = append(out, block{Heading: "Top wait events", Table: waitTable(s), key: waitsKey})
@@ -418,4 +418,72 @@ func meanEach(rows [][]float64) []float64 {
 		}
 	}
 	return out
+}
+
+// explained is one of telemetry.Explains' figures of s, by key.
+func explained(s telemetry.Summary, key string) (float64, bool) {
+	for _, e := range telemetry.Explains {
+		if e.Key == key {
+			return e.Value(s)
+		}
+	}
+	return 0, false
+}
+
+// oneLine is the run in one row, shaped like the one-line summary the
+// SLOB method's tools print from an AWR report: sessions, the database's
+// CPU, its logical and physical reads and writes, redo, read latency and
+// the top wait; with the reads per CPU core, the figure the method
+// compares platforms by.
+func oneLine(d *result.Document, s telemetry.Summary) block {
+	opt := func(key string, f func(float64) string) cell {
+		if v, ok := explained(s, key); ok {
+			return num(f(v))
+		}
+		return num("—")
+	}
+	mb := func(v float64) string { return fmt.Sprintf("%.1f", v/1e6) }
+	db := s.DB
+	dbCPU, readUs, diskMB, diskMs, top := num("—"), num("—"), num("—"), num("—"), cell{Text: "—"}
+	if _, busy := s.Cores(); busy > 0 {
+		dbCPU = num(fmt.Sprintf("%.2f", busy))
+	}
+	if t, ok := db.Deltas[telemetry.ReadTimeMs]; ok && db.Deltas[telemetry.PhysicalReads] > 0 {
+		readUs = num(fmt.Sprintf("%.0f", t*1000/db.Deltas[telemetry.PhysicalReads]))
+	}
+	if s.Host != nil && s.Host.Data != nil {
+		diskMB = num(fmt.Sprintf("%.1f", s.Host.Data.ReadMBps))
+		if s.Host.Data.ReadIOPS > 0 {
+			diskMs = num(fmt.Sprintf("%.2f", s.Host.Data.ReadAwaitMs))
+		}
+	}
+	if len(s.Waits) > 0 {
+		top = cell{Text: fmt.Sprintf("%s %.0f%%", s.Waits[0].Name, s.Waits[0].Pct)}
+	}
+	t := &table{Class: "wide",
+		Head: heads("sessions", "#elapsed s", "#DB CPU", "#LIO/s", "#PREADS/s", "#disk reads/s", "#disk read MB/s",
+			"#PWRITES/s", "#redo MB/s", "#read µs (DB)", "#read ms (disk)", "top wait"),
+		Rows: []row{{Cells: []cell{num(strconv.Itoa(configInt(d.Config, "vus"))), num(fmt.Sprintf("%.1f", s.Seconds)), dbCPU,
+			opt("logical_reads_per_s", fmtCount), opt("physical_reads_per_s", fmtCount), opt("read_iops", fmtCount), diskMB,
+			opt("block_writes_per_s", fmtCount), opt("wal_bytes_per_s", mb), readUs, diskMs, top}}},
+		Caption: "DB CPU is the CPUs the server's processes kept busy; LIO and PREADS are the database's logical reads and " +
+			"cache misses, PWRITES its block writes; read µs (DB) is its own read time per miss, read ms (disk) the data disk's."}
+	b := block{Heading: "In one line", Table: t}
+	host, busy := s.Cores()
+	if v, ok := explained(s, "physical_reads_per_core"); ok {
+		n := fmt.Sprintf("Per CPU core of the host (%.0f): %s cache misses/s", host, fmtCount(v))
+		if l, ok := explained(s, "logical_reads_per_core"); ok {
+			n += fmt.Sprintf(" and %s logical reads/s", fmtCount(l))
+		}
+		if v, ok := explained(s, "physical_reads_per_server_core"); ok {
+			n += fmt.Sprintf("; per CPU the server kept busy (%.2f): %s cache misses/s", busy, fmtCount(v))
+		}
+		b.Notes = append(b.Notes, n+".")
+	}
+	misses := db.Rates[telemetry.PhysicalReads]
+	if s.Host != nil && s.Host.Data != nil && misses > 0 {
+		b.Notes = append(b.Notes, fmt.Sprintf("The data disk served %.0f%% of the cache misses (%s reads/s of %s); the OS page cache served the rest.",
+			min(100, s.Host.Data.ReadIOPS/misses*100), fmtCount(s.Host.Data.ReadIOPS), fmtCount(misses)))
+	}
+	return b
 }

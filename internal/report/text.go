@@ -8,10 +8,12 @@ import (
 	"text/tabwriter"
 
 	"github.com/dbrig/dbrig/internal/result"
+	"github.com/dbrig/dbrig/internal/telemetry"
 )
 
 // Text writes the end-of-run summary: a table per transaction type, the
-// workload's metrics, its own lines and its audit.
+// workload's metrics, its own lines and its audit, and the telemetry's
+// run in one line.
 func Text(w io.Writer, d *result.Document) {
 	if d.Interrupted {
 		fmt.Fprintf(w, "Interrupted: the figures cover the %.1f s measured before the stop.\n", d.WindowSeconds)
@@ -42,6 +44,11 @@ func Text(w io.Writer, d *result.Document) {
 				fmt.Fprintf(w, "  %s", a.Reason)
 			}
 			fmt.Fprintln(w)
+		}
+	}
+	if d.Telemetry != nil {
+		if s := telemetry.Summarize(d.Telemetry); s.DB != nil {
+			oneLine(d, s).text(w)
 		}
 	}
 }

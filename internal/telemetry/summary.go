@@ -360,6 +360,36 @@ func rate(key string) func(Summary) (float64, bool) {
 	}
 }
 
+// Cores is how many CPUs the host has and how many of them, on average,
+// the server's processes kept busy (0 where they are not known).
+func (s Summary) Cores() (host, serverBusy float64) {
+	if s.Host == nil {
+		return 0, 0
+	}
+	host = float64(len(s.Host.PerCPU))
+	if s.Host.Server != nil {
+		serverBusy = *s.Host.Server * host / 100
+	}
+	return host, serverBusy
+}
+
+// perCore is a database counter's rate divided by the host's CPUs, as the
+// SLOB method states IOPS, or by the CPUs the server kept busy.
+func perCore(key string, busy bool) func(Summary) (float64, bool) {
+	return func(s Summary) (float64, bool) {
+		v, ok := rate(key)(s)
+		host, server := s.Cores()
+		cores := host
+		if busy {
+			cores = server
+		}
+		if !ok || cores <= 0 {
+			return 0, false
+		}
+		return v / cores, true
+	}
+}
+
 // Explains are the figures a sweep keeps per point, in order.
 var Explains = []Explain{
 	{"cpu_busy_pct", "CPU busy", "%", true, func(s Summary) (float64, bool) {
@@ -388,6 +418,9 @@ var Explains = []Explain{
 		return *s.DB.HitPct, true
 	}},
 	{"logical_reads_per_s", "logical reads/s", "", false, rate(LogicalReads)},
+	{"physical_reads_per_core", "cache misses/s per core", "", false, perCore(PhysicalReads, false)},
+	{"physical_reads_per_server_core", "cache misses/s per busy server core", "", false, perCore(PhysicalReads, true)},
+	{"logical_reads_per_core", "logical reads/s per core", "", false, perCore(LogicalReads, false)},
 	{"block_writes_per_s", "block writes/s", "", false, rate(BlockWrites)},
 	{"wal_bytes_per_s", "WAL", "bytes/s", false, rate(WALBytes)},
 	{"commits_per_s", "commits/s", "", false, rate(Commits)},
