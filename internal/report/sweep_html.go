@@ -129,8 +129,12 @@ func sweepPage(d *Doc) *page {
 	}
 	p.Stats = sweepStats(s)
 
-	if len(s.Notes) > 0 {
-		p.Blocks = append(p.Blocks, block{Heading: "Notes", Notes: s.Notes})
+	notes := s.Notes
+	if n, ok := sweetSpot(s); ok {
+		notes = append(slices.Clone(notes), n)
+	}
+	if len(notes) > 0 {
+		p.Blocks = append(p.Blocks, block{Heading: "Notes", Notes: notes})
 	}
 	p.Blocks = append(p.Blocks, sweepConfig(d))
 
@@ -146,7 +150,7 @@ func sweepPage(d *Doc) *page {
 		b := block{Heading: "Why: the host and the database at each point", Table: t}
 		if c, ok := whyChart(p, s); ok {
 			b.Charts = []chartRef{c}
-			b.ChartCaption = "Per point, the reads the database's cache missed and the reads that reached the data disk, per second (bars), with the disk's mean read latency and the cache's hit ratio (lines). Where the device reads fall while the misses stay, the OS page cache served them."
+			b.ChartCaption = "Per point, the reads the database's cache missed (in all, and per CPU core of the host) and the reads that reached the data disk, per second (bars), with the disk's mean read latency and the cache's hit ratio (lines). Where the device reads fall while the misses stay, the OS page cache served them."
 		}
 		p.Blocks = append(p.Blocks, b)
 	}
@@ -157,7 +161,7 @@ func sweepPage(d *Doc) *page {
 func whyChart(p *page, s *result.Sweep) (chartRef, bool) {
 	var labels []string
 	series := map[string][]any{}
-	keys := []string{"physical_reads_per_s", "read_iops", "read_await_ms", "hit_pct"}
+	keys := []string{"physical_reads_per_s", "read_iops", "read_await_ms", "hit_pct", "physical_reads_per_core"}
 	found := false
 	// The hit ratio's axis starts a point below its lowest value: 95% and
 	// 99.9% are far apart in misses, and would look alike from zero.
@@ -190,6 +194,7 @@ func whyChart(p *page, s *result.Sweep) (chartRef, bool) {
 		"type": "bar",
 		"data": obj{"labels": labels, "datasets": []obj{
 			bar("cache misses/s", 0, series["physical_reads_per_s"]), bar("disk reads/s", 4, series["read_iops"]),
+			bar("cache misses/s per CPU core", 3, series["physical_reads_per_core"]),
 			line("read latency ms", 1, series["read_await_ms"], "ms"), line("cache hit %", 2, series["hit_pct"], "pct"),
 		}},
 		"options": obj{
