@@ -25,6 +25,7 @@ var minMajor = map[string]int{
 	"io_workers":         18,
 	"io_combine_limit":   17,
 	"io_max_concurrency": 18,
+	"debug_io_direct":    16,
 }
 
 // Preflight checks, before anything is built or run, that the server and
