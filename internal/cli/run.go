@@ -13,6 +13,7 @@ import (
 	"github.com/dbrig/dbrig/internal/target"
 	"github.com/dbrig/dbrig/internal/workload"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 type runFlags struct {
@@ -43,7 +44,23 @@ func newRun() *cobra.Command {
 		fs.StringVar(&f.resultsDir, "results-dir", "dbrig-results", "where result documents go when --json is not given")
 		addMetricsFlag(fs, &f.metricsAddr)
 		w.RunFlags(fs)
+		sessionsAlias(fs)
 		return c
+	})
+}
+
+// sessionsAlias lets --sessions name --vus, as the SLOB method and the
+// CPU study call them, where the workload has no --sessions of its own:
+// each virtual user is one database session.
+func sessionsAlias(fs *pflag.FlagSet) {
+	if fs.Lookup("sessions") != nil || fs.Lookup("vus") == nil {
+		return
+	}
+	fs.SetNormalizeFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
+		if name == "sessions" {
+			name = "vus"
+		}
+		return pflag.NormalizedName(name)
 	})
 }
 

@@ -33,7 +33,7 @@ var Params = []Param{
 		field: func(o *Options) any { return &o.Rampup }},
 	{Name: "duration", Default: "60s", Usage: "measured window", Timed: true,
 		field: func(o *Options) any { return &o.Duration }},
-	{Name: "vus", Default: "4", Usage: "virtual users, each with its own connection", Timed: true,
+	{Name: "vus", Default: "4", Usage: "virtual users, each with its own connection (--sessions is another name for it)", Timed: true,
 		field: func(o *Options) any { return &o.VUs }},
 	{Name: "client_cpus", Default: "0", Usage: "CPUs the client may use at once (default: one per 8 VUs, at most all; GOMAXPROCS in the environment wins)",
 		field: func(o *Options) any { return &o.ClientCPUs }},
