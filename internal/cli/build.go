@@ -66,6 +66,9 @@ func build(ctx context.Context, name string, b workload.Builder, t target.Target
 	}
 	fmt.Fprintf(stdout, "Built %s: %d rows, %.0f MB in %.1f s (%.0f rows/s)\n",
 		name, sum.Rows, float64(sum.Bytes)/1e6, sum.Seconds, float64(sum.Rows)/sum.Seconds)
+	for _, n := range sum.Notes {
+		fmt.Fprintln(stdout, n)
+	}
 	return nil
 }
 

@@ -117,6 +117,8 @@ type BuildSummary struct {
 	Rows    int64
 	Bytes   int64
 	Seconds float64
+	// Notes are lines for people: what the build verified, say.
+	Notes []string
 }
 
 // Run is an opened workload, ready for the driver.

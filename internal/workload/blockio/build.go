@@ -155,7 +155,7 @@ func (w *blockio) build(ctx context.Context, t target.Target, s target.Session, 
 			first = p
 		}
 	}
-	progress(rows, rows, fmt.Sprintf("verified: one row per %d-byte block in each of %d tables", blockSize, w.schemas))
+	sum.Notes = append(sum.Notes, fmt.Sprintf("Verified one row per %d-byte block in every table: %s.", blockSize, first))
 	if _, err := s.Exec(ctx, q.Get("meta_write"), layout, scale, w.schemas, int64(w.seed), blockSize, first.blocks, first.indexPages); err != nil {
 		return sum, fmt.Errorf("record build: %w", err)
 	}
