@@ -141,10 +141,14 @@ func (s *Scratch) Close(keep bool, err error) error {
 }
 
 // Dbrig returns the dbrig binary to measure: explicit, made absolute, or
-// else one built from repo into the temp dir.
+// else one built into the temp dir from the repository (see FindRepo).
 func (s *Scratch) Dbrig(ctx context.Context, explicit, repo string) (string, error) {
 	if explicit != "" {
 		return filepath.Abs(explicit)
+	}
+	repo, err := FindRepo(repo)
+	if err != nil {
+		return "", err
 	}
 	dbrig := filepath.Join(s.Dir, "dbrig")
 	fmt.Println("Building dbrig ...")
