@@ -146,9 +146,11 @@ type Run struct {
 	Client string `json:"client"`
 	Mode   string `json:"mode"`
 	// WallSeconds and CPUSeconds cover the whole process: connecting,
-	// the run and the report.
+	// the run and the report. UserSeconds is CPUSeconds' share outside
+	// the kernel, which sends and receives for both clients alike.
 	WallSeconds float64 `json:"wall_seconds"`
 	CPUSeconds  float64 `json:"client_cpu_seconds"`
+	UserSeconds float64 `json:"client_user_seconds"`
 	// Ops are the range reads the client counted.
 	Ops    int64 `json:"ops"`
 	Errors int64 `json:"errors"`
@@ -165,6 +167,16 @@ type Run struct {
 func (r Run) usPerKiloReads() float64 { return r.CPUSeconds * 1e9 / float64(r.LogicalReads) }
 
 func (r Run) blocksPerOp() float64 { return float64(r.LogicalReads) / float64(r.Ops) }
+
+// timed runs the client's process, keeping its times.
+func (r *Run) timed(ctx context.Context, cmd *exec.Cmd) error {
+	wall, cpu, err := harness.Timed(ctx, cmd)
+	if err != nil {
+		return err
+	}
+	r.WallSeconds, r.CPUSeconds, r.UserSeconds = wall.Seconds(), cpu.Seconds(), cmd.ProcessState.UserTime().Seconds()
+	return nil
+}
 
 func main() {
 	var o options
@@ -326,8 +338,8 @@ func run(ctx context.Context, o options) (err error) {
 				if err := measure(ctx, ctl, do, &r); err != nil {
 					return err
 				}
-				fmt.Printf("Client: %.2f CPU s over %.1f s wall; %s ops, %s logical reads (%.1f a range read): %.1f µs of client CPU per 1,000\n",
-					r.CPUSeconds, r.WallSeconds, human.Thousands(float64(r.Ops)), human.Thousands(float64(r.LogicalReads)), r.blocksPerOp(), r.usPerKiloReads())
+				fmt.Printf("Client: %.2f CPU s (%.2f user) over %.1f s wall; %s ops, %s logical reads (%.1f a range read): %.1f µs of client CPU per 1,000\n",
+					r.CPUSeconds, r.UserSeconds, r.WallSeconds, human.Thousands(float64(r.Ops)), human.Thousands(float64(r.LogicalReads)), r.blocksPerOp(), r.usPerKiloReads())
 				fig.Runs = append(fig.Runs, r)
 			}
 		}
@@ -382,11 +394,9 @@ func runDbrig(ctx context.Context, dbrig, url, jsonPath, mode string, o options,
 	if o.noTelemetry {
 		args = append(args, "--no-telemetry")
 	}
-	wall, cpu, err := harness.Timed(ctx, harness.Command(ctx, dbrig, args...))
-	if err != nil {
+	if err := r.timed(ctx, harness.Command(ctx, dbrig, args...)); err != nil {
 		return err
 	}
-	r.WallSeconds, r.CPUSeconds = wall.Seconds(), cpu.Seconds()
 	doc, err := result.Read(jsonPath)
 	if err != nil {
 		return err
@@ -419,11 +429,9 @@ func runPgbench(ctx context.Context, pgbench, url, script, pgOptions string, blo
 	cmd.Env = append(os.Environ(), "PGOPTIONS="+strings.TrimSpace(os.Getenv("PGOPTIONS")+" "+pgOptions))
 	var out bytes.Buffer
 	cmd.Stdout = io.MultiWriter(os.Stdout, &out)
-	wall, cpu, err := harness.Timed(ctx, cmd)
-	if err != nil {
+	if err := r.timed(ctx, cmd); err != nil {
 		return err
 	}
-	r.WallSeconds, r.CPUSeconds = wall.Seconds(), cpu.Seconds()
 	var ok bool
 	if r.Ops, ok = pgbenchCount(out.Bytes(), "transactions actually processed"); !ok {
 		return errors.New("pgbench printed no number of transactions processed")
@@ -512,23 +520,24 @@ func printTable(w io.Writer, f *Figures) {
 	for i := range pairs {
 		fmt.Fprintf(tw, "\tpair %d", i+1)
 	}
-	fmt.Fprintln(tw, "\tmean\t/ pgbench, each pair\t/ pgbench\tblocks/op\tops/s\tcache misses")
+	fmt.Fprintln(tw, "\tmean\tuser\t/ pgbench, each pair\t/ pgbench\tblocks/op\tops/s\tcache misses")
 	for _, mode := range modes {
 		floor := byKey[key{clientPgbench, mode}]
 		for _, client := range []string{clientDbrig, clientPgbench} {
 			runs := byKey[key{client, mode}]
-			var sum, blocks, ops float64
+			var sum, cpu, user, blocks, ops float64
 			var misses int64
 			fmt.Fprintf(tw, "%s\t%s", client, mode)
 			for _, r := range runs {
 				fmt.Fprintf(tw, "\t%.1f", r.usPerKiloReads())
 				sum += r.usPerKiloReads()
+				cpu, user = cpu+r.CPUSeconds, user+r.UserSeconds
 				blocks += r.blocksPerOp()
 				ops += float64(r.Ops) / float64(f.Seconds)
 				misses += r.CacheMisses
 			}
 			n := float64(len(runs))
-			fmt.Fprintf(tw, "\t%.1f\t%s\t%.1f\t%s\t%d\n", sum/n, ratios(runs, floor), blocks/n, human.Thousands(ops/n), misses)
+			fmt.Fprintf(tw, "\t%.1f\t%.0f%%\t%s\t%.1f\t%s\t%d\n", sum/n, 100*user/cpu, ratios(runs, floor), blocks/n, human.Thousands(ops/n), misses)
 		}
 	}
 	tw.Flush()
@@ -536,8 +545,8 @@ func printTable(w io.Writer, f *Figures) {
 	if !f.DbrigTelemetry {
 		telemetry = "without telemetry"
 	}
-	fmt.Fprintf(w, "Client CPU: each process's user+system time, start to exit; logical reads: the database's blks_hit+blks_read over the same span.\n")
-	fmt.Fprintf(w, "dbrig %s, no ramp-up; pgbench -M prepared -j %d. Table: %d blocks, %s, shared_buffers=%s. %d CPUs, load average %s before and %s after.\n",
+	fmt.Fprintf(w, "Client CPU: each process's user+system time, start to exit (user: the share outside the kernel); logical reads: the database's blks_hit+blks_read over the same span.\n")
+	fmt.Fprintf(w, "dbrig %s, no ramp-up; pgbench -M prepared -j %d. Table: %d blocks, %s, shared_buffers=%s. %d CPUs, load average %s before and %s after (the runs' own processes count in it).\n",
 		telemetry, f.PgbenchJobs, f.Blocks, human.FormatSize(f.TableBytes), f.Settings["shared_buffers"], f.CPUs, f.LoadAverage[0], f.LoadAverage[1])
 }
 
