@@ -21,8 +21,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -32,6 +30,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/dbrig/dbrig/bench/internal/harness"
 	"github.com/dbrig/dbrig/internal/human"
 	"github.com/dbrig/dbrig/internal/result"
 	"github.com/dbrig/dbrig/internal/server/postgres"
@@ -228,45 +227,11 @@ func main() {
 		os.Exit(2)
 	}
 
-	// Ctrl-C reaches dbrig subprocesses too (same process group); the
-	// first one here cancels everything, and the deferred clean-up then
-	// stops the server, which runs in its own session and would outlive us.
-	// Later signals are swallowed so the clean-up is not cut short.
-	// SIGPIPE (output piped to head, say) would otherwise kill us on the
-	// next write and leave the server running; nobody reads on, so it
-	// stops the run like Ctrl-C.
-	ctx, cancel := context.WithCancel(context.Background())
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGPIPE)
-	go func() {
-		first := true
-		for sig := range sigs {
-			if first {
-				fmt.Fprintf(os.Stderr, "\ntprocc: %v: stopping the server and cleaning up\n", sig)
-				cancel()
-				first = false
-			} else {
-				fmt.Fprintln(os.Stderr, "tprocc: still cleaning up; the server must be stopped")
-			}
-		}
-	}()
-
-	err := run(ctx, o)
-	interrupted := ctx.Err() != nil
-	cancel()
-	if err != nil {
-		// Whatever failed after Ctrl-C failed because of it.
-		if interrupted {
-			fmt.Fprintln(os.Stderr, "tprocc: interrupted")
-			os.Exit(130)
-		}
-		fmt.Fprintln(os.Stderr, "tprocc:", err)
-		os.Exit(1)
-	}
+	harness.Main("tprocc", func(ctx context.Context) error { return run(ctx, o) })
 }
 
 func run(ctx context.Context, o options) (err error) {
-	repo, err := findRepo(o.repo)
+	repo, err := harness.FindRepo(o.repo)
 	if err != nil {
 		return err
 	}
@@ -275,40 +240,13 @@ func run(ctx context.Context, o options) (err error) {
 		return fmt.Errorf("reading the schema: %w", err)
 	}
 
-	tmp, err := os.MkdirTemp(o.baseDir, "dbrig-bench-")
+	scratch, err := harness.NewScratch("tprocc", o.baseDir)
 	if err != nil {
 		return err
 	}
-	srv := &postgres.Server{Dir: filepath.Join(tmp, "pg"), BinDir: o.pgBin}
-	defer func() {
-		// A context of its own: the run's may be what was cancelled.
-		cctx, ccancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer ccancel()
-		stopErr := srv.Stop(cctx)
-		switch {
-		case stopErr != nil:
-			// Its log says why; removing it would hide that.
-			fmt.Fprintf(os.Stderr, "tprocc: %v (kept %s)\n", stopErr, tmp)
-			if err == nil {
-				err = stopErr
-			}
-		case o.keep:
-			fmt.Fprintf(os.Stderr, "Kept %s (server stopped)\n", tmp)
-		default:
-			os.RemoveAll(tmp)
-		}
-	}()
-
-	dbrig := o.dbrig
-	if dbrig == "" {
-		dbrig = filepath.Join(tmp, "dbrig")
-		fmt.Println("Building dbrig ...")
-		cmd := exec.CommandContext(ctx, "go", "build", "-o", dbrig, "./cmd/dbrig")
-		cmd.Dir, cmd.Stdout, cmd.Stderr = repo, os.Stderr, os.Stderr
-		if err := cmd.Run(); err != nil {
-			return fmt.Errorf("go build ./cmd/dbrig: %w", err)
-		}
-	} else if dbrig, err = filepath.Abs(dbrig); err != nil {
+	defer func() { err = scratch.Close(o.keep, err) }()
+	dbrig, err := scratch.Dbrig(ctx, o.dbrig, repo)
+	if err != nil {
 		return err
 	}
 
@@ -316,10 +254,8 @@ func run(ctx context.Context, o options) (err error) {
 		Loaders: o.loaders, CPUs: runtime.NumCPU()}
 
 	// 1. The server.
-	if err := srv.Init(ctx); err != nil {
-		return err
-	}
-	if err := srv.Start(ctx, tuning); err != nil {
+	srv, err := scratch.StartServer(ctx, o.pgBin, tuning)
+	if err != nil {
 		return err
 	}
 	version, err := srv.BinVersion(ctx)
@@ -348,12 +284,12 @@ func run(ctx context.Context, o options) (err error) {
 		return err
 	}
 	benchURL := urlFor("bench")
-	if err := checkpoint(ctx, benchURL); err != nil {
+	if err := harness.Checkpoint(ctx, benchURL); err != nil {
 		return err
 	}
 	fmt.Printf("\n== Build: %d warehouses, %d loaders\n", o.warehouses, o.loaders)
-	wall, _, err := runDbrig(ctx, dbrig, "build", "tproc-c", "--target", benchURL,
-		"--warehouses", strconv.Itoa(o.warehouses), "--loaders", strconv.Itoa(o.loaders))
+	wall, _, err := harness.Timed(ctx, harness.Command(ctx, dbrig, "build", "tproc-c", "--target", benchURL,
+		"--warehouses", strconv.Itoa(o.warehouses), "--loaders", strconv.Itoa(o.loaders)))
 	if err != nil {
 		return err
 	}
@@ -363,7 +299,7 @@ func run(ctx context.Context, o options) (err error) {
 	// 3. The raw COPY reference.
 	if !o.skipRaw {
 		fmt.Printf("\n== Raw COPY reference: binary COPY from server-side files, keys and ANALYZE, %d connections\n", o.loaders)
-		raw, err := rawCopy(ctx, srv, urlFor, schema, filepath.Join(tmp, "copy"), o)
+		raw, err := rawCopy(ctx, srv, urlFor, schema, filepath.Join(scratch.Dir, "copy"), o)
 		if err != nil {
 			return fmt.Errorf("raw COPY reference: %w", err)
 		}
@@ -390,7 +326,7 @@ func run(ctx context.Context, o options) (err error) {
 			plans = append(plans, plan{o.vusHigh, "procs"})
 		}
 		for i, p := range plans {
-			r, err := runOnce(ctx, dbrig, benchURL, filepath.Join(tmp, fmt.Sprintf("run-%d.json", i+1)), p.vus, p.mode, true, o)
+			r, err := runOnce(ctx, dbrig, benchURL, filepath.Join(scratch.Dir, fmt.Sprintf("run-%d.json", i+1)), p.vus, p.mode, true, o)
 			if err != nil {
 				return err
 			}
@@ -400,7 +336,7 @@ func run(ctx context.Context, o options) (err error) {
 		// falls on both alike.
 		for pair := 1; pair <= o.telemetryPairs; pair++ {
 			for _, on := range []bool{false, true} {
-				r, err := runOnce(ctx, dbrig, benchURL, filepath.Join(tmp, fmt.Sprintf("ab-%d-%t.json", pair, on)), o.vus, "procs", on, o)
+				r, err := runOnce(ctx, dbrig, benchURL, filepath.Join(scratch.Dir, fmt.Sprintf("ab-%d-%t.json", pair, on)), o.vus, "procs", on, o)
 				if err != nil {
 					return err
 				}
@@ -426,45 +362,13 @@ func run(ctx context.Context, o options) (err error) {
 	return nil
 }
 
-// findRepo returns explicit, or the nearest directory at or above the
-// working directory whose go.mod is dbrig's.
-func findRepo(explicit string) (string, error) {
-	if explicit != "" {
-		return filepath.Abs(explicit)
-	}
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
-		if err == nil && strings.Contains(string(b), "module github.com/dbrig/dbrig\n") {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("not inside the dbrig repository: run from it, or pass --repo")
-		}
-		dir = parent
-	}
-}
-
 // checkServer reads the shown settings as the server reports them, and
 // refuses to go on if any durability setting is off: figures bought that
 // way would not compare with anything.
 func checkServer(ctx context.Context, url string) (map[string]string, error) {
-	conn, err := pgx.Connect(ctx, url)
+	got, err := harness.ReadSettings(ctx, url, shownSettings)
 	if err != nil {
 		return nil, err
-	}
-	defer conn.Close(context.WithoutCancel(ctx))
-	got := map[string]string{}
-	for _, name := range shownSettings {
-		var v string
-		if err := conn.QueryRow(ctx, "SELECT current_setting($1)", name).Scan(&v); err != nil {
-			return nil, fmt.Errorf("reading %s: %w", name, err)
-		}
-		got[name] = v
 	}
 	for name, want := range durable {
 		if got[name] != want {
@@ -478,44 +382,9 @@ func checkServer(ctx context.Context, url string) (map[string]string, error) {
 	return got, nil
 }
 
-// checkpoint is run before each timed phase so that no phase pays for
-// the dirty pages of the one before (with checkpoint_timeout=30min and
-// max_wal_size=8GB, the next checkpoint would otherwise land wherever
-// the WAL of earlier phases happened to push it). It is not timed.
-func checkpoint(ctx context.Context, url string) error {
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		return err
-	}
-	defer conn.Close(context.WithoutCancel(ctx))
-	_, err = conn.Exec(ctx, "CHECKPOINT")
-	return err
-}
-
-// runDbrig runs one dbrig command with its output on ours, returning its
-// wall-clock time and its CPU time (user + system). Cancelling ctx sends
-// it SIGTERM, which dbrig handles by stopping cleanly (or at once, if
-// Ctrl-C already reached it).
-func runDbrig(ctx context.Context, dbrig string, args ...string) (wall, cpu time.Duration, err error) {
-	cmd := exec.CommandContext(ctx, dbrig, args...)
-	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
-	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
-	cmd.WaitDelay = 15 * time.Second
-	began := time.Now()
-	err = cmd.Run()
-	wall = time.Since(began)
-	if ctx.Err() != nil {
-		return wall, 0, ctx.Err()
-	}
-	if err != nil {
-		return wall, 0, fmt.Errorf("dbrig %s %s: %w", args[0], args[1], err)
-	}
-	return wall, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), nil
-}
-
 func runOnce(ctx context.Context, dbrig, url, jsonPath string, vus int, mode string, telemetry bool, o options) (RunFigures, error) {
 	r := RunFigures{VUs: vus, Mode: mode, Rampup: o.rampup.String(), Duration: o.duration.String(), Telemetry: telemetry}
-	if err := checkpoint(ctx, url); err != nil {
+	if err := harness.Checkpoint(ctx, url); err != nil {
 		return r, err
 	}
 	args := []string{"run", "tproc-c", "--target", url,
@@ -526,7 +395,7 @@ func runOnce(ctx context.Context, dbrig, url, jsonPath string, vus int, mode str
 		args, with = append(args, "--no-telemetry"), "without telemetry"
 	}
 	fmt.Printf("\n== Run: %d VUs, --mode %s, %s ramp-up, %s measured, %s\n", vus, mode, o.rampup, o.duration, with)
-	wall, cpu, err := runDbrig(ctx, dbrig, args...)
+	wall, cpu, err := harness.Timed(ctx, harness.Command(ctx, dbrig, args...))
 	if err != nil {
 		return r, err
 	}
@@ -631,7 +500,7 @@ func rawCopy(ctx context.Context, srv *postgres.Server, urlFor func(string) stri
 	if err := parallelExec(ctx, rawURL, 1, schema.Statements("tables")); err != nil {
 		return nil, fmt.Errorf("create tables: %w", err)
 	}
-	if err := checkpoint(ctx, rawURL); err != nil {
+	if err := harness.Checkpoint(ctx, rawURL); err != nil {
 		return nil, err
 	}
 

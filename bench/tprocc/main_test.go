@@ -6,6 +6,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/dbrig/dbrig/bench/internal/harness"
 	pgtarget "github.com/dbrig/dbrig/internal/target/postgres"
 	"github.com/dbrig/dbrig/internal/workload"
 )
@@ -15,7 +16,7 @@ import (
 // and finds every block it runs, so a move of the SQL cannot break it
 // unseen until the next benchmark.
 func TestSchemaBlocks(t *testing.T) {
-	repo, err := findRepo("")
+	repo, err := harness.FindRepo("")
 	if err != nil {
 		t.Fatal(err)
 	}
