@@ -57,6 +57,12 @@ func TestBrowserReport(t *testing.T) {
 		// A run with telemetry (PostgreSQL 15 in a 320MB cgroup): throughput,
 		// latency, sessions by wait class, host CPU and the data disk.
 		{"telemetry-run", func(path string) error { return writeReport(path, "testdata/telemetry-run.json") }, 5},
+		// A block-io run: the same charts, and the run in one line.
+		{"blockio-run", func(path string) error { return writeReport(path, "testdata/blockio-run.json") }, 5},
+		// The block-io sessions sweep: physical reads, logical reads and
+		// operations against sessions, the change over one session, and
+		// why, with the sweet spot marked.
+		{"blockio-sweep", func(path string) error { return writeReport(path, "testdata/blockio-sweep/sweep.json") }, 5},
 		// A confined buffer-cache sweep: NOPM and TPM against shared_buffers,
 		// the change over the baseline, and why (misses, disk reads, hits).
 		{"confined-sweep", func(path string) error { return writeReport(path, "testdata/confined-sweep/sweep.json") }, 5},

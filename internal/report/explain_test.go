@@ -52,6 +52,42 @@ func TestExplainSections(t *testing.T) {
 	}
 }
 
+// TestOneLine: the SLOB-like line of a block-io run (PostgreSQL 15, 4
+// sessions over a 256MB table and a 128MB buffer cache) carries the
+// figures its recording gives, per second and per CPU core, in the HTML,
+// the text report and the end of the run.
+func TestOneLine(t *testing.T) {
+	const in = "testdata/blockio-run.json"
+	d, err := Load(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := telemetry.Summarize(d.Run.Telemetry)
+	if s.DB == nil || s.Host == nil || s.Host.Data == nil || s.Host.Server == nil {
+		t.Fatalf("the fixture's summary lacks a side: %+v", s)
+	}
+	host, busy := s.Cores()
+	misses := s.DB.Rates[telemetry.PhysicalReads]
+	want := []string{
+		"In one line", "PREADS/s", fmtCount(misses), fmtCount(s.DB.Rates[telemetry.LogicalReads]),
+		fmt.Sprintf("%.2f", busy), fmt.Sprintf("%.2f", s.Host.Data.ReadAwaitMs),
+		fmt.Sprintf("Per CPU core of the host (%.0f): %s cache misses/s", host, fmtCount(misses/host)),
+		fmt.Sprintf("per CPU the server kept busy (%.2f): %s cache misses/s", busy, fmtCount(misses/busy)),
+		"the OS page cache served the rest",
+	}
+	page := render(t, in)
+	var text, end bytes.Buffer
+	PlainText(&text, d)
+	Text(&end, d.Run)
+	for _, w := range want {
+		for name, out := range map[string]string{"the HTML report": page, "report --text": text.String(), "the end of the run": end.String()} {
+			if !strings.Contains(out, w) {
+				t.Errorf("%s lacks %q", name, w)
+			}
+		}
+	}
+}
+
 // TestExplainNotes: the traps a reader must know of come first.
 func TestExplainNotes(t *testing.T) {
 	d, err := Load("testdata/telemetry-run.json")

@@ -130,7 +130,7 @@ func sweepPage(d *Doc) *page {
 	p.Stats = sweepStats(s)
 
 	notes := s.Notes
-	if n, ok := sweetSpot(s); ok {
+	if n, _, ok := sweetSpot(s); ok {
 		notes = append(slices.Clone(notes), n)
 	}
 	if len(notes) > 0 {
@@ -166,8 +166,13 @@ func whyChart(p *page, s *result.Sweep) (chartRef, bool) {
 	// The hit ratio's axis starts a point below its lowest value: 95% and
 	// 99.9% are far apart in misses, and would look alike from zero.
 	hitMin := 100.0
-	for _, pt := range s.Points {
-		labels = append(labels, paramsLabel(s.Varied, pt.Params))
+	_, spot, hasSpot := sweetSpot(s)
+	for i, pt := range s.Points {
+		label := paramsLabel(s.Varied, pt.Params)
+		if hasSpot && i == spot {
+			label += " (sweet spot)"
+		}
+		labels = append(labels, label)
 		for _, k := range keys {
 			if xs := pt.Telemetry[k]; len(xs) > 0 {
 				series[k] = append(series[k], result.Mean(xs))

@@ -17,26 +17,27 @@ const kneeGain = 0.05
 // sweetSpot finds, in a sweep of one numeric parameter (sessions, say),
 // the point with the most throughput before latency climbs: the last
 // point up to which each step still added kneeGain or more to the primary
-// metric. It says so in a sentence, or returns false where the sweep has
-// no such shape.
-func sweetSpot(s *result.Sweep) (string, bool) {
+// metric. It says so in a sentence, with the index of that point in
+// s.Points, or returns false where the sweep has no such shape.
+func sweetSpot(s *result.Sweep) (note string, point int, ok bool) {
 	m := s.Primary()
 	if len(s.Varied) != 1 || len(s.Points) < 3 || !m.HigherIsBetter {
-		return "", false
+		return "", 0, false
 	}
 	key := s.Varied[0]
 	type pt struct {
 		x, mean, p95 float64
 		label        string
+		index        int
 	}
 	var pts []pt
-	for _, p := range s.Points {
+	for i, p := range s.Points {
 		x, err := strconv.ParseFloat(p.Params[key], 64)
 		st := p.Stats[m.Key]
 		if err != nil || st == nil || len(p.P95) == 0 {
-			return "", false
+			return "", 0, false
 		}
-		pts = append(pts, pt{x, st.Mean, result.Mean(p.P95), p.Params[key]})
+		pts = append(pts, pt{x, st.Mean, result.Mean(p.P95), p.Params[key], i})
 	}
 	slices.SortFunc(pts, func(a, b pt) int { return cmp.Compare(a.x, b.x) })
 	best := 0
@@ -52,5 +53,5 @@ func sweetSpot(s *result.Sweep) (string, bool) {
 	} else {
 		n += fmt.Sprintf(" Each step up to it still gained %.0f%% or more: the spot may lie beyond the points swept.", kneeGain*100)
 	}
-	return n, true
+	return n, b.index, true
 }

@@ -90,9 +90,9 @@ const (
 func (w *blockio) Info() workload.Info {
 	return workload.Info{
 		Metrics: []workload.Metric{
-			{Key: metricPhysical, Label: "physical reads/s", Unit: "blocks the database read in (cache misses)", HigherIsBetter: true},
-			{Key: metricLogical, Label: "logical reads/s", Unit: "blocks read through the cache", HigherIsBetter: true},
-			{Key: metricOps, Label: "operations/s", Unit: "range reads and updates", HigherIsBetter: true},
+			{Key: metricPhysical, Label: "physical reads/s", Unit: "cache misses/s", HigherIsBetter: true},
+			{Key: metricLogical, Label: "logical reads/s", Unit: "blocks/s", HigherIsBetter: true},
+			{Key: metricOps, Label: "operations/s", Unit: "range reads and updates/s", HigherIsBetter: true},
 		},
 		Primary:   metricPhysical,
 		PrimaryTx: txNames[txRead],
