@@ -24,7 +24,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -349,17 +348,7 @@ func run(ctx context.Context, o options) (err error) {
 	// 4. The figures.
 	fmt.Println()
 	printTable(os.Stdout, fig)
-	if o.jsonPath != "" {
-		b, err := json.MarshalIndent(fig, "", "  ")
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(o.jsonPath, append(b, '\n'), 0o644); err != nil {
-			return err
-		}
-		fmt.Printf("\nFigures: %s\n", o.jsonPath)
-	}
-	return nil
+	return harness.WriteFigures(o.jsonPath, fig)
 }
 
 // findPgbench returns explicit, or the pgbench of the server's own

@@ -15,7 +15,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -349,17 +348,7 @@ func run(ctx context.Context, o options) (err error) {
 	// 5. The figures.
 	fmt.Println()
 	printTable(os.Stdout, fig, o)
-	if o.jsonPath != "" {
-		b, err := json.MarshalIndent(fig, "", "  ")
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(o.jsonPath, append(b, '\n'), 0o644); err != nil {
-			return err
-		}
-		fmt.Printf("\nFigures: %s\n", o.jsonPath)
-	}
-	return nil
+	return harness.WriteFigures(o.jsonPath, fig)
 }
 
 // checkServer reads the shown settings as the server reports them, and

@@ -8,6 +8,7 @@ package harness
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -216,4 +217,21 @@ func Timed(ctx context.Context, cmd *exec.Cmd) (wall, cpu time.Duration, err err
 		return wall, 0, fmt.Errorf("%s: %w", strings.Join(words, " "), err)
 	}
 	return wall, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), nil
+}
+
+// WriteFigures writes a benchmark's figures as JSON to path, if one was
+// given, and says where.
+func WriteFigures(path string, figures any) error {
+	if path == "" {
+		return nil
+	}
+	b, err := json.MarshalIndent(figures, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	fmt.Printf("\nFigures: %s\n", path)
+	return nil
 }

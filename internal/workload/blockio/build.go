@@ -2,7 +2,6 @@ package blockio
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -41,7 +40,6 @@ func (w *blockio) Build(ctx context.Context, t target.Target, opt workload.Build
 	case w.loaders < 1:
 		return sum, target.Userf("--loaders must be at least 1, got %d", w.loaders)
 	}
-	began := time.Now()
 	q, err := sqlFor(t, "schema.sql")
 	if err != nil {
 		return sum, err
@@ -52,26 +50,9 @@ func (w *blockio) Build(ctx context.Context, t target.Target, opt workload.Build
 	}
 	defer s.Close()
 	m, err := readMeta(ctx, t, s, q)
-	switch {
-	case errors.Is(err, workload.ErrNoSchema):
-	case !opt.Force && err == nil:
-		return sum, target.Userf("a %s schema of %d tables of %d blocks already exists on %s: use --force to drop and rebuild it, or `dbrig drop %s --target %s`", Name, m.schemas, m.scale, t.URL(), Name, t.URL())
-	case !opt.Force:
-		return sum, err
-	default:
-		if err := w.Drop(ctx, t); err != nil {
-			return sum, err
-		}
-	}
-	if sum, err = w.build(ctx, t, s, q, opt); err != nil {
-		// The context may be what failed; the clean-up must still run.
-		if derr := w.Drop(context.WithoutCancel(ctx), t); derr != nil {
-			err = fmt.Errorf("%w (and dropping the partial schema failed too: %v)", err, derr)
-		}
-		return sum, err
-	}
-	sum.Seconds = time.Since(began).Seconds()
-	return sum, nil
+	fresh := workload.Fresh{Name: Name, Force: opt.Force, Found: err, Drop: w.Drop,
+		Have: fmt.Sprintf("a %s schema of %d tables of %d blocks", Name, m.schemas, m.scale)}
+	return fresh.Build(ctx, t, func() (workload.BuildSummary, error) { return w.build(ctx, t, s, q, opt) })
 }
 
 func (w *blockio) build(ctx context.Context, t target.Target, s target.Session, q workload.SQLFile, opt workload.BuildOptions) (workload.BuildSummary, error) {

@@ -22,8 +22,7 @@ const (
 // vu is one session: its table, its statements, and the range Next chose,
 // kept so that a retried Run repeats it.
 type vu struct {
-	t     target.Target
-	s     target.Session
+	workload.Conn
 	cfg   *runConfig
 	id    int
 	procs bool
@@ -41,7 +40,7 @@ type vu struct {
 
 func newVU(ctx context.Context, t target.Target, cfg *runConfig, id int) (*vu, error) {
 	seed := workload.Mix(cfg.Seed, uint64(id))
-	v := &vu{t: t, cfg: cfg, id: id, procs: cfg.Mode == workload.ModeProcs,
+	v := &vu{Conn: workload.Conn{T: t}, cfg: cfg, id: id, procs: cfg.Mode == workload.ModeProcs,
 		r: workload.NewRand(seed, streamKeys), think: workload.NewRand(seed, streamThink),
 		buf: make([]byte, cfg.Width)}
 	table := tableName(id%cfg.Schemas + 1)
@@ -51,6 +50,9 @@ func newVU(ctx context.Context, t target.Target, cfg *runConfig, id int) (*vu, e
 	}
 	v.read = forTable(cfg.Q.Get(prefix+"read"), table)
 	v.update = forTable(cfg.Q.Get(prefix+"update_"+cfg.Redo), table)
+	if _, ok := cfg.Q["session"]; ok {
+		v.Setup = cfg.Q.Statements("session")
+	}
 	if err := v.Reconnect(ctx); err != nil {
 		return nil, err
 	}
@@ -85,13 +87,13 @@ func (v *vu) Run(ctx context.Context, tx int, t driver.Tally) error {
 	var err error
 	switch {
 	case tx == txRead:
-		err = v.s.QueryRow(ctx, v.read, v.lo, v.hi).Scan(&rows)
+		err = v.S.QueryRow(ctx, v.read, v.lo, v.hi).Scan(&rows)
 	case v.procs:
 		v.updates++
-		err = v.s.QueryRow(ctx, v.update, v.lo, v.hi, serial(v.buf, v.id, v.updates)).Scan(&rows)
+		err = v.S.QueryRow(ctx, v.update, v.lo, v.hi, serial(v.buf, v.id, v.updates)).Scan(&rows)
 	default:
 		v.updates++
-		rows, err = v.s.Exec(ctx, v.update, v.lo, v.hi, serial(v.buf, v.id, v.updates))
+		rows, err = v.S.Exec(ctx, v.update, v.lo, v.hi, serial(v.buf, v.id, v.updates))
 	}
 	if err != nil {
 		return err
@@ -121,32 +123,4 @@ func (v *vu) Pacing(int) (before, after time.Duration) {
 		return 0, 0
 	}
 	return 0, c.ThinkMin + time.Duration(v.think.Float64()*float64(c.ThinkMax-c.ThinkMin))
-}
-
-// Reconnect opens a new session and sets it up as the method needs.
-func (v *vu) Reconnect(ctx context.Context) error {
-	v.Close()
-	s, err := v.t.Session(ctx)
-	if err != nil {
-		return err
-	}
-	if _, ok := v.cfg.Q["session"]; ok {
-		for _, stmt := range v.cfg.Q.Statements("session") {
-			if _, err := s.Exec(ctx, stmt); err != nil {
-				s.Close()
-				return fmt.Errorf("set up the session: %w", err)
-			}
-		}
-	}
-	v.s = s
-	return nil
-}
-
-func (v *vu) Close() error {
-	if v.s == nil {
-		return nil
-	}
-	err := v.s.Close()
-	v.s = nil
-	return err
 }

@@ -243,7 +243,10 @@ func (r *run) NewVU(ctx context.Context, _ int) (driver.VU, error) {
 }
 
 func (r *run) newVU(ctx context.Context) (*vu, error) {
-	v := &vu{r: r}
+	v := &vu{r: r, Conn: workload.Conn{T: r.t}}
+	for _, name := range r.q.Named("setup:" + r.arith) {
+		v.Setup = append(v.Setup, r.q.Get(name))
+	}
 	if err := v.Reconnect(ctx); err != nil {
 		return nil, err
 	}
@@ -267,8 +270,8 @@ func (l loopResult) seconds() float64 {
 
 // vu is one session running loops.
 type vu struct {
+	workload.Conn
 	r     *run
-	s     target.Session
 	loops []loopResult // written by the VU alone; read once the run is over
 }
 
@@ -288,7 +291,7 @@ func (v *vu) once(ctx context.Context) (loopResult, error) {
 	lr := loopResult{db: -1}
 	var got string
 	began := time.Now()
-	err := v.s.QueryRow(ctx, v.r.loop, v.r.opt.loops).Scan(&got, &lr.db)
+	err := v.S.QueryRow(ctx, v.r.loop, v.r.opt.loops).Scan(&got, &lr.db)
 	lr.ended = time.Now()
 	lr.client = lr.ended.Sub(began).Seconds()
 	if err != nil {
@@ -298,32 +301,6 @@ func (v *vu) once(ctx context.Context) (loopResult, error) {
 		return lr, fmt.Errorf("the loop returned %s, not %s: %w", got, v.r.want, driver.ErrAbort)
 	}
 	return lr, nil
-}
-
-// Reconnect opens a session and gives it the loop.
-func (v *vu) Reconnect(ctx context.Context) error {
-	v.Close()
-	s, err := v.r.t.Session(ctx)
-	if err != nil {
-		return err
-	}
-	for _, name := range v.r.q.Named("setup:" + v.r.arith) {
-		if _, err := s.Exec(ctx, v.r.q.Get(name)); err != nil {
-			s.Close()
-			return fmt.Errorf("create the loop: %w", err)
-		}
-	}
-	v.s = s
-	return nil
-}
-
-func (v *vu) Close() error {
-	if v.s == nil {
-		return nil
-	}
-	err := v.s.Close()
-	v.s = nil
-	return err
 }
 
 // Summarize: seconds per loop (median, with min and max in the lines) on

@@ -21,7 +21,7 @@ func (v *vu) genDelivery() {
 // deliverySQL is clause 2.7.4 as statements from the client: the oldest
 // undelivered order of each district, in one database transaction.
 func (v *vu) deliverySQL(ctx context.Context, _ driver.Tally) error {
-	in, q, s := &v.dl, &v.q, v.s
+	in, q, s := &v.dl, &v.q, v.S
 	date := now()
 	if err := v.begin(ctx, true); err != nil {
 		return err
@@ -83,5 +83,5 @@ func (v *vu) takeNewOrder(ctx context.Context, w, d int) (oID int, ok bool, err 
 // deliveryProc is one call of tprocc_delivery.
 func (v *vu) deliveryProc(ctx context.Context, _ driver.Tally) error {
 	in := &v.dl
-	return v.s.QueryRow(ctx, v.q.callDelivery, in.w, in.carrier, now()).Scan(&in.delivered)
+	return v.S.QueryRow(ctx, v.q.callDelivery, in.w, in.carrier, now()).Scan(&in.delivered)
 }

@@ -2,7 +2,6 @@ package tprocc
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -29,7 +28,6 @@ func (w *tprocc) Build(ctx context.Context, t target.Target, opt workload.BuildO
 	if w.loaders < 1 {
 		return sum, target.Userf("--loaders must be at least 1, got %d", w.loaders)
 	}
-	began := time.Now()
 	q, err := sqlFor(t, "schema.sql")
 	if err != nil {
 		return sum, err
@@ -40,26 +38,9 @@ func (w *tprocc) Build(ctx context.Context, t target.Target, opt workload.BuildO
 	}
 	defer s.Close()
 	m, err := readMeta(ctx, t, s, q)
-	switch {
-	case errors.Is(err, workload.ErrNoSchema):
-	case !opt.Force && err == nil:
-		return sum, target.Userf("a %s schema with %d warehouses already exists on %s: use --force to drop and rebuild it, or `dbrig drop %s --target %s`", Name, m.warehouses, t.URL(), Name, t.URL())
-	case !opt.Force:
-		return sum, err
-	default:
-		if err := w.Drop(ctx, t); err != nil {
-			return sum, err
-		}
-	}
-	if sum, err = w.build(ctx, t, s, q, opt); err != nil {
-		// The context may be what failed; the clean-up must still run.
-		if derr := w.Drop(context.WithoutCancel(ctx), t); derr != nil {
-			err = fmt.Errorf("%w (and dropping the partial schema failed too: %v)", err, derr)
-		}
-		return sum, err
-	}
-	sum.Seconds = time.Since(began).Seconds()
-	return sum, nil
+	fresh := workload.Fresh{Name: Name, Force: opt.Force, Found: err, Drop: w.Drop,
+		Have: fmt.Sprintf("a %s schema with %d warehouses", Name, m.warehouses)}
+	return fresh.Build(ctx, t, func() (workload.BuildSummary, error) { return w.build(ctx, t, s, q, opt) })
 }
 
 func (w *tprocc) build(ctx context.Context, t target.Target, s target.Session, q workload.SQLFile, opt workload.BuildOptions) (workload.BuildSummary, error) {

@@ -64,7 +64,7 @@ func (v *vu) genNewOrder() {
 
 // newOrderSQL is clause 2.4.2 as statements from the client.
 func (v *vu) newOrderSQL(ctx context.Context, t driver.Tally) error {
-	in, q, s := &v.no, &v.q, v.s
+	in, q, s := &v.no, &v.q, v.S
 	entry := now()
 	if err := v.begin(ctx, true); err != nil {
 		return err
@@ -132,7 +132,7 @@ func (v *vu) newOrderSQL(ctx context.Context, t driver.Tally) error {
 func (v *vu) newOrderProc(ctx context.Context, t driver.Tally) error {
 	in := &v.no
 	var oID int
-	err := v.s.QueryRow(ctx, v.q.callNewOrder, in.w, in.d, in.c, in.items, in.supplyW, in.qty, now()).Scan(&oID, &in.total)
+	err := v.S.QueryRow(ctx, v.q.callNewOrder, in.w, in.d, in.c, in.items, in.supplyW, in.qty, now()).Scan(&oID, &in.total)
 	switch {
 	case err == nil:
 		t[tNewOrders]++
@@ -140,7 +140,7 @@ func (v *vu) newOrderProc(ctx context.Context, t driver.Tally) error {
 		t[tRemoteLines] += int64(in.remote)
 		return nil
 	// tprocc_neword asks for the intended rollback on the unused item.
-	case v.t.Classify(err) == target.ErrUserRollback:
+	case v.T.Classify(err) == target.ErrUserRollback:
 		t[tNewOrders]++
 		t[tRollbacks]++
 		return driver.ErrRollback

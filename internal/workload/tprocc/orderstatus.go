@@ -27,7 +27,7 @@ func (v *vu) genOrderStatus() {
 // orderStatusSQL is clause 2.6.2 as statements from the client: the
 // customer, their last order and its lines, all only read.
 func (v *vu) orderStatusSQL(ctx context.Context, t driver.Tally) error {
-	in, q, s := &v.os, &v.q, v.s
+	in, q, s := &v.os, &v.q, v.S
 	if err := v.begin(ctx, false); err != nil {
 		return err
 	}
@@ -82,7 +82,7 @@ func (v *vu) tallyOrderStatus(t driver.Tally) {
 func (v *vu) orderStatusProc(ctx context.Context, t driver.Tally) error {
 	in := &v.os
 	d := v.discard(2)
-	if err := v.s.QueryRow(ctx, v.q.callOrderStatus, in.w, in.d, in.c, in.byName, in.last).Scan(d[0], d[1], &in.lines); err != nil {
+	if err := v.S.QueryRow(ctx, v.q.callOrderStatus, in.w, in.d, in.c, in.byName, in.last).Scan(d[0], d[1], &in.lines); err != nil {
 		return err
 	}
 	v.tallyOrderStatus(t)

@@ -32,7 +32,7 @@ func (v *vu) genPayment() {
 
 // paymentSQL is clause 2.5.2 as statements from the client.
 func (v *vu) paymentSQL(ctx context.Context, t driver.Tally) error {
-	in, q, s := &v.pay, &v.q, v.s
+	in, q, s := &v.pay, &v.q, v.S
 	date := now()
 	if err := v.begin(ctx, true); err != nil {
 		return err
@@ -72,7 +72,7 @@ func (v *vu) paymentSQL(ctx context.Context, t driver.Tally) error {
 // order, the one at position ceil(n/2) (clause 2.5.2.2). The query returns
 // cols columns, c_id first; the others are shown, not used.
 func (v *vu) middleCustomer(ctx context.Context, sql string, cols int, w, d int, last string) (int, error) {
-	rows, err := v.s.Query(ctx, sql, w, d, last)
+	rows, err := v.S.Query(ctx, sql, w, d, last)
 	if err != nil {
 		return 0, err
 	}
@@ -115,7 +115,7 @@ func (v *vu) tallyPayment(t driver.Tally) {
 func (v *vu) paymentProc(ctx context.Context, t driver.Tally) error {
 	in := &v.pay
 	d := v.discard(2)
-	err := v.s.QueryRow(ctx, v.q.callPayment, in.w, in.d, in.cw, in.cd, in.c, in.byName, in.last, in.amount, now()).Scan(d[0], d[1])
+	err := v.S.QueryRow(ctx, v.q.callPayment, in.w, in.d, in.cw, in.cd, in.c, in.byName, in.last, in.amount, now()).Scan(d[0], d[1])
 	if err != nil {
 		return err
 	}

@@ -22,7 +22,7 @@ func (v *vu) genStockLevel() {
 
 // stockLevelSQL is clause 2.8.2 as statements from the client.
 func (v *vu) stockLevelSQL(ctx context.Context, _ driver.Tally) error {
-	in, q, s := &v.sl, &v.q, v.s
+	in, q, s := &v.sl, &v.q, v.S
 	if err := v.begin(ctx, false); err != nil {
 		return err
 	}
@@ -39,5 +39,5 @@ func (v *vu) stockLevelSQL(ctx context.Context, _ driver.Tally) error {
 // stockLevelProc is one call of tprocc_slev.
 func (v *vu) stockLevelProc(ctx context.Context, _ driver.Tally) error {
 	in := &v.sl
-	return v.s.QueryRow(ctx, v.q.callStockLevel, in.w, in.d, in.threshold).Scan(&in.low)
+	return v.S.QueryRow(ctx, v.q.callStockLevel, in.w, in.d, in.threshold).Scan(&in.low)
 }

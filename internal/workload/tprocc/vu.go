@@ -43,8 +43,7 @@ const (
 // vu is one virtual user: its own session, its deck, and the inputs of the
 // transaction Next chose, kept so that a retried Run repeats them.
 type vu struct {
-	t     target.Target
-	s     target.Session
+	workload.Conn
 	cfg   *runConfig
 	q     txSQL
 	procs bool
@@ -127,7 +126,7 @@ func newVU(ctx context.Context, t target.Target, cfg *runConfig, id int) (*vu, e
 	}
 	seed := workload.Mix(cfg.Seed, uint64(id))
 	v := &vu{
-		t: t, s: s, cfg: cfg,
+		Conn: workload.Conn{T: t, S: s}, cfg: cfg,
 		q:     loadTxSQL(cfg.Q, cfg.Mode == workload.ModeProcs),
 		procs: cfg.Mode == workload.ModeProcs,
 		r:     workload.NewRand(seed, streamInputs),
@@ -182,28 +181,6 @@ func (v *vu) Pacing(tx int) (keying, think time.Duration) {
 	return keyingTime[tx], time.Duration(v.pace.Exp(thinkMean[tx]) * float64(time.Second))
 }
 
-func (v *vu) Reconnect(ctx context.Context) error {
-	if v.s != nil {
-		v.s.Close()
-		v.s = nil
-	}
-	s, err := v.t.Session(ctx)
-	if err != nil {
-		return err
-	}
-	v.s = s
-	return nil
-}
-
-func (v *vu) Close() error {
-	if v.s == nil {
-		return nil
-	}
-	err := v.s.Close()
-	v.s = nil
-	return err
-}
-
 // warehouse is the warehouse of the next transaction: the home warehouse,
 // or with AllWarehouses any of them.
 func (v *vu) warehouse() int {
@@ -238,14 +215,14 @@ func (v *vu) begin(ctx context.Context, write bool) error {
 	if write {
 		q = v.q.beginWrite
 	}
-	_, err := v.s.Exec(ctx, q)
+	_, err := v.S.Exec(ctx, q)
 	return err
 }
 
 // commit ends the transaction, rolling it back if the commit fails: SQLite
 // leaves a transaction open after a busy COMMIT.
 func (v *vu) commit(ctx context.Context) error {
-	if _, err := v.s.Exec(ctx, v.q.commit); err != nil {
+	if _, err := v.S.Exec(ctx, v.q.commit); err != nil {
 		return v.abort(ctx, err)
 	}
 	return nil
@@ -265,7 +242,7 @@ func (v *vu) rollback(ctx context.Context) error {
 		ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), rollbackTimeout)
 		defer cancel()
 	}
-	_, err := v.s.Exec(ctx, v.q.rollback)
+	_, err := v.S.Exec(ctx, v.q.rollback)
 	return err
 }
 
@@ -275,7 +252,7 @@ func (v *vu) discard(n int) []any { return v.sinkDest[:n] }
 // first runs a query whose result may be empty and scans its first row
 // into dest.
 func (v *vu) first(ctx context.Context, dest []any, sql string, args ...any) (found bool, err error) {
-	rows, err := v.s.Query(ctx, sql, args...)
+	rows, err := v.S.Query(ctx, sql, args...)
 	if err != nil {
 		return false, err
 	}
