@@ -11,6 +11,7 @@ import (
 	_ "github.com/dbrig/dbrig/internal/server/postgres"
 	_ "github.com/dbrig/dbrig/internal/target/postgres"
 	_ "github.com/dbrig/dbrig/internal/target/sqlite"
+	_ "github.com/dbrig/dbrig/internal/workload/blockio"
 	_ "github.com/dbrig/dbrig/internal/workload/cpu"
 	_ "github.com/dbrig/dbrig/internal/workload/tprocc"
 )
