@@ -404,3 +404,25 @@ func managedSpec(t *testing.T, format string) (spec, out string) {
 	t.Cleanup(func() { os.RemoveAll(out) })
 	return spec, out
 }
+
+// TestSweepBlockIOSQLite: a sweep whose primary metric the target cannot
+// measure (SQLite counts no cache misses) still writes its document, with
+// no value for it rather than one nobody measured, and its other metrics.
+func TestSweepBlockIOSQLite(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "s.yaml")
+	body := "target: {url: 'sqlite:" + filepath.Join(dir, "b.db") + "'}\nworkload: block-io\nbuild: {scale: 2048}\n" +
+		"run: {rampup: 0s, duration: 1s}\nvary: {vus: [1, 2]}\n"
+	if err := os.WriteFile(spec, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	mustRun(t, "sweep", spec, "--out", out)
+	sw := readSweep(t, out)
+	for i, p := range sw.Points {
+		if len(p.Values["physical_reads_per_s"]) != 0 || len(p.Values["logical_reads_per_s"]) != 1 {
+			t.Errorf("point %d: values %v; want no physical reads and one logical", i, p.Values)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -672,7 +673,11 @@ func (r *run) measure(ctx context.Context, pi, rep int, params []Param) (string,
 	pt := &doc.Points[pi]
 	pt.Runs[rep-1] = rel
 	for _, m := range d.Metrics {
-		pt.Values[m.Key] = append(pt.Values[m.Key], m.Value())
+		// A metric neither side could measure (a cache miss on a database
+		// that counts none) has no value to average.
+		if v := m.Value(); !math.IsNaN(v) {
+			pt.Values[m.Key] = append(pt.Values[m.Key], v)
+		}
 	}
 	pt.P95 = append(pt.P95, primaryP95(d))
 	if d.Telemetry != nil {

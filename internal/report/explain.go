@@ -445,8 +445,11 @@ func oneLine(d *result.Document, s telemetry.Summary) block {
 	mb := func(v float64) string { return fmt.Sprintf("%.1f", v/1e6) }
 	db := s.DB
 	dbCPU, readUs, diskMB, diskMs, top := num("—"), num("—"), num("—"), num("—"), cell{Text: "—"}
-	if _, busy := s.Cores(); busy > 0 {
+	if host, busy := s.Cores(); busy > 0 {
 		dbCPU = num(fmt.Sprintf("%.2f", busy))
+	} else if h := d.Telemetry.Host; h != nil && h.Facts.Embedded && s.Host != nil {
+		// The engine runs in the client's process: its CPU is the client's.
+		dbCPU = num(fmt.Sprintf("%.2f", s.Host.Client*host/100))
 	}
 	if t, ok := db.Deltas[telemetry.ReadTimeMs]; ok && db.Deltas[telemetry.PhysicalReads] > 0 {
 		readUs = num(fmt.Sprintf("%.0f", t*1000/db.Deltas[telemetry.PhysicalReads]))
@@ -466,7 +469,7 @@ func oneLine(d *result.Document, s telemetry.Summary) block {
 		Rows: []row{{Cells: []cell{num(strconv.Itoa(configInt(d.Config, "vus"))), num(fmt.Sprintf("%.1f", s.Seconds)), dbCPU,
 			opt("logical_reads_per_s", fmtCount), opt("physical_reads_per_s", fmtCount), opt("read_iops", fmtCount), diskMB,
 			opt("block_writes_per_s", fmtCount), opt("wal_bytes_per_s", mb), readUs, diskMs, top}}},
-		Caption: "DB CPU is the CPUs the server's processes kept busy; LIO and PREADS are the database's logical reads and " +
+		Caption: "DB CPU is the CPUs the server's processes kept busy (an embedded database's: the client's); LIO and PREADS are the database's logical reads and " +
 			"cache misses, PWRITES its block writes; read µs (DB) is its own read time per miss, read ms (disk) the data disk's."}
 	b := block{Heading: "In one line", Table: t}
 	host, busy := s.Cores()
