@@ -43,6 +43,13 @@ func TestTelemetryPostgres(t *testing.T) {
 	if s.DB == nil {
 		t.Fatalf("no database counters over the window (unavailable: %v)", rec.Unavailable)
 	}
+	// The samplers' own CPU is counted: some, and less than the whole
+	// client's, which includes it.
+	if c := rec.Cost; c == nil || c.Samples <= 0 || c.Sessions <= 0 {
+		t.Errorf("telemetry's cost %+v: want both samplers' CPU time", c)
+	} else if client := s.Host.Client / 100 * float64(len(s.Host.PerCPU)) * (rec.Window[1] - rec.Window[0]); c.Samples+c.Sessions >= client*1.5 {
+		t.Errorf("telemetry's cost %.3f s against the client's %.3f s in the window alone", c.Samples+c.Sessions, client)
+	}
 	tpm, _ := doc.Metric("tpm")
 	// The database's commits over the window are the run's transactions.
 	// PostgreSQL backends publish their counts at most once a second, so

@@ -103,6 +103,9 @@ func explainNotes(d *result.Document, s telemetry.Summary) []string {
 			notes = append(notes, n)
 		}
 	}
+	if n := costNote(rec); n != "" {
+		notes = append(notes, n)
+	}
 	for _, k := range slices.Sorted(maps.Keys(rec.Unavailable)) {
 		notes = append(notes, fmt.Sprintf("Not recorded, %s: %s.", strings.ReplaceAll(k, "_", " "), strings.TrimSuffix(rec.Unavailable[k], ".")))
 	}
@@ -489,4 +492,26 @@ func oneLine(d *result.Document, s telemetry.Summary) block {
 			min(100, s.Host.Data.ReadIOPS/misses*100), fmtCount(s.Host.Data.ReadIOPS), fmtCount(misses)))
 	}
 	return b
+}
+
+// costNote says what the telemetry's sampling cost the client, against
+// all the CPU the client used over the same recording, so that a reader
+// can see it did not slow the client down.
+func costNote(rec *telemetry.Recording) string {
+	if rec.Cost == nil || rec.Host == nil || len(rec.Host.Samples) == 0 {
+		return ""
+	}
+	cores := float64(max(rec.Host.Facts.OnlineCPUs, len(rec.Host.Samples[0].PerCPU), 1))
+	var client, span float64
+	for _, h := range rec.Host.Samples {
+		client += h.Client / 100 * cores * h.DT
+		span += h.DT
+	}
+	c := rec.Cost
+	used := c.Samples + c.Sessions
+	if client <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("Telemetry's own sampling used %.0f ms of the client's CPU over %.0f s (host and counters %.0f ms, sessions %.0f ms): %.2f%% of the %.2f s the client used.",
+		used*1000, span, c.Samples*1000, c.Sessions*1000, used/client*100, client)
 }

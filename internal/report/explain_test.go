@@ -151,3 +151,21 @@ func TestSweepWhy(t *testing.T) {
 		}
 	}
 }
+
+// TestCostNote: the samplers' CPU against all the client used, by the
+// samples' own client shares: 2 CPUs, 10% for 10 s is 2 s.
+func TestCostNote(t *testing.T) {
+	rec := &telemetry.Recording{
+		Host: &telemetry.HostRecord{Facts: telemetry.HostFacts{OnlineCPUs: 2},
+			Samples: []telemetry.HostSample{{DT: 5, Client: 10}, {DT: 5, Client: 10}}},
+		Cost: &telemetry.Cost{Samples: 0.006, Sessions: 0.014},
+	}
+	want := "Telemetry's own sampling used 20 ms of the client's CPU over 10 s (host and counters 6 ms, sessions 14 ms): 1.00% of the 2.00 s the client used."
+	if got := costNote(rec); got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	rec.Cost = nil
+	if got := costNote(rec); got != "" {
+		t.Errorf("without a cost: %q", got)
+	}
+}

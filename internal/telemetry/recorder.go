@@ -3,6 +3,7 @@ package telemetry
 import (
 	"context"
 	"errors"
+	"runtime"
 	"sync"
 	"time"
 
@@ -36,6 +37,10 @@ type Recorder struct {
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+	// cost is the samplers' own CPU, written under mu; costOK false once
+	// a thread's CPU time could not be read.
+	cost   Cost
+	costOK bool
 }
 
 // Start begins recording; started is the run's start, the zero of every
@@ -75,15 +80,16 @@ func Start(ctx context.Context, cfg Config, src Source, started time.Time) *Reco
 		}
 	}
 	r.sample(ctx, false)
+	r.costOK = true
 	r.wg.Add(1)
-	go r.every(ctx, cfg.Interval, func() bool {
+	go r.every(ctx, cfg.Interval, &r.cost.Samples, func() bool {
 		r.sample(ctx, true)
 		return true
 	})
 	if src != nil && cfg.SessionHz > 0 {
 		r.rec.DB.Sessions = &SessionHistory{Hz: cfg.SessionHz, Buckets: []SessionBucket{}}
 		r.wg.Add(1)
-		go r.every(ctx, time.Duration(float64(time.Second)/cfg.SessionHz), func() bool { return r.sampleSessions(ctx) })
+		go r.every(ctx, time.Duration(float64(time.Second)/cfg.SessionHz), &r.cost.Sessions, func() bool { return r.sampleSessions(ctx) })
 	}
 	return r
 }
@@ -121,9 +127,13 @@ func (r *Recorder) note(what string, err error) {
 
 func (r *Recorder) since() float64 { return time.Since(r.started).Seconds() }
 
-// every calls f each period until ctx ends or f returns false.
-func (r *Recorder) every(ctx context.Context, period time.Duration, f func() bool) {
+// every calls f each period until ctx ends or f returns false, adding
+// the CPU time each call takes to *cost. The goroutine keeps a thread of
+// its own, so that the thread's CPU time is f's, cold caches and all.
+func (r *Recorder) every(ctx context.Context, period time.Duration, cost *float64, f func() bool) {
 	defer r.wg.Done()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	tick := time.NewTicker(period)
 	defer tick.Stop()
 	for {
@@ -131,7 +141,14 @@ func (r *Recorder) every(ctx context.Context, period time.Duration, f func() boo
 		case <-ctx.Done():
 			return
 		case <-tick.C:
-			if !f() {
+			before, ok1 := threadCPU()
+			more := f()
+			after, ok2 := threadCPU()
+			r.mu.Lock()
+			*cost += (after - before).Seconds()
+			r.costOK = r.costOK && ok1 && ok2
+			r.mu.Unlock()
+			if !more {
 				return
 			}
 		}
@@ -252,6 +269,9 @@ func (r *Recorder) Stop() *Recording {
 	}
 	if len(r.rec.Unavailable) == 0 {
 		r.rec.Unavailable = nil
+	}
+	if r.costOK {
+		r.rec.Cost = &r.cost
 	}
 	return &r.rec
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -64,4 +65,14 @@ func deviceNumbers(path string) (dev, rdev string, err error) {
 	}
 	return fmt.Sprintf("%d:%d", unix.Major(st.Dev), unix.Minor(st.Dev)),
 		fmt.Sprintf("%d:%d", unix.Major(st.Rdev), unix.Minor(st.Rdev)), nil
+}
+
+// threadCPU is the CPU time the calling thread has used; ok is false
+// where the OS does not say.
+func threadCPU() (time.Duration, bool) {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts); err != nil {
+		return 0, false
+	}
+	return time.Duration(ts.Nano()), true
 }

@@ -30,6 +30,17 @@ type Recording struct {
 	// Unavailable says, per thing that could not be recorded, why
 	// ("frequency": "perf_event_open: permission denied").
 	Unavailable map[string]string `json:"unavailable,omitempty"`
+	// Cost is the client CPU the recording's own sampling took, where
+	// the OS tells a thread's CPU time.
+	Cost *Cost `json:"cost,omitempty"`
+}
+
+// Cost is what the samplers cost the client over the whole recording, in
+// CPU seconds of the threads they ran on: the host and counter samples
+// each --sample, and the sampled sessions.
+type Cost struct {
+	Samples  float64 `json:"samples_cpu_s"`
+	Sessions float64 `json:"sessions_cpu_s"`
 }
 
 // HostRecord is the host's side of a recording.
