@@ -144,3 +144,19 @@ func (c *counted) Next() bool {
 	c.local = 0
 	return false
 }
+
+// RowFunc adapts a row function to target.RowSource: next fills the
+// values of the following row, of columns values, and reports whether
+// there was one.
+func RowFunc(columns int, next func([]any) bool) target.RowSource {
+	return &funcSource{vals: make([]any, columns), next: next}
+}
+
+type funcSource struct {
+	vals []any
+	next func([]any) bool
+}
+
+func (s *funcSource) Next() bool             { return s.next(s.vals) }
+func (s *funcSource) Values() ([]any, error) { return s.vals, nil }
+func (s *funcSource) Err() error             { return nil }

@@ -124,23 +124,12 @@ func loadJobs(g genConfig, warehouses int) []workload.LoadJob {
 		for w := 1; w <= last; w++ {
 			jobs = append(jobs, workload.LoadJob{Table: t.table, Columns: t.columns, Rows: t.rows,
 				Source: func() target.RowSource {
-					return &genSource{vals: make([]any, len(t.columns)), next: t.rowFunc(g, w)}
+					return workload.RowFunc(len(t.columns), t.rowFunc(g, w))
 				}})
 		}
 	}
 	return jobs
 }
-
-// genSource adapts a row function to target.RowSource. next fills the
-// values of the following row and reports whether there was one.
-type genSource struct {
-	vals []any
-	next func([]any) bool
-}
-
-func (s *genSource) Next() bool             { return s.next(s.vals) }
-func (s *genSource) Values() ([]any, error) { return s.vals, nil }
-func (s *genSource) Err() error             { return nil }
 
 // Tables of every state (two letters) and zip code (n-string[4] + "11111"),
 // so that addresses cost no allocation.
