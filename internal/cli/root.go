@@ -18,6 +18,7 @@ import (
 	_ "github.com/dbrig/dbrig/internal/target/sqlite"
 	_ "github.com/dbrig/dbrig/internal/workload/blockio"
 	_ "github.com/dbrig/dbrig/internal/workload/cpu"
+	_ "github.com/dbrig/dbrig/internal/workload/dvdstore"
 	_ "github.com/dbrig/dbrig/internal/workload/tprocc"
 )
 

@@ -13,6 +13,7 @@ import (
 	_ "github.com/dbrig/dbrig/internal/target/sqlite"
 	_ "github.com/dbrig/dbrig/internal/workload/blockio"
 	_ "github.com/dbrig/dbrig/internal/workload/cpu"
+	_ "github.com/dbrig/dbrig/internal/workload/dvdstore"
 	_ "github.com/dbrig/dbrig/internal/workload/tprocc"
 )
 
@@ -179,9 +180,9 @@ func TestSpecErrors(t *testing.T) {
 		{"duplicate key", managed + "repeat: 2\nrepeat: 3\n",
 			`s.yaml line 5: duplicate key "repeat" in the spec`},
 		{"unknown workload", "target: {managed: true}\nworkload: tpcc\n",
-			`s.yaml line 2: unknown workload "tpcc" (known: block-io, cpu, tproc-c)`},
+			`s.yaml line 2: unknown workload "tpcc" (known: block-io, cpu, dvd-store, tproc-c)`},
 		{"missing workload", "target: {managed: true}\n",
-			`s.yaml line 1: missing key "workload" (known: block-io, cpu, tproc-c)`},
+			`s.yaml line 1: missing key "workload" (known: block-io, cpu, dvd-store, tproc-c)`},
 		{"follow an unvaried parameter", managed + "vary: {vus: [1, 2]}\nfollow:\n  memory: {shared_buffers: [1GB, 2GB]}\n",
 			`s.yaml line 6: follow.memory: shared_buffers is not a varied parameter (varied: vus)`},
 		{"follow with too few values", managed + "vary: {shared_buffers: [64MB, 1GB]}\nfollow:\n  memory: {shared_buffers: [1GB]}\n",

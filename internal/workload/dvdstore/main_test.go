@@ -1,0 +1,9 @@
+package dvdstore
+
+import (
+	"testing"
+
+	"github.com/dbrig/dbrig/internal/server/postgres/pgtest"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }

@@ -1,0 +1,236 @@
+package dvdstore
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/dbrig/dbrig/internal/driver"
+	"github.com/dbrig/dbrig/internal/target"
+	"github.com/dbrig/dbrig/internal/workload"
+	"github.com/spf13/pflag"
+)
+
+func init() {
+	workload.Register(Name, func() workload.Workload { return newDVDStore() })
+}
+
+var (
+	_ workload.Builder        = (*dvdstore)(nil)
+	_ workload.BuildEstimator = (*dvdstore)(nil)
+	_ workload.Dropper        = (*dvdstore)(nil)
+	_ workload.Checker        = (*dvdstore)(nil)
+	_ workload.Rater          = (*runner)(nil)
+	_ driver.Pacer            = (*vu)(nil)
+)
+
+// The steps of an order, in the order of the names the driver reports.
+const (
+	stepLogin = iota
+	stepNewCustomer
+	stepBrowse
+	stepPurchase
+)
+
+var stepNames = []string{"login", "new_customer", "browse", "purchase"}
+
+// Tally slots.
+const (
+	tOrders    = iota // purchases made, committed or rolled back
+	tRollbacks        // of which rolled back on a product out of stock
+	tLines            // order lines in committed purchases
+	tOrderUs          // the steps' time of every finished order, in µs
+)
+
+var tallyNames = []string{"orders", "rollbacks", "order_lines", "order_us"}
+
+// Metric keys.
+const (
+	metricOPM      = "orders_per_minute"
+	metricNewOPM   = "new_orders_per_minute"
+	metricRollback = "rollback_pct"
+	metricOrderMs  = "order_ms"
+)
+
+func (w *dvdstore) Name() string { return Name }
+
+func (w *dvdstore) Info() workload.Info {
+	return workload.Info{
+		Metrics: []workload.Metric{
+			{Key: metricOPM, Label: "orders per minute", Unit: "purchases, rolled back or not", HigherIsBetter: true},
+			{Key: metricNewOPM, Label: "new orders per minute", Unit: "orders committed", HigherIsBetter: true},
+			{Key: metricOrderMs, Label: "order response time", Unit: "ms, mean of the steps' sum"},
+			{Key: metricRollback, Label: "rollbacks", Unit: "% of orders"},
+		},
+		Primary:   metricOPM,
+		PrimaryTx: stepNames[stepPurchase],
+	}
+}
+
+// runOptions are the order flow's: each a mean, drawn as in the original
+// from 1 to twice the mean less one.
+type runOptions struct {
+	mode                       string
+	think                      time.Duration
+	pctNew                     int
+	searches, batch, lineItems int
+}
+
+func (w *dvdstore) RunFlags(fs *pflag.FlagSet) {
+	o := &w.run
+	fs.StringVar(&o.mode, "mode", o.mode, `"sql" (client statements; the only mode yet)`)
+	fs.DurationVar(&o.think, "think", o.think, "mean think time after each order, drawn from U(0, 2 x think)")
+	fs.IntVar(&o.pctNew, "pct-new-customers", o.pctNew, "% of orders by a customer who registers first")
+	fs.IntVar(&o.searches, "n-searches", o.searches, "mean browses an order makes (1 to 2n-1)")
+	fs.IntVar(&o.batch, "search-batch", o.batch, "mean rows a browse asks for (1 to 2n-1)")
+	fs.IntVar(&o.lineItems, "n-line-items", o.lineItems, "mean items an order buys (1 to 2n-1, at most 9)")
+}
+
+// runConfig is what every virtual user of a run shares, read-only.
+type runConfig struct {
+	runOptions
+	scale scale
+	seed  uint64
+	q     workload.SQLFile
+	// hot is every product id once and each hot seller nine times more,
+	// so a cart draws hot sellers ten times as often.
+	hot []int64
+}
+
+// runner is an opened order-entry run.
+type runner struct {
+	t   target.Target
+	cfg runConfig
+	ctl target.Session
+}
+
+func (o runOptions) validate() error {
+	switch {
+	case o.mode != "" && o.mode != workload.ModeSQL:
+		return target.Userf("--mode %q: dvd-store runs client statements only (--mode sql); its stored procedures are not written yet", o.mode)
+	case o.pctNew < 0 || o.pctNew > 100:
+		return target.Userf("--pct-new-customers must be 0 to 100, got %d", o.pctNew)
+	case o.searches < 1 || o.batch < 1:
+		return target.Userf("--n-searches and --search-batch must be at least 1")
+	case o.lineItems < 1 || o.lineItems > 5:
+		return target.Userf("--n-line-items must be 1 to 5 (an order holds at most 9 lines), got %d", o.lineItems)
+	case o.think < 0:
+		return target.Userf("--think must not be negative")
+	}
+	return nil
+}
+
+func (w *dvdstore) Open(ctx context.Context, t target.Target) (workload.Run, error) {
+	if err := w.run.validate(); err != nil {
+		return nil, err
+	}
+	schema, err := sqlFor(t, "schema.sql")
+	if err != nil {
+		return nil, err
+	}
+	q, err := sqlFor(t, "order.sql")
+	if err != nil {
+		return nil, err
+	}
+	ctl, err := t.Session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	m, err := readMeta(ctx, t, ctl, schema)
+	if err != nil {
+		ctl.Close()
+		return nil, err
+	}
+	cfg := runConfig{runOptions: w.run, scale: m.scale, seed: uint64(time.Now().UnixNano()), q: q}
+	cfg.mode = workload.ModeSQL
+	for id := int64(1); id <= m.scale.Products; id++ {
+		cfg.hot = append(cfg.hot, id)
+		if id%hotEvery == 0 {
+			for range 9 {
+				cfg.hot = append(cfg.hot, id)
+			}
+		}
+	}
+	return &runner{t: t, cfg: cfg, ctl: ctl}, nil
+}
+
+func (r *runner) TxNames() []string    { return stepNames }
+func (r *runner) TallyNames() []string { return tallyNames }
+
+func (r *runner) NewVU(ctx context.Context, id int) (driver.VU, error) {
+	return newVU(ctx, r.t, &r.cfg, id)
+}
+
+func (r *runner) Config() map[string]any {
+	c := r.cfg
+	return map[string]any{
+		"mode": c.mode, "customers": c.scale.Customers, "products": c.scale.Products, "orders_per_month": c.scale.OrdersPerMonth,
+		"think": c.think.String(), "pct_new_customers": c.pctNew, "n_searches": c.searches, "search_batch": c.batch,
+		"n_line_items": c.lineItems, "seed": c.seed,
+	}
+}
+
+// Mark reads the target's own counters and the orders the database holds.
+func (r *runner) Mark(ctx context.Context) (workload.Mark, error) {
+	v := map[string]int64{}
+	if err := workload.MarkServer(ctx, r.t, v); err != nil {
+		return workload.Mark{}, err
+	}
+	var n int64
+	err := target.Reconnecting(ctx, r.t.Classify, r.reopenCtl, func(ctx context.Context) error {
+		return r.ctl.QueryRow(ctx, r.cfg.q.Get("mark")).Scan(&n)
+	})
+	if err != nil {
+		return workload.Mark{}, fmt.Errorf("count the orders: %w", err)
+	}
+	v["orders"] = n
+	return workload.Mark{Values: v}, nil
+}
+
+func (r *runner) reopenCtl(ctx context.Context) error {
+	s, err := r.t.Session(ctx)
+	if err != nil {
+		return err
+	}
+	r.ctl.Close()
+	r.ctl = s
+	return nil
+}
+
+func (r *runner) Progress(counts []int64) string {
+	return fmt.Sprintf("orders/min %6.0f", r.Rates(counts)[metricOPM])
+}
+
+func (r *runner) Rates(counts []int64) map[string]float64 {
+	return map[string]float64{metricOPM: float64(counts[stepPurchase]) * 60}
+}
+
+// Summarize: orders per minute on the client's side counts every
+// purchase, rolled back or not, as the original does; the database's side
+// is the committed orders it gained, so the two differ by the rollbacks.
+func (r *runner) Summarize(res *driver.Result, start, end workload.Mark) workload.Summary {
+	orders, rollbacks := res.Tally[tOrders], res.Tally[tRollbacks]
+	var opm, rb, ms float64
+	if w := res.WindowSeconds(); w > 0 {
+		opm = float64(orders) * 60 / w
+	}
+	if orders > 0 {
+		rb = float64(rollbacks) / float64(orders) * 100
+		ms = float64(res.Tally[tOrderUs]) / float64(orders) / 1000
+	}
+	committed, reset := workload.Rate(start, end, "orders", false)
+	if committed != nil {
+		*committed *= 60
+	}
+	committedClient := opm * (1 - rb/100)
+	s := workload.Summary{Values: map[string]workload.Value{
+		metricOPM:      {Client: &opm},
+		metricNewOPM:   {DB: committed, Client: &committedClient},
+		metricRollback: {Client: &rb},
+		metricOrderMs:  {Client: &ms},
+	}}
+	s.Lines = append(s.Lines, workload.Agreement("New orders per minute", committed, reset, committedClient))
+	return s
+}
+
+func (r *runner) Close() error { return r.ctl.Close() }
