@@ -78,6 +78,17 @@ func (w *dvdstore) build(ctx context.Context, t target.Target, s target.Session,
 	if err := workload.Parallel(ctx, t, loaders, ddl); err != nil {
 		return sum, fmt.Errorf("keys: %w", err)
 	}
+	if t.HasRoutines() {
+		procs, err := sqlFor(t, "procs.sql")
+		if err != nil {
+			return sum, err
+		}
+		for _, name := range procs.Named("proc:") {
+			if _, err := s.Exec(ctx, procs.Get(name)); err != nil {
+				return sum, fmt.Errorf("create %s: %w", name, err)
+			}
+		}
+	}
 	if _, ok := q["sequences"]; ok {
 		for _, stmt := range q.Statements("sequences") {
 			if _, err := s.Exec(ctx, stmt); err != nil {

@@ -81,9 +81,9 @@ func TestTitlesUnique(t *testing.T) {
 	}
 }
 
-// lifecycle builds size S on url, checks it, runs order entry, checks it
-// again and drops it.
-func lifecycle(t *testing.T, url string) {
+// lifecycle builds size S on url, checks it, runs order entry in each
+// mode, checks it again and drops it.
+func lifecycle(t *testing.T, url string, modes ...string) {
 	ctx := context.Background()
 	tg, err := target.Open(ctx, url)
 	if err != nil {
@@ -96,6 +96,23 @@ func lifecycle(t *testing.T, url string) {
 		t.Fatalf("build: %v", err)
 	}
 	check(t, tg, w, "after the build")
+	for _, mode := range modes {
+		w.run.mode = mode
+		orderEntry(t, tg, w)
+	}
+	check(t, tg, w, "after the runs")
+	if err := w.Drop(ctx, tg); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Open(ctx, tg); !errors.Is(err, workload.ErrNoSchema) {
+		t.Errorf("open after drop: %v, want no schema", err)
+	}
+}
+
+// orderEntry runs a few seconds of orders and checks every step ran, none
+// failed, and the two sides' new orders.
+func orderEntry(t *testing.T, tg target.Target, w *dvdstore) {
+	ctx := context.Background()
 	r, err := w.Open(ctx, tg)
 	if err != nil {
 		t.Fatal(err)
@@ -123,14 +140,7 @@ func lifecycle(t *testing.T, url string) {
 	newOPM, _ := d.Metric(metricNewOPM)
 	rb, _ := d.Metric(metricRollback)
 	if opm.Client == nil || *opm.Client <= 0 || newOPM.DB == nil || *newOPM.DB > *opm.Client || *rb.Client >= 10 {
-		t.Errorf("orders/min %v, new orders/min (database) %v, rollbacks %v%%", opm.Client, newOPM.DB, rb.Client)
-	}
-	check(t, tg, w, "after the run")
-	if err := w.Drop(ctx, tg); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := w.Open(ctx, tg); !errors.Is(err, workload.ErrNoSchema) {
-		t.Errorf("open after drop: %v, want no schema", err)
+		t.Errorf("%s: orders/min %v, new orders/min (database) %v, rollbacks %v%%", w.run.mode, opm.Client, newOPM.DB, rb.Client)
 	}
 }
 
@@ -143,9 +153,11 @@ func check(t *testing.T, tg target.Target, w *dvdstore, when string) {
 	}
 }
 
-func TestLifecycleSQLite(t *testing.T) { lifecycle(t, "sqlite:"+t.TempDir()+"/d.db") }
+func TestLifecycleSQLite(t *testing.T) { lifecycle(t, "sqlite:"+t.TempDir()+"/d.db", "") }
 
-func TestLifecyclePostgres(t *testing.T) { lifecycle(t, pgtest.NewDB(t)) }
+func TestLifecyclePostgres(t *testing.T) {
+	lifecycle(t, pgtest.NewDB(t), workload.ModeProcs, workload.ModeSQL)
+}
 
 // The check finds what breaks its conditions.
 func TestCheckFindsDamage(t *testing.T) {

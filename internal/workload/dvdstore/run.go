@@ -78,7 +78,7 @@ type runOptions struct {
 
 func (w *dvdstore) RunFlags(fs *pflag.FlagSet) {
 	o := &w.run
-	fs.StringVar(&o.mode, "mode", o.mode, `"sql" (client statements; the only mode yet)`)
+	fs.StringVar(&o.mode, "mode", o.mode, `"procs" (one stored-function call per step) or "sql" (client statements); default procs where the database has stored routines`)
 	fs.DurationVar(&o.think, "think", o.think, "mean think time after each order, drawn from U(0, 2 x think)")
 	fs.IntVar(&o.pctNew, "pct-new-customers", o.pctNew, "% of orders by a customer who registers first")
 	fs.IntVar(&o.searches, "n-searches", o.searches, "mean browses an order makes (1 to 2n-1)")
@@ -106,8 +106,6 @@ type runner struct {
 
 func (o runOptions) validate() error {
 	switch {
-	case o.mode != "" && o.mode != workload.ModeSQL:
-		return target.Userf("--mode %q: dvd-store runs client statements only (--mode sql); its stored procedures are not written yet", o.mode)
 	case o.pctNew < 0 || o.pctNew > 100:
 		return target.Userf("--pct-new-customers must be 0 to 100, got %d", o.pctNew)
 	case o.searches < 1 || o.batch < 1:
@@ -122,6 +120,10 @@ func (o runOptions) validate() error {
 
 func (w *dvdstore) Open(ctx context.Context, t target.Target) (workload.Run, error) {
 	if err := w.run.validate(); err != nil {
+		return nil, err
+	}
+	mode, err := workload.PickMode(w.run.mode, t)
+	if err != nil {
 		return nil, err
 	}
 	schema, err := sqlFor(t, "schema.sql")
@@ -142,7 +144,7 @@ func (w *dvdstore) Open(ctx context.Context, t target.Target) (workload.Run, err
 		return nil, err
 	}
 	cfg := runConfig{runOptions: w.run, scale: m.scale, seed: uint64(time.Now().UnixNano()), q: q}
-	cfg.mode = workload.ModeSQL
+	cfg.mode = mode
 	for id := int64(1); id <= m.scale.Products; id++ {
 		cfg.hot = append(cfg.hot, id)
 		if id%hotEvery == 0 {

@@ -38,6 +38,10 @@ type vu struct {
 	r     *workload.Rand
 	think *workload.Rand
 
+	// procs names the steps' stored-function calls ("call:") instead of
+	// their statements.
+	procs       bool
+	prefix      string
 	browsesLeft int
 	customer    int64
 	orderTime   time.Duration
@@ -54,6 +58,9 @@ func newVU(ctx context.Context, t target.Target, cfg *runConfig, id int) (*vu, e
 	seed := workload.Mix(cfg.seed, uint64(id))
 	v := &vu{Conn: workload.Conn{T: t}, cfg: cfg, r: workload.NewRand(seed, streamOrder),
 		think: workload.NewRand(seed, streamThink), vals: make([]any, len(customerColumns))}
+	if cfg.mode == workload.ModeProcs {
+		v.procs, v.prefix = true, "call:"
+	}
 	if err := v.Reconnect(ctx); err != nil {
 		return nil, err
 	}
@@ -111,16 +118,41 @@ func (v *vu) started(id int64) {
 }
 
 func (v *vu) login(ctx context.Context) error {
-	id := int64(v.r.Int(1, int(v.cfg.scale.Customers)))
+	name := "user" + strconv.FormatInt(int64(v.r.Int(1, int(v.cfg.scale.Customers))), 10)
 	var got int64
-	if err := v.S.QueryRow(ctx, v.cfg.q.Get("login"), "user"+strconv.FormatInt(id, 10), "password").Scan(&got); err != nil {
-		return fmt.Errorf("%w: log in as user%d: %v", driver.ErrAbort, id, err)
+	var err error
+	if v.procs {
+		got, err = v.loginCall(ctx, name)
+	} else if err = v.S.QueryRow(ctx, v.cfg.q.Get("login"), name, "password").Scan(&got); err == nil {
+		err = v.discard(ctx, v.cfg.q.Get("history"), got)
 	}
-	if err := v.discard(ctx, v.cfg.q.Get("history"), got); err != nil {
+	switch {
+	case err != nil && v.T.Classify(err) != target.ErrOther:
 		return err
+	case err != nil || got == 0:
+		return fmt.Errorf("%w: log in as %s: no such customer (%v)", driver.ErrAbort, name, err)
 	}
 	v.started(got)
 	return nil
+}
+
+// loginCall is the login in one call, which returns the customer's
+// history too, the customer's id on every row.
+func (v *vu) loginCall(ctx context.Context, name string) (int64, error) {
+	rows, err := v.S.Query(ctx, v.cfg.q.Get("call:login"), name, "password")
+	if err != nil {
+		return 0, err
+	}
+	var id int64
+	var title, actor, related any
+	for rows.Next() {
+		if err := rows.Scan(&id, &title, &actor, &related); err != nil {
+			rows.Close()
+			return 0, err
+		}
+	}
+	rows.Close()
+	return id, rows.Err()
 }
 
 // newCustomer registers a customer under a free name of the form
@@ -130,19 +162,10 @@ func (v *vu) newCustomer(ctx context.Context) error {
 		n := int64(v.r.Int(1, int(v.cfg.scale.Customers)))
 		customer(v.r.Uint64(), n%2+1, 2, v.vals)
 		c := v.vals
-		rows, err := v.S.Query(ctx, v.cfg.q.Get("new_customer"), c[1], c[2], c[3], c[5], c[6], c[7], c[8], c[9], c[10], c[11],
-			c[12], c[13], c[14], "newuser"+strconv.FormatInt(n, 10), c[17], c[18], c[19])
-		if err != nil {
-			return err
-		}
 		var id int64
-		if rows.Next() {
-			err = rows.Scan(&id)
-		}
-		rows.Close()
-		if err == nil {
-			err = rows.Err()
-		}
+		// A name taken is no row from the statement, 0 from the function.
+		_, err := v.first(ctx, &id, v.cfg.q.Get(v.prefix+"new_customer"), c[1], c[2], c[3], c[5], c[6], c[7], c[8], c[9], c[10], c[11],
+			c[12], c[13], c[14], "newuser"+strconv.FormatInt(n, 10), c[17], c[18], c[19])
 		if err != nil {
 			return err
 		}
@@ -159,11 +182,11 @@ func (v *vu) browse(ctx context.Context) error {
 	var err error
 	switch v.r.Int(0, 2) {
 	case 0:
-		err = v.discard(ctx, v.cfg.q.Get("browse_category"), v.r.Int(1, len(categories)), batch)
+		err = v.discard(ctx, v.cfg.q.Get(v.prefix+"browse_category"), v.r.Int(1, len(categories)), batch)
 	case 1:
-		err = v.discard(ctx, v.cfg.q.Get("browse_actor"), actor(v.r), batch)
+		err = v.discard(ctx, v.cfg.q.Get(v.prefix+"browse_actor"), actor(v.r), batch)
 	default:
-		err = v.discard(ctx, v.cfg.q.Get("browse_title"), words[v.r.Int(0, 999)]+" "+words[v.r.Int(0, 999)], batch)
+		err = v.discard(ctx, v.cfg.q.Get(v.prefix+"browse_title"), words[v.r.Int(0, 999)]+" "+words[v.r.Int(0, 999)], batch)
 	}
 	if err == nil {
 		v.browsesLeft--
@@ -186,6 +209,9 @@ func (v *vu) purchase(ctx context.Context, t driver.Tally) error {
 	}
 	net = math.Round(net*100) / 100
 	tax := math.Round(net*8.25) / 100
+	if v.procs {
+		return v.purchaseCall(ctx, t, net, tax)
+	}
 	today := time.Now().UTC().Truncate(24 * time.Hour)
 	if _, err := v.S.Exec(ctx, q.Get("begin_write")); err != nil {
 		return err
@@ -204,9 +230,7 @@ func (v *vu) purchase(ctx context.Context, t driver.Tally) error {
 			if err := v.abort(ctx, nil); err != nil {
 				return err
 			}
-			t[tOrders]++
-			t[tRollbacks]++
-			return driver.ErrRollback
+			return rolledBack(t)
 		case left < lowStock:
 			back := int64(restock)
 			if it.prod%hotEvery == 0 {
@@ -232,6 +256,34 @@ func (v *vu) purchase(ctx context.Context, t driver.Tally) error {
 	t[tOrders]++
 	t[tLines] += int64(len(v.cart))
 	return nil
+}
+
+// purchaseCall is the purchase in one call, which raises the target's
+// intended rollback where a product is out of stock.
+func (v *vu) purchaseCall(ctx context.Context, t driver.Tally, net, tax float64) error {
+	prods, qtys := make([]int32, len(v.cart)), make([]int32, len(v.cart))
+	for i, it := range v.cart {
+		prods[i], qtys[i] = int32(it.prod), int32(it.qty)
+	}
+	var orderID int64
+	err := v.S.QueryRow(ctx, v.cfg.q.Get("call:purchase"), v.customer, net, tax, net+tax, prods, qtys).Scan(&orderID)
+	switch {
+	case err != nil && v.T.Classify(err) == target.ErrUserRollback:
+		return rolledBack(t)
+	case err != nil:
+		return err
+	}
+	t[tOrders]++
+	t[tLines] += int64(len(v.cart))
+	return nil
+}
+
+// rolledBack counts an order that found a product out of stock: an
+// order made, none added.
+func rolledBack(t driver.Tally) error {
+	t[tOrders]++
+	t[tRollbacks]++
+	return driver.ErrRollback
 }
 
 // fillCart draws 1 to 2n-1 items, hot sellers ten times as likely, 1 to 3
