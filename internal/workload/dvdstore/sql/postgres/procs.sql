@@ -90,3 +90,17 @@ BEGIN
   END LOOP;
   RETURN oid;
 END $$;
+
+-- The report: one category's sales in the month, quarter and half-year
+-- up to the anchor, in one pass over the half-year's lines.
+-- name: proc:category_sales
+CREATE FUNCTION ds_category_sales(cat int, month_start date, quarter_start date, half_start date, anchor date)
+RETURNS TABLE (month numeric, quarter numeric, half numeric) LANGUAGE plpgsql AS $$
+BEGIN
+  RETURN QUERY
+    SELECT coalesce(sum(ol.quantity * p.price) FILTER (WHERE ol.orderdate >= month_start), 0),
+           coalesce(sum(ol.quantity * p.price) FILTER (WHERE ol.orderdate >= quarter_start), 0),
+           coalesce(sum(ol.quantity * p.price), 0)
+    FROM ds_orderlines ol JOIN ds_products p ON p.prod_id = ol.prod_id
+    WHERE p.category = cat AND ol.orderdate >= half_start AND ol.orderdate <= anchor;
+END $$;

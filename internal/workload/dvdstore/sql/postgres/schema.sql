@@ -54,7 +54,8 @@ ANALYZE
 -- name: drop
 DROP TABLE IF EXISTS dbrig_dvdstore, ds_customers, ds_cust_hist, ds_orders, ds_orderlines, ds_products, ds_inventory,
   ds_categories, ds_reorder CASCADE;
-DROP FUNCTION IF EXISTS ds_login, ds_new_customer, ds_browse_category, ds_browse_actor, ds_browse_title, ds_purchase;
+DROP FUNCTION IF EXISTS ds_login, ds_new_customer, ds_browse_category, ds_browse_actor, ds_browse_title, ds_purchase,
+  ds_category_sales;
 
 -- name: exists
 SELECT count(*), count(*) FILTER (WHERE c.relname = 'dbrig_dvdstore') FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace

@@ -1,0 +1,189 @@
+package dvdstore
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/dbrig/dbrig/internal/driver"
+	"github.com/dbrig/dbrig/internal/target"
+	"github.com/dbrig/dbrig/internal/workload"
+	"github.com/spf13/pflag"
+)
+
+// ReportsName is the report workload's name: the category-sales requests
+// of the 2004 study's second driver, on DVD Store's schema.
+const ReportsName = "dvd-reports"
+
+func init() {
+	workload.Register(ReportsName, func() workload.Workload { return &reports{dvdstore: newDVDStore()} })
+}
+
+// reports builds, checks and drops the DVD Store schema as dvd-store does;
+// it runs report requests instead of orders.
+type reports struct {
+	*dvdstore
+	mode string
+}
+
+var _ workload.Builder = (*reports)(nil)
+
+func (w *reports) Name() string { return ReportsName }
+
+// Metric keys.
+const (
+	metricCompletion = "completion_ms"
+	metricPerHour    = "requests_per_hour"
+)
+
+func (w *reports) Info() workload.Info {
+	return workload.Info{
+		Metrics: []workload.Metric{
+			{Key: metricCompletion, Label: "completion time", Unit: "ms per request, mean"},
+			{Key: metricPerHour, Label: "requests per hour", Unit: "all sessions", HigherIsBetter: true},
+		},
+		Primary:   metricCompletion,
+		PrimaryTx: reportTx[0],
+	}
+}
+
+func (w *reports) RunFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&w.mode, "mode", w.mode, `"procs" (one stored-function call per request) or "sql" (a client statement); default procs where the database has stored routines`)
+}
+
+var reportTx = []string{"category_sales"}
+
+// window is a report's dates: the first days of the anchor's month,
+// quarter and half-year (its month and the two, or five, before), and the
+// anchor.
+type window struct {
+	month, quarter, half, anchor time.Time
+}
+
+func windowOf(anchor time.Time) window {
+	first := func(back int) time.Time {
+		return time.Date(anchor.Year(), anchor.Month()-time.Month(back), 1, 0, 0, 0, 0, time.UTC)
+	}
+	return window{first(0), first(2), first(5), anchor}
+}
+
+// latest is the latest order date a build loaded: the last month's
+// orders hold it.
+func latest(seed uint64, s scale) time.Time {
+	var o order
+	var last time.Time
+	for id := s.Orders() - s.OrdersPerMonth + 1; id <= s.Orders(); id++ {
+		genOrder(seed, s, id, &o)
+		if o.Date.After(last) {
+			last = o.Date
+		}
+	}
+	return last
+}
+
+// reportRun is an opened report run.
+type reportRun struct {
+	t     target.Target
+	query string
+	win   window
+	seed  uint64
+	mode  string
+}
+
+func (w *reports) Open(ctx context.Context, t target.Target) (workload.Run, error) {
+	mode, err := workload.PickMode(w.mode, t)
+	if err != nil {
+		return nil, err
+	}
+	schema, err := sqlFor(t, "schema.sql")
+	if err != nil {
+		return nil, err
+	}
+	q, err := sqlFor(t, "report.sql")
+	if err != nil {
+		return nil, err
+	}
+	s, err := t.Session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	m, err := readMeta(ctx, t, s, schema)
+	s.Close()
+	if err != nil {
+		return nil, err
+	}
+	query := q.Get("report")
+	if mode == workload.ModeProcs {
+		query = q.Get("call:report")
+	}
+	return &reportRun{t: t, query: query, win: windowOf(latest(m.seed, m.scale)), seed: uint64(time.Now().UnixNano()), mode: mode}, nil
+}
+
+func (r *reportRun) TxNames() []string    { return reportTx }
+func (r *reportRun) TallyNames() []string { return nil }
+
+func (r *reportRun) NewVU(ctx context.Context, id int) (driver.VU, error) {
+	v := &reportVU{Conn: workload.Conn{T: r.t}, run: r, r: workload.NewRand(workload.Mix(r.seed, uint64(id)), 0xD53)}
+	if err := v.Reconnect(ctx); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+func (r *reportRun) Config() map[string]any {
+	return map[string]any{"mode": r.mode, "anchor": r.win.anchor.Format(time.DateOnly), "seed": r.seed}
+}
+
+// Mark reads the target's own counters; the reports write nothing to count.
+func (r *reportRun) Mark(ctx context.Context) (workload.Mark, error) {
+	v := map[string]int64{}
+	err := workload.MarkServer(ctx, r.t, v)
+	return workload.Mark{Values: v}, err
+}
+
+func (r *reportRun) Progress(counts []int64) string {
+	return fmt.Sprintf("requests/h %8.0f", r.Rates(counts)[metricPerHour])
+}
+
+func (r *reportRun) Rates(counts []int64) map[string]float64 {
+	return map[string]float64{metricPerHour: float64(counts[0]) * 3600}
+}
+
+func (r *reportRun) Summarize(res *driver.Result, _, _ workload.Mark) workload.Summary {
+	tx := res.Tx[0]
+	var mean, perHour float64
+	if w := res.WindowSeconds(); w > 0 {
+		perHour = float64(tx.Count) * 3600 / w
+	}
+	s := workload.Summary{Values: map[string]workload.Value{metricPerHour: {Client: &perHour}}}
+	if tx.Count > 0 && tx.Hist != nil {
+		mean = tx.Hist.Mean() / 1000
+		s.Values[metricCompletion] = workload.Value{Client: &mean}
+		s.Lines = append(s.Lines, fmt.Sprintf("Completion time: mean %.2f ms, min %.2f, p95 %.2f, max %.2f; windows to %s from %s, %s and %s",
+			mean, float64(tx.Hist.Min())/1000, float64(tx.Hist.ValueAtQuantile(95))/1000, float64(tx.Hist.Max())/1000,
+			r.win.anchor.Format(time.DateOnly), r.win.month.Format(time.DateOnly), r.win.quarter.Format(time.DateOnly), r.win.half.Format(time.DateOnly)))
+	}
+	return s
+}
+
+func (r *reportRun) Close() error { return nil }
+
+// reportVU asks for one category's sales after another.
+type reportVU struct {
+	workload.Conn
+	run *reportRun
+	r   *workload.Rand
+	cat int
+	// sales are the last request's month, quarter and half-year.
+	sales [3]float64
+}
+
+func (v *reportVU) Next() int {
+	v.cat = v.r.Int(1, len(categories))
+	return 0
+}
+
+func (v *reportVU) Run(ctx context.Context, _ int, _ driver.Tally) error {
+	w := v.run.win
+	return v.S.QueryRow(ctx, v.run.query, v.cat, w.month, w.quarter, w.half, w.anchor).Scan(&v.sales[0], &v.sales[1], &v.sales[2])
+}
