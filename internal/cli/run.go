@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/dbrig/dbrig/internal/report"
@@ -21,6 +22,7 @@ type runFlags struct {
 	jsonPath    string
 	resultsDir  string
 	metricsAddr string
+	with        []string
 }
 
 func newRun() *cobra.Command {
@@ -43,6 +45,9 @@ func newRun() *cobra.Command {
 		fs.StringVar(&f.jsonPath, "json", "", "write the result document here")
 		fs.StringVar(&f.resultsDir, "results-dir", "dbrig-results", "where result documents go when --json is not given")
 		addMetricsFlag(fs, &f.metricsAddr)
+		if !w.Info().FixedWork {
+			fs.StringArrayVar(&f.with, "with", nil, "also drive WORKLOAD:VUS in the same window, with its defaults (repeatable): --with dvd-reports:2")
+		}
 		w.RunFlags(fs)
 		sessionsAlias(fs)
 		return c
@@ -147,6 +152,17 @@ func run(ctx context.Context, w workload.Workload, url string, f runFlags, stdou
 		return err
 	}
 	defer r.Close()
+	if len(f.with) > 0 {
+		groups, err := withGroups(ctx, t, f.with)
+		for _, g := range groups {
+			defer g.Run.Close()
+		}
+		if err != nil {
+			return err
+		}
+		mixed := workload.NewMixed(append([]workload.Group{{W: w, Run: r, VUs: f.VUs}}, groups...))
+		w, r, f.VUs = mixed, mixed, mixed.VUs()
+	}
 	p := newProgress(stderr)
 	if fixedWork {
 		fmt.Fprintf(stderr, "Running %s on %s\n", w.Name(), t.URL())
@@ -175,4 +191,33 @@ func run(ctx context.Context, w workload.Workload, url string, f runFlags, stdou
 	report.Text(stdout, doc)
 	fmt.Fprintf(stdout, "\nResult: %s\n", path)
 	return nil
+}
+
+// withGroups opens the workloads --with names on t, each with its own
+// virtual users and its default options.
+func withGroups(ctx context.Context, t target.Target, with []string) ([]workload.Group, error) {
+	var groups []workload.Group
+	for _, spec := range with {
+		name, n, ok := strings.Cut(spec, ":")
+		vus, err := strconv.Atoi(n)
+		if !ok || err != nil || vus < 1 {
+			return groups, target.Userf("--with %q: want WORKLOAD:VUS, such as dvd-reports:2", spec)
+		}
+		w, found := workload.New(name)
+		switch {
+		case !found:
+			return groups, target.Userf("--with %q: no workload %q (known: %s)", spec, name, strings.Join(workload.Names(), ", "))
+		case w.Info().FixedWork:
+			return groups, target.Userf("--with %q: %s runs a fixed amount of work, not in a timed window", spec, name)
+		}
+		r, err := w.Open(ctx, t)
+		if errors.Is(err, workload.ErrNoSchema) {
+			return groups, noSchema(w, t)
+		}
+		if err != nil {
+			return groups, err
+		}
+		groups = append(groups, workload.Group{W: w, Run: r, VUs: vus})
+	}
+	return groups, nil
 }

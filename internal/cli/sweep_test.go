@@ -426,3 +426,33 @@ func TestSweepBlockIOSQLite(t *testing.T) {
 		}
 	}
 }
+
+// TestMixedRunSQLite: order entry and reports in one window, each with
+// its own virtual users and metrics, in one document.
+func TestMixedRunSQLite(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	u := "sqlite:" + filepath.Join(dir, "d.db")
+	mustRun(t, "build", "dvd-store", "--target", u, "--size", "2MB")
+	path := filepath.Join(dir, "r.json")
+	mustRun(t, "run", "dvd-store", "--target", u, "--vus", "2", "--with", "dvd-reports:1", "--rampup", "0s", "--duration", "2s", "--json", path)
+	doc, err := result.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts := map[string]int64{}
+	for _, tx := range doc.Transactions {
+		counts[tx.Name] = tx.Count
+	}
+	if counts["purchase"] == 0 || counts["dvd-reports:category_sales"] == 0 {
+		t.Errorf("transactions %v: want purchases and report requests", counts)
+	}
+	opm, ok1 := doc.Metric("orders_per_minute")
+	ms, ok2 := doc.Metric("dvd-reports:completion_ms")
+	if !ok1 || !ok2 || opm.Client == nil || *opm.Client <= 0 || ms.Client == nil || *ms.Client <= 0 || doc.PrimaryMetric != "orders_per_minute" {
+		t.Errorf("metrics %+v: want both groups', the order entry's primary", doc.Metrics)
+	}
+	for _, bad := range []string{"dvd-reports", "dvd-reports:0", "nosuch:1", "cpu:1"} {
+		usageError(t, dbrig(t, "run", "dvd-store", "--target", u, "--with", bad, "--duration", "1s"))
+	}
+}

@@ -63,6 +63,12 @@ func TestBrowserReport(t *testing.T) {
 		// operations against sessions, the change over one session, and
 		// why, with the sweet spot marked.
 		{"blockio-sweep", func(path string) error { return writeReport(path, "testdata/blockio-sweep/sweep.json") }, 5},
+		// A dvd-store run (PostgreSQL 15, size S, 5 VUs): each step's
+		// throughput and latency, and the telemetry's charts.
+		{"dvdstore-run", func(path string) error { return writeReport(path, "testdata/dvdstore-run.json") }, 5},
+		// A mixed run: order entry with 3 VUs and the category-sales
+		// reports with 2, in one window.
+		{"mixed-run", func(path string) error { return writeReport(path, "testdata/mixed-run.json") }, 5},
 		// A confined buffer-cache sweep: NOPM and TPM against shared_buffers,
 		// the change over the baseline, and why (misses, disk reads, hits).
 		{"confined-sweep", func(path string) error { return writeReport(path, "testdata/confined-sweep/sweep.json") }, 5},
