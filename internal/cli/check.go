@@ -45,6 +45,4 @@ func newCheck() *cobra.Command {
 	})
 }
 
-func noSchema(w workload.Workload, t target.Target) error {
-	return target.Userf("no %s schema on %s: build it first with `dbrig build %s --target %s`", w.Name(), t.URL(), w.Name(), t.URL())
-}
+func noSchema(w workload.Workload, t target.Target) error { return workload.NoSchema(w, t) }

@@ -200,24 +200,14 @@ func withGroups(ctx context.Context, t target.Target, with []string) ([]workload
 	for _, spec := range with {
 		name, n, ok := strings.Cut(spec, ":")
 		vus, err := strconv.Atoi(n)
-		if !ok || err != nil || vus < 1 {
+		if !ok || err != nil {
 			return groups, target.Userf("--with %q: want WORKLOAD:VUS, such as dvd-reports:2", spec)
 		}
-		w, found := workload.New(name)
-		switch {
-		case !found:
-			return groups, target.Userf("--with %q: no workload %q (known: %s)", spec, name, strings.Join(workload.Names(), ", "))
-		case w.Info().FixedWork:
-			return groups, target.Userf("--with %q: %s runs a fixed amount of work, not in a timed window", spec, name)
-		}
-		r, err := w.Open(ctx, t)
-		if errors.Is(err, workload.ErrNoSchema) {
-			return groups, noSchema(w, t)
-		}
+		g, err := workload.OpenGroup(ctx, t, name, vus)
 		if err != nil {
-			return groups, err
+			return groups, fmt.Errorf("--with %s: %w", spec, err)
 		}
-		groups = append(groups, workload.Group{W: w, Run: r, VUs: vus})
+		groups = append(groups, g)
 	}
 	return groups, nil
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -455,4 +456,31 @@ func TestMixedRunSQLite(t *testing.T) {
 	for _, bad := range []string{"dvd-reports", "dvd-reports:0", "nosuch:1", "cpu:1"} {
 		usageError(t, dbrig(t, "run", "dvd-store", "--target", u, "--with", bad, "--duration", "1s"))
 	}
+}
+
+// TestSweepWithSQLite: a sweep whose every run drives the reports beside
+// the order entry keeps both workloads' metrics per point.
+func TestSweepWithSQLite(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "s.yaml")
+	body := "target: {url: 'sqlite:" + filepath.Join(dir, "d.db") + "'}\nworkload: dvd-store\nbuild: {size: 2MB}\n" +
+		"run: {rampup: 0s, duration: 1s}\nwith: {dvd-reports: 1}\nvary: {vus: [1, 2]}\n"
+	if err := os.WriteFile(spec, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	mustRun(t, "sweep", spec, "--out", out)
+	sw := readSweep(t, out)
+	if !slices.ContainsFunc(sw.Metrics, func(m result.MetricDef) bool { return m.Key == "dvd-reports:completion_ms" }) {
+		t.Errorf("the sweep declares no dvd-reports metrics: %+v", sw.Metrics)
+	}
+	for i, p := range sw.Points {
+		if len(p.Values["orders_per_minute"]) != 1 || len(p.Values["dvd-reports:completion_ms"]) != 1 {
+			t.Errorf("point %d: values %v; want both workloads'", i, p.Values)
+		}
+	}
+	bad := filepath.Join(dir, "bad.yaml")
+	os.WriteFile(bad, []byte(strings.Replace(body, "dvd-reports: 1", "dvd-reports: none", 1)), 0o644)
+	wantIn(t, "error", usageError(t, dbrig(t, "sweep", bad, "--dry-run")), "with.dvd-reports: want its virtual users")
 }

@@ -39,8 +39,7 @@ type Sweep struct {
 // New lays out a fresh sweep of spec in dir; nothing runs yet.
 func New(spec *Spec, dir string) *Sweep {
 	points := spec.Points()
-	w, _ := workload.New(spec.Workload)
-	info := w.Info()
+	info := spec.Info()
 	doc := &result.Sweep{
 		SchemaVersion: result.SchemaVersion, Kind: result.SweepKind,
 		Name: spec.Name, Workload: spec.Workload, Spec: spec.JSON(),
@@ -644,6 +643,20 @@ func (r *run) measure(ctx context.Context, pi, rep int, params []Param) (string,
 		return "", err
 	}
 	defer opened.Close()
+	if len(r.Spec.With) > 0 {
+		groups := []workload.Group{{W: w, Run: opened, VUs: opt.VUs}}
+		for _, g := range r.Spec.With {
+			vus, _ := strconv.Atoi(g.Value) // checked with the spec
+			og, err := workload.OpenGroup(ctx, r.t, g.Name, vus)
+			if err != nil {
+				return "", err
+			}
+			defer og.Run.Close()
+			groups = append(groups, og)
+		}
+		mixed := workload.NewMixed(groups)
+		w, opened, opt.VUs = mixed, mixed, mixed.VUs()
+	}
 	opt.Progress = r.o.Progress
 	opt.Telemetry.Server = r.facts
 	opt.Warn = func(msg string) { fmt.Fprintln(r.o.Log, "dbrig: "+msg) }

@@ -91,6 +91,9 @@ type Spec struct {
 	Follow   []Vary
 	Baseline []Param
 	Repeat   int
+	// With are other timed workloads every run drives in the same
+	// window, by name, each with its virtual users and its defaults.
+	With []Param
 }
 
 // Prewarm values.
@@ -258,6 +261,8 @@ func (p parser) spec(root *yaml.Node) (*Spec, error) {
 			})
 		case "baseline":
 			s.Baseline, err = p.params(v, key)
+		case "with":
+			s.With, err = p.params(v, key)
 		case "repeat":
 			var r string
 			if r, err = p.scalar(v, key); err == nil {
@@ -267,7 +272,7 @@ func (p parser) spec(root *yaml.Node) (*Spec, error) {
 				}
 			}
 		default:
-			err = p.errf(k, "unknown key %q at the top level (known: name, target, workload, build, run, vary, follow, baseline, repeat)", key)
+			err = p.errf(k, "unknown key %q at the top level (known: name, target, workload, build, run, vary, follow, baseline, repeat, with)", key)
 		}
 		return err
 	})
@@ -363,6 +368,18 @@ func setConfinement(c *server.Confinement, name, value string) error {
 	return err
 }
 
+// Info is what the sweep's runs declare: the workload's metrics, and
+// those of the workloads it runs with.
+func (s *Spec) Info() workload.Info {
+	w, _ := workload.New(s.Workload)
+	ws := []workload.Workload{w}
+	for _, g := range s.With {
+		o, _ := workload.New(g.Name) // checked with the spec
+		ws = append(ws, o)
+	}
+	return workload.MixInfo(ws)
+}
+
 // flagName maps a spec key to the workload flag it sets.
 func flagName(key string) string { return runner.FlagName(key) }
 
@@ -374,6 +391,20 @@ func (s *Spec) validate(p parser, lines map[string]int) error {
 		return p.errf(&yaml.Node{Line: lines["workload"]}, "unknown workload %q (known: %s)", s.Workload, strings.Join(workload.Names(), ", "))
 	}
 	fixedWork := w.Info().FixedWork
+	for _, g := range s.With {
+		other, ok := workload.New(g.Name)
+		vus, err := strconv.Atoi(g.Value)
+		switch {
+		case fixedWork:
+			return specError(p.file, g.line, "with: %s runs a fixed amount of work, so no other workload can run beside it", s.Workload)
+		case !ok:
+			return specError(p.file, g.line, "with: unknown workload %q (known: %s)", g.Name, strings.Join(workload.Names(), ", "))
+		case other.Info().FixedWork:
+			return specError(p.file, g.line, "with: %s runs a fixed amount of work, not in a timed window", g.Name)
+		case err != nil || vus < 1:
+			return specError(p.file, g.line, "with.%s: want its virtual users, a whole number of at least 1, got %q", g.Name, g.Value)
+		}
+	}
 	buildFlags := pflag.NewFlagSet("build", pflag.ContinueOnError)
 	if b, ok := w.(workload.Builder); ok {
 		b.BuildFlags(buildFlags)
@@ -637,8 +668,9 @@ func (s *Spec) JSON() json.RawMessage {
 		Follow   orderedFollow `json:"follow,omitempty"`
 		Baseline orderedJSON   `json:"baseline,omitempty"`
 		Repeat   int           `json:"repeat"`
+		With     orderedJSON   `json:"with,omitempty"`
 	}{s.Name, targetJSON{s.Target.Server, s.Target.Settings, s.Target.PGBin, memory, cpus, target.Redact(s.Target.URL)},
-		s.Workload, s.Build, s.Run, s.Vary, s.Follow, s.Baseline, s.Repeat}
+		s.Workload, s.Build, s.Run, s.Vary, s.Follow, s.Baseline, s.Repeat, s.With}
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		panic(err) // strings and ints only

@@ -118,7 +118,7 @@ func TestSpecErrors(t *testing.T) {
 	managed := "name: x\ntarget: {managed: true}\nworkload: tproc-c\n"
 	for _, tc := range []struct{ name, yaml, want string }{
 		{"unknown top-level key", managed + "repaet: 3\n",
-			`s.yaml line 4: unknown key "repaet" at the top level (known: name, target, workload, build, run, vary, follow, baseline, repeat)`},
+			`s.yaml line 4: unknown key "repaet" at the top level (known: name, target, workload, build, run, vary, follow, baseline, repeat, with)`},
 		{"unknown nested key", managed + "run:\n  rampup: 1s\n  duraton: 60s\n",
 			`s.yaml line 6: unknown key "duraton" in run (known: rampup, duration, vus, client_cpus, sample, prewarm, all_warehouses, keying_thinking, mode)`},
 		{"unknown target key", "target: {managed: true, setings: {a: b}}\nworkload: tproc-c\n",

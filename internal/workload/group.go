@@ -2,6 +2,7 @@ package workload
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"time"
 
@@ -15,6 +16,30 @@ type Group struct {
 	W   Workload
 	Run Run
 	VUs int
+}
+
+// NoSchema is the error for a target that lacks w's schema: what to do.
+func NoSchema(w Workload, t target.Target) error {
+	return target.Userf("no %s schema on %s: build it first with `dbrig build %s --target %s`", w.Name(), t.URL(), w.Name(), t.URL())
+}
+
+// OpenGroup opens workload name on t, with its default options, as a
+// group of vus virtual users of a mixed run.
+func OpenGroup(ctx context.Context, t target.Target, name string, vus int) (Group, error) {
+	w, found := New(name)
+	switch {
+	case !found:
+		return Group{}, target.Userf("no workload %q to run with (known: %s)", name, strings.Join(Names(), ", "))
+	case w.Info().FixedWork:
+		return Group{}, target.Userf("%s runs a fixed amount of work, not in a timed window: it cannot run with another", name)
+	case vus < 1:
+		return Group{}, target.Userf("%s needs at least 1 virtual user, got %d", name, vus)
+	}
+	r, err := w.Open(ctx, t)
+	if errors.Is(err, ErrNoSchema) {
+		return Group{}, NoSchema(w, t)
+	}
+	return Group{W: w, Run: r, VUs: vus}, err
 }
 
 // Mixed drives several opened workloads at once on one target, over one
@@ -87,14 +112,22 @@ func (m *Mixed) Name() string {
 }
 
 func (m *Mixed) Info() Info {
-	info := m.groups[0].W.Info()
-	info.Metrics = nil
+	ws := make([]Workload, len(m.groups))
 	for i, g := range m.groups {
-		for _, met := range g.W.Info().Metrics {
-			if i > 0 {
-				met.Key = m.prefix(i) + met.Key
-				met.Label = g.W.Name() + " " + met.Label
-			}
+		ws[i] = g.W
+	}
+	return MixInfo(ws)
+}
+
+// MixInfo is what a mixed run of ws declares: the first's metrics as
+// they are, then each other's with its name before its key and label; the
+// first's primary metric and transaction stand for the run.
+func MixInfo(ws []Workload) Info {
+	info := ws[0].Info()
+	for _, w := range ws[1:] {
+		for _, met := range w.Info().Metrics {
+			met.Key = w.Name() + ":" + met.Key
+			met.Label = w.Name() + " " + met.Label
 			info.Metrics = append(info.Metrics, met)
 		}
 	}
