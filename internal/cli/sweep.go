@@ -110,6 +110,14 @@ With --metrics-addr, one server follows the whole sweep: each run's series
 				printResults(stdout, sw)
 				return nil
 			}
+			// Every build is checked before the sweep's first line, so a
+			// missing one is refused in one line and leaves nothing behind;
+			// the sweep checks them again as it starts.
+			if sw.Spec.Target.Managed {
+				if _, err := sw.UsableBuilds(c.Context()); err != nil {
+					return err
+				}
+			}
 			return runSweep(sw, metricsAddr, stdout, stderr)
 		},
 	}

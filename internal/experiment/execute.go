@@ -360,23 +360,27 @@ func newBuild(ctx context.Context, kind, name, dir, bin string) (Build, error) {
 	return b, nil
 }
 
-// CheckBuilds refuses, in one line, builds whose binaries cannot be used,
-// naming each and what is missing.
-func (s *Sweep) CheckBuilds(builds []Build) error {
+// UsableBuilds are Builds, or a one-line refusal naming each build whose
+// binaries cannot be used and what is missing.
+func (s *Sweep) UsableBuilds(ctx context.Context) ([]Build, error) {
+	builds, err := s.Builds(ctx)
+	if err != nil {
+		return nil, err
+	}
 	var bad []string
 	for _, b := range builds {
 		if b.Err == nil {
 			continue
 		}
 		if b.Name == "" {
-			return b.Err
+			return nil, b.Err
 		}
 		bad = append(bad, b.Name+": "+human.OneLine(b.Err))
 	}
 	if len(bad) > 0 {
-		return target.Userf("%s: target.servers: %s", s.Spec.File, strings.Join(bad, "; "))
+		return nil, target.Userf("%s: target.servers: %s", s.Spec.File, strings.Join(bad, "; "))
 	}
-	return nil
+	return builds, nil
 }
 
 // build is the point's build.
@@ -400,10 +404,7 @@ func (s *Sweep) ServerSettingNames() []string {
 // initServer checks every build and creates their clusters, all before
 // anything is built or run.
 func (r *run) initServer(ctx context.Context) error {
-	builds, err := r.Builds(ctx)
-	if err == nil {
-		err = r.CheckBuilds(builds)
-	}
+	builds, err := r.UsableBuilds(ctx)
 	if err != nil {
 		return err
 	}
