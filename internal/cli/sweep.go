@@ -42,6 +42,12 @@ schema is built once. A managed server can be confined to a memory size
 memory: 2GB, cpus: "1"}) or varied (vary: {memory: [1GB, 2GB, 4GB]}); this
 needs writable cgroups (root), and the client keeps off the server's CPUs.
 
+A managed target can compare builds of its server: target: {managed:
+postgres, servers: {pg15: BIN_DIR, pg18: BIN_DIR}} with vary: {server:
+[pg15, pg18]} runs each point on its build's binaries. Every build is
+checked before anything runs; builds that cannot read each other's data
+get a cluster each (DIR/server-NAME), built from the same seed.
+
 Ctrl-C stops after the current run; a second Ctrl-C interrupts that run.
 Either way, dbrig sweep --resume DIR carries on from there.`,
 		Example: `  dbrig sweep experiments/buffer-cache.yaml --dry-run
