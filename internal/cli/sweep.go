@@ -91,10 +91,10 @@ With --metrics-addr, one server follows the whole sweep: each run's series
 			}
 			stdout, stderr := c.OutOrStdout(), c.ErrOrStderr()
 			if dryRun {
-				var builds []experiment.Build
+				var builds []experiment.ServerBuild
 				if sw.Spec.Target.Managed {
 					var err error
-					if builds, err = sw.Builds(c.Context()); err != nil {
+					if builds, err = sw.ServerBuilds(c.Context()); err != nil {
 						return err
 					}
 				}
@@ -120,7 +120,7 @@ With --metrics-addr, one server follows the whole sweep: each run's series
 			// missing one is refused in one line and leaves nothing behind;
 			// the sweep checks them again as it starts.
 			if sw.Spec.Target.Managed {
-				if _, err := sw.UsableBuilds(c.Context()); err != nil {
+				if _, err := sw.UsableServerBuilds(c.Context()); err != nil {
 					return err
 				}
 			}
@@ -221,7 +221,7 @@ func schemaBuilds(sw *experiment.Sweep) int {
 	if !sw.Spec.Target.Managed || !sw.Spec.Builds() {
 		return 0
 	}
-	builds, err := sw.Builds(context.Background())
+	builds, err := sw.ServerBuilds(context.Background())
 	if err != nil {
 		return 1
 	}
@@ -238,7 +238,7 @@ func schemaBuilds(sw *experiment.Sweep) int {
 // against each build's binaries, which starts nothing. Without binaries
 // to ask, note says the names were not checked: a plan is still worth
 // printing on a machine that will not run the sweep.
-func checkSettingNames(ctx context.Context, sw *experiment.Sweep, builds []experiment.Build) (note string, err error) {
+func checkSettingNames(ctx context.Context, sw *experiment.Sweep, builds []experiment.ServerBuild) (note string, err error) {
 	names := sw.ServerSettingNames()
 	if len(names) == 0 {
 		return "", nil
@@ -256,7 +256,7 @@ func checkSettingNames(ctx context.Context, sw *experiment.Sweep, builds []exper
 
 // printBuilds is --dry-run's list of the server builds a sweep compares:
 // each one's binaries, version and cluster.
-func printBuilds(w io.Writer, sw *experiment.Sweep, builds []experiment.Build) {
+func printBuilds(w io.Writer, sw *experiment.Sweep, builds []experiment.ServerBuild) {
 	if len(sw.Spec.Target.Servers) == 0 {
 		return
 	}

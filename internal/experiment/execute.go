@@ -9,7 +9,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -166,7 +165,7 @@ type run struct {
 	*Sweep
 	o        Options
 	srv      server.Server // the running server's, or the first build's
-	builds   []Build
+	builds   []ServerBuild
 	running  *serverStart // the running server's
 	pin      *server.ClientPin
 	facts    telemetry.Server // what the runs' telemetry records of the server
@@ -289,9 +288,9 @@ func (r *run) stoppable(ctx context.Context) (context.Context, func()) {
 	return c, cancel
 }
 
-// Build is one set of a managed server's binaries that a sweep runs, and
-// the server, untouched, that runs them on the build's cluster.
-type Build struct {
+// ServerBuild is one set of a managed server's binaries that a sweep
+// runs, and the server, untouched, that runs them on the build's cluster.
+type ServerBuild struct {
 	// Name is the build's in target.servers; "" for a sweep's one build.
 	Name    string
 	Server  server.Server
@@ -303,28 +302,28 @@ type Build struct {
 	Err error
 }
 
-// Builds are the builds a managed sweep's points run, in the order of
-// target.servers. A sweep without servers keeps its one cluster in
+// ServerBuilds are the builds a managed sweep's points run, in the order
+// of target.servers. A sweep without servers keeps its one cluster in
 // DIR/server; otherwise each data format gets DIR/server-NAME, after its
 // first build, so that a build that cannot read another's cluster gets
 // its own, built from the same seed.
-func (s *Sweep) Builds(ctx context.Context) ([]Build, error) {
+func (s *Sweep) ServerBuilds(ctx context.Context) ([]ServerBuild, error) {
 	t := s.Spec.Target
 	if len(t.Servers) == 0 {
 		b, err := newBuild(ctx, t.Server, "", filepath.Join(s.Dir, "server"), t.PGBin)
-		return []Build{b}, err
+		return []ServerBuild{b}, err
 	}
 	used := map[string]bool{}
 	for _, p := range s.Points {
-		used[s.Spec.ServerBuild(p)] = true
+		used[s.Spec.BuildOf(p)] = true
 	}
-	var builds []Build
+	var builds []ServerBuild
 	clusters := map[string]string{} // data format: cluster directory
 	for _, bin := range t.Servers {
 		if !used[bin.Name] {
 			continue
 		}
-		own := filepath.Join(s.Dir, "server-"+safeDir.ReplaceAllString(bin.Name, "-"))
+		own := filepath.Join(s.Dir, "server-"+bin.Name)
 		b, err := newBuild(ctx, t.Server, bin.Name, own, bin.Value)
 		if err != nil {
 			return nil, err
@@ -345,25 +344,22 @@ func (s *Sweep) Builds(ctx context.Context) ([]Build, error) {
 	return builds, nil
 }
 
-// safeDir keeps a build's name from reaching outside the sweep directory.
-var safeDir = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
-
 // newBuild is the server of kind in dir running the binaries in bin; a
 // build whose version cannot be read has Err set.
-func newBuild(ctx context.Context, kind, name, dir, bin string) (Build, error) {
+func newBuild(ctx context.Context, kind, name, dir, bin string) (ServerBuild, error) {
 	srv, err := server.New(kind, dir, bin)
 	if err != nil {
-		return Build{}, err
+		return ServerBuild{}, err
 	}
-	b := Build{Name: name, Server: srv, Dir: dir}
+	b := ServerBuild{Name: name, Server: srv, Dir: dir}
 	b.Version, b.Err = srv.Version(ctx)
 	return b, nil
 }
 
-// UsableBuilds are Builds, or a one-line refusal naming each build whose
-// binaries cannot be used and what is missing.
-func (s *Sweep) UsableBuilds(ctx context.Context) ([]Build, error) {
-	builds, err := s.Builds(ctx)
+// UsableServerBuilds are ServerBuilds, or a one-line refusal naming each
+// build whose binaries cannot be used and what is missing.
+func (s *Sweep) UsableServerBuilds(ctx context.Context) ([]ServerBuild, error) {
+	builds, err := s.ServerBuilds(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -384,9 +380,9 @@ func (s *Sweep) UsableBuilds(ctx context.Context) ([]Build, error) {
 }
 
 // build is the point's build.
-func (r *run) build(p Point) Build {
-	name := r.Spec.ServerBuild(p)
-	return r.builds[slices.IndexFunc(r.builds, func(b Build) bool { return b.Name == name })]
+func (r *run) build(p Point) ServerBuild {
+	name := r.Spec.BuildOf(p)
+	return r.builds[slices.IndexFunc(r.builds, func(b ServerBuild) bool { return b.Name == name })]
 }
 
 // ServerSettingNames are the names of every server setting the sweep
@@ -404,7 +400,7 @@ func (s *Sweep) ServerSettingNames() []string {
 // initServer checks every build and creates their clusters, all before
 // anything is built or run.
 func (r *run) initServer(ctx context.Context) error {
-	builds, err := r.UsableBuilds(ctx)
+	builds, err := r.UsableServerBuilds(ctx)
 	if err != nil {
 		return err
 	}
@@ -426,13 +422,13 @@ func (r *run) initServer(ctx context.Context) error {
 
 // initBuild checks that build b can take its points' settings and
 // confinements, and creates its cluster unless it exists.
-func (r *run) initBuild(ctx context.Context, b Build) error {
+func (r *run) initBuild(ctx context.Context, b ServerBuild) error {
 	var points []map[string]string
 	// Confine checks that this host can confine the server so, which it
 	// must before anything is built; each start sets it again.
 	checked := map[server.Confinement]bool{}
 	for _, p := range r.Points {
-		if r.Spec.ServerBuild(p) != b.Name {
+		if r.Spec.BuildOf(p) != b.Name {
 			continue
 		}
 		points = append(points, r.Spec.ServerSettings(p))
@@ -798,7 +794,7 @@ func (r *run) measure(ctx context.Context, pi, rep int, params []Param) (string,
 	}
 	pt := &doc.Points[pi]
 	pt.Runs[rep-1] = rel
-	if r.Spec.ServerBuild(r.Points[pi]) != "" {
+	if r.Spec.BuildOf(r.Points[pi]) != "" {
 		pt.ServerVersion = d.Target.Version
 	}
 	for _, m := range d.Metrics {

@@ -176,9 +176,9 @@ func (s *Spec) Confinement(p Point) server.Confinement {
 	return c
 }
 
-// ServerBuild names the build of target.servers a point's server runs;
+// BuildOf names the build of target.servers a point's server runs;
 // "" when the spec names none.
-func (s *Spec) ServerBuild(p Point) string {
+func (s *Spec) BuildOf(p Point) string {
 	for _, st := range s.settings(p) {
 		if st.kind == BinParam {
 			return st.Value
@@ -196,7 +196,7 @@ type serverStart struct {
 }
 
 func (s *Spec) serverStart(p Point) *serverStart {
-	return &serverStart{s.ServerBuild(p), s.ServerSettings(p), s.Confinement(p)}
+	return &serverStart{s.BuildOf(p), s.ServerSettings(p), s.Confinement(p)}
 }
 
 // same tells whether a server started as a runs as b would; a nil a is

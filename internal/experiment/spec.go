@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -334,6 +335,12 @@ func (p parser) target(n *yaml.Node, t *Target) error {
 			if t.Servers, err = p.params(v, "target.servers"); err == nil && len(t.Servers) == 0 {
 				err = p.errf(k, "target.servers: name at least one build (NAME: BIN_DIR)")
 			}
+			for _, b := range t.Servers {
+				// A name becomes a directory's (server-NAME) in the sweep's.
+				if err == nil && !buildName.MatchString(b.Name) {
+					err = specError(p.file, b.line, "target.servers: %q: name a build with letters, digits, '.', '_' and '-' only", b.Name)
+				}
+			}
 		case "url":
 			t.URL, err = p.scalar(v, "target.url")
 		case MemoryParam, CPUsParam:
@@ -373,6 +380,8 @@ func (p parser) target(n *yaml.Node, t *Target) error {
 	}
 	return nil
 }
+
+var buildName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._-]*$`)
 
 // setConfinement reads value into c's memory or CPUs, by name.
 func setConfinement(c *server.Confinement, name, value string) error {

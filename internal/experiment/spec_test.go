@@ -206,6 +206,8 @@ func TestSpecErrors(t *testing.T) {
 			`s.yaml line 1: target: give pg_bin (one build) or servers (several), not both`},
 		{"servers not varied", "target:\n  managed: postgres\n  servers: {pg15: /a, pg18: /b}\nworkload: tproc-c\nvary: {vus: [1, 2]}\n",
 			`s.yaml line 3: target.servers: nothing varies server; add vary: {server: [...]}, or give one build as pg_bin`},
+		{"server name not a directory's", "target:\n  managed: postgres\n  servers:\n    pg15: /a\n    ../x: /b\nworkload: tproc-c\n",
+			`s.yaml line 5: target.servers: "../x": name a build with letters, digits, '.', '_' and '-' only`},
 		{"servers empty", "target:\n  managed: postgres\n  servers: {}\nworkload: tproc-c\n",
 			`s.yaml line 3: target.servers: name at least one build (NAME: BIN_DIR)`},
 		{"servers not a mapping", "target:\n  managed: postgres\n  servers: [/a, /b]\nworkload: tproc-c\n",
@@ -253,7 +255,7 @@ baseline: {server: pg15}
 	points := s.Points()
 	var got []string
 	for _, p := range points {
-		got = append(got, s.ServerBuild(p))
+		got = append(got, s.BuildOf(p))
 		for _, r := range s.RunParams(p) {
 			if r.Name == experiment.ServerKey {
 				t.Errorf("point %s: server is among the run parameters %v", p.Label(), s.RunParams(p))
