@@ -42,6 +42,12 @@ schema is built once. A managed server can be confined to a memory size
 memory: 2GB, cpus: "1"}) or varied (vary: {memory: [1GB, 2GB, 4GB]}); this
 needs writable cgroups (root), and the client keeps off the server's CPUs.
 
+A managed target can compare builds of its server: target: {managed:
+postgres, servers: {pg15: BIN_DIR, pg18: BIN_DIR}} with vary: {server:
+[pg15, pg18]} runs each point on its build's binaries. Every build is
+checked before anything runs; builds that cannot read each other's data
+get a cluster each (DIR/server-NAME), built from the same seed.
+
 Ctrl-C stops after the current run; a second Ctrl-C interrupts that run.
 Either way, dbrig sweep --resume DIR carries on from there.`,
 		Example: `  dbrig sweep experiments/buffer-cache.yaml --dry-run
@@ -85,11 +91,19 @@ With --metrics-addr, one server follows the whole sweep: each run's series
 			}
 			stdout, stderr := c.OutOrStdout(), c.ErrOrStderr()
 			if dryRun {
-				note, err := checkSettingNames(c.Context(), sw)
+				var builds []experiment.ServerBuild
+				if sw.Spec.Target.Managed {
+					var err error
+					if builds, err = sw.ServerBuilds(c.Context()); err != nil {
+						return err
+					}
+				}
+				note, err := checkSettingNames(c.Context(), sw, builds)
 				if err != nil {
 					return err
 				}
 				printPlan(stdout, sw)
+				printBuilds(stdout, sw, builds)
 				fmt.Fprint(stdout, note)
 				return nil
 			}
@@ -101,6 +115,14 @@ With --metrics-addr, one server follows the whole sweep: each run's series
 				fmt.Fprintf(stderr, "The sweep in %s is already complete.\n", sw.Dir)
 				printResults(stdout, sw)
 				return nil
+			}
+			// Every build is checked before the sweep's first line, so a
+			// missing one is refused in one line and leaves nothing behind;
+			// the sweep checks them again as it starts.
+			if sw.Spec.Target.Managed {
+				if _, err := sw.UsableServerBuilds(c.Context()); err != nil {
+					return err
+				}
 			}
 			return runSweep(sw, metricsAddr, stdout, stderr)
 		},
@@ -186,42 +208,74 @@ func plural(n int, what string) string {
 	return fmt.Sprintf("%d %ss", n, what)
 }
 
-// estimate is the time the sweep's remaining runs take, with the build
-// when the schema cannot be there yet (a managed server not yet created).
+// estimate is the time the sweep's remaining runs take, with the builds
+// of the schema that cannot be there yet.
 func estimate(sw *experiment.Sweep) time.Duration {
-	return sw.Spec.Estimate(sw.Points, sw.Doc.Order, sw.Doc.Done, needsBuild(sw))
+	return sw.Spec.Estimate(sw.Points, sw.Doc.Order, sw.Doc.Done, schemaBuilds(sw))
 }
 
-// needsBuild: a managed sweep whose server does not exist yet builds the
-// schema, if the workload has one; an external target is taken as built.
-func needsBuild(sw *experiment.Sweep) bool {
+// schemaBuilds counts the schema's builds still to do: one per managed
+// cluster not yet created, if the workload has a schema; an external
+// target is taken as built.
+func schemaBuilds(sw *experiment.Sweep) int {
 	if !sw.Spec.Target.Managed || !sw.Spec.Builds() {
-		return false
+		return 0
 	}
-	srv, err := sw.Server()
-	return err != nil || !srv.Exists()
+	builds, err := sw.ServerBuilds(context.Background())
+	if err != nil {
+		return 1
+	}
+	clusters := map[string]bool{}
+	for _, b := range builds {
+		if b.Err != nil || !b.Server.Exists() {
+			clusters[b.Dir] = true
+		}
+	}
+	return len(clusters)
 }
 
 // checkSettingNames is --dry-run's check of the server settings' names
-// against the managed server's binaries, which starts nothing. Without
-// binaries to ask, note says the names were not checked: a plan is still
-// worth printing on a machine that will not run the sweep.
-func checkSettingNames(ctx context.Context, sw *experiment.Sweep) (note string, err error) {
+// against each build's binaries, which starts nothing. Without binaries
+// to ask, note says the names were not checked: a plan is still worth
+// printing on a machine that will not run the sweep.
+func checkSettingNames(ctx context.Context, sw *experiment.Sweep, builds []experiment.ServerBuild) (note string, err error) {
 	names := sw.ServerSettingNames()
 	if len(names) == 0 {
 		return "", nil
 	}
-	srv, err := sw.Server()
-	if err != nil {
-		return "", err
-	}
-	if _, err := srv.Version(ctx); err != nil {
-		return fmt.Sprintf("Setting names: not checked (%v)\n", err), nil
-	}
-	if err := srv.CheckSettingNames(ctx, names); err != nil {
-		return "", target.Userf("%s: %v", sw.Spec.File, err)
+	for _, b := range builds {
+		if b.Err != nil {
+			return fmt.Sprintf("Setting names: not checked (%v)\n", human.OneLine(b.Err)), nil
+		}
+		if err := b.Server.CheckSettingNames(ctx, names); err != nil {
+			return "", target.Userf("%s: %v", sw.Spec.File, err)
+		}
 	}
 	return "Setting names: known to " + targetName(sw.Spec) + "\n", nil
+}
+
+// printBuilds is --dry-run's list of the server builds a sweep compares:
+// each one's binaries, version and cluster.
+func printBuilds(w io.Writer, sw *experiment.Sweep, builds []experiment.ServerBuild) {
+	if len(sw.Spec.Target.Servers) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nServer builds:")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, b := range builds {
+		bin := ""
+		for _, p := range sw.Spec.Target.Servers {
+			if p.Name == b.Name {
+				bin = p.Value
+			}
+		}
+		if b.Err != nil {
+			fmt.Fprintf(tw, "  %s\t%s\tnot usable: %s\t\n", b.Name, bin, human.OneLine(b.Err))
+			continue
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\tcluster %s\t\n", b.Name, bin, b.Version, b.Dir)
+	}
+	tw.Flush()
 }
 
 func targetName(s *experiment.Spec) string {
@@ -296,8 +350,8 @@ func printPlan(w io.Writer, sw *experiment.Sweep) {
 	if n := s.Restarts(sw.Points, order[sw.Doc.Done:]); n > 0 {
 		how += ", " + plural(n, "server start")
 	}
-	if needsBuild(sw) {
-		how += ", the build"
+	if n := schemaBuilds(sw); n > 0 {
+		how += ", " + plural(n, "build") + " of the schema"
 	}
 	fmt.Fprintf(w, "Estimated duration: about %s (%s)\n", experiment.FormatDuration(d), how)
 }
@@ -312,6 +366,9 @@ func printResults(w io.Writer, sw *experiment.Sweep) {
 	for _, name := range doc.Varied {
 		fmt.Fprint(tw, name+"\t")
 	}
+	if doc.VariesServer() {
+		fmt.Fprint(tw, "server version\t")
+	}
 	fmt.Fprint(tw, "n\t")
 	for _, m := range doc.Metrics {
 		fmt.Fprint(tw, m.Label+" ± 95% CI\t")
@@ -321,6 +378,9 @@ func printResults(w io.Writer, sw *experiment.Sweep) {
 		fmt.Fprintf(tw, "%d\t", i+1)
 		for _, name := range doc.Varied {
 			fmt.Fprint(tw, pt.Params[name]+"\t")
+		}
+		if doc.VariesServer() {
+			fmt.Fprint(tw, pt.ServerVersion+"\t")
 		}
 		fmt.Fprintf(tw, "%d\t", len(pt.Values[primary.Key]))
 		for _, m := range doc.Metrics {

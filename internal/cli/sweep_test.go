@@ -484,3 +484,67 @@ func TestSweepWithSQLite(t *testing.T) {
 	os.WriteFile(bad, []byte(strings.Replace(body, "dvd-reports: 1", "dvd-reports: none", 1)), 0o644)
 	wantIn(t, "error", usageError(t, dbrig(t, "sweep", bad, "--dry-run")), "with.dvd-reports: want its virtual users")
 }
+
+// TestSweepServerAB: a sweep across two server builds runs each point on
+// its build's binaries, records the version it ran, and compares B with
+// A. With DBRIG_PG18_BIN, B is another major version, with a cluster of
+// its own built from the same seed; without it, B is the same binaries
+// under another name, sharing A's cluster.
+func TestSweepServerAB(t *testing.T) {
+	t.Parallel()
+	other, major := os.Getenv("DBRIG_PG18_BIN"), "18."
+	if other == "" {
+		other, major = "%[1]s", ""
+	}
+	spec, out := managedSpec(t, "name: ab\n"+
+		"target: {managed: postgres, servers: {a: '%[1]s', b: '"+other+"'}}\n"+
+		"workload: tproc-c\n"+
+		"build: {warehouses: 1}\n"+
+		"run: {rampup: 0s, duration: 2s, vus: 2}\n"+
+		"vary:\n  server: [a, b]\n"+
+		"baseline: {server: a}\n"+
+		"repeat: 2\n")
+	plan := mustRun(t, "sweep", spec, "--out", out, "--dry-run")
+	wantIn(t, "plan", plan.stdout, "Server builds:")
+	wantIn(t, "plan", plan.stdout, "cluster "+filepath.Join(out, "server-a"))
+
+	o := mustRun(t, "sweep", spec, "--out", out)
+	wantIn(t, "stdout", o.stdout, "server version")
+	sw := readSweep(t, out)
+	if !sw.Complete || sw.Done != 4 {
+		t.Fatalf("complete %v, done %d; want 4 runs done", sw.Complete, sw.Done)
+	}
+	a, b := sw.Points[0], sw.Points[1]
+	if a.Params["server"] != "a" || b.Params["server"] != "b" || a.ServerVersion == "" || !strings.HasPrefix(b.ServerVersion, major) {
+		t.Errorf("points ran %s on %q and %s on %q; want a, then b on %s", a.Params["server"], a.ServerVersion, b.Params["server"], b.ServerVersion, major)
+	}
+	if g := b.Gains["nopm"]; g == nil || b.BaselinePoint != 0 {
+		t.Errorf("b's gain over a %+v (baseline point %d), want one over point 0", g, b.BaselinePoint)
+	}
+	// Each cluster is built once: the log says so once per cluster.
+	builds := strings.Count(o.stderr, "Built tproc-c")
+	_, ownErr := os.Stat(filepath.Join(out, "server-b"))
+	if major != "" && (builds != 2 || ownErr != nil) {
+		t.Errorf("another major version: %d builds, server-b %v; want a cluster of its own, built once", builds, ownErr)
+	}
+	if major == "" && (builds != 1 || !os.IsNotExist(ownErr)) {
+		t.Errorf("the same binaries: %d builds, server-b %v; want one shared cluster, built once", builds, ownErr)
+	}
+	for _, dir := range []string{"server-a", "server-b"} {
+		if _, err := os.Stat(filepath.Join(out, dir, "data", "postmaster.pid")); !os.IsNotExist(err) {
+			t.Errorf("a server is still running in %s after the sweep (postmaster.pid: %v)", dir, err)
+		}
+	}
+}
+
+// TestSweepServerMissing: a build without binaries is refused in one line
+// naming it and what is missing, before anything is written.
+func TestSweepServerMissing(t *testing.T) {
+	t.Parallel()
+	spec, out := managedSpec(t, "target: {managed: postgres, servers: {a: '%s', b: /nonexistent/bin}}\n"+
+		"workload: cpu\n"+
+		"vary: {server: [a, b]}\n")
+	line := usageError(t, dbrig(t, "sweep", spec, "--out", out))
+	wantIn(t, "error", line, "target.servers: b: /nonexistent/bin has no PostgreSQL server binaries (postgres, initdb, pg_ctl missing)")
+	noFile(t, filepath.Join(out, "sweep.json"))
+}

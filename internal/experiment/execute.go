@@ -163,13 +163,14 @@ func reason(err error) error {
 type run struct {
 	*Sweep
 	o        Options
-	srv      server.Server
+	srv      server.Server // the running server's, or the first build's
+	builds   []ServerBuild
 	running  *serverStart // the running server's
 	pin      *server.ClientPin
 	facts    telemetry.Server // what the runs' telemetry records of the server
 	url      string
 	t        target.Target
-	built    bool
+	built    map[string]bool // by cluster directory; "" for a URL
 	dropNote bool
 	started  time.Time
 	runsDone int // in this call, for the time-left estimate
@@ -208,7 +209,7 @@ func (s *Sweep) Run(ctx context.Context, o Options) (err error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	r := &run{Sweep: s, o: o, url: s.Spec.Target.URL, started: o.Now()}
+	r := &run{Sweep: s, o: o, url: s.Spec.Target.URL, started: o.Now(), built: map[string]bool{}}
 	doc := s.Doc
 	if doc.StartedAt.IsZero() {
 		doc.StartedAt = o.Now().UTC()
@@ -286,12 +287,101 @@ func (r *run) stoppable(ctx context.Context) (context.Context, func()) {
 	return c, cancel
 }
 
-// ServerDir is where a managed sweep keeps its server.
-func (s *Sweep) ServerDir() string { return filepath.Join(s.Dir, "server") }
+// ServerBuild is one set of a managed server's binaries that a sweep
+// runs, and the server, untouched, that runs them on the build's cluster.
+type ServerBuild struct {
+	// Name is the build's in target.servers; "" for a sweep's one build.
+	Name    string
+	Server  server.Server
+	Version string
+	// Dir is the cluster's directory. Builds of one data format share it,
+	// so its schema is built once for all of them.
+	Dir string
+	// Err says why the binaries cannot be used (missing, no version).
+	Err error
+}
 
-// Server is a managed sweep's server, untouched.
-func (s *Sweep) Server() (server.Server, error) {
-	return server.New(s.Spec.Target.Server, s.ServerDir(), s.Spec.Target.PGBin)
+// ServerBuilds are the builds a managed sweep's points run, in the order
+// of target.servers. A sweep without servers keeps its one cluster in
+// DIR/server; otherwise each data format gets DIR/server-NAME, after its
+// first build, so that a build that cannot read another's cluster gets
+// its own, built from the same seed.
+func (s *Sweep) ServerBuilds(ctx context.Context) ([]ServerBuild, error) {
+	t := s.Spec.Target
+	if len(t.Servers) == 0 {
+		b, err := newBuild(ctx, t.Server, "", filepath.Join(s.Dir, "server"), t.PGBin)
+		return []ServerBuild{b}, err
+	}
+	used := map[string]bool{}
+	for _, p := range s.Points {
+		used[s.Spec.BuildOf(p)] = true
+	}
+	var builds []ServerBuild
+	clusters := map[string]string{} // data format: cluster directory
+	for _, bin := range t.Servers {
+		if !used[bin.Name] {
+			continue
+		}
+		own := filepath.Join(s.Dir, "server-"+bin.Name)
+		b, err := newBuild(ctx, t.Server, bin.Name, own, bin.Value)
+		if err != nil {
+			return nil, err
+		}
+		format := ""
+		if b.Err == nil {
+			format, b.Err = b.Server.DataFormat(ctx)
+		}
+		if dir, ok := clusters[format]; ok && b.Err == nil {
+			// The kind was looked up by newBuild already.
+			b.Server, _ = server.New(t.Server, dir, bin.Value)
+			b.Dir = dir
+		} else if b.Err == nil {
+			clusters[format] = own
+		}
+		builds = append(builds, b)
+	}
+	return builds, nil
+}
+
+// newBuild is the server of kind in dir running the binaries in bin; a
+// build whose version cannot be read has Err set.
+func newBuild(ctx context.Context, kind, name, dir, bin string) (ServerBuild, error) {
+	srv, err := server.New(kind, dir, bin)
+	if err != nil {
+		return ServerBuild{}, err
+	}
+	b := ServerBuild{Name: name, Server: srv, Dir: dir}
+	b.Version, b.Err = srv.Version(ctx)
+	return b, nil
+}
+
+// UsableServerBuilds are ServerBuilds, or a one-line refusal naming each
+// build whose binaries cannot be used and what is missing.
+func (s *Sweep) UsableServerBuilds(ctx context.Context) ([]ServerBuild, error) {
+	builds, err := s.ServerBuilds(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var bad []string
+	for _, b := range builds {
+		if b.Err == nil {
+			continue
+		}
+		if b.Name == "" {
+			return nil, b.Err
+		}
+		bad = append(bad, b.Name+": "+human.OneLine(b.Err))
+	}
+	if len(bad) > 0 {
+		return nil, target.Userf("%s: target.servers: %s", s.Spec.File, strings.Join(bad, "; "))
+	}
+	return builds, nil
+}
+
+// build is the point's build.
+func (r *run) build(p Point) ServerBuild {
+	name := r.Spec.BuildOf(p)
+	return r.builds[slices.IndexFunc(r.builds, func(b ServerBuild) bool { return b.Name == name })]
 }
 
 // ServerSettingNames are the names of every server setting the sweep
@@ -306,51 +396,68 @@ func (s *Sweep) ServerSettingNames() []string {
 	return slices.Sorted(maps.Keys(names))
 }
 
+// initServer checks every build and creates their clusters, all before
+// anything is built or run.
 func (r *run) initServer(ctx context.Context) error {
-	srv, err := r.Server()
+	builds, err := r.UsableServerBuilds(ctx)
 	if err != nil {
 		return err
 	}
-	r.srv = srv
-	v, err := r.srv.Version(ctx)
-	if err != nil {
-		return err
-	}
-	r.Doc.Target.Version = v
-	points := make([]map[string]string, len(r.Points))
-	for i, p := range r.Points {
-		points[i] = r.Spec.ServerSettings(p)
-	}
-	if err := r.srv.Preflight(ctx, points); err != nil {
-		return err
-	}
-	// Confine checks that this host can confine the server so, which it
-	// must before anything is built; each start sets it again.
-	checked := map[server.Confinement]bool{}
-	for _, p := range r.Points {
-		if c := r.Spec.Confinement(p); !checked[c] {
-			checked[c] = true
-			if err := r.srv.Confine(c); err != nil {
-				return err
-			}
+	r.builds, r.srv = builds, builds[0].Server
+	var versions []string
+	for _, b := range builds {
+		if !slices.Contains(versions, b.Version) {
+			versions = append(versions, b.Version)
 		}
 	}
-	if !r.srv.Exists() {
-		fmt.Fprintf(r.o.Log, "Creating a %s cluster in %s (%s)\n", r.Spec.Target.Server, r.ServerDir(), v)
-	}
-	if err := r.srv.Init(ctx); err != nil {
-		return err
-	}
-	// A sweep killed outright leaves its server behind; the sweep cannot
-	// know what state it is in, so the user stops it.
-	if st, err := r.srv.Status(ctx); err == nil && st.State == server.Running {
-		return target.Userf("a server from an earlier run of this sweep is still running in %s: stop it with `dbrig server stop --dir %s`, then resume",
-			r.ServerDir(), r.ServerDir())
+	r.Doc.Target.Version = strings.Join(versions, ", ")
+	for _, b := range builds {
+		if err := r.initBuild(ctx, b); err != nil {
+			return err
+		}
 	}
 	return nil
 }
 
-// stopServer stops a managed server and keeps its log beside the results.
+// initBuild checks that build b can take its points' settings and
+// confinements, and creates its cluster unless it exists.
+func (r *run) initBuild(ctx context.Context, b ServerBuild) error {
+	var points []map[string]string
+	// Confine checks that this host can confine the server so, which it
+	// must before anything is built; each start sets it again.
+	checked := map[server.Confinement]bool{}
+	for _, p := range r.Points {
+		if r.Spec.BuildOf(p) != b.Name {
+			continue
+		}
+		points = append(points, r.Spec.ServerSettings(p))
+		if c := r.Spec.Confinement(p); !checked[c] {
+			checked[c] = true
+			if err := b.Server.Confine(c); err != nil {
+				return err
+			}
+		}
+	}
+	if err := b.Server.Preflight(ctx, points); err != nil {
+		return err
+	}
+	if !b.Server.Exists() {
+		fmt.Fprintf(r.o.Log, "Creating a %s cluster in %s (%s)\n", r.Spec.Target.Server, b.Dir, b.Version)
+	}
+	if err := b.Server.Init(ctx); err != nil {
+		return err
+	}
+	// A sweep killed outright leaves its server behind; the sweep cannot
+	// know what state it is in, so the user stops it.
+	if st, err := b.Server.Status(ctx); err == nil && st.State == server.Running {
+		return target.Userf("a server from an earlier run of this sweep is still running in %s: stop it with `dbrig server stop --dir %s`, then resume",
+			b.Dir, b.Dir)
+	}
+	return nil
+}
+
+// stopServer stops a managed server and keeps each cluster's log beside
+// the results (server.log, or server-NAME.log for several).
 func (r *run) stopServer() error {
 	if r.srv == nil {
 		return nil
@@ -358,7 +465,9 @@ func (r *run) stopServer() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	err := errors.Join(r.srv.Stop(ctx), r.unpin())
-	copyFile(r.srv.LogPath(), filepath.Join(r.Dir, "server.log"))
+	for _, b := range r.builds {
+		copyFile(b.Server.LogPath(), filepath.Join(r.Dir, filepath.Base(b.Dir)+".log"))
+	}
 	return err
 }
 
@@ -405,8 +514,8 @@ func (r *run) pointError(pi int, err error) error {
 		pi+1, r.Points[pi].Label(), msg, r.Dir)
 }
 
-// startServer (re)starts the managed server when the point's settings or
-// confinement differ from the running server's.
+// startServer (re)starts the managed server when the point's build,
+// settings or confinement differ from the running server's.
 func (r *run) startServer(ctx context.Context, pi int) error {
 	want := r.Spec.serverStart(r.Points[pi])
 	if r.srv.Running() && r.running.same(want) {
@@ -421,7 +530,13 @@ func (r *run) startServer(ctx context.Context, pi int) error {
 			return err
 		}
 	}
-	fmt.Fprintf(r.o.Log, "Starting %s with %s\n", r.Spec.Target.Server, settingsLine(want))
+	b := r.build(r.Points[pi])
+	r.srv = b.Server
+	name := r.Spec.Target.Server
+	if b.Name != "" {
+		name += " " + b.Name + " (" + b.Version + ")"
+	}
+	fmt.Fprintf(r.o.Log, "Starting %s with %s\n", name, settingsLine(want))
 	if err := r.srv.Confine(want.confined); err != nil {
 		return r.pointError(pi, err)
 	}
@@ -555,14 +670,21 @@ func (r *run) next(ctx context.Context) (stop bool, err error) {
 		}
 		if r.Doc.Target.Kind == "" || r.srv != nil {
 			v, _ := r.t.Version(ctx)
+			if len(r.builds) > 1 {
+				v = r.Doc.Target.Version // every build's, as initServer put it
+			}
 			r.Doc.Target = result.Target{Kind: r.t.Kind(), Version: v, URL: r.t.URL()}
 		}
 	}
-	if !r.built {
+	cluster := ""
+	if r.srv != nil {
+		cluster = r.build(pt).Dir
+	}
+	if !r.built[cluster] {
 		if err := r.ensureSchema(ctx); err != nil {
 			return false, err
 		}
-		r.built = true
+		r.built[cluster] = true
 		if r.Spec.Builds() {
 			r.noteMemory(ctx)
 		}
@@ -571,7 +693,7 @@ func (r *run) next(ctx context.Context) (stop bool, err error) {
 		}
 	}
 	params := r.Spec.RunParams(pt)
-	left := r.Spec.Estimate(r.Points, doc.Order, doc.Done, false)
+	left := r.Spec.Estimate(r.Points, doc.Order, doc.Done, 0)
 	fmt.Fprintf(r.o.Log, "run %d/%d: point %d (%s), repetition %d — about %s left\n",
 		doc.Done+1, len(doc.Order), pi+1, r.Spec.Label(pt), rep, roundLeft(left))
 
@@ -685,6 +807,9 @@ func (r *run) measure(ctx context.Context, pi, rep int, params []Param) (string,
 	}
 	pt := &doc.Points[pi]
 	pt.Runs[rep-1] = rel
+	if r.Spec.BuildOf(r.Points[pi]) != "" {
+		pt.ServerVersion = d.Target.Version
+	}
 	for _, m := range d.Metrics {
 		// A metric neither side could measure (a cache miss on a database
 		// that counts none) has no value to average.

@@ -176,21 +176,33 @@ func (s *Spec) Confinement(p Point) server.Confinement {
 	return c
 }
 
+// BuildOf names the build of target.servers a point's server runs;
+// "" when the spec names none.
+func (s *Spec) BuildOf(p Point) string {
+	for _, st := range s.settings(p) {
+		if st.kind == BinParam {
+			return st.Value
+		}
+	}
+	return ""
+}
+
 // serverStart is what a point's server starts with; a point that differs
-// from the one before in either restarts the server.
+// from the one before in any of it restarts the server.
 type serverStart struct {
+	build    string
 	settings map[string]string
 	confined server.Confinement
 }
 
 func (s *Spec) serverStart(p Point) *serverStart {
-	return &serverStart{s.ServerSettings(p), s.Confinement(p)}
+	return &serverStart{s.BuildOf(p), s.ServerSettings(p), s.Confinement(p)}
 }
 
 // same tells whether a server started as a runs as b would; a nil a is
 // a server not yet started.
 func (a *serverStart) same(b *serverStart) bool {
-	return a != nil && maps.Equal(a.settings, b.settings) && a.confined == b.confined
+	return a != nil && a.build == b.build && maps.Equal(a.settings, b.settings) && a.confined == b.confined
 }
 
 // RunParams are a point's run parameters: the run section's, then the
@@ -198,7 +210,7 @@ func (a *serverStart) same(b *serverStart) bool {
 func (s *Spec) RunParams(p Point) []Param {
 	out := append([]Param(nil), s.Run...)
 	for _, st := range s.settings(p) {
-		if st.kind != ServerParam && st.kind != ConfineParam {
+		if st.kind == RunParam || st.kind == PrewarmParam {
 			out = append(out, st.Param)
 		}
 	}
@@ -283,14 +295,13 @@ func (s *Spec) runTime(p Point) time.Duration {
 
 // Estimate is how long the runs order[from:] take, with the server
 // restarts they need after the settings of the run before from (nil:
-// the server is not running yet), and the build when build is set.
-func (s *Spec) Estimate(points []Point, order [][2]int, from int, build bool) time.Duration {
+// the server is not running yet), and builds builds of the schema (one
+// per cluster not yet built).
+func (s *Spec) Estimate(points []Point, order [][2]int, from int, builds int) time.Duration {
 	var total time.Duration
-	if build {
-		if _, b, err := s.builder(); err == nil {
-			if e, ok := b.(workload.BuildEstimator); ok {
-				total += e.BuildTime()
-			}
+	if _, b, err := s.builder(); err == nil {
+		if e, ok := b.(workload.BuildEstimator); ok {
+			total += time.Duration(builds) * e.BuildTime()
 		}
 	}
 	var prev *serverStart

@@ -80,7 +80,7 @@ func TestMatrixEstimate(t *testing.T) {
 	// 24 runs × (20s + 60s + 5s), shared_buffers changes 4 times per
 	// repetition: 12 starts × 3s, and 8 warehouses × 15s of build.
 	want := 24*85*time.Second + 12*3*time.Second + 8*15*time.Second
-	if got := s.Estimate(points, order, 0, true); got != want {
+	if got := s.Estimate(points, order, 0, 1); got != want {
 		t.Errorf("estimate %s, want %s", got, want)
 	}
 	if n := s.Restarts(points, order); n != 12 {
@@ -88,7 +88,7 @@ func TestMatrixEstimate(t *testing.T) {
 	}
 	// From run 2 on, in the same settings as run 1: no start for it.
 	want = 22*85*time.Second + 11*3*time.Second
-	if got := s.Estimate(points, order, 2, false); got != want {
+	if got := s.Estimate(points, order, 2, 0); got != want {
 		t.Errorf("estimate from run 3 %s, want %s", got, want)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -52,7 +53,14 @@ const (
 	// ConfineParam is the managed server's memory or CPUs (see
 	// server.Confinement), applied at start.
 	ConfineParam
+	// BinParam picks the managed server's binaries: one of the builds
+	// target.servers names.
+	BinParam
 )
+
+// ServerKey is the parameter that varies the server's build, by the
+// names target.servers gives them.
+const ServerKey = "server"
 
 // The names of the confinement's parameters, in target and in vary.
 const (
@@ -68,7 +76,13 @@ type Target struct {
 	Server   string
 	Settings []Param
 	PGBin    string
-	URL      string
+	// Servers name the builds of the server a sweep compares, each by
+	// the directory of its binaries, in the spec's order; a point picks
+	// one with its server parameter. Empty means the one build PGBin (or
+	// the usual places) gives.
+	Servers     []Param
+	serversLine int
+	URL         string
 	// Confinement is the machine the managed server gets, unless a point
 	// varies it.
 	Confinement server.Confinement
@@ -321,6 +335,17 @@ func (p parser) target(n *yaml.Node, t *Target) error {
 			t.Settings, err = p.params(v, "target.settings")
 		case "pg_bin":
 			t.PGBin, err = p.scalar(v, "target.pg_bin")
+		case "servers":
+			t.serversLine = k.Line
+			if t.Servers, err = p.params(v, "target.servers"); err == nil && len(t.Servers) == 0 {
+				err = p.errf(k, "target.servers: name at least one build (NAME: BIN_DIR)")
+			}
+			for _, b := range t.Servers {
+				// A name becomes a directory's (server-NAME) in the sweep's.
+				if err == nil && !buildName.MatchString(b.Name) {
+					err = specError(p.file, b.line, "target.servers: %q: name a build with letters, digits, '.', '_' and '-' only", b.Name)
+				}
+			}
 		case "url":
 			t.URL, err = p.scalar(v, "target.url")
 		case MemoryParam, CPUsParam:
@@ -332,7 +357,7 @@ func (p parser) target(n *yaml.Node, t *Target) error {
 				err = p.errf(v, "target.%s: %v", key, err)
 			}
 		default:
-			err = p.errf(k, "unknown key %q in target (known: managed, settings, pg_bin, memory, cpus, url)", key)
+			err = p.errf(k, "unknown key %q in target (known: managed, settings, pg_bin, servers, memory, cpus, url)", key)
 		}
 		return err
 	})
@@ -349,6 +374,10 @@ func (p parser) target(n *yaml.Node, t *Target) error {
 		return p.errf(n, "target: give managed: postgres (dbrig starts its own server) or url: ...")
 	case !t.Managed && t.PGBin != "":
 		return p.errf(n, "target.pg_bin applies only to a managed target (managed: postgres)")
+	case !t.Managed && len(t.Servers) > 0:
+		return p.errf(n, "target.servers names builds of a server dbrig starts; only a managed target (managed: postgres) can have them")
+	case t.PGBin != "" && len(t.Servers) > 0:
+		return p.errf(n, "target: give pg_bin (one build) or servers (several), not both")
 	case !t.Managed && len(t.Settings) > 0:
 		return p.errf(n, "target.settings: %s is a server setting; only a managed target (target: {managed: postgres}) can set it", t.Settings[0].Name)
 	case !t.Managed && !t.Confinement.IsZero():
@@ -356,6 +385,8 @@ func (p parser) target(n *yaml.Node, t *Target) error {
 	}
 	return nil
 }
+
+var buildName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._-]*$`)
 
 // setConfinement reads value into c's memory or CPUs, by name.
 func setConfinement(c *server.Confinement, name, value string) error {
@@ -484,6 +515,24 @@ func (s *Spec) validate(p parser, lines map[string]int) error {
 		}
 		ok, _ := checkRun(v.Name, v.Values[0])
 		switch {
+		case v.Name == ServerKey:
+			v.Kind = BinParam
+			if !s.Target.Managed {
+				return specError(p.file, v.line, "%s picks the binaries of a server dbrig starts; only a managed target (target: {managed: postgres}) can vary it", v.Name)
+			}
+			if len(s.Target.Servers) == 0 {
+				return specError(p.file, v.line, "%s.%s: name the builds first, in target: {servers: {NAME: BIN_DIR, ...}}", where, v.Name)
+			}
+			names := make([]string, len(s.Target.Servers))
+			for i, b := range s.Target.Servers {
+				names[i] = b.Name
+			}
+			for _, val := range v.Values {
+				if !slices.Contains(names, val) {
+					return specError(p.file, v.line, "%s.%s: %s is not a build in target.servers (%s)", where, v.Name, val, strings.Join(names, ", "))
+				}
+			}
+			return nil
 		case v.Name == MemoryParam || v.Name == CPUsParam:
 			v.Kind = ConfineParam
 			if !s.Target.Managed {
@@ -542,6 +591,9 @@ func (s *Spec) validate(p parser, lines map[string]int) error {
 		if err := classify(f, "follow"); err != nil {
 			return err
 		}
+	}
+	if len(s.Target.Servers) > 0 && !slices.ContainsFunc(append(slices.Clone(s.Vary), s.Follow...), func(v Vary) bool { return v.Name == ServerKey }) {
+		return specError(p.file, s.Target.serversLine, "target.servers: nothing varies %s; add vary: {%s: [...]}, or give one build as pg_bin", ServerKey, ServerKey)
 	}
 	for _, b := range s.Baseline {
 		i := slices.IndexFunc(s.Vary, func(v Vary) bool { return v.Name == b.Name })
@@ -652,6 +704,7 @@ func (s *Spec) JSON() json.RawMessage {
 		Managed  string      `json:"managed,omitempty"`
 		Settings orderedJSON `json:"settings,omitempty"`
 		PGBin    string      `json:"pg_bin,omitempty"`
+		Servers  orderedJSON `json:"servers,omitempty"`
 		Memory   string      `json:"memory,omitempty"`
 		CPUs     string      `json:"cpus,omitempty"`
 		URL      string      `json:"url,omitempty"`
@@ -669,7 +722,7 @@ func (s *Spec) JSON() json.RawMessage {
 		Baseline orderedJSON   `json:"baseline,omitempty"`
 		Repeat   int           `json:"repeat"`
 		With     orderedJSON   `json:"with,omitempty"`
-	}{s.Name, targetJSON{s.Target.Server, s.Target.Settings, s.Target.PGBin, memory, cpus, target.Redact(s.Target.URL)},
+	}{s.Name, targetJSON{s.Target.Server, s.Target.Settings, s.Target.PGBin, s.Target.Servers, memory, cpus, target.Redact(s.Target.URL)},
 		s.Workload, s.Build, s.Run, s.Vary, s.Follow, s.Baseline, s.Repeat, s.With}
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {

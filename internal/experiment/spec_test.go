@@ -116,13 +116,14 @@ func TestSpecDefaults(t *testing.T) {
 func TestSpecErrors(t *testing.T) {
 	ext := "name: x\ntarget: {url: 'sqlite:x.db'}\nworkload: tproc-c\n"
 	managed := "name: x\ntarget: {managed: true}\nworkload: tproc-c\n"
+	builds := "name: x\ntarget: {managed: postgres, servers: {pg15: /a, pg18: /b}}\nworkload: tproc-c\n"
 	for _, tc := range []struct{ name, yaml, want string }{
 		{"unknown top-level key", managed + "repaet: 3\n",
 			`s.yaml line 4: unknown key "repaet" at the top level (known: name, target, workload, build, run, vary, follow, baseline, repeat, with)`},
 		{"unknown nested key", managed + "run:\n  rampup: 1s\n  duraton: 60s\n",
 			`s.yaml line 6: unknown key "duraton" in run (known: rampup, duration, vus, client_cpus, sample, prewarm, all_warehouses, keying_thinking, mode)`},
 		{"unknown target key", "target: {managed: true, setings: {a: b}}\nworkload: tproc-c\n",
-			`s.yaml line 1: unknown key "setings" in target (known: managed, settings, pg_bin, memory, cpus, url)`},
+			`s.yaml line 1: unknown key "setings" in target (known: managed, settings, pg_bin, servers, memory, cpus, url)`},
 		{"bad memory", "target:\n  managed: true\n  memory: 2 gigs\nworkload: tproc-c\n",
 			`s.yaml line 3: target.memory: want a size such as 512MB, 2GB or 1.5GiB, got "2 gigs"`},
 		{"bad cpus", "target: {managed: true, cpus: 0-}\nworkload: tproc-c\n",
@@ -193,6 +194,26 @@ func TestSpecErrors(t *testing.T) {
 			`s.yaml line 6: follow.memory: name one varied parameter it follows`},
 		{"bad following memory", managed + "vary: {shared_buffers: [64MB, 1GB]}\nfollow:\n  memory: {shared_buffers: [1GB, lots]}\n",
 			`s.yaml line 6: follow.memory: want a size such as 512MB, 2GB or 1.5GiB, got "lots"`},
+		{"server not among the builds", builds + "vary:\n  server: [pg15, pg17]\n",
+			`s.yaml line 5: vary.server: pg17 is not a build in target.servers (pg15, pg18)`},
+		{"server without builds", managed + "vary:\n  server: [pg15, pg18]\n",
+			`s.yaml line 5: vary.server: name the builds first, in target: {servers: {NAME: BIN_DIR, ...}}`},
+		{"server on an external target", ext + "vary:\n  server: [pg15, pg18]\n",
+			`s.yaml line 5: server picks the binaries of a server dbrig starts; only a managed target (target: {managed: postgres}) can vary it`},
+		{"servers on an external target", "target: {url: 'sqlite:x.db', servers: {pg15: /a}}\nworkload: tproc-c\n",
+			`s.yaml line 1: target.servers names builds of a server dbrig starts; only a managed target (managed: postgres) can have them`},
+		{"servers and pg_bin", "target: {managed: postgres, pg_bin: /a, servers: {pg15: /a}}\nworkload: tproc-c\n",
+			`s.yaml line 1: target: give pg_bin (one build) or servers (several), not both`},
+		{"servers not varied", "target:\n  managed: postgres\n  servers: {pg15: /a, pg18: /b}\nworkload: tproc-c\nvary: {vus: [1, 2]}\n",
+			`s.yaml line 3: target.servers: nothing varies server; add vary: {server: [...]}, or give one build as pg_bin`},
+		{"server name not a directory's", "target:\n  managed: postgres\n  servers:\n    pg15: /a\n    ../x: /b\nworkload: tproc-c\n",
+			`s.yaml line 5: target.servers: "../x": name a build with letters, digits, '.', '_' and '-' only`},
+		{"servers empty", "target:\n  managed: postgres\n  servers: {}\nworkload: tproc-c\n",
+			`s.yaml line 3: target.servers: name at least one build (NAME: BIN_DIR)`},
+		{"servers not a mapping", "target:\n  managed: postgres\n  servers: [/a, /b]\nworkload: tproc-c\n",
+			`s.yaml line 3: target.servers: want a mapping (key: value ...), got a list`},
+		{"server baseline not a build", builds + "vary: {server: [pg15, pg18]}\nbaseline: {server: pg16}\n",
+			`s.yaml line 5: baseline: server=pg16 is not among the varied values (pg15, pg18)`},
 		{"not YAML", "target: {managed: true\n",
 			`s.yaml: line 1: did not find expected ',' or '}'`},
 	} {
@@ -217,6 +238,55 @@ func onlineCPUs() string {
 		return err.Error()
 	}
 	return server.FormatCPUs(cpus)
+}
+
+// TestSpecServers: vary.server picks each point's build from
+// target.servers, restarts the server between builds, goes into no run's
+// parameters, and keeps the builds in the spec the sweep document holds.
+func TestSpecServers(t *testing.T) {
+	s, err := experiment.Parse("x.yaml", []byte(`target: {managed: postgres, servers: {pg15: /usr/lib/postgresql/15/bin, pg18: /opt/pg18/bin}}
+workload: tproc-c
+vary: {server: [pg15, pg18], vus: [1, 2]}
+baseline: {server: pg15}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	points := s.Points()
+	var got []string
+	for _, p := range points {
+		got = append(got, s.BuildOf(p))
+		for _, r := range s.RunParams(p) {
+			if r.Name == experiment.ServerKey {
+				t.Errorf("point %s: server is among the run parameters %v", p.Label(), s.RunParams(p))
+			}
+		}
+	}
+	if strings.Join(got, " ") != "pg15 pg15 pg18 pg18" {
+		t.Errorf("builds per point %v", got)
+	}
+	if b := s.BaselineOf(points, 3); b != 1 {
+		t.Errorf("pg18 with 2 VUs is compared with point %d, want 1 (pg15, 2 VUs)", b)
+	}
+	// 4 runs, interleaved over two builds: every run changes the build or
+	// the VUs, but only the build restarts the server.
+	if n := s.Restarts(points, experiment.Order(len(points), 1)); n != 2 {
+		t.Errorf("%d server starts, want 2 (one per build)", n)
+	}
+	back, err := experiment.Parse("x.json", s.JSON())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pairs := func(ps []experiment.Param) string {
+		var out []string
+		for _, p := range ps {
+			out = append(out, p.Name+"="+p.Value)
+		}
+		return strings.Join(out, " ")
+	}
+	if got, want := pairs(back.Target.Servers), pairs(s.Target.Servers); got != want {
+		t.Errorf("servers after the sweep document %s, want %s", got, want)
+	}
 }
 
 // TestSpecConfinement: memory and cpus at the target's level hold for

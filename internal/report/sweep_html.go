@@ -477,6 +477,9 @@ func pointsTable(s *result.Sweep) *table {
 	primary := s.Primary()
 	var h []string
 	h = append(h, s.Varied...)
+	if s.VariesServer() {
+		h = append(h, "server version")
+	}
 	h = append(h, "#n")
 	for _, m := range metrics {
 		h = append(h, "#mean "+m.Label, "#95% CI")
@@ -506,6 +509,9 @@ func pointsTable(s *result.Sweep) *table {
 		var c []cell
 		for _, k := range s.Varied {
 			c = append(c, cell{Text: p.Params[k]})
+		}
+		if s.VariesServer() {
+			c = append(c, cell{Text: p.ServerVersion})
 		}
 		c = append(c, num(strconv.Itoa(len(p.Values[primary.Key]))))
 		for _, m := range metrics {

@@ -69,8 +69,22 @@ type SweepPoint struct {
 	Gains map[string]*Gain  `json:"gains,omitempty"`
 	// BaselinePoint is the index of the point this one is compared with;
 	// -1 where there is none, or it is the baseline itself.
-	BaselinePoint int      `json:"baseline_point"`
+	BaselinePoint int `json:"baseline_point"`
+	// ServerVersion is the server's own version at this point's runs,
+	// where the sweep varies the server's build.
+	ServerVersion string   `json:"server_version,omitempty"`
 	Errors        []string `json:"errors,omitempty"`
+}
+
+// VariesServer tells whether the points ran on different builds of the
+// server, each recording its version.
+func (s *Sweep) VariesServer() bool {
+	for _, p := range s.Points {
+		if p.ServerVersion != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // Primary is the sweep's primary metric.

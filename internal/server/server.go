@@ -48,6 +48,10 @@ type Server interface {
 	// Version names the version of the server's binaries, as a person
 	// would ("PostgreSQL 15.18 (Debian 15.18-0+deb12u1)").
 	Version(ctx context.Context) (string, error)
+	// DataFormat names the format of the data directory the binaries
+	// read (a major version): builds of one format can run the same
+	// cluster, builds of two cannot.
+	DataFormat(ctx context.Context) (string, error)
 	// CheckSettingNames refuses, in one line, names the server does not
 	// know (a typo in a spec), without starting anything.
 	CheckSettingNames(ctx context.Context, names []string) error

@@ -225,6 +225,19 @@ func (s *Server) Version(ctx context.Context) (string, error) {
 	return v.Name(), err
 }
 
+// DataFormat is the major version: PostgreSQL reads the data directory
+// of its own major version only (a minor release reads its major's).
+func (s *Server) DataFormat(ctx context.Context) (string, error) {
+	v, err := s.BinVersion(ctx)
+	if err != nil {
+		return "", err
+	}
+	if v.Major < 10 {
+		return "PostgreSQL " + v.String(), nil // 9.6: two parts made the major
+	}
+	return fmt.Sprintf("PostgreSQL %d", v.Major), nil
+}
+
 // BinVersion reports the version of the binaries this server runs.
 func (s *Server) BinVersion(ctx context.Context) (ServerVersion, error) {
 	s.mu.Lock()
