@@ -22,10 +22,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strconv"
-	"strings"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -35,7 +32,6 @@ import (
 	"github.com/dbrig/dbrig/internal/server/postgres"
 	pgtarget "github.com/dbrig/dbrig/internal/target/postgres"
 	"github.com/dbrig/dbrig/internal/workload"
-	"github.com/jackc/pgx/v5"
 )
 
 // tuning is what the run changes from PostgreSQL's defaults. None of it
@@ -124,29 +120,18 @@ type options struct {
 
 // Figures is what --json writes.
 type Figures struct {
-	StartedAt     time.Time         `json:"started_at"`
-	Quick         bool              `json:"quick"`
-	ServerVersion string            `json:"server_version"`
-	Settings      map[string]string `json:"settings"`
-	Connection    string            `json:"connection"`
-	Warehouses    int               `json:"warehouses"`
-	Loaders       int               `json:"loaders"`
-	CPUs          int               `json:"cpus"`
-	BuildSeconds  float64           `json:"build_seconds"`
-	Raw           *RawFigures       `json:"raw_copy,omitempty"`
-	BuildRawRatio float64           `json:"build_raw_ratio,omitempty"`
-	Runs          []RunFigures      `json:"runs"`
-}
-
-// RawFigures times the raw binary COPY reference.
-type RawFigures struct {
-	Seconds        float64 `json:"seconds"`
-	CopySeconds    float64 `json:"copy_seconds"`
-	KeysSeconds    float64 `json:"keys_seconds"`
-	AnalyzeSeconds float64 `json:"analyze_seconds"`
-	Files          int     `json:"files"`
-	Bytes          int64   `json:"bytes"`
-	Rows           int64   `json:"rows"`
+	StartedAt     time.Time           `json:"started_at"`
+	Quick         bool                `json:"quick"`
+	ServerVersion string              `json:"server_version"`
+	Settings      map[string]string   `json:"settings"`
+	Connection    string              `json:"connection"`
+	Warehouses    int                 `json:"warehouses"`
+	Loaders       int                 `json:"loaders"`
+	CPUs          int                 `json:"cpus"`
+	BuildSeconds  float64             `json:"build_seconds"`
+	Raw           *harness.RawFigures `json:"raw_copy,omitempty"`
+	BuildRawRatio float64             `json:"build_raw_ratio,omitempty"`
+	Runs          []RunFigures        `json:"runs"`
 }
 
 // RunFigures is one `dbrig run`.
@@ -304,8 +289,7 @@ func run(ctx context.Context, o options) (err error) {
 		}
 		fig.Raw = raw
 		fig.BuildRawRatio = fig.BuildSeconds / raw.Seconds
-		fmt.Printf("Raw COPY: %.1f s (COPY %.1f s, keys %.1f s, ANALYZE %.1f s); %d files, %.0f MB, %d rows\n",
-			raw.Seconds, raw.CopySeconds, raw.KeysSeconds, raw.AnalyzeSeconds, raw.Files, float64(raw.Bytes)/1e6, raw.Rows)
+		fmt.Println(raw)
 		fmt.Printf("Build / raw COPY: %.2f\n", fig.BuildRawRatio)
 	}
 
@@ -414,198 +398,29 @@ func runOnce(ctx context.Context, dbrig, url, jsonPath string, vus int, mode str
 	return r, nil
 }
 
-// exportFile is one server-side file of the raw COPY reference.
-type exportFile struct {
-	table string
-	path  string
-	size  int64
-}
-
-// rawCopy times the fastest way PostgreSQL knows to load the rows the
-// build made: binary COPY from server-side files (no client, no parsing
-// of text, no network), then the same keys over the same number of
-// connections, then ANALYZE. The files are exported from the built
-// database untimed; the load goes into a fresh database "rawcopy".
+// rawCopy times the raw COPY reference (see harness.RawCopy) into a fresh
+// database "rawcopy", one file per table and warehouse, as the build
+// loads one job per warehouse.
 func rawCopy(ctx context.Context, srv *postgres.Server, urlFor func(string) string,
-	schema workload.SQLFile, dir string, o options) (*RawFigures, error) {
-	raw := &RawFigures{}
-	// The server writes and reads the files, as its own user: the
-	// directory belongs to whoever owns the cluster's data directory.
-	if err := os.Mkdir(dir, 0o700); err != nil {
+	schema workload.SQLFile, dir string, o options) (*harness.RawFigures, error) {
+	if err := harness.ServerDir(dir, filepath.Join(srv.Dir, "data")); err != nil {
 		return nil, err
 	}
-	fi, err := os.Stat(filepath.Join(srv.Dir, "data"))
-	if err != nil {
-		return nil, err
-	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
-		if err := os.Chown(dir, int(st.Uid), int(st.Gid)); err != nil {
-			return nil, err
-		}
-	}
-	defer os.RemoveAll(dir)
-
-	// Export, one file per table and warehouse, over the same connections
-	// the load will use.
-	began := time.Now()
-	var files []exportFile
-	var export []string
-	for _, t := range allTables {
-		col, ok := perWarehouse[t]
-		if !ok {
-			f := exportFile{table: t, path: filepath.Join(dir, t+".bin")}
-			files = append(files, f)
-			export = append(export, fmt.Sprintf("COPY %s TO %s (FORMAT binary)", t, quote(f.path)))
-			continue
-		}
-		for w := 1; w <= o.warehouses; w++ {
-			f := exportFile{table: t, path: filepath.Join(dir, fmt.Sprintf("%s.%d.bin", t, w))}
-			files = append(files, f)
-			export = append(export, fmt.Sprintf("COPY (SELECT * FROM %s WHERE %s = %d) TO %s (FORMAT binary)", t, col, w, quote(f.path)))
-		}
-	}
-	benchURL := urlFor("bench")
-	if err := parallelExec(ctx, benchURL, o.loaders, export); err != nil {
-		return nil, fmt.Errorf("export: %w", err)
-	}
-	for i := range files {
-		fi, err := os.Stat(files[i].path)
-		if err != nil {
-			return nil, err
-		}
-		files[i].size = fi.Size()
-		raw.Bytes += fi.Size()
-	}
-	raw.Files = len(files)
-	fmt.Printf("Exported %d files, %.0f MB, in %.1f s (not timed)\n", len(files), float64(raw.Bytes)/1e6, time.Since(began).Seconds())
-
-	if err := srv.DropDB(ctx, "rawcopy"); err != nil {
-		return nil, err
-	}
-	if err := srv.CreateDB(ctx, "rawcopy"); err != nil {
-		return nil, err
-	}
-	rawURL := urlFor("rawcopy")
-	if err := parallelExec(ctx, rawURL, 1, schema.Statements("tables")); err != nil {
-		return nil, fmt.Errorf("create tables: %w", err)
-	}
-	if err := harness.Checkpoint(ctx, rawURL); err != nil {
-		return nil, err
-	}
-
-	// Biggest first, each connection taking the next file when it is
-	// done: the longest files do not end up last, on one connection.
-	sort.SliceStable(files, func(i, j int) bool { return files[i].size > files[j].size })
-	load := make([]string, len(files))
-	for i, f := range files {
-		load[i] = fmt.Sprintf("COPY %s FROM %s (FORMAT binary)", f.table, quote(f.path))
-	}
-	conns, err := connectN(ctx, rawURL, o.loaders)
-	if err != nil {
-		return nil, err
-	}
-	defer func() { closeAll(ctx, conns) }()
-	t0 := time.Now()
-	if err := parallelOn(ctx, conns, load); err != nil {
-		return nil, fmt.Errorf("load: %w", err)
-	}
-	t1 := time.Now()
-	if err := parallelOn(ctx, conns, schema.Statements("keys")); err != nil {
-		return nil, fmt.Errorf("keys: %w", err)
-	}
-	t2 := time.Now()
-	if _, err := conns[0].Exec(ctx, schema.Get("analyze")); err != nil {
-		return nil, fmt.Errorf("analyze: %w", err)
-	}
-	t3 := time.Now()
-	raw.CopySeconds, raw.KeysSeconds, raw.AnalyzeSeconds = t1.Sub(t0).Seconds(), t2.Sub(t1).Seconds(), t3.Sub(t2).Seconds()
-	raw.Seconds = t3.Sub(t0).Seconds()
-
-	// The reference only counts if it loaded every row the build did.
-	if raw.Rows, err = compareRows(ctx, benchURL, conns[0]); err != nil {
-		return nil, err
-	}
-	// The runs should see the server as if the reference had never been
-	// there: its database would otherwise share the cache and the
-	// checkpoints with the one being measured.
-	closeAll(ctx, conns)
-	conns = nil
-	if err := srv.DropDB(ctx, "rawcopy"); err != nil {
-		return nil, err
-	}
-	return raw, nil
-}
-
-// compareRows checks that the reference holds as many rows per table as
-// the built database, and returns the total.
-func compareRows(ctx context.Context, benchURL string, rawConn *pgx.Conn) (int64, error) {
-	bench, err := pgx.Connect(ctx, benchURL)
-	if err != nil {
-		return 0, err
-	}
-	defer bench.Close(context.WithoutCancel(ctx))
-	var total int64
-	for _, t := range allTables {
-		q := "SELECT count(*) FROM " + t
-		var want, got int64
-		if err := bench.QueryRow(ctx, q).Scan(&want); err != nil {
-			return 0, err
-		}
-		if err := rawConn.QueryRow(ctx, q).Scan(&got); err != nil {
-			return 0, err
-		}
-		if want != got {
-			return 0, fmt.Errorf("table %s: the build has %d rows, the raw COPY %d", t, want, got)
-		}
-		total += got
-	}
-	return total, nil
-}
-
-// quote makes a string literal for a file path; COPY takes no parameters.
-func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
-
-func connectN(ctx context.Context, url string, n int) ([]*pgx.Conn, error) {
-	var conns []*pgx.Conn
-	for range n {
-		c, err := pgx.Connect(ctx, url)
-		if err != nil {
-			closeAll(ctx, conns)
-			return nil, err
-		}
-		conns = append(conns, c)
-	}
-	return conns, nil
-}
-
-func closeAll(ctx context.Context, conns []*pgx.Conn) {
-	for _, c := range conns {
-		c.Close(context.WithoutCancel(ctx))
-	}
-}
-
-// parallelExec runs stmts over n fresh connections; see parallelOn.
-func parallelExec(ctx context.Context, url string, n int, stmts []string) error {
-	conns, err := connectN(ctx, url, min(n, max(len(stmts), 1)))
-	if err != nil {
-		return err
-	}
-	defer closeAll(ctx, conns)
-	return parallelOn(ctx, conns, stmts)
-}
-
-// parallelOn runs stmts in order, each connection taking the next one
-// when it is free, as the build's loaders do. The first error cancels
-// the rest, and a cancelled ctx is an error even between statements.
-func parallelOn(ctx context.Context, conns []*pgx.Conn, stmts []string) error {
-	return workload.Spread(ctx, len(conns), stmts, func(ctx context.Context, i int, next <-chan string) error {
-		for stmt := range next {
-			if _, err := conns[i].Exec(ctx, stmt); err != nil {
-				return fmt.Errorf("%s: %w", human.FirstLine(stmt), err)
+	return harness.RawCopy{
+		Source: urlFor("bench"), Admin: srv, DB: "rawcopy", URLFor: urlFor, Dir: dir,
+		Schema: schema, Tables: allTables, Conns: o.loaders,
+		Split: func(table string) []string {
+			col, ok := perWarehouse[table]
+			if !ok {
+				return nil
 			}
-		}
-		return nil
-	})
+			where := make([]string, o.warehouses)
+			for w := range where {
+				where[w] = fmt.Sprintf("%s = %d", col, w+1)
+			}
+			return where
+		},
+	}.Run(ctx)
 }
 
 // printTable prints the figures next to their targets and the peers'.
