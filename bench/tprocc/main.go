@@ -15,7 +15,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -33,33 +32,6 @@ import (
 	pgtarget "github.com/dbrig/dbrig/internal/target/postgres"
 	"github.com/dbrig/dbrig/internal/workload"
 )
-
-// tuning is what the run changes from PostgreSQL's defaults. None of it
-// weakens durability: fsync, synchronous_commit, full_page_writes and
-// wal_level stay at their defaults, and checkServer refuses to measure if
-// they are not. The values are the usual ones for a benchmark server of
-// this size, so the figures compare with the peers measured the same way.
-var tuning = map[string]string{
-	// The whole 4-warehouse database (~0.5 GB per copy) fits in cache, so
-	// runs measure the engine and the client, not the disk.
-	"shared_buffers": "2GB",
-	// Fewer, later checkpoints: a load or a run should not be timed
-	// through a checkpoint storm caused by the default 1GB / 5min.
-	"max_wal_size":       "8GB",
-	"checkpoint_timeout": "30min",
-	// Room for 8 VUs, the loaders and the harness's own connections.
-	"max_connections": "100",
-}
-
-// shownSettings are printed and recorded: the tuning above and the
-// durability settings that prove the figures were not bought with it.
-var shownSettings = []string{
-	"shared_buffers", "max_wal_size", "checkpoint_timeout", "max_connections",
-	"fsync", "synchronous_commit", "full_page_writes", "wal_level", "wal_sync_method",
-}
-
-// durable are the settings that must hold their safe values.
-var durable = map[string]string{"fsync": "on", "synchronous_commit": "on", "full_page_writes": "on"}
 
 // Targets and peers, from /work/shared/design.md (PG 15, 4 warehouses,
 // 4 VUs, this machine kind).
@@ -238,33 +210,14 @@ func run(ctx context.Context, o options) (err error) {
 		Loaders: o.loaders, CPUs: runtime.NumCPU()}
 
 	// 1. The server.
-	srv, err := scratch.StartServer(ctx, o.pgBin, tuning)
+	urlFor, info, err := scratch.TunedServer(ctx, o.pgBin, o.socket)
 	if err != nil {
 		return err
 	}
-	version, err := srv.BinVersion(ctx)
-	if err != nil {
-		return err
-	}
-	fig.ServerVersion = version.Raw
-	urlFor := srv.URLFor
-	fig.Connection = "TCP loopback 127.0.0.1"
-	if o.socket {
-		urlFor = srv.SocketURLFor
-		fig.Connection = "unix socket " + srv.SocketDir()
-	}
-	if fig.Settings, err = checkServer(ctx, urlFor("postgres")); err != nil {
-		return err
-	}
-	fmt.Printf("Server: %s, in %s, connecting over %s\n", version.Raw, srv.Dir, fig.Connection)
-	fmt.Printf("Settings:")
-	for _, name := range shownSettings {
-		fmt.Printf(" %s=%s", name, fig.Settings[name])
-	}
-	fmt.Printf("\nMachine: %d CPUs (shared with other work: figures are noisy)\n", fig.CPUs)
+	fig.ServerVersion, fig.Connection, fig.Settings = info.Version, info.Connection, info.Settings
 
 	// 2. The build.
-	if err := srv.CreateDB(ctx, "bench"); err != nil {
+	if err := scratch.Server.CreateDB(ctx, "bench"); err != nil {
 		return err
 	}
 	benchURL := urlFor("bench")
@@ -283,7 +236,7 @@ func run(ctx context.Context, o options) (err error) {
 	// 3. The raw COPY reference.
 	if !o.skipRaw {
 		fmt.Printf("\n== Raw COPY reference: binary COPY from server-side files, keys and ANALYZE, %d connections\n", o.loaders)
-		raw, err := rawCopy(ctx, srv, urlFor, schema, filepath.Join(scratch.Dir, "copy"), o)
+		raw, err := rawCopy(ctx, scratch.Server, urlFor, schema, filepath.Join(scratch.Dir, "copy"), o)
 		if err != nil {
 			return fmt.Errorf("raw COPY reference: %w", err)
 		}
@@ -333,26 +286,6 @@ func run(ctx context.Context, o options) (err error) {
 	fmt.Println()
 	printTable(os.Stdout, fig, o)
 	return harness.WriteFigures(o.jsonPath, fig)
-}
-
-// checkServer reads the shown settings as the server reports them, and
-// refuses to go on if any durability setting is off: figures bought that
-// way would not compare with anything.
-func checkServer(ctx context.Context, url string) (map[string]string, error) {
-	got, err := harness.ReadSettings(ctx, url, shownSettings)
-	if err != nil {
-		return nil, err
-	}
-	for name, want := range durable {
-		if got[name] != want {
-			return nil, fmt.Errorf("%s is %s, not %s: refusing to measure a server that is not durable", name, got[name], want)
-		}
-	}
-	if got["wal_level"] == "minimal" {
-		// minimal lets COPY into a fresh table skip WAL, which would flatter the load.
-		return nil, errors.New("wal_level is minimal: refusing to measure loads that skip WAL")
-	}
-	return got, nil
 }
 
 func runOnce(ctx context.Context, dbrig, url, jsonPath string, vus int, mode string, telemetry bool, o options) (RunFigures, error) {
@@ -472,9 +405,7 @@ func printTable(w io.Writer, f *Figures, o options) {
 		fmt.Fprintf(tw, "client cores %s\t%.3f\t%s\t%s\t%s\n", label, r.ClientCores, coresTarget, coresVerdict, coresPeer)
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "Settings: shared_buffers=%s max_wal_size=%s checkpoint_timeout=%s max_connections=%s; durability at defaults: fsync=%s synchronous_commit=%s full_page_writes=%s wal_level=%s\n",
-		f.Settings["shared_buffers"], f.Settings["max_wal_size"], f.Settings["checkpoint_timeout"], f.Settings["max_connections"],
-		f.Settings["fsync"], f.Settings["synchronous_commit"], f.Settings["full_page_writes"], f.Settings["wal_level"])
+	fmt.Fprintln(w, harness.SettingsLine(f.Settings))
 	if len(f.Runs) > 0 {
 		fmt.Fprintf(w, "Runs: %s ramp-up, %s measured, on one database without rebuilding, with telemetry as by default; client cores = dbrig's user+system CPU / its wall time (ramp-up included)\n",
 			o.rampup, o.duration)
