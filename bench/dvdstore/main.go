@@ -24,11 +24,9 @@ import (
 	"runtime"
 	"strconv"
 	"text/tabwriter"
-	"time"
 
 	"github.com/dbrig/dbrig/bench/internal/harness"
 	"github.com/dbrig/dbrig/internal/human"
-	pgtarget "github.com/dbrig/dbrig/internal/target/postgres"
 	"github.com/dbrig/dbrig/internal/workload"
 	"github.com/jackc/pgx/v5"
 )
@@ -57,30 +55,20 @@ var splitBy = map[string]struct{ column, maxOf string }{
 const idsPerFile = 250_000
 
 type options struct {
-	dbrig    string
-	repo     string
-	pgBin    string
-	baseDir  string
-	jsonPath string
-	target   string
-	copyDir  string
-	size     string
-	loaders  int
-	pairs    int
-	socket   bool
-	keep     bool
+	harness.Common
+	target  string
+	copyDir string
+	size    string
+	loaders int
+	pairs   int
 }
 
 // Figures is what --json writes.
 type Figures struct {
-	StartedAt     time.Time         `json:"started_at"`
-	ServerVersion string            `json:"server_version"`
-	Settings      map[string]string `json:"settings"`
-	Connection    string            `json:"connection"`
-	Size          string            `json:"size"`
-	Loaders       int               `json:"loaders"`
-	CPUs          int               `json:"cpus"`
-	Pairs         []Pair            `json:"pairs"`
+	harness.ServerFigures
+	Size    string `json:"size"`
+	Loaders int    `json:"loaders"`
+	Pairs   []Pair `json:"pairs"`
 }
 
 // Pair is one build and the raw COPY reference after it.
@@ -93,18 +81,12 @@ type Pair struct {
 func main() {
 	var o options
 	fs := flag.CommandLine
-	fs.StringVar(&o.dbrig, "dbrig", "", "dbrig binary to measure (default: go build ./cmd/dbrig into the temp dir)")
-	fs.StringVar(&o.repo, "repo", "", "repository root, for the schema file (default: found from the working directory)")
-	fs.StringVar(&o.pgBin, "pg-bin", "", "directory of postgres, initdb and pg_ctl (default: $PG_BIN, pg_config, PATH)")
-	fs.StringVar(&o.baseDir, "dir", "", "where the temp dir for the server goes (default: $TMPDIR or /tmp)")
-	fs.StringVar(&o.jsonPath, "json", "", "also write the figures as JSON to this file")
+	o.Flags(fs)
 	fs.StringVar(&o.target, "target", "", "measure on this PostgreSQL database (URL) instead of a server of our own; its dvd-store tables are dropped, and a database rawcopy is created and dropped beside it")
 	fs.StringVar(&o.copyDir, "copy-dir", "", "with --target: a directory on the server's machine that the server can write and read, for the raw COPY's files")
 	fs.StringVar(&o.size, "size", "M", "dvd-store --size to build")
 	fs.IntVar(&o.loaders, "loaders", runtime.NumCPU(), "parallel loaders for the build, and connections for the raw COPY")
 	fs.IntVar(&o.pairs, "pairs", 1, "how many times to build and then raw COPY")
-	fs.BoolVar(&o.socket, "socket", false, "connect over the unix socket instead of TCP loopback 127.0.0.1 (not with --target)")
-	fs.BoolVar(&o.keep, "keep", false, "keep the temp dir (server stopped) for inspection")
 	flag.Parse()
 	switch {
 	case flag.NArg() > 0:
@@ -113,7 +95,7 @@ func main() {
 	case o.loaders < 1 || o.pairs < 1:
 		fmt.Fprintln(os.Stderr, "dvdstore: --loaders and --pairs must be at least 1")
 		os.Exit(2)
-	case o.target != "" && (o.socket || o.copyDir == ""):
+	case o.target != "" && (o.Socket || o.copyDir == ""):
 		fmt.Fprintln(os.Stderr, "dvdstore: with --target, give --copy-dir and put any socket in the URL")
 		os.Exit(2)
 	case o.target == "" && o.copyDir != "":
@@ -124,36 +106,19 @@ func main() {
 }
 
 func run(ctx context.Context, o options) (err error) {
-	repo, err := harness.FindRepo(o.repo)
+	scratch, dbrig, sql, err := o.Setup(ctx, "dvdstore", sqlDir, "schema.sql", "procs.sql")
 	if err != nil {
 		return err
 	}
-	fsys := os.DirFS(repo)
-	schema, err := workload.LoadSQL(fsys, sqlDir, pgtarget.Dialect, "schema.sql")
-	if err != nil {
-		return fmt.Errorf("reading the schema: %w", err)
-	}
-	procs, err := workload.LoadSQL(fsys, sqlDir, pgtarget.Dialect, "procs.sql")
-	if err != nil {
-		return fmt.Errorf("reading the functions: %w", err)
-	}
-
-	scratch, err := harness.NewScratch("dvdstore", o.baseDir)
-	if err != nil {
-		return err
-	}
-	defer func() { err = scratch.Close(o.keep, err) }()
-	dbrig, err := scratch.Dbrig(ctx, o.dbrig, repo)
-	if err != nil {
-		return err
-	}
+	defer func() { err = scratch.Close(o.Keep, err) }()
+	schema, procs := sql[0], sql[1]
 
 	// 1. The server, the database to build in, and the raw COPY's.
 	raw := harness.RawCopy{DB: "rawcopy", Schema: schema, Tables: tables, Conns: o.loaders,
 		Finish: finish(schema, procs)}
-	var info harness.ServerInfo
+	var server harness.ServerFigures
 	if o.target == "" {
-		if raw.URLFor, info, err = scratch.TunedServer(ctx, o.pgBin, o.socket); err != nil {
+		if raw.URLFor, server, err = scratch.TunedServer(ctx, o.PgBin, o.Socket); err != nil {
 			return err
 		}
 		raw.Admin, raw.Source = scratch.Server, raw.URLFor("bench")
@@ -165,14 +130,13 @@ func run(ctx context.Context, o options) (err error) {
 			return err
 		}
 	} else {
-		if info, err = harness.TargetServer(ctx, o.target); err != nil {
+		if server, err = harness.TargetServer(ctx, o.target); err != nil {
 			return err
 		}
 		t := targetDB(o.target)
 		raw.Admin, raw.URLFor, raw.Source, raw.Dir = t, t.urlFor, o.target, o.copyDir
 	}
-	fig := &Figures{StartedAt: time.Now().UTC(), ServerVersion: info.Version, Settings: info.Settings,
-		Connection: info.Connection, Size: o.size, Loaders: o.loaders, CPUs: runtime.NumCPU()}
+	fig := &Figures{ServerFigures: server, Size: o.size, Loaders: o.loaders}
 
 	// 2. The pairs: each build starts from no tables, and each reference
 	// reloads what that build made.
@@ -187,7 +151,7 @@ func run(ctx context.Context, o options) (err error) {
 	// 3. The figures.
 	fmt.Println()
 	printTable(os.Stdout, fig)
-	return harness.WriteFigures(o.jsonPath, fig)
+	return harness.WriteFigures(o.JSON, fig)
 }
 
 // finish is what the build runs after its keys and before ANALYZE, in

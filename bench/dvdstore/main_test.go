@@ -3,23 +3,16 @@
 package main
 
 import (
-	"os"
 	"testing"
 
 	"github.com/dbrig/dbrig/bench/internal/harness"
-	pgtarget "github.com/dbrig/dbrig/internal/target/postgres"
-	"github.com/dbrig/dbrig/internal/workload"
 )
 
 // TestSQLBlocks: the benchmark reads dvd-store's PostgreSQL SQL from the
 // checkout, as the build does, and finds every block it runs, so a move
 // of the SQL cannot break it unseen until the next benchmark.
 func TestSQLBlocks(t *testing.T) {
-	repo, err := harness.FindRepo("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	schema, err := workload.LoadSQL(os.DirFS(repo), sqlDir, pgtarget.Dialect, "schema.sql")
+	schema, err := harness.RepoSQL("", sqlDir, "schema.sql")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +24,7 @@ func TestSQLBlocks(t *testing.T) {
 	if n := len(schema.Statements("tables")); n != len(tables) {
 		t.Errorf("%d table statements, want one per table (%d)", n, len(tables))
 	}
-	procs, err := workload.LoadSQL(os.DirFS(repo), sqlDir, pgtarget.Dialect, "procs.sql")
+	procs, err := harness.RepoSQL("", sqlDir, "procs.sql")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"text/tabwriter"
 	"time"
@@ -29,7 +28,6 @@ import (
 	"github.com/dbrig/dbrig/internal/human"
 	"github.com/dbrig/dbrig/internal/result"
 	"github.com/dbrig/dbrig/internal/server/postgres"
-	pgtarget "github.com/dbrig/dbrig/internal/target/postgres"
 	"github.com/dbrig/dbrig/internal/workload"
 )
 
@@ -68,23 +66,17 @@ var allTables = []string{"warehouse", "district", "customer", "history", "new_or
 const sqlDir = "internal/workload/tprocc/sql"
 
 type options struct {
-	dbrig      string
-	repo       string
-	pgBin      string
-	baseDir    string
-	jsonPath   string
+	harness.Common
 	warehouses int
 	loaders    int
 	vus        int
 	vusHigh    int
 	duration   time.Duration
 	rampup     time.Duration
-	socket     bool
 	quick      bool
 	skipRaw    bool
 	skipSQL    bool
 	skipRuns   bool
-	keep       bool
 	// telemetryPairs is how many pairs of runs, without and with
 	// telemetry, measure what recording it costs the client.
 	telemetryPairs int
@@ -92,14 +84,10 @@ type options struct {
 
 // Figures is what --json writes.
 type Figures struct {
-	StartedAt     time.Time           `json:"started_at"`
+	harness.ServerFigures
 	Quick         bool                `json:"quick"`
-	ServerVersion string              `json:"server_version"`
-	Settings      map[string]string   `json:"settings"`
-	Connection    string              `json:"connection"`
 	Warehouses    int                 `json:"warehouses"`
 	Loaders       int                 `json:"loaders"`
-	CPUs          int                 `json:"cpus"`
 	BuildSeconds  float64             `json:"build_seconds"`
 	Raw           *harness.RawFigures `json:"raw_copy,omitempty"`
 	BuildRawRatio float64             `json:"build_raw_ratio,omitempty"`
@@ -142,23 +130,17 @@ func (r RunFigures) cpuPerKiloTx() float64 {
 func main() {
 	var o options
 	fs := flag.CommandLine
-	fs.StringVar(&o.dbrig, "dbrig", "", "dbrig binary to measure (default: go build ./cmd/dbrig into the temp dir)")
-	fs.StringVar(&o.repo, "repo", "", "repository root, for the schema file (default: found from the working directory)")
-	fs.StringVar(&o.pgBin, "pg-bin", "", "directory of postgres, initdb and pg_ctl (default: $PG_BIN, pg_config, PATH)")
-	fs.StringVar(&o.baseDir, "dir", "", "where the temp dir for the server goes (default: $TMPDIR or /tmp)")
-	fs.StringVar(&o.jsonPath, "json", "", "also write the figures as JSON to this file")
+	o.Flags(fs)
 	fs.IntVar(&o.warehouses, "warehouses", targetWH, "warehouses to build")
 	fs.IntVar(&o.loaders, "loaders", 2, "parallel loaders for the build, and connections for the raw COPY")
 	fs.IntVar(&o.vus, "vus", targetVUs, "virtual users for the procs and sql runs")
 	fs.IntVar(&o.vusHigh, "vus-high", 8, "virtual users for the last procs run (0 skips it)")
 	fs.DurationVar(&o.duration, "duration", 60*time.Second, "measured window of each run")
 	fs.DurationVar(&o.rampup, "rampup", 10*time.Second, "ramp-up of each run")
-	fs.BoolVar(&o.socket, "socket", false, "connect over the unix socket instead of TCP loopback 127.0.0.1")
 	fs.BoolVar(&o.quick, "quick", false, "smoke run: 1 warehouse, 2s ramp-up, 10s windows (flags given explicitly still win)")
 	fs.BoolVar(&o.skipRaw, "skip-raw", false, "skip the raw COPY reference")
 	fs.BoolVar(&o.skipSQL, "skip-sql", false, "skip the sql-mode run")
 	fs.BoolVar(&o.skipRuns, "skip-runs", false, "only build (and the raw COPY reference); no runs")
-	fs.BoolVar(&o.keep, "keep", false, "keep the temp dir (server stopped) for inspection")
 	fs.IntVar(&o.telemetryPairs, "telemetry-pairs", 0, "after the runs, this many pairs of procs runs without and with telemetry, for its client CPU cost")
 	flag.Parse()
 	if flag.NArg() > 0 {
@@ -187,34 +169,19 @@ func main() {
 }
 
 func run(ctx context.Context, o options) (err error) {
-	repo, err := harness.FindRepo(o.repo)
+	scratch, dbrig, sql, err := o.Setup(ctx, "tprocc", sqlDir, "schema.sql")
 	if err != nil {
 		return err
 	}
-	schema, err := workload.LoadSQL(os.DirFS(repo), sqlDir, pgtarget.Dialect, "schema.sql")
-	if err != nil {
-		return fmt.Errorf("reading the schema: %w", err)
-	}
-
-	scratch, err := harness.NewScratch("tprocc", o.baseDir)
-	if err != nil {
-		return err
-	}
-	defer func() { err = scratch.Close(o.keep, err) }()
-	dbrig, err := scratch.Dbrig(ctx, o.dbrig, repo)
-	if err != nil {
-		return err
-	}
-
-	fig := &Figures{StartedAt: time.Now().UTC(), Quick: o.quick, Warehouses: o.warehouses,
-		Loaders: o.loaders, CPUs: runtime.NumCPU()}
+	defer func() { err = scratch.Close(o.Keep, err) }()
+	schema := sql[0]
 
 	// 1. The server.
-	urlFor, info, err := scratch.TunedServer(ctx, o.pgBin, o.socket)
+	urlFor, server, err := scratch.TunedServer(ctx, o.PgBin, o.Socket)
 	if err != nil {
 		return err
 	}
-	fig.ServerVersion, fig.Connection, fig.Settings = info.Version, info.Connection, info.Settings
+	fig := &Figures{ServerFigures: server, Quick: o.quick, Warehouses: o.warehouses, Loaders: o.loaders}
 
 	// 2. The build.
 	if err := scratch.Server.CreateDB(ctx, "bench"); err != nil {
@@ -285,7 +252,7 @@ func run(ctx context.Context, o options) (err error) {
 	// 5. The figures.
 	fmt.Println()
 	printTable(os.Stdout, fig, o)
-	return harness.WriteFigures(o.jsonPath, fig)
+	return harness.WriteFigures(o.JSON, fig)
 }
 
 func runOnce(ctx context.Context, dbrig, url, jsonPath string, vus int, mode string, telemetry bool, o options) (RunFigures, error) {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -44,63 +45,57 @@ var (
 // durable are the settings that must hold their safe values.
 var durable = map[string]string{"fsync": "on", "synchronous_commit": "on", "full_page_writes": "on"}
 
-// ServerInfo is what a benchmark prints and records about its server.
-type ServerInfo struct {
-	Version    string
-	Connection string
-	Settings   map[string]string
-}
-
 // TunedServer starts a server in the scratch dir with Tuning, checks it
 // as CheckServer does and prints what it is. urlFor names a database's
 // URL over the unix socket if socket, else over TCP loopback.
-func (s *Scratch) TunedServer(ctx context.Context, pgBin string, socket bool) (urlFor func(string) string, info ServerInfo, err error) {
+func (s *Scratch) TunedServer(ctx context.Context, pgBin string, socket bool) (urlFor func(string) string, f ServerFigures, err error) {
+	f = ServerFigures{StartedAt: time.Now().UTC(), CPUs: runtime.NumCPU()}
 	srv, err := s.StartServer(ctx, pgBin, Tuning)
 	if err != nil {
-		return nil, info, err
+		return nil, f, err
 	}
 	version, err := srv.BinVersion(ctx)
 	if err != nil {
-		return nil, info, err
+		return nil, f, err
 	}
-	info.Version = version.Raw
-	urlFor, info.Connection = srv.URLFor, "TCP loopback 127.0.0.1"
+	f.ServerVersion = version.Raw
+	urlFor, f.Connection = srv.URLFor, "TCP loopback 127.0.0.1"
 	if socket {
-		urlFor, info.Connection = srv.SocketURLFor, "unix socket "+srv.SocketDir()
+		urlFor, f.Connection = srv.SocketURLFor, "unix socket "+srv.SocketDir()
 	}
-	if info.Settings, err = CheckServer(ctx, urlFor("postgres")); err != nil {
-		return nil, info, err
+	if f.Settings, err = CheckServer(ctx, urlFor("postgres")); err != nil {
+		return nil, f, err
 	}
-	info.print("in " + srv.Dir + ", ")
-	return urlFor, info, nil
+	f.print("in " + srv.Dir + ", ")
+	return urlFor, f, nil
 }
 
 // TargetServer checks a server the benchmark was given, as CheckServer
 // does, and prints what it is.
-func TargetServer(ctx context.Context, url string) (ServerInfo, error) {
-	info := ServerInfo{Connection: "--target"}
+func TargetServer(ctx context.Context, url string) (ServerFigures, error) {
+	f := ServerFigures{StartedAt: time.Now().UTC(), CPUs: runtime.NumCPU(), Connection: "--target"}
 	conn, err := pgx.Connect(ctx, url)
 	if err != nil {
-		return info, err
+		return f, err
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	if err := conn.QueryRow(ctx, "SELECT version()").Scan(&info.Version); err != nil {
-		return info, err
+	if err := conn.QueryRow(ctx, "SELECT version()").Scan(&f.ServerVersion); err != nil {
+		return f, err
 	}
-	if info.Settings, err = CheckServer(ctx, url); err != nil {
-		return info, err
+	if f.Settings, err = CheckServer(ctx, url); err != nil {
+		return f, err
 	}
-	info.print("")
-	return info, nil
+	f.print("")
+	return f, nil
 }
 
-func (info ServerInfo) print(where string) {
-	fmt.Printf("Server: %s, %sconnecting over %s\n", info.Version, where, info.Connection)
+func (f ServerFigures) print(where string) {
+	fmt.Printf("Server: %s, %sconnecting over %s\n", f.ServerVersion, where, f.Connection)
 	fmt.Printf("Settings:")
 	for _, name := range ShownSettings {
-		fmt.Printf(" %s=%s", name, info.Settings[name])
+		fmt.Printf(" %s=%s", name, f.Settings[name])
 	}
-	fmt.Printf("\nMachine: %d CPUs (shared with other work: figures are noisy)\n", runtime.NumCPU())
+	fmt.Printf("\nMachine: %d CPUs (shared with other work: figures are noisy)\n", f.CPUs)
 }
 
 // SettingsLine sums up, under a benchmark's figures, the settings it
