@@ -79,7 +79,7 @@ func TargetServer(ctx context.Context, url string) (ServerFigures, error) {
 		return f, err
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	if err := conn.QueryRow(ctx, "SELECT version()").Scan(&f.ServerVersion); err != nil {
+	if err := conn.QueryRow(ctx, "SELECT 'PostgreSQL ' || current_setting('server_version')").Scan(&f.ServerVersion); err != nil {
 		return f, err
 	}
 	if f.Settings, err = CheckServer(ctx, url); err != nil {
