@@ -120,11 +120,7 @@ type options struct {
 
 // Figures is what --json writes.
 type Figures struct {
-	StartedAt     time.Time         `json:"started_at"`
-	ServerVersion string            `json:"server_version"`
-	Settings      map[string]string `json:"settings"`
-	Connection    string            `json:"connection"`
-	CPUs          int               `json:"cpus"`
+	harness.ServerFigures
 	// LoadAverage is /proc/loadavg's 1-minute figure before and after:
 	// other work on the machine shows in it.
 	LoadAverage    [2]string `json:"load_average"`
@@ -243,7 +239,7 @@ func run(ctx context.Context, o options) (err error) {
 		return err
 	}
 
-	fig := &Figures{StartedAt: time.Now().UTC(), CPUs: runtime.NumCPU(), Pgbench: pgbench, PgbenchJobs: o.jobs,
+	fig := &Figures{ServerFigures: harness.ServerFigures{StartedAt: time.Now().UTC(), CPUs: runtime.NumCPU()}, Pgbench: pgbench, PgbenchJobs: o.jobs,
 		WorkUnit: o.workUnit, VUs: o.vus, Seconds: int(o.duration / time.Second), DbrigTelemetry: !o.noTelemetry}
 	fig.LoadAverage[0] = loadAverage()
 

@@ -15,17 +15,12 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
-	"sort"
 	"strconv"
-	"strings"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -33,37 +28,8 @@ import (
 	"github.com/dbrig/dbrig/internal/human"
 	"github.com/dbrig/dbrig/internal/result"
 	"github.com/dbrig/dbrig/internal/server/postgres"
-	pgtarget "github.com/dbrig/dbrig/internal/target/postgres"
 	"github.com/dbrig/dbrig/internal/workload"
-	"github.com/jackc/pgx/v5"
 )
-
-// tuning is what the run changes from PostgreSQL's defaults. None of it
-// weakens durability: fsync, synchronous_commit, full_page_writes and
-// wal_level stay at their defaults, and checkServer refuses to measure if
-// they are not. The values are the usual ones for a benchmark server of
-// this size, so the figures compare with the peers measured the same way.
-var tuning = map[string]string{
-	// The whole 4-warehouse database (~0.5 GB per copy) fits in cache, so
-	// runs measure the engine and the client, not the disk.
-	"shared_buffers": "2GB",
-	// Fewer, later checkpoints: a load or a run should not be timed
-	// through a checkpoint storm caused by the default 1GB / 5min.
-	"max_wal_size":       "8GB",
-	"checkpoint_timeout": "30min",
-	// Room for 8 VUs, the loaders and the harness's own connections.
-	"max_connections": "100",
-}
-
-// shownSettings are printed and recorded: the tuning above and the
-// durability settings that prove the figures were not bought with it.
-var shownSettings = []string{
-	"shared_buffers", "max_wal_size", "checkpoint_timeout", "max_connections",
-	"fsync", "synchronous_commit", "full_page_writes", "wal_level", "wal_sync_method",
-}
-
-// durable are the settings that must hold their safe values.
-var durable = map[string]string{"fsync": "on", "synchronous_commit": "on", "full_page_writes": "on"}
 
 // Targets and peers, from /work/shared/design.md (PG 15, 4 warehouses,
 // 4 VUs, this machine kind).
@@ -100,23 +66,17 @@ var allTables = []string{"warehouse", "district", "customer", "history", "new_or
 const sqlDir = "internal/workload/tprocc/sql"
 
 type options struct {
-	dbrig      string
-	repo       string
-	pgBin      string
-	baseDir    string
-	jsonPath   string
+	harness.Common
 	warehouses int
 	loaders    int
 	vus        int
 	vusHigh    int
 	duration   time.Duration
 	rampup     time.Duration
-	socket     bool
 	quick      bool
 	skipRaw    bool
 	skipSQL    bool
 	skipRuns   bool
-	keep       bool
 	// telemetryPairs is how many pairs of runs, without and with
 	// telemetry, measure what recording it costs the client.
 	telemetryPairs int
@@ -124,29 +84,14 @@ type options struct {
 
 // Figures is what --json writes.
 type Figures struct {
-	StartedAt     time.Time         `json:"started_at"`
-	Quick         bool              `json:"quick"`
-	ServerVersion string            `json:"server_version"`
-	Settings      map[string]string `json:"settings"`
-	Connection    string            `json:"connection"`
-	Warehouses    int               `json:"warehouses"`
-	Loaders       int               `json:"loaders"`
-	CPUs          int               `json:"cpus"`
-	BuildSeconds  float64           `json:"build_seconds"`
-	Raw           *RawFigures       `json:"raw_copy,omitempty"`
-	BuildRawRatio float64           `json:"build_raw_ratio,omitempty"`
-	Runs          []RunFigures      `json:"runs"`
-}
-
-// RawFigures times the raw binary COPY reference.
-type RawFigures struct {
-	Seconds        float64 `json:"seconds"`
-	CopySeconds    float64 `json:"copy_seconds"`
-	KeysSeconds    float64 `json:"keys_seconds"`
-	AnalyzeSeconds float64 `json:"analyze_seconds"`
-	Files          int     `json:"files"`
-	Bytes          int64   `json:"bytes"`
-	Rows           int64   `json:"rows"`
+	harness.ServerFigures
+	Quick         bool                `json:"quick"`
+	Warehouses    int                 `json:"warehouses"`
+	Loaders       int                 `json:"loaders"`
+	BuildSeconds  float64             `json:"build_seconds"`
+	Raw           *harness.RawFigures `json:"raw_copy,omitempty"`
+	BuildRawRatio float64             `json:"build_raw_ratio,omitempty"`
+	Runs          []RunFigures        `json:"runs"`
 }
 
 // RunFigures is one `dbrig run`.
@@ -185,23 +130,17 @@ func (r RunFigures) cpuPerKiloTx() float64 {
 func main() {
 	var o options
 	fs := flag.CommandLine
-	fs.StringVar(&o.dbrig, "dbrig", "", "dbrig binary to measure (default: go build ./cmd/dbrig into the temp dir)")
-	fs.StringVar(&o.repo, "repo", "", "repository root, for the schema file (default: found from the working directory)")
-	fs.StringVar(&o.pgBin, "pg-bin", "", "directory of postgres, initdb and pg_ctl (default: $PG_BIN, pg_config, PATH)")
-	fs.StringVar(&o.baseDir, "dir", "", "where the temp dir for the server goes (default: $TMPDIR or /tmp)")
-	fs.StringVar(&o.jsonPath, "json", "", "also write the figures as JSON to this file")
+	o.Flags(fs)
 	fs.IntVar(&o.warehouses, "warehouses", targetWH, "warehouses to build")
 	fs.IntVar(&o.loaders, "loaders", 2, "parallel loaders for the build, and connections for the raw COPY")
 	fs.IntVar(&o.vus, "vus", targetVUs, "virtual users for the procs and sql runs")
 	fs.IntVar(&o.vusHigh, "vus-high", 8, "virtual users for the last procs run (0 skips it)")
 	fs.DurationVar(&o.duration, "duration", 60*time.Second, "measured window of each run")
 	fs.DurationVar(&o.rampup, "rampup", 10*time.Second, "ramp-up of each run")
-	fs.BoolVar(&o.socket, "socket", false, "connect over the unix socket instead of TCP loopback 127.0.0.1")
 	fs.BoolVar(&o.quick, "quick", false, "smoke run: 1 warehouse, 2s ramp-up, 10s windows (flags given explicitly still win)")
 	fs.BoolVar(&o.skipRaw, "skip-raw", false, "skip the raw COPY reference")
 	fs.BoolVar(&o.skipSQL, "skip-sql", false, "skip the sql-mode run")
 	fs.BoolVar(&o.skipRuns, "skip-runs", false, "only build (and the raw COPY reference); no runs")
-	fs.BoolVar(&o.keep, "keep", false, "keep the temp dir (server stopped) for inspection")
 	fs.IntVar(&o.telemetryPairs, "telemetry-pairs", 0, "after the runs, this many pairs of procs runs without and with telemetry, for its client CPU cost")
 	flag.Parse()
 	if flag.NArg() > 0 {
@@ -230,56 +169,22 @@ func main() {
 }
 
 func run(ctx context.Context, o options) (err error) {
-	repo, err := harness.FindRepo(o.repo)
+	scratch, dbrig, sql, err := o.Setup(ctx, "tprocc", sqlDir, "schema.sql")
 	if err != nil {
 		return err
 	}
-	schema, err := workload.LoadSQL(os.DirFS(repo), sqlDir, pgtarget.Dialect, "schema.sql")
-	if err != nil {
-		return fmt.Errorf("reading the schema: %w", err)
-	}
-
-	scratch, err := harness.NewScratch("tprocc", o.baseDir)
-	if err != nil {
-		return err
-	}
-	defer func() { err = scratch.Close(o.keep, err) }()
-	dbrig, err := scratch.Dbrig(ctx, o.dbrig, repo)
-	if err != nil {
-		return err
-	}
-
-	fig := &Figures{StartedAt: time.Now().UTC(), Quick: o.quick, Warehouses: o.warehouses,
-		Loaders: o.loaders, CPUs: runtime.NumCPU()}
+	defer func() { err = scratch.Close(o.Keep, err) }()
+	schema := sql[0]
 
 	// 1. The server.
-	srv, err := scratch.StartServer(ctx, o.pgBin, tuning)
+	urlFor, server, err := scratch.TunedServer(ctx, o.PgBin, o.Socket)
 	if err != nil {
 		return err
 	}
-	version, err := srv.BinVersion(ctx)
-	if err != nil {
-		return err
-	}
-	fig.ServerVersion = version.Raw
-	urlFor := srv.URLFor
-	fig.Connection = "TCP loopback 127.0.0.1"
-	if o.socket {
-		urlFor = srv.SocketURLFor
-		fig.Connection = "unix socket " + srv.SocketDir()
-	}
-	if fig.Settings, err = checkServer(ctx, urlFor("postgres")); err != nil {
-		return err
-	}
-	fmt.Printf("Server: %s, in %s, connecting over %s\n", version.Raw, srv.Dir, fig.Connection)
-	fmt.Printf("Settings:")
-	for _, name := range shownSettings {
-		fmt.Printf(" %s=%s", name, fig.Settings[name])
-	}
-	fmt.Printf("\nMachine: %d CPUs (shared with other work: figures are noisy)\n", fig.CPUs)
+	fig := &Figures{ServerFigures: server, Quick: o.quick, Warehouses: o.warehouses, Loaders: o.loaders}
 
 	// 2. The build.
-	if err := srv.CreateDB(ctx, "bench"); err != nil {
+	if err := scratch.Server.CreateDB(ctx, "bench"); err != nil {
 		return err
 	}
 	benchURL := urlFor("bench")
@@ -298,14 +203,13 @@ func run(ctx context.Context, o options) (err error) {
 	// 3. The raw COPY reference.
 	if !o.skipRaw {
 		fmt.Printf("\n== Raw COPY reference: binary COPY from server-side files, keys and ANALYZE, %d connections\n", o.loaders)
-		raw, err := rawCopy(ctx, srv, urlFor, schema, filepath.Join(scratch.Dir, "copy"), o)
+		raw, err := rawCopy(ctx, scratch.Server, urlFor, schema, filepath.Join(scratch.Dir, "copy"), o)
 		if err != nil {
 			return fmt.Errorf("raw COPY reference: %w", err)
 		}
 		fig.Raw = raw
 		fig.BuildRawRatio = fig.BuildSeconds / raw.Seconds
-		fmt.Printf("Raw COPY: %.1f s (COPY %.1f s, keys %.1f s, ANALYZE %.1f s); %d files, %.0f MB, %d rows\n",
-			raw.Seconds, raw.CopySeconds, raw.KeysSeconds, raw.AnalyzeSeconds, raw.Files, float64(raw.Bytes)/1e6, raw.Rows)
+		fmt.Println(raw)
 		fmt.Printf("Build / raw COPY: %.2f\n", fig.BuildRawRatio)
 	}
 
@@ -348,27 +252,7 @@ func run(ctx context.Context, o options) (err error) {
 	// 5. The figures.
 	fmt.Println()
 	printTable(os.Stdout, fig, o)
-	return harness.WriteFigures(o.jsonPath, fig)
-}
-
-// checkServer reads the shown settings as the server reports them, and
-// refuses to go on if any durability setting is off: figures bought that
-// way would not compare with anything.
-func checkServer(ctx context.Context, url string) (map[string]string, error) {
-	got, err := harness.ReadSettings(ctx, url, shownSettings)
-	if err != nil {
-		return nil, err
-	}
-	for name, want := range durable {
-		if got[name] != want {
-			return nil, fmt.Errorf("%s is %s, not %s: refusing to measure a server that is not durable", name, got[name], want)
-		}
-	}
-	if got["wal_level"] == "minimal" {
-		// minimal lets COPY into a fresh table skip WAL, which would flatter the load.
-		return nil, errors.New("wal_level is minimal: refusing to measure loads that skip WAL")
-	}
-	return got, nil
+	return harness.WriteFigures(o.JSON, fig)
 }
 
 func runOnce(ctx context.Context, dbrig, url, jsonPath string, vus int, mode string, telemetry bool, o options) (RunFigures, error) {
@@ -414,198 +298,29 @@ func runOnce(ctx context.Context, dbrig, url, jsonPath string, vus int, mode str
 	return r, nil
 }
 
-// exportFile is one server-side file of the raw COPY reference.
-type exportFile struct {
-	table string
-	path  string
-	size  int64
-}
-
-// rawCopy times the fastest way PostgreSQL knows to load the rows the
-// build made: binary COPY from server-side files (no client, no parsing
-// of text, no network), then the same keys over the same number of
-// connections, then ANALYZE. The files are exported from the built
-// database untimed; the load goes into a fresh database "rawcopy".
+// rawCopy times the raw COPY reference (see harness.RawCopy) into a fresh
+// database "rawcopy", one file per table and warehouse, as the build
+// loads one job per warehouse.
 func rawCopy(ctx context.Context, srv *postgres.Server, urlFor func(string) string,
-	schema workload.SQLFile, dir string, o options) (*RawFigures, error) {
-	raw := &RawFigures{}
-	// The server writes and reads the files, as its own user: the
-	// directory belongs to whoever owns the cluster's data directory.
-	if err := os.Mkdir(dir, 0o700); err != nil {
+	schema workload.SQLFile, dir string, o options) (*harness.RawFigures, error) {
+	if err := harness.ServerDir(dir, filepath.Join(srv.Dir, "data")); err != nil {
 		return nil, err
 	}
-	fi, err := os.Stat(filepath.Join(srv.Dir, "data"))
-	if err != nil {
-		return nil, err
-	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
-		if err := os.Chown(dir, int(st.Uid), int(st.Gid)); err != nil {
-			return nil, err
-		}
-	}
-	defer os.RemoveAll(dir)
-
-	// Export, one file per table and warehouse, over the same connections
-	// the load will use.
-	began := time.Now()
-	var files []exportFile
-	var export []string
-	for _, t := range allTables {
-		col, ok := perWarehouse[t]
-		if !ok {
-			f := exportFile{table: t, path: filepath.Join(dir, t+".bin")}
-			files = append(files, f)
-			export = append(export, fmt.Sprintf("COPY %s TO %s (FORMAT binary)", t, quote(f.path)))
-			continue
-		}
-		for w := 1; w <= o.warehouses; w++ {
-			f := exportFile{table: t, path: filepath.Join(dir, fmt.Sprintf("%s.%d.bin", t, w))}
-			files = append(files, f)
-			export = append(export, fmt.Sprintf("COPY (SELECT * FROM %s WHERE %s = %d) TO %s (FORMAT binary)", t, col, w, quote(f.path)))
-		}
-	}
-	benchURL := urlFor("bench")
-	if err := parallelExec(ctx, benchURL, o.loaders, export); err != nil {
-		return nil, fmt.Errorf("export: %w", err)
-	}
-	for i := range files {
-		fi, err := os.Stat(files[i].path)
-		if err != nil {
-			return nil, err
-		}
-		files[i].size = fi.Size()
-		raw.Bytes += fi.Size()
-	}
-	raw.Files = len(files)
-	fmt.Printf("Exported %d files, %.0f MB, in %.1f s (not timed)\n", len(files), float64(raw.Bytes)/1e6, time.Since(began).Seconds())
-
-	if err := srv.DropDB(ctx, "rawcopy"); err != nil {
-		return nil, err
-	}
-	if err := srv.CreateDB(ctx, "rawcopy"); err != nil {
-		return nil, err
-	}
-	rawURL := urlFor("rawcopy")
-	if err := parallelExec(ctx, rawURL, 1, schema.Statements("tables")); err != nil {
-		return nil, fmt.Errorf("create tables: %w", err)
-	}
-	if err := harness.Checkpoint(ctx, rawURL); err != nil {
-		return nil, err
-	}
-
-	// Biggest first, each connection taking the next file when it is
-	// done: the longest files do not end up last, on one connection.
-	sort.SliceStable(files, func(i, j int) bool { return files[i].size > files[j].size })
-	load := make([]string, len(files))
-	for i, f := range files {
-		load[i] = fmt.Sprintf("COPY %s FROM %s (FORMAT binary)", f.table, quote(f.path))
-	}
-	conns, err := connectN(ctx, rawURL, o.loaders)
-	if err != nil {
-		return nil, err
-	}
-	defer func() { closeAll(ctx, conns) }()
-	t0 := time.Now()
-	if err := parallelOn(ctx, conns, load); err != nil {
-		return nil, fmt.Errorf("load: %w", err)
-	}
-	t1 := time.Now()
-	if err := parallelOn(ctx, conns, schema.Statements("keys")); err != nil {
-		return nil, fmt.Errorf("keys: %w", err)
-	}
-	t2 := time.Now()
-	if _, err := conns[0].Exec(ctx, schema.Get("analyze")); err != nil {
-		return nil, fmt.Errorf("analyze: %w", err)
-	}
-	t3 := time.Now()
-	raw.CopySeconds, raw.KeysSeconds, raw.AnalyzeSeconds = t1.Sub(t0).Seconds(), t2.Sub(t1).Seconds(), t3.Sub(t2).Seconds()
-	raw.Seconds = t3.Sub(t0).Seconds()
-
-	// The reference only counts if it loaded every row the build did.
-	if raw.Rows, err = compareRows(ctx, benchURL, conns[0]); err != nil {
-		return nil, err
-	}
-	// The runs should see the server as if the reference had never been
-	// there: its database would otherwise share the cache and the
-	// checkpoints with the one being measured.
-	closeAll(ctx, conns)
-	conns = nil
-	if err := srv.DropDB(ctx, "rawcopy"); err != nil {
-		return nil, err
-	}
-	return raw, nil
-}
-
-// compareRows checks that the reference holds as many rows per table as
-// the built database, and returns the total.
-func compareRows(ctx context.Context, benchURL string, rawConn *pgx.Conn) (int64, error) {
-	bench, err := pgx.Connect(ctx, benchURL)
-	if err != nil {
-		return 0, err
-	}
-	defer bench.Close(context.WithoutCancel(ctx))
-	var total int64
-	for _, t := range allTables {
-		q := "SELECT count(*) FROM " + t
-		var want, got int64
-		if err := bench.QueryRow(ctx, q).Scan(&want); err != nil {
-			return 0, err
-		}
-		if err := rawConn.QueryRow(ctx, q).Scan(&got); err != nil {
-			return 0, err
-		}
-		if want != got {
-			return 0, fmt.Errorf("table %s: the build has %d rows, the raw COPY %d", t, want, got)
-		}
-		total += got
-	}
-	return total, nil
-}
-
-// quote makes a string literal for a file path; COPY takes no parameters.
-func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
-
-func connectN(ctx context.Context, url string, n int) ([]*pgx.Conn, error) {
-	var conns []*pgx.Conn
-	for range n {
-		c, err := pgx.Connect(ctx, url)
-		if err != nil {
-			closeAll(ctx, conns)
-			return nil, err
-		}
-		conns = append(conns, c)
-	}
-	return conns, nil
-}
-
-func closeAll(ctx context.Context, conns []*pgx.Conn) {
-	for _, c := range conns {
-		c.Close(context.WithoutCancel(ctx))
-	}
-}
-
-// parallelExec runs stmts over n fresh connections; see parallelOn.
-func parallelExec(ctx context.Context, url string, n int, stmts []string) error {
-	conns, err := connectN(ctx, url, min(n, max(len(stmts), 1)))
-	if err != nil {
-		return err
-	}
-	defer closeAll(ctx, conns)
-	return parallelOn(ctx, conns, stmts)
-}
-
-// parallelOn runs stmts in order, each connection taking the next one
-// when it is free, as the build's loaders do. The first error cancels
-// the rest, and a cancelled ctx is an error even between statements.
-func parallelOn(ctx context.Context, conns []*pgx.Conn, stmts []string) error {
-	return workload.Spread(ctx, len(conns), stmts, func(ctx context.Context, i int, next <-chan string) error {
-		for stmt := range next {
-			if _, err := conns[i].Exec(ctx, stmt); err != nil {
-				return fmt.Errorf("%s: %w", human.FirstLine(stmt), err)
+	return harness.RawCopy{
+		Source: urlFor("bench"), Admin: srv, DB: "rawcopy", URLFor: urlFor, Dir: dir,
+		Schema: schema, Tables: allTables, Conns: o.loaders,
+		Split: func(table string) []string {
+			col, ok := perWarehouse[table]
+			if !ok {
+				return nil
 			}
-		}
-		return nil
-	})
+			where := make([]string, o.warehouses)
+			for w := range where {
+				where[w] = fmt.Sprintf("%s = %d", col, w+1)
+			}
+			return where
+		},
+	}.Run(ctx)
 }
 
 // printTable prints the figures next to their targets and the peers'.
@@ -657,9 +372,7 @@ func printTable(w io.Writer, f *Figures, o options) {
 		fmt.Fprintf(tw, "client cores %s\t%.3f\t%s\t%s\t%s\n", label, r.ClientCores, coresTarget, coresVerdict, coresPeer)
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "Settings: shared_buffers=%s max_wal_size=%s checkpoint_timeout=%s max_connections=%s; durability at defaults: fsync=%s synchronous_commit=%s full_page_writes=%s wal_level=%s\n",
-		f.Settings["shared_buffers"], f.Settings["max_wal_size"], f.Settings["checkpoint_timeout"], f.Settings["max_connections"],
-		f.Settings["fsync"], f.Settings["synchronous_commit"], f.Settings["full_page_writes"], f.Settings["wal_level"])
+	fmt.Fprintln(w, harness.SettingsLine(f.Settings))
 	if len(f.Runs) > 0 {
 		fmt.Fprintf(w, "Runs: %s ramp-up, %s measured, on one database without rebuilding, with telemetry as by default; client cores = dbrig's user+system CPU / its wall time (ramp-up included)\n",
 			o.rampup, o.duration)

@@ -3,12 +3,9 @@
 package main
 
 import (
-	"os"
 	"testing"
 
 	"github.com/dbrig/dbrig/bench/internal/harness"
-	pgtarget "github.com/dbrig/dbrig/internal/target/postgres"
-	"github.com/dbrig/dbrig/internal/workload"
 )
 
 // TestSchemaBlocks: the benchmark reads tproc-c's PostgreSQL schema from
@@ -16,11 +13,7 @@ import (
 // and finds every block it runs, so a move of the SQL cannot break it
 // unseen until the next benchmark.
 func TestSchemaBlocks(t *testing.T) {
-	repo, err := harness.FindRepo("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	schema, err := workload.LoadSQL(os.DirFS(repo), sqlDir, pgtarget.Dialect, "schema.sql")
+	schema, err := harness.RepoSQL("", sqlDir, "schema.sql")
 	if err != nil {
 		t.Fatal(err)
 	}
