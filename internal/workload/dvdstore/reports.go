@@ -39,8 +39,8 @@ const (
 func (w *reports) Info() workload.Info {
 	return workload.Info{
 		Metrics: []workload.Metric{
-			{Key: metricCompletion, Label: "completion time", Unit: "ms per request, mean"},
-			{Key: metricPerHour, Label: "requests per hour", Unit: "all sessions", HigherIsBetter: true},
+			{Key: metricCompletion, Label: "completion time", Unit: "ms, mean"},
+			{Key: metricPerHour, Label: "requests per hour", Unit: "per hour", HigherIsBetter: true},
 		},
 		Primary:   metricCompletion,
 		PrimaryTx: reportTx[0],

@@ -57,9 +57,9 @@ func (w *dvdstore) Name() string { return Name }
 func (w *dvdstore) Info() workload.Info {
 	return workload.Info{
 		Metrics: []workload.Metric{
-			{Key: metricOPM, Label: "orders per minute", Unit: "purchases, rolled back or not", HigherIsBetter: true},
-			{Key: metricNewOPM, Label: "new orders per minute", Unit: "orders committed", HigherIsBetter: true},
-			{Key: metricOrderMs, Label: "order response time", Unit: "ms, mean of the steps' sum"},
+			{Key: metricOPM, Label: "orders per minute", Unit: "orders/min, rolled back too", HigherIsBetter: true},
+			{Key: metricNewOPM, Label: "new orders per minute", Unit: "committed/min", HigherIsBetter: true},
+			{Key: metricOrderMs, Label: "order response time", Unit: "ms"},
 			{Key: metricRollback, Label: "rollbacks", Unit: "% of orders"},
 		},
 		Primary:   metricOPM,
