@@ -10,9 +10,7 @@ package blockio
 
 import (
 	"context"
-	"database/sql"
 	"embed"
-	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -139,41 +137,30 @@ func forTable(stmt, table string) string { return strings.ReplaceAll(stmt, "{tab
 
 // meta is what the build recorded.
 type meta struct {
-	layout, schemas, blockSize int
-	scale                      int64
-	seed                       uint64
+	schemas, blockSize int
+	scale              int64
+	seed               uint64
 	// pages is how a table lay on disk when the build verified it.
 	pages pages
 }
 
-// readMeta reads dbrig_blockio, telling a missing schema (ErrNoSchema) from
-// one that is there but not dbrig's, or not this layout's.
+// readMeta reads what the build recorded in dbrig_blockio, and checks it
+// has all its tables.
 func readMeta(ctx context.Context, t target.Target, s target.Session, q workload.SQLFile) (meta, error) {
 	var m meta
-	var tables, metaTables int
-	if err := s.QueryRow(ctx, q.Get("exists")).Scan(&tables, &metaTables); err != nil {
-		return m, fmt.Errorf("look for the %s tables: %w", Name, err)
-	}
-	rebuild := fmt.Sprintf("rebuild with `dbrig build %s --target %s --force`", Name, t.URL())
-	switch {
-	case tables == 0 && metaTables == 0:
-		return m, workload.ErrNoSchema
-	case metaTables == 0:
-		return m, target.Userf("found blockio tables that dbrig did not build (no dbrig_blockio table): drop them, or %s", rebuild)
-	}
 	var seed int64
-	err := s.QueryRow(ctx, q.Get("meta_read")).Scan(&m.layout, &m.scale, &m.schemas, &seed, &m.blockSize, &m.pages.blocks, &m.pages.indexPages)
-	m.pages.rows = m.scale
-	m.seed = uint64(seed)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		return m, target.Userf("the %s schema on %s was never finished (dbrig_blockio is empty): %s", Name, t.URL(), rebuild)
-	case err != nil:
-		return m, target.Userf("read dbrig_blockio on %s: %v", t.URL(), err)
-	case m.layout != layout:
-		return m, target.Userf("the %s schema was built with layout %d; this dbrig uses layout %d: %s", Name, m.layout, layout, rebuild)
-	case tables != m.schemas:
-		return m, target.Userf("the %s schema on %s should have %d tables and has %d: %s", Name, t.URL(), m.schemas, tables, rebuild)
+	err := workload.Record{Name: Name, Table: "dbrig_blockio", Layout: layout}.Read(ctx, t, s, q,
+		&m.scale, &m.schemas, &seed, &m.blockSize, &m.pages.blocks, &m.pages.indexPages)
+	m.seed, m.pages.rows = uint64(seed), m.scale
+	if err != nil {
+		return m, err
+	}
+	var tables, records int
+	if err := s.QueryRow(ctx, q.Get("exists")).Scan(&tables, &records); err != nil {
+		return m, err
+	}
+	if tables != m.schemas {
+		return m, target.Userf("the %s schema on %s should have %d tables and has %d: rebuild with `dbrig build %s --target %s --force`", Name, t.URL(), m.schemas, tables, Name, t.URL())
 	}
 	return m, nil
 }

@@ -7,9 +7,7 @@ package dvdstore
 
 import (
 	"context"
-	"database/sql"
 	"embed"
-	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -57,38 +55,18 @@ func sqlFor(t target.Target, file string) (workload.SQLFile, error) {
 
 // meta is what the build recorded.
 type meta struct {
-	layout int
-	scale  scale
-	seed   uint64
+	scale scale
+	seed  uint64
 }
 
-// readMeta reads dbrig_dvdstore, telling a missing schema (ErrNoSchema)
-// from one that is there but not dbrig's, or not this layout's.
+// readMeta reads what the build recorded in dbrig_dvdstore.
 func readMeta(ctx context.Context, t target.Target, s target.Session, q workload.SQLFile) (meta, error) {
 	var m meta
-	var tables, metaTables int
-	if err := s.QueryRow(ctx, q.Get("exists")).Scan(&tables, &metaTables); err != nil {
-		return m, fmt.Errorf("look for the %s tables: %w", Name, err)
-	}
-	rebuild := fmt.Sprintf("rebuild with `dbrig build %s --target %s --force`", Name, t.URL())
-	switch {
-	case tables == 0:
-		return m, workload.ErrNoSchema
-	case metaTables == 0:
-		return m, target.Userf("found %s tables that dbrig did not build (no dbrig_dvdstore table): drop them, or %s", Name, rebuild)
-	}
 	var seed int64
-	err := s.QueryRow(ctx, q.Get("meta_read")).Scan(&m.layout, &m.scale.Customers, &m.scale.Products, &m.scale.OrdersPerMonth, &seed)
+	err := workload.Record{Name: Name, Table: "dbrig_dvdstore", Layout: layout}.Read(ctx, t, s, q,
+		&m.scale.Customers, &m.scale.Products, &m.scale.OrdersPerMonth, &seed)
 	m.seed = uint64(seed)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		return m, target.Userf("the %s schema on %s was never finished (dbrig_dvdstore is empty): %s", Name, t.URL(), rebuild)
-	case err != nil:
-		return m, target.Userf("read dbrig_dvdstore on %s: %v", t.URL(), err)
-	case m.layout != layout:
-		return m, target.Userf("the %s schema was built with layout %d; this dbrig uses layout %d: %s", Name, m.layout, layout, rebuild)
-	}
-	return m, nil
+	return m, err
 }
 
 func (w *dvdstore) Drop(ctx context.Context, t target.Target) error {
@@ -96,17 +74,7 @@ func (w *dvdstore) Drop(ctx context.Context, t target.Target) error {
 	if err != nil {
 		return err
 	}
-	s, err := t.Session(ctx)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	for _, stmt := range q.Statements("drop") {
-		if _, err := s.Exec(ctx, stmt); err != nil {
-			return fmt.Errorf("drop: %w", err)
-		}
-	}
-	return nil
+	return workload.DropStatements(ctx, t, q)
 }
 
 // Check runs the conditions that hold after a build and after any run.

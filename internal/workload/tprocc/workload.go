@@ -2,9 +2,6 @@ package tprocc
 
 import (
 	"context"
-	"database/sql"
-	"errors"
-	"fmt"
 	"io"
 	"runtime"
 	"time"
@@ -90,37 +87,18 @@ func sqlFor(t target.Target, file string) (workload.SQLFile, error) {
 
 // meta is what the build recorded.
 type meta struct {
-	layout, warehouses int
-	seed               uint64
-	cLoad              int
+	warehouses int
+	seed       uint64
+	cLoad      int
 }
 
-// readMeta reads dbrig_tprocc, telling a missing schema (ErrNoSchema)
-// from one that is there but not dbrig's, or not this layout's.
+// readMeta reads what the build recorded in dbrig_tprocc.
 func readMeta(ctx context.Context, t target.Target, s target.Session, q workload.SQLFile) (meta, error) {
 	var m meta
-	var tables, metaTables int
-	if err := s.QueryRow(ctx, q.Get("exists")).Scan(&tables, &metaTables); err != nil {
-		return m, fmt.Errorf("look for the %s tables: %w", Name, err)
-	}
-	switch {
-	case tables == 0:
-		return m, workload.ErrNoSchema
-	case metaTables == 0:
-		return m, target.Userf("found %s tables that dbrig did not build (no dbrig_tprocc table): drop them, or rebuild with `dbrig build %s --target %s --force`", Name, Name, t.URL())
-	}
 	var seed int64
-	err := s.QueryRow(ctx, q.Get("meta_read")).Scan(&m.layout, &m.warehouses, &seed, &m.cLoad)
+	err := workload.Record{Name: Name, Table: "dbrig_tprocc", Layout: layout}.Read(ctx, t, s, q, &m.warehouses, &seed, &m.cLoad)
 	m.seed = uint64(seed)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		return m, target.Userf("the %s schema on %s was never finished (dbrig_tprocc is empty): rebuild with `dbrig build %s --target %s --force`", Name, t.URL(), Name, t.URL())
-	case err != nil:
-		return m, target.Userf("read dbrig_tprocc on %s: %v", t.URL(), err)
-	case m.layout != layout:
-		return m, target.Userf("the %s schema was built with layout %d; this dbrig uses layout %d: rebuild with `dbrig build %s --target %s --force`", Name, m.layout, layout, Name, t.URL())
-	}
-	return m, nil
+	return m, err
 }
 
 func (w *tprocc) Drop(ctx context.Context, t target.Target) error {
@@ -128,17 +106,7 @@ func (w *tprocc) Drop(ctx context.Context, t target.Target) error {
 	if err != nil {
 		return err
 	}
-	s, err := t.Session(ctx)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	for _, stmt := range q.Statements("drop") {
-		if _, err := s.Exec(ctx, stmt); err != nil {
-			return fmt.Errorf("drop: %w", err)
-		}
-	}
-	return nil
+	return workload.DropStatements(ctx, t, q)
 }
 
 func (w *tprocc) Check(ctx context.Context, t target.Target, out io.Writer) (bool, error) {
