@@ -481,7 +481,9 @@ func TestSweepWithSQLite(t *testing.T) {
 		}
 	}
 	bad := filepath.Join(dir, "bad.yaml")
-	os.WriteFile(bad, []byte(strings.Replace(body, "dvd-reports: 1", "dvd-reports: none", 1)), 0o644)
+	if err := os.WriteFile(bad, []byte(strings.Replace(body, "dvd-reports: 1", "dvd-reports: none", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	wantIn(t, "error", usageError(t, dbrig(t, "sweep", bad, "--dry-run")), "with.dvd-reports: want its virtual users")
 }
 
