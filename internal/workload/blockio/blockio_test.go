@@ -163,21 +163,75 @@ func TestBlockIOSQLite(t *testing.T) {
 	}
 }
 
+// exactReads runs n operations on one session and compares the blocks the
+// client counted with what the database's statistics count for them, with
+// the session's statistics flushed before each reading, so that the
+// comparison has none of the view's lag: the client's count must hold to
+// within 1%.
+func exactReads(t *testing.T, tg target.Target, w *blockio, n int) {
+	t.Helper()
+	ctx := context.Background()
+	r, err := w.Open(ctx, tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	run := r.(*runner)
+	dv, err := run.NewVU(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := dv.(*vu)
+	defer v.Close()
+	tally := make([]int64, len(tallyNames))
+	blocks := func() int64 {
+		// Flushed at the end of the session's next transaction.
+		for _, q := range []string{"SELECT pg_stat_force_next_flush()", "SELECT 1"} {
+			if _, err := v.S.Exec(ctx, q); err != nil {
+				t.Fatal(err)
+			}
+		}
+		m, err := run.Mark(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m.Values[markLogical]
+	}
+	ops := func(n int) {
+		for range n {
+			if err := v.Run(ctx, v.Next(), tally); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	ops(20) // plans and catalog caches, outside the count
+	blocks()
+	before, counted := blocks(), tally[tBlocks]
+	ops(n)
+	db, client := blocks()-before, tally[tBlocks]-counted
+	t.Logf("%s: %d operations, %d blocks by the database's count, %d by the client's", w.mode, n, db, client)
+	if math.Abs(float64(client)/float64(db)-1) > 0.01 {
+		t.Errorf("%s: %d operations read %d blocks by the database's count, %d by the client's: more than 1%% apart", w.mode, n, db, client)
+	}
+}
+
 // On PostgreSQL the two sides' logical reads count the same blocks: the
-// client's rows and index pages against pg_stat_database's hits and reads.
-// Its statistics reach the view up to a second late at either edge, which
-// in 5 s of 2 sessions is a few percent; the README's runs of a minute
-// agree within a fraction of one.
+// client's rows and index pages against pg_stat_database's hits and reads,
+// exactly on one session (exactReads) and within a run's window, where the
+// view's statistics reach it up to a second late at either edge: in 5 s of
+// 2 sessions that can be several percent, so the run is held only to the
+// same order; the README's minute-long runs agree within 0.2%.
 func TestBlockIOPostgres(t *testing.T) {
 	url := pgtest.NewDB(t)
 	w := &blockio{scale: "16MB", schemas: 1, loaders: 2, seed: 1, workUnit: 64, redo: redoLite, hotspotSize: "8MB"}
 	tg := build(t, url, w)
 	for _, mode := range []string{workload.ModeProcs, workload.ModeSQL} {
 		w.mode = mode
+		exactReads(t, tg, w, 500)
 		d := run(t, tg, w, 2)
 		lio := metric(t, d, metricLogical)
-		if lio.DB == nil || *lio.Client <= 0 || math.Abs(*lio.Client / *lio.DB - 1) > 0.05 {
-			t.Errorf("%s: logical reads %v (database) and %v (client), want within 5%%", mode, lio.DB, *lio.Client)
+		if lio.DB == nil || *lio.Client <= 0 || math.Abs(*lio.Client / *lio.DB - 1) > 0.25 {
+			t.Errorf("%s: logical reads %v (database) and %.0f (client), want within 25%%", mode, lio.DB, *lio.Client)
 		}
 		if p := metric(t, d, metricPhysical); p.DB == nil || p.Client != nil {
 			t.Errorf("%s: physical reads %v (database) and %v (client), want the database's only", mode, p.DB, p.Client)
