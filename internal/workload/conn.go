@@ -42,3 +42,12 @@ func (c *Conn) Close() error {
 	c.S = nil
 	return err
 }
+
+// ReadRow reads one row of sql into dest, reopening the session when it
+// was lost (target.Reconnecting), so that a server restarted mid-run
+// still gives a mark.
+func (c *Conn) ReadRow(ctx context.Context, sql string, dest ...any) error {
+	return target.Reconnecting(ctx, c.T.Classify, c.Reconnect, func(ctx context.Context) error {
+		return c.S.QueryRow(ctx, sql).Scan(dest...)
+	})
+}

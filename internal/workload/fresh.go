@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"time"
 
 	"github.com/dbrig/dbrig/internal/target"
@@ -16,31 +17,43 @@ type Fresh struct {
 	Name string
 	// Force drops a schema already there instead of refusing.
 	Force bool
-	// Found is what reading the build's record gave: ErrNoSchema where
-	// there is none, nil for a finished schema (Have says what it is),
-	// or another error for something in the way.
-	Found error
-	Have  string
 	Drop  func(context.Context, target.Target) error
+	// FS is the workload's embedded SQL (its "sql" directory).
+	FS fs.FS
 }
 
-// Build runs build on t once the way is clear, and times it. A failed
-// build's partial schema is dropped, even when ctx is what failed, so no
-// half-built schema is left behind.
-func (f Fresh) Build(ctx context.Context, t target.Target, build func() (BuildSummary, error)) (BuildSummary, error) {
+// Build reads the build's record on a session of t with read, which
+// returns ErrNoSchema where there is none, nil for a finished schema (and
+// says what it is), or another error for something in the way. Once the
+// way is clear it runs build on that session, with the schema's SQL file,
+// and times it. A failed build's partial schema is dropped, even when ctx
+// is what failed, so no half-built schema is left behind.
+func (f Fresh) Build(ctx context.Context, t target.Target,
+	read func(s target.Session, schema SQLFile) (have string, err error),
+	build func(s target.Session, schema SQLFile) (BuildSummary, error)) (BuildSummary, error) {
 	began := time.Now()
+	q, err := LoadSQL(f.FS, "sql", t.Dialect(), "schema.sql")
+	if err != nil {
+		return BuildSummary{}, err
+	}
+	s, err := t.Session(ctx)
+	if err != nil {
+		return BuildSummary{}, err
+	}
+	defer s.Close()
+	have, found := read(s, q)
 	switch {
-	case errors.Is(f.Found, ErrNoSchema):
-	case !f.Force && f.Found == nil:
-		return BuildSummary{}, target.Userf("%s already exists on %s: use --force to drop and rebuild it, or `dbrig drop %s --target %s`", f.Have, t.URL(), f.Name, t.URL())
+	case errors.Is(found, ErrNoSchema):
+	case !f.Force && found == nil:
+		return BuildSummary{}, target.Userf("%s already exists on %s: use --force to drop and rebuild it, or `dbrig drop %s --target %s`", have, t.URL(), f.Name, t.URL())
 	case !f.Force:
-		return BuildSummary{}, f.Found
+		return BuildSummary{}, found
 	default:
 		if err := f.Drop(ctx, t); err != nil {
 			return BuildSummary{}, err
 		}
 	}
-	sum, err := build()
+	sum, err := build(s, q)
 	if err != nil {
 		if derr := f.Drop(context.WithoutCancel(ctx), t); derr != nil {
 			err = fmt.Errorf("%w (and dropping the partial schema failed too: %v)", err, derr)
@@ -48,5 +61,102 @@ func (f Fresh) Build(ctx context.Context, t target.Target, build func() (BuildSu
 		return sum, err
 	}
 	sum.Seconds = time.Since(began).Seconds()
+	return sum, nil
+}
+
+// OpenControl opens the control session a run reads its marks on, after
+// reading the build's record on it with read: the schema's SQL file comes
+// with it. Nothing stays open when it fails.
+func OpenControl(ctx context.Context, t target.Target, fsys fs.FS, read func(s target.Session, schema SQLFile) error) (*Conn, SQLFile, error) {
+	q, err := LoadSQL(fsys, "sql", t.Dialect(), "schema.sql")
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := t.Session(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := read(s, q); err != nil {
+		s.Close()
+		return nil, nil, err
+	}
+	return &Conn{T: t, S: s}, q, nil
+}
+
+// Tables builds a schema as its SQL files describe it: the schema file's
+// "tables" statements, the load, its "keys" (in parallel, each statement
+// on a session of its own), the routines of the procs file ("proc:"
+// blocks) where the target has them, the "sequences" where the dialect
+// has any, "analyze"; then it records the build with "meta_write" and
+// record, and measures the schema with "size".
+type Tables struct {
+	FS       fs.FS
+	Loaders  int
+	Jobs     []LoadJob
+	Record   []any
+	Progress func(done, total int64, what string)
+}
+
+// Build runs the steps on s, the build's session, with the schema file q.
+func (b Tables) Build(ctx context.Context, t target.Target, s target.Session, q SQLFile) (BuildSummary, error) {
+	var sum BuildSummary
+	progress := b.Progress
+	if progress == nil {
+		progress = func(int64, int64, string) {}
+	}
+	exec := func(what string, stmts []string) error {
+		for _, stmt := range stmts {
+			if _, err := s.Exec(ctx, stmt); err != nil {
+				return fmt.Errorf("%s: %w", what, err)
+			}
+		}
+		return nil
+	}
+	if err := exec("create tables", q.Statements("tables")); err != nil {
+		return sum, err
+	}
+	rows, err := Load(ctx, t, b.Loaders, b.Jobs, "loading", progress)
+	sum.Rows = rows
+	if err != nil {
+		return sum, err
+	}
+	progress(rows, rows, "keys")
+	var ddl []Task
+	for _, stmt := range q.Statements("keys") {
+		ddl = append(ddl, Exec(stmt))
+	}
+	loaders := b.Loaders
+	if !t.ParallelWrites() {
+		loaders = 1
+	}
+	if err := Parallel(ctx, t, loaders, ddl); err != nil {
+		return sum, fmt.Errorf("keys: %w", err)
+	}
+	if t.HasRoutines() {
+		procs, err := LoadSQL(b.FS, "sql", t.Dialect(), "procs.sql")
+		if err != nil {
+			return sum, err
+		}
+		for _, name := range procs.Named("proc:") {
+			if err := exec("create "+name, []string{procs.Get(name)}); err != nil {
+				return sum, err
+			}
+		}
+	}
+	if _, ok := q["sequences"]; ok {
+		if err := exec("sequences", q.Statements("sequences")); err != nil {
+			return sum, err
+		}
+	}
+	progress(rows, rows, "analyze")
+	if err := exec("analyze", []string{q.Get("analyze")}); err != nil {
+		return sum, err
+	}
+	if _, err := s.Exec(ctx, q.Get("meta_write"), b.Record...); err != nil {
+		return sum, fmt.Errorf("record build: %w", err)
+	}
+	if err := s.QueryRow(ctx, q.Get("size")).Scan(&sum.Bytes); err != nil {
+		return sum, fmt.Errorf("size: %w", err)
+	}
 	return sum, nil
 }

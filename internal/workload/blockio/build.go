@@ -40,19 +40,13 @@ func (w *blockio) Build(ctx context.Context, t target.Target, opt workload.Build
 	case w.loaders < 1:
 		return sum, target.Userf("--loaders must be at least 1, got %d", w.loaders)
 	}
-	q, err := sqlFor(t, "schema.sql")
-	if err != nil {
-		return sum, err
-	}
-	s, err := t.Session(ctx)
-	if err != nil {
-		return sum, err
-	}
-	defer s.Close()
-	m, err := readMeta(ctx, t, s, q)
-	fresh := workload.Fresh{Name: Name, Force: opt.Force, Found: err, Drop: w.Drop,
-		Have: fmt.Sprintf("a %s schema of %d tables of %d blocks", Name, m.schemas, m.scale)}
-	return fresh.Build(ctx, t, func() (workload.BuildSummary, error) { return w.build(ctx, t, s, q, opt) })
+	fresh := workload.Fresh{Name: Name, Force: opt.Force, Drop: w.Drop, FS: sqlFiles}
+	return fresh.Build(ctx, t, func(s target.Session, q workload.SQLFile) (string, error) {
+		m, err := readMeta(ctx, t, s, q)
+		return fmt.Sprintf("a %s schema of %d tables of %d blocks", Name, m.schemas, m.scale), err
+	}, func(s target.Session, q workload.SQLFile) (workload.BuildSummary, error) {
+		return w.build(ctx, t, s, q, opt)
+	})
 }
 
 func (w *blockio) build(ctx context.Context, t target.Target, s target.Session, q workload.SQLFile, opt workload.BuildOptions) (workload.BuildSummary, error) {

@@ -61,7 +61,7 @@ type runner struct {
 	cfg    runConfig
 	schema workload.SQLFile
 	// ctl reads the marks, on a connection no virtual user shares.
-	ctl target.Session
+	ctl *workload.Conn
 }
 
 // validate checks the run options that need no database.
@@ -97,52 +97,46 @@ func (w *blockio) Open(ctx context.Context, t target.Target) (workload.Run, erro
 	if err != nil {
 		return nil, err
 	}
-	schema, err := sqlFor(t, "schema.sql")
-	if err != nil {
-		return nil, err
-	}
 	op, err := sqlFor(t, "op.sql")
 	if err != nil {
 		return nil, err
 	}
-	ctl, err := t.Session(ctx)
-	if err != nil {
-		return nil, err
-	}
-	r, err := w.open(ctx, t, ctl, schema, runConfig{
+	cfg := runConfig{
 		Mode: mode, WorkUnit: int64(w.workUnit), UpdatePct: w.updatePct, Redo: w.redo, Hotspot: w.hotspot,
 		ThinkMin: thinkMin, ThinkMax: thinkMax, Seed: uint64(time.Now().UnixNano()), Q: op,
+	}
+	ctl, schema, err := workload.OpenControl(ctx, t, sqlFiles, func(s target.Session, q workload.SQLFile) error {
+		return w.complete(ctx, t, s, q, &cfg)
 	})
 	if err != nil {
-		ctl.Close()
 		return nil, err
 	}
-	return r, nil
+	return &runner{t: t, cfg: cfg, schema: schema, ctl: ctl}, nil
 }
 
-// open completes cfg from what the build recorded.
-func (w *blockio) open(ctx context.Context, t target.Target, ctl target.Session, schema workload.SQLFile, cfg runConfig) (*runner, error) {
+// complete fills in cfg from what the build recorded.
+func (w *blockio) complete(ctx context.Context, t target.Target, ctl target.Session, schema workload.SQLFile, cfg *runConfig) error {
 	m, err := readMeta(ctx, t, ctl, schema)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	cfg.Scale, cfg.Schemas, cfg.BlockSize = m.scale, m.schemas, m.blockSize
 	if cfg.WorkUnit > cfg.Scale {
-		return nil, target.Userf("--work-unit %d is more than the %d blocks a table has", cfg.WorkUnit, cfg.Scale)
+		return target.Userf("--work-unit %d is more than the %d blocks a table has", cfg.WorkUnit, cfg.Scale)
 	}
 	var blockSize int
 	if err := ctl.QueryRow(ctx, schema.Get("geometry")).Scan(&blockSize, &cfg.Width); err != nil {
-		return nil, fmt.Errorf("read the block size: %w", err)
+		return fmt.Errorf("read the block size: %w", err)
 	}
 	if cfg.Hotspot > 0 {
 		size, err := human.ParseSize(w.hotspotSize)
 		if err != nil {
-			return nil, target.Userf("--hotspot-size: %v", err)
+			return target.Userf("--hotspot-size: %v", err)
 		}
 		cfg.HotKeys = min(max(size/int64(cfg.BlockSize), cfg.WorkUnit), cfg.Scale)
 	}
 	cfg.PerLeaf, cfg.Height = indexShape(cfg.Scale, m.pages.indexPages)
-	return &runner{t: t, cfg: cfg, schema: schema, ctl: ctl}, nil
+	return nil
 }
 
 func (r *runner) TxNames() []string    { return txNames }
@@ -179,24 +173,12 @@ func (r *runner) Mark(ctx context.Context) (workload.Mark, error) {
 		return workload.Mark{Values: v}, nil
 	}
 	var logical, physical int64
-	err := target.Reconnecting(ctx, r.t.Classify, r.reopenCtl, func(ctx context.Context) error {
-		return r.ctl.QueryRow(ctx, r.schema.Get("mark")).Scan(&logical, &physical)
-	})
+	err := r.ctl.ReadRow(ctx, r.schema.Get("mark"), &logical, &physical)
 	if err != nil {
 		return workload.Mark{}, fmt.Errorf("read the database's block reads: %w", err)
 	}
 	v[markLogical], v[markPhysical] = logical, physical
 	return workload.Mark{Values: v}, nil
-}
-
-func (r *runner) reopenCtl(ctx context.Context) error {
-	s, err := r.t.Session(ctx)
-	if err != nil {
-		return err
-	}
-	r.ctl.Close()
-	r.ctl = s
-	return nil
 }
 
 // blocksPerOp is about how many blocks an operation touches: its rows and

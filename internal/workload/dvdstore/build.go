@@ -35,79 +35,18 @@ func (w *dvdstore) Build(ctx context.Context, t target.Target, opt workload.Buil
 	if w.loaders < 1 {
 		return sum, target.Userf("--loaders must be at least 1, got %d", w.loaders)
 	}
-	q, err := sqlFor(t, "schema.sql")
-	if err != nil {
-		return sum, err
+	fresh := workload.Fresh{Name: Name, Force: opt.Force, Drop: w.Drop, FS: sqlFiles}
+	sum, err = fresh.Build(ctx, t, func(s target.Session, q workload.SQLFile) (string, error) {
+		m, err := readMeta(ctx, t, s, q)
+		return fmt.Sprintf("a %s schema of %d customers", Name, m.scale.Customers), err
+	}, func(s target.Session, q workload.SQLFile) (workload.BuildSummary, error) {
+		return workload.Tables{FS: sqlFiles, Loaders: w.loaders, Jobs: loadJobs(w.seed, sc),
+			Record: []any{layout, sc.Customers, sc.Products, sc.OrdersPerMonth, int64(w.seed)}, Progress: opt.Progress}.Build(ctx, t, s, q)
+	})
+	if err == nil {
+		sum.Notes = append(sum.Notes, fmt.Sprintf("%d customers, %d products, %d orders dated %d.", sc.Customers, sc.Products, sc.Orders(), dataYear))
 	}
-	s, err := t.Session(ctx)
-	if err != nil {
-		return sum, err
-	}
-	defer s.Close()
-	m, err := readMeta(ctx, t, s, q)
-	fresh := workload.Fresh{Name: Name, Force: opt.Force, Found: err, Drop: w.Drop,
-		Have: fmt.Sprintf("a %s schema of %d customers", Name, m.scale.Customers)}
-	return fresh.Build(ctx, t, func() (workload.BuildSummary, error) { return w.build(ctx, t, s, q, sc, opt) })
-}
-
-func (w *dvdstore) build(ctx context.Context, t target.Target, s target.Session, q workload.SQLFile, sc scale, opt workload.BuildOptions) (workload.BuildSummary, error) {
-	var sum workload.BuildSummary
-	progress := opt.Progress
-	if progress == nil {
-		progress = func(int64, int64, string) {}
-	}
-	for _, stmt := range q.Statements("tables") {
-		if _, err := s.Exec(ctx, stmt); err != nil {
-			return sum, fmt.Errorf("create tables: %w", err)
-		}
-	}
-	rows, err := workload.Load(ctx, t, w.loaders, loadJobs(w.seed, sc), "loading", progress)
-	sum.Rows = rows
-	if err != nil {
-		return sum, err
-	}
-	progress(rows, rows, "keys")
-	var ddl []workload.Task
-	for _, stmt := range q.Statements("keys") {
-		ddl = append(ddl, workload.Exec(stmt))
-	}
-	loaders := w.loaders
-	if !t.ParallelWrites() {
-		loaders = 1
-	}
-	if err := workload.Parallel(ctx, t, loaders, ddl); err != nil {
-		return sum, fmt.Errorf("keys: %w", err)
-	}
-	if t.HasRoutines() {
-		procs, err := sqlFor(t, "procs.sql")
-		if err != nil {
-			return sum, err
-		}
-		for _, name := range procs.Named("proc:") {
-			if _, err := s.Exec(ctx, procs.Get(name)); err != nil {
-				return sum, fmt.Errorf("create %s: %w", name, err)
-			}
-		}
-	}
-	if _, ok := q["sequences"]; ok {
-		for _, stmt := range q.Statements("sequences") {
-			if _, err := s.Exec(ctx, stmt); err != nil {
-				return sum, fmt.Errorf("sequences: %w", err)
-			}
-		}
-	}
-	progress(rows, rows, "analyze")
-	if _, err := s.Exec(ctx, q.Get("analyze")); err != nil {
-		return sum, fmt.Errorf("analyze: %w", err)
-	}
-	if _, err := s.Exec(ctx, q.Get("meta_write"), layout, sc.Customers, sc.Products, sc.OrdersPerMonth, int64(w.seed)); err != nil {
-		return sum, fmt.Errorf("record build: %w", err)
-	}
-	if err := s.QueryRow(ctx, q.Get("size")).Scan(&sum.Bytes); err != nil {
-		return sum, fmt.Errorf("size: %w", err)
-	}
-	sum.Notes = append(sum.Notes, fmt.Sprintf("%d customers, %d products, %d orders dated %d.", sc.Customers, sc.Products, sc.Orders(), dataYear))
-	return sum, nil
+	return sum, err
 }
 
 // ranges splits 1..n into load jobs of at most chunk each.

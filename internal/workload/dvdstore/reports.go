@@ -95,23 +95,20 @@ func (w *reports) Open(ctx context.Context, t target.Target) (workload.Run, erro
 	if err != nil {
 		return nil, err
 	}
-	schema, err := sqlFor(t, "schema.sql")
-	if err != nil {
-		return nil, err
-	}
 	q, err := sqlFor(t, "report.sql")
 	if err != nil {
 		return nil, err
 	}
-	s, err := t.Session(ctx)
+	var m meta
+	ctl, _, err := workload.OpenControl(ctx, t, sqlFiles, func(s target.Session, schema workload.SQLFile) (err error) {
+		m, err = readMeta(ctx, t, s, schema)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
-	m, err := readMeta(ctx, t, s, schema)
-	s.Close()
-	if err != nil {
-		return nil, err
-	}
+	// The reports read no marks of their own: the record was all.
+	ctl.Close()
 	query := q.Get("report")
 	if mode == workload.ModeProcs {
 		query = q.Get("call:report")

@@ -101,7 +101,7 @@ type runConfig struct {
 type runner struct {
 	t   target.Target
 	cfg runConfig
-	ctl target.Session
+	ctl *workload.Conn
 }
 
 func (o runOptions) validate() error {
@@ -126,21 +126,16 @@ func (w *dvdstore) Open(ctx context.Context, t target.Target) (workload.Run, err
 	if err != nil {
 		return nil, err
 	}
-	schema, err := sqlFor(t, "schema.sql")
-	if err != nil {
-		return nil, err
-	}
 	q, err := sqlFor(t, "order.sql")
 	if err != nil {
 		return nil, err
 	}
-	ctl, err := t.Session(ctx)
+	var m meta
+	ctl, _, err := workload.OpenControl(ctx, t, sqlFiles, func(s target.Session, schema workload.SQLFile) (err error) {
+		m, err = readMeta(ctx, t, s, schema)
+		return err
+	})
 	if err != nil {
-		return nil, err
-	}
-	m, err := readMeta(ctx, t, ctl, schema)
-	if err != nil {
-		ctl.Close()
 		return nil, err
 	}
 	cfg := runConfig{runOptions: w.run, scale: m.scale, seed: uint64(time.Now().UnixNano()), q: q}
@@ -179,24 +174,12 @@ func (r *runner) Mark(ctx context.Context) (workload.Mark, error) {
 		return workload.Mark{}, err
 	}
 	var n int64
-	err := target.Reconnecting(ctx, r.t.Classify, r.reopenCtl, func(ctx context.Context) error {
-		return r.ctl.QueryRow(ctx, r.cfg.q.Get("mark")).Scan(&n)
-	})
+	err := r.ctl.ReadRow(ctx, r.cfg.q.Get("mark"), &n)
 	if err != nil {
 		return workload.Mark{}, fmt.Errorf("count the orders: %w", err)
 	}
 	v["orders"] = n
 	return workload.Mark{Values: v}, nil
-}
-
-func (r *runner) reopenCtl(ctx context.Context) error {
-	s, err := r.t.Session(ctx)
-	if err != nil {
-		return err
-	}
-	r.ctl.Close()
-	r.ctl = s
-	return nil
 }
 
 func (r *runner) Progress(counts []int64) string {

@@ -17,7 +17,7 @@ type runner struct {
 	cfg    runConfig
 	schema workload.SQLFile
 	// ctl reads the marks, on a connection no virtual user shares.
-	ctl target.Session
+	ctl *workload.Conn
 }
 
 func (w *tprocc) Open(ctx context.Context, t target.Target) (workload.Run, error) {
@@ -25,21 +25,16 @@ func (w *tprocc) Open(ctx context.Context, t target.Target) (workload.Run, error
 	if err != nil {
 		return nil, err
 	}
-	schema, err := sqlFor(t, "schema.sql")
-	if err != nil {
-		return nil, err
-	}
 	tx, err := sqlFor(t, "tx.sql")
 	if err != nil {
 		return nil, err
 	}
-	ctl, err := t.Session(ctx)
+	var m meta
+	ctl, schema, err := workload.OpenControl(ctx, t, sqlFiles, func(s target.Session, q workload.SQLFile) (err error) {
+		m, err = readMeta(ctx, t, s, q)
+		return err
+	})
 	if err != nil {
-		return nil, err
-	}
-	m, err := readMeta(ctx, t, ctl, schema)
-	if err != nil {
-		ctl.Close()
 		return nil, err
 	}
 	seed := uint64(time.Now().UnixNano())
@@ -96,24 +91,12 @@ func (r *runner) Mark(ctx context.Context) (workload.Mark, error) {
 		return workload.Mark{}, err
 	}
 	var next int64
-	err := target.Reconnecting(ctx, r.t.Classify, r.reopenCtl, func(ctx context.Context) error {
-		return r.ctl.QueryRow(ctx, r.schema.Get("mark")).Scan(&next)
-	})
+	err := r.ctl.ReadRow(ctx, r.schema.Get("mark"), &next)
 	if err != nil {
 		return workload.Mark{}, fmt.Errorf("read sum(d_next_o_id): %w", err)
 	}
 	v["d_next_o_id"] = next
 	return workload.Mark{Values: v}, nil
-}
-
-func (r *runner) reopenCtl(ctx context.Context) error {
-	s, err := r.t.Session(ctx)
-	if err != nil {
-		return err
-	}
-	r.ctl.Close()
-	r.ctl = s
-	return nil
 }
 
 func (r *runner) Progress(counts []int64) string {
