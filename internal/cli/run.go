@@ -46,7 +46,7 @@ func newRun() *cobra.Command {
 		fs.StringVar(&f.resultsDir, "results-dir", "dbrig-results", "where result documents go when --json is not given")
 		addMetricsFlag(fs, &f.metricsAddr)
 		if !w.Info().FixedWork {
-			fs.StringArrayVar(&f.with, "with", nil, "also drive WORKLOAD:VUS in the same window, with its defaults (repeatable): --with dvd-reports:2")
+			fs.StringArrayVar(&f.with, "with", nil, "also drive WORKLOAD:VUS in the same window, with its defaults (repeatable): --with dvd-reports:2; with --vus 0 it runs alone")
 		}
 		w.RunFlags(fs)
 		sessionsAlias(fs)
@@ -115,6 +115,13 @@ func runExamples(w workload.Workload) string {
 
 func run(ctx context.Context, w workload.Workload, url string, f runFlags, stdout, stderr io.Writer) error {
 	fixedWork := w.Info().FixedWork
+	with, err := parseWith(f.with)
+	if err != nil {
+		return err
+	}
+	for _, g := range with {
+		f.Beside += g.vus
+	}
 	if err := f.Validate(fixedWork); err != nil {
 		return err
 	}
@@ -152,8 +159,8 @@ func run(ctx context.Context, w workload.Workload, url string, f runFlags, stdou
 		return err
 	}
 	defer r.Close()
-	if len(f.with) > 0 {
-		groups, err := withGroups(ctx, t, f.with)
+	if len(with) > 0 {
+		groups, err := withGroups(ctx, t, with)
 		for _, g := range groups {
 			defer g.Run.Close()
 		}
@@ -193,19 +200,34 @@ func run(ctx context.Context, w workload.Workload, url string, f runFlags, stdou
 	return nil
 }
 
-// withGroups opens the workloads --with names on t, each with its own
-// virtual users and its default options.
-func withGroups(ctx context.Context, t target.Target, with []string) ([]workload.Group, error) {
-	var groups []workload.Group
-	for _, spec := range with {
-		name, n, ok := strings.Cut(spec, ":")
+// withSpec is one --with: a workload to run beside the main one.
+type withSpec struct {
+	arg, name string
+	vus       int
+}
+
+// parseWith reads the --with arguments, WORKLOAD:VUS each.
+func parseWith(args []string) ([]withSpec, error) {
+	var out []withSpec
+	for _, a := range args {
+		name, n, ok := strings.Cut(a, ":")
 		vus, err := strconv.Atoi(n)
 		if !ok || err != nil {
-			return groups, target.Userf("--with %q: want WORKLOAD:VUS, such as dvd-reports:2", spec)
+			return nil, target.Userf("--with %q: want WORKLOAD:VUS, such as dvd-reports:2", a)
 		}
-		g, err := workload.OpenGroup(ctx, t, name, vus)
+		out = append(out, withSpec{a, name, vus})
+	}
+	return out, nil
+}
+
+// withGroups opens the workloads --with names on t, each with its own
+// virtual users and its default options.
+func withGroups(ctx context.Context, t target.Target, with []withSpec) ([]workload.Group, error) {
+	var groups []workload.Group
+	for _, w := range with {
+		g, err := workload.OpenGroup(ctx, t, w.name, w.vus)
 		if err != nil {
-			return groups, fmt.Errorf("--with %s: %w", spec, err)
+			return groups, fmt.Errorf("--with %s: %w", w.arg, err)
 		}
 		groups = append(groups, g)
 	}

@@ -414,7 +414,7 @@ func TestSweepBlockIOSQLite(t *testing.T) {
 	dir := t.TempDir()
 	spec := filepath.Join(dir, "s.yaml")
 	body := "target: {url: 'sqlite:" + filepath.Join(dir, "b.db") + "'}\nworkload: block-io\nbuild: {scale: 2048}\n" +
-		"run: {rampup: 0s, duration: 1s}\nvary: {vus: [1, 2]}\n"
+		"run: {rampup: 0s, duration: 1s}\nvary: {vus: [0, 2]}\n"
 	if err := os.WriteFile(spec, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -456,6 +456,21 @@ func TestMixedRunSQLite(t *testing.T) {
 	for _, bad := range []string{"dvd-reports", "dvd-reports:0", "nosuch:1", "cpu:1"} {
 		usageError(t, dbrig(t, "run", "dvd-store", "--target", u, "--with", bad, "--duration", "1s"))
 	}
+
+	// No order entry: the reports run alone, and the order entry's
+	// metrics are absent, not zero.
+	alone := filepath.Join(dir, "alone.json")
+	o := mustRun(t, "run", "dvd-store", "--target", u, "--vus", "0", "--with", "dvd-reports:1", "--rampup", "0s", "--duration", "2s", "--json", alone)
+	wantIn(t, "stdout", o.stdout, "dvd-store: no virtual users")
+	if doc, err = result.Read(alone); err != nil {
+		t.Fatal(err)
+	}
+	opm, _ = doc.Metric("orders_per_minute")
+	ms, _ = doc.Metric("dvd-reports:completion_ms")
+	if opm.Client != nil || opm.DB != nil || ms.Client == nil || *ms.Client <= 0 {
+		t.Errorf("metrics %+v: want the reports' completion time and no orders per minute", doc.Metrics)
+	}
+	wantIn(t, "error", usageError(t, dbrig(t, "run", "dvd-store", "--target", u, "--vus", "0", "--duration", "1s")), "0 only beside --with")
 }
 
 // TestSweepWithSQLite: a sweep whose every run drives the reports beside
@@ -465,7 +480,7 @@ func TestSweepWithSQLite(t *testing.T) {
 	dir := t.TempDir()
 	spec := filepath.Join(dir, "s.yaml")
 	body := "target: {url: 'sqlite:" + filepath.Join(dir, "d.db") + "'}\nworkload: dvd-store\nbuild: {size: 2MB}\n" +
-		"run: {rampup: 0s, duration: 1s}\nwith: {dvd-reports: 1}\nvary: {vus: [1, 2]}\n"
+		"run: {rampup: 0s, duration: 1s}\nwith: {dvd-reports: 1}\nvary: {vus: [0, 2]}\n"
 	if err := os.WriteFile(spec, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -475,9 +490,10 @@ func TestSweepWithSQLite(t *testing.T) {
 	if !slices.ContainsFunc(sw.Metrics, func(m result.MetricDef) bool { return m.Key == "dvd-reports:completion_ms" }) {
 		t.Errorf("the sweep declares no dvd-reports metrics: %+v", sw.Metrics)
 	}
+	// At vus 0 the reports run alone; at 2 beside the order entry.
 	for i, p := range sw.Points {
-		if len(p.Values["orders_per_minute"]) != 1 || len(p.Values["dvd-reports:completion_ms"]) != 1 {
-			t.Errorf("point %d: values %v; want both workloads'", i, p.Values)
+		if len(p.Values["orders_per_minute"]) != i || len(p.Values["dvd-reports:completion_ms"]) != 1 {
+			t.Errorf("point %d: values %v; want the reports' and, beside the order entry, its", i, p.Values)
 		}
 	}
 	bad := filepath.Join(dir, "bad.yaml")

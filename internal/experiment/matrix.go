@@ -3,6 +3,7 @@ package experiment
 import (
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -239,6 +240,7 @@ func (s *Spec) configure(params []Param) (workload.Workload, runner.Options, err
 	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
 	w.RunFlags(fs)
 	o := runner.Defaults()
+	o.Beside = s.beside()
 	for _, p := range params {
 		var err error
 		if _, ok := runner.Lookup(p.Name); ok {
@@ -251,6 +253,16 @@ func (s *Spec) configure(params []Param) (workload.Workload, runner.Options, err
 		}
 	}
 	return w, o, nil
+}
+
+// beside is how many virtual users the spec's with: workloads run.
+func (s *Spec) beside() int {
+	n := 0
+	for _, g := range s.With {
+		vus, _ := strconv.Atoi(g.Value) // checked with the spec
+		n += vus
+	}
+	return n
 }
 
 // builder is a fresh workload with the build parameters applied, and its

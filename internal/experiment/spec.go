@@ -477,6 +477,7 @@ func (s *Spec) validate(p parser, lines map[string]int) error {
 				return true, fmt.Errorf("%s runs a fixed amount of work, so %s does not apply (use its own parameters: %s)", s.Workload, name, flagKeys(runFlags))
 			}
 			o := runner.Defaults()
+			o.Beside = s.beside()
 			return true, o.Set(name, value)
 		}
 		switch name {

@@ -131,8 +131,8 @@ func (o Options) check(name string) error {
 	switch {
 	case name == "client_cpus" && o.ClientCPUs < 0:
 		return fmt.Errorf("must not be negative, got %d", o.ClientCPUs)
-	case name == "vus" && o.VUs < 1:
-		return fmt.Errorf("must be at least 1, got %d", o.VUs)
+	case name == "vus" && o.VUs < 0, name == "vus" && o.VUs == 0 && o.Beside == 0:
+		return fmt.Errorf("must be at least 1 (0 only beside --with, to run those alone), got %d", o.VUs)
 	case name == "duration" && o.Duration <= 0:
 		return fmt.Errorf("must be positive, got %s", o.Duration)
 	case name == "rampup" && o.Rampup < 0:

@@ -21,7 +21,10 @@ import (
 
 // Options are the driver-side parameters of a run.
 type Options struct {
-	VUs      int
+	VUs int
+	// Beside is how many virtual users other workloads run beside this
+	// one (--with); with some, this one may have none, and they run alone.
+	Beside   int
 	Rampup   time.Duration
 	Duration time.Duration
 	// ClientCPUs caps the Go runtime's Ps; 0 picks one per 8 VUs.

@@ -219,6 +219,11 @@ func (m *Mixed) share(i int, res *driver.Result) *driver.Result {
 func (m *Mixed) Summarize(res *driver.Result, start, end Mark) Summary {
 	sum := Summary{Values: map[string]Value{}}
 	for i, g := range m.groups {
+		if g.VUs == 0 {
+			// It did not run: its metrics were not measured, not zero.
+			sum.Lines = append(sum.Lines, g.W.Name()+": no virtual users; the others ran alone")
+			continue
+		}
 		s := g.Run.Summarize(m.share(i, res), m.marks(i, start), m.marks(i, end))
 		for k, v := range s.Values {
 			sum.Values[m.prefix(i)+k] = v
