@@ -61,8 +61,8 @@ func TestBrowserReport(t *testing.T) {
 		{"blockio-run", func(path string) error { return writeReport(path, "testdata/blockio-run.json") }, 5},
 		// The block-io sessions sweep: physical reads, logical reads and
 		// operations against sessions, the change over one session, and
-		// why, with the sweet spot marked.
-		{"blockio-sweep", func(path string) error { return writeReport(path, "testdata/blockio-sweep/sweep.json") }, 5},
+		// why (with the sweet spot marked) and where the CPU went.
+		{"blockio-sweep", func(path string) error { return writeReport(path, "testdata/blockio-sweep/sweep.json") }, 6},
 		// A dvd-store run (PostgreSQL 15, size S, 5 VUs): each step's
 		// throughput and latency, and the telemetry's charts.
 		{"dvdstore-run", func(path string) error { return writeReport(path, "testdata/dvdstore-run.json") }, 5},
@@ -70,8 +70,9 @@ func TestBrowserReport(t *testing.T) {
 		// reports with 2, in one window.
 		{"mixed-run", func(path string) error { return writeReport(path, "testdata/mixed-run.json") }, 5},
 		// A confined buffer-cache sweep: NOPM and TPM against shared_buffers,
-		// the change over the baseline, and why (misses, disk reads, hits).
-		{"confined-sweep", func(path string) error { return writeReport(path, "testdata/confined-sweep/sweep.json") }, 5},
+		// the change over the baseline, and why (misses, disk reads, hits;
+		// the host's CPU and the read latency).
+		{"confined-sweep", func(path string) error { return writeReport(path, "testdata/confined-sweep/sweep.json") }, 6},
 	}
 
 	opts := []chromedp.ExecAllocatorOption{

@@ -62,6 +62,8 @@ type block struct {
 type chartRef struct {
 	ID, Label string
 	Short     bool
+	// Wide takes the whole row, whatever else is in the block.
+	Wide bool
 }
 
 // chartSpec is one Chart.js chart: the canvas id and the configuration

@@ -42,6 +42,9 @@ func layout(s *result.Sweep) sweepLayout {
 			l.xs = append(l.xs, xv)
 		}
 		sv := seriesLabel(s.Varied, p.Params)
+		if beside := besideNames(s); p.Params["vus"] == "0" && l.x != "vus" && len(beside) > 0 {
+			sv += " (" + strings.Join(beside, ", ") + " alone)"
+		}
 		if _, ok := si[sv]; !ok {
 			si[sv] = len(l.series)
 			l.series = append(l.series, sv)
@@ -148,24 +151,28 @@ func sweepPage(d *Doc) *page {
 	p.Blocks = append(p.Blocks, block{Heading: "Points", Table: pointsTable(s)})
 	if t, ok := profileTable(s); ok {
 		b := block{Heading: "Why: the host and the database at each point", Table: t}
+		var caps []string
 		if c, ok := whyChart(p, s); ok {
-			b.Charts = []chartRef{c}
-			b.ChartCaption = "Per point, the reads the database's cache missed (in all, and per CPU core of the host) and the reads that reached the data disk, per second (bars), with the disk's mean read latency and the cache's hit ratio (lines). Where the device reads fall while the misses stay, the OS page cache served them."
+			c.Wide = true
+			b.Charts = append(b.Charts, c)
+			caps = append(caps, "Per point, the reads the database's cache missed (in all, and per CPU core of the host) and the reads that reached the data disk, per second (bars), with the disk's mean read latency and the cache's hit ratio (lines). Where the device reads fall while the misses stay, the OS page cache served them.")
 		}
+		if c, ok := cpuPointsChart(p, s); ok {
+			c.Wide = true
+			b.Charts = append(b.Charts, c)
+			caps = append(caps, "Then the host's CPU at each point, as a share of all its CPUs: the server's processes, the client's, and the rest, with the disk's read latency. A point near 100% is bound by CPU, whatever its cache.")
+		}
+		b.ChartCaption = strings.Join(caps, " ")
 		p.Blocks = append(p.Blocks, b)
 	}
 	return p
 }
 
-// whyChart draws the figures that explain a cache study, per point.
-func whyChart(p *page, s *result.Sweep) (chartRef, bool) {
-	var labels []string
-	series := map[string][]any{}
-	keys := []string{"physical_reads_per_s", "read_iops", "read_await_ms", "hit_pct", "physical_reads_per_core"}
-	found := false
-	// The hit ratio's axis starts a point below its lowest value: 95% and
-	// 99.9% are far apart in misses, and would look alike from zero.
-	hitMin := 100.0
+// perPoint is each point's label, the sweet spot marked, and the mean of
+// each telemetry key over its repetitions (nil where it has none); found
+// says whether any point had any of keys.
+func perPoint(s *result.Sweep, keys ...string) (labels []string, series map[string][]any, found bool) {
+	series = map[string][]any{}
 	_, spot, hasSpot := sweetSpot(s)
 	for i, pt := range s.Points {
 		label := paramsLabel(s.Varied, pt.Params)
@@ -176,31 +183,44 @@ func whyChart(p *page, s *result.Sweep) (chartRef, bool) {
 		for _, k := range keys {
 			if xs := pt.Telemetry[k]; len(xs) > 0 {
 				series[k] = append(series[k], result.Mean(xs))
-				if k == "hit_pct" {
-					hitMin = min(hitMin, result.Mean(xs))
-				}
 				found = true
 			} else {
 				series[k] = append(series[k], nil)
 			}
 		}
 	}
+	return labels, series, found
+}
+
+func barSet(label string, i int, data []any, stack string) obj {
+	return obj{"type": "bar", "label": label, "data": data, "backgroundColor": color(i), "yAxisID": "y", "stack": stack, "order": 1}
+}
+
+func lineSet(label string, i int, data []any, axis string) obj {
+	return obj{"type": "line", "label": label, "data": data, "borderColor": color(i), "backgroundColor": color(i),
+		"yAxisID": axis, "borderWidth": 2, "pointRadius": 3, "spanGaps": true, "order": 0}
+}
+
+// whyChart draws the figures that explain a cache study, per point.
+func whyChart(p *page, s *result.Sweep) (chartRef, bool) {
+	labels, series, found := perPoint(s, "physical_reads_per_s", "read_iops", "read_await_ms", "hit_pct", "physical_reads_per_core")
 	if !found {
 		return chartRef{}, false
 	}
-	bar := func(label string, i int, data []any) obj {
-		return obj{"type": "bar", "label": label, "data": data, "backgroundColor": color(i), "yAxisID": "y"}
-	}
-	line := func(label string, i int, data []any, axis string) obj {
-		return obj{"type": "line", "label": label, "data": data, "borderColor": color(i), "backgroundColor": color(i),
-			"yAxisID": axis, "borderWidth": 2, "pointRadius": 3, "spanGaps": true}
+	// The hit ratio's axis starts a point below its lowest value: 95% and
+	// 99.9% are far apart in misses, and would look alike from zero.
+	hitMin := 100.0
+	for _, v := range series["hit_pct"] {
+		if v != nil {
+			hitMin = min(hitMin, v.(float64))
+		}
 	}
 	return p.addChart("cache misses and disk reads per point", false, obj{
 		"type": "bar",
 		"data": obj{"labels": labels, "datasets": []obj{
-			bar("cache misses/s", 0, series["physical_reads_per_s"]), bar("disk reads/s", 4, series["read_iops"]),
-			bar("cache misses/s per CPU core", 3, series["physical_reads_per_core"]),
-			line("read latency ms", 1, series["read_await_ms"], "ms"), line("cache hit %", 2, series["hit_pct"], "pct"),
+			barSet("cache misses/s", 0, series["physical_reads_per_s"], "misses"), barSet("disk reads/s", 4, series["read_iops"], "disk"),
+			barSet("cache misses/s per CPU core", 3, series["physical_reads_per_core"], "core"),
+			lineSet("read latency ms", 1, series["read_await_ms"], "ms"), lineSet("cache hit %", 2, series["hit_pct"], "pct"),
 		}},
 		"options": obj{
 			"scales": obj{
@@ -210,6 +230,44 @@ func whyChart(p *page, s *result.Sweep) (chartRef, bool) {
 			},
 			"plugins": obj{
 				"title":   chartTitle("Why: cache misses, disk reads and latency per point"),
+				"tooltip": obj{"mode": "index", "intersect": false},
+			},
+		},
+	}), true
+}
+
+// cpuPointsChart draws where the host's CPU went at each point (the server's
+// processes, the client, the rest of the host) beside the data disk's
+// read latency: a point short of CPU is not waiting on its disk.
+func cpuPointsChart(p *page, s *result.Sweep) (chartRef, bool) {
+	labels, series, found := perPoint(s, "cpu_busy_pct", "server_pct", "client_pct", "read_await_ms")
+	if !found || !slices.ContainsFunc(series["cpu_busy_pct"], func(v any) bool { return v != nil }) {
+		return chartRef{}, false
+	}
+	// The rest of the host: busy less the server and the client, where
+	// both are known.
+	rest := make([]any, len(labels))
+	for i, busy := range series["cpu_busy_pct"] {
+		srv, cli := series["server_pct"][i], series["client_pct"][i]
+		if busy != nil && srv != nil && cli != nil {
+			rest[i] = max(0, busy.(float64)-srv.(float64)-cli.(float64))
+		}
+	}
+	return p.addChart("CPU and read latency per point", false, obj{
+		"type": "bar",
+		"data": obj{"labels": labels, "datasets": []obj{
+			barSet("server CPU %", 0, series["server_pct"], "cpu"), barSet("client CPU %", 3, series["client_pct"], "cpu"),
+			barSet("rest of the host %", 5, rest, "cpu"),
+			lineSet("read latency ms", 1, series["read_await_ms"], "ms"),
+		}},
+		"options": obj{
+			"scales": obj{
+				"x":  obj{"stacked": true},
+				"y":  obj{"stacked": true, "min": 0, "max": 100, "title": axisTitle("% of all the host's CPUs")},
+				"ms": obj{"beginAtZero": true, "position": "right", "grid": obj{"drawOnChartArea": false}, "title": axisTitle("read latency, ms")},
+			},
+			"plugins": obj{
+				"title":   chartTitle("Why: where the host's CPU went, and the disk's read latency, per point"),
 				"tooltip": obj{"mode": "index", "intersect": false},
 			},
 		},
@@ -379,23 +437,69 @@ func betterNote(m result.MetricDef) string {
 	return " (lower is better)"
 }
 
-// gainBlock: the % gain over the baseline, one chart per series. Gains
-// whose interval includes zero are drawn pale and listed as not
-// significant; the two kinds are separate datasets so the legend says so.
-func gainBlock(p *page, s *result.Sweep, l sweepLayout) (block, bool) {
-	m := s.Primary()
-	lo, hi := 0.0, 0.0
-	has := false
-	for _, pt := range s.Points {
-		if g := pt.Gains[m.Key]; g != nil {
-			has = true
-			lo, hi = math.Min(lo, g.Low), math.Max(hi, g.High)
+// headlines are the metrics whose gains a sweep draws: the primary one,
+// and each workload's first when others ran beside it (their keys carry
+// the workload's name: "dvd-reports:completion_ms").
+func headlines(s *result.Sweep) []result.MetricDef {
+	out := []result.MetricDef{s.Primary()}
+	seen := map[string]bool{}
+	for _, m := range s.Metrics {
+		if name, _, ok := strings.Cut(m.Key, ":"); ok && !seen[name] {
+			seen[name] = true
+			out = append(out, m)
 		}
 	}
-	if !has {
+	return out
+}
+
+// besideNames are the workloads that ran beside the sweep's own.
+func besideNames(s *result.Sweep) []string {
+	var names []string
+	for _, m := range headlines(s)[1:] {
+		name, _, _ := strings.Cut(m.Key, ":")
+		names = append(names, name)
+	}
+	return names
+}
+
+// gainBlock: the % gain over the baseline of each headline metric, one
+// chart per series. Gains whose interval includes zero are drawn pale and
+// listed as not significant; the two kinds are separate datasets so the
+// legend says so.
+func gainBlock(p *page, s *result.Sweep, l sweepLayout) (block, bool) {
+	b := block{Heading: "Change over the baseline"}
+	var labels []string
+	for _, m := range headlines(s) {
+		if gainCharts(p, &b, s, l, m) {
+			labels = append(labels, m.Label+" ("+strings.TrimSuffix(strings.TrimPrefix(betterNote(m), " ("), " is better)")+" is better)")
+		}
+	}
+	if len(labels) == 0 {
 		return block{}, false
 	}
-	// One y range for every chart, so that the levels compare by eye.
+	b.ChartCaption = fmt.Sprintf("Figure 3: %% change of each point's mean %s over its baseline (%s, same other parameters), with its 95%% interval. Pale bars are not significant: their interval includes 0.",
+		strings.Join(labels, " and "), result.Settings(s.Baseline))
+	return b, true
+}
+
+// gainCharts adds m's gain charts to b, one per series that has a gain,
+// and reports whether there were any.
+func gainCharts(p *page, b *block, s *result.Sweep, l sweepLayout, m result.MetricDef) bool {
+	lo, hi := 0.0, 0.0
+	has := make([]bool, len(l.series))
+	for k := range l.series {
+		for _, i := range l.at[k] {
+			if g := s.Points[max(i, 0)].Gains[m.Key]; i >= 0 && g != nil {
+				has[k] = true
+				lo, hi = math.Min(lo, g.Low), math.Max(hi, g.High)
+			}
+		}
+	}
+	if !slices.Contains(has, true) {
+		return false
+	}
+	// One y range for every chart of the metric, so that the levels
+	// compare by eye.
 	step := 5.0
 	if hi-lo > 60 {
 		step = 20
@@ -403,8 +507,10 @@ func gainBlock(p *page, s *result.Sweep, l sweepLayout) (block, bool) {
 		step = 10
 	}
 	lo, hi = math.Floor(lo/step)*step, math.Ceil(hi/step)*step
-	b := block{Heading: "Change over the baseline"}
 	for k, name := range l.series {
+		if !has[k] {
+			continue
+		}
 		sig, ns := gaps(len(l.xs)), gaps(len(l.xs))
 		sigNotes := make([]string, len(l.xs))
 		nsNotes := make([]string, len(l.xs))
@@ -444,13 +550,11 @@ func gainBlock(p *page, s *result.Sweep, l sweepLayout) (block, bool) {
 					"x": obj{"title": axisTitle(l.x)},
 					"y": obj{"min": lo, "max": hi, "ticks": obj{"stepSize": step}, "title": axisTitle("% change over baseline")},
 				},
-				"plugins": obj{"title": chartTitle(title)},
+				"plugins": obj{"title": chartTitle(title + betterNote(m))},
 			},
 		}))
 	}
-	b.ChartCaption = fmt.Sprintf("Figure 3: %% change of each point's mean %s over its baseline (%s, same other parameters), with its 95%% interval; %s is better. Pale bars are not significant: their interval includes 0.",
-		m.Label, result.Settings(s.Baseline), strings.TrimSuffix(strings.TrimPrefix(betterNote(m), " ("), " is better)"))
-	return b, true
+	return true
 }
 
 // gaps makes n empty data points: the error-bar charts need an object in
