@@ -54,6 +54,19 @@ const (
 
 func (w *dvdstore) Name() string { return Name }
 
+var _ workload.Exampler = (*dvdstore)(nil)
+
+// Examples are the run command's examples.
+func (w *dvdstore) Examples() []string {
+	return []string{
+		"dbrig run dvd-store",
+		"dbrig build dvd-store --target postgres://bench@localhost/bench --size M",
+		"dbrig run dvd-store --target postgres://bench@localhost/bench --vus 10 --think 0.5s --mode sql",
+		"dbrig run dvd-store --target postgres://bench@localhost/bench --vus 5 --with dvd-reports:2   # the reports beside the orders",
+		"dbrig run dvd-store --target postgres://bench@localhost/bench --vus 0 --with dvd-reports:2   # the reports alone",
+	}
+}
+
 func (w *dvdstore) Info() workload.Info {
 	return workload.Info{
 		Metrics: []workload.Metric{
