@@ -239,17 +239,25 @@ func schemaBuilds(sw *experiment.Sweep) int {
 // to ask, note says the names were not checked: a plan is still worth
 // printing on a machine that will not run the sweep.
 func checkSettingNames(ctx context.Context, sw *experiment.Sweep, builds []experiment.ServerBuild) (note string, err error) {
-	names := sw.ServerSettingNames()
-	if len(names) == 0 {
-		return "", nil
-	}
+	checked := false
 	for _, b := range builds {
+		names := sw.ServerSettingNames(b.Name)
+		if len(names) == 0 {
+			continue
+		}
 		if b.Err != nil {
 			return fmt.Sprintf("Setting names: not checked (%v)\n", human.OneLine(b.Err)), nil
 		}
 		if err := b.Server.CheckSettingNames(ctx, names); err != nil {
+			if b.Name != "" {
+				err = fmt.Errorf("target.servers.%s: %w", b.Name, err)
+			}
 			return "", target.Userf("%s: %v", sw.Spec.File, err)
 		}
+		checked = true
+	}
+	if !checked {
+		return "", nil
 	}
 	return "Setting names: known to " + targetName(sw.Spec) + "\n", nil
 }
@@ -266,7 +274,7 @@ func printBuilds(w io.Writer, sw *experiment.Sweep, builds []experiment.ServerBu
 		bin := ""
 		for _, p := range sw.Spec.Target.Servers {
 			if p.Name == b.Name {
-				bin = p.Value
+				bin = strings.TrimSpace(p.Kind + " " + p.Bin)
 			}
 		}
 		if b.Err != nil {
@@ -280,7 +288,11 @@ func printBuilds(w io.Writer, sw *experiment.Sweep, builds []experiment.ServerBu
 
 func targetName(s *experiment.Spec) string {
 	if s.Target.Managed {
-		return "a managed " + s.Target.Server + " server"
+		kinds := s.Target.Kinds()
+		if len(kinds) > 1 {
+			return "managed " + strings.Join(kinds, " and ") + " servers"
+		}
+		return "a managed " + kinds[0] + " server"
 	}
 	return target.Redact(s.Target.URL)
 }

@@ -507,7 +507,7 @@ func TestSweepWithSQLite(t *testing.T) {
 // its build's binaries, records the version it ran, and compares B with
 // A. With DBRIG_PG18_BIN, B is another major version, with a cluster of
 // its own built from the same seed; without it, B is the same binaries
-// under another name, sharing A's cluster.
+// under another name, sharing A's cluster. A has a setting of its own.
 func TestSweepServerAB(t *testing.T) {
 	t.Parallel()
 	other, major := os.Getenv("DBRIG_PG18_BIN"), "18."
@@ -515,7 +515,7 @@ func TestSweepServerAB(t *testing.T) {
 		other, major = "%[1]s", ""
 	}
 	spec, out := managedSpec(t, "name: ab\n"+
-		"target: {managed: postgres, servers: {a: '%[1]s', b: '"+other+"'}}\n"+
+		"target: {managed: postgres, servers: {a: {bin: '%[1]s', settings: {max_connections: 77}}, b: '"+other+"'}}\n"+
 		"workload: tproc-c\n"+
 		"build: {warehouses: 1}\n"+
 		"run: {rampup: 0s, duration: 2s, vus: 2}\n"+
@@ -538,6 +538,15 @@ func TestSweepServerAB(t *testing.T) {
 	}
 	if g := b.Gains["nopm"]; g == nil || b.BaselinePoint != 0 {
 		t.Errorf("b's gain over a %+v (baseline point %d), want one over point 0", g, b.BaselinePoint)
+	}
+	for i, want := range []bool{true, false} {
+		doc, err := result.Read(filepath.Join(out, sw.Points[i].Runs[0]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := doc.Telemetry.DB.Settings["max_connections"]; (got == "77") != want {
+			t.Errorf("point %d ran with max_connections %q: want 77 on a, its own setting, and not on b", i+1, got)
+		}
 	}
 	// Each cluster is built once: the log says so once per cluster.
 	builds := strings.Count(o.stderr, "Built tproc-c")

@@ -48,7 +48,7 @@ func New(spec *Spec, dir string) *Sweep {
 		Order: Order(len(points), spec.Repeat),
 	}
 	if spec.Target.Managed {
-		doc.Target = result.Target{Kind: spec.Target.Server}
+		doc.Target = result.Target{Kind: strings.Join(spec.Target.Kinds(), ", ")}
 		if len(spec.Target.Settings) > 0 {
 			doc.Settings = map[string]string{}
 			for _, p := range spec.Target.Settings {
@@ -317,13 +317,13 @@ func (s *Sweep) ServerBuilds(ctx context.Context) ([]ServerBuild, error) {
 		used[s.Spec.BuildOf(p)] = true
 	}
 	var builds []ServerBuild
-	clusters := map[string]string{} // data format: cluster directory
+	clusters := map[[2]string]string{} // kind and data format: cluster directory
 	for _, bin := range t.Servers {
 		if !used[bin.Name] {
 			continue
 		}
 		own := filepath.Join(s.Dir, "server-"+bin.Name)
-		b, err := newBuild(ctx, t.Server, bin.Name, own, bin.Value)
+		b, err := newBuild(ctx, bin.Kind, bin.Name, own, bin.Bin)
 		if err != nil {
 			return nil, err
 		}
@@ -331,12 +331,12 @@ func (s *Sweep) ServerBuilds(ctx context.Context) ([]ServerBuild, error) {
 		if b.Err == nil {
 			format, b.Err = b.Server.DataFormat(ctx)
 		}
-		if dir, ok := clusters[format]; ok && b.Err == nil {
+		if dir, ok := clusters[[2]string{bin.Kind, format}]; ok && b.Err == nil {
 			// The kind was looked up by newBuild already.
-			b.Server, _ = server.New(t.Server, dir, bin.Value)
+			b.Server, _ = server.New(bin.Kind, dir, bin.Bin)
 			b.Dir = dir
 		} else if b.Err == nil {
-			clusters[format] = own
+			clusters[[2]string{bin.Kind, format}] = own
 		}
 		builds = append(builds, b)
 	}
@@ -385,10 +385,14 @@ func (r *run) build(p Point) ServerBuild {
 }
 
 // ServerSettingNames are the names of every server setting the sweep
-// asks for, for a check of names that starts nothing.
-func (s *Sweep) ServerSettingNames() []string {
+// asks of build (one of target.servers, "" when it names none), for a
+// check of names that starts nothing.
+func (s *Sweep) ServerSettingNames(build string) []string {
 	names := map[string]bool{}
 	for _, p := range s.Points {
+		if s.Spec.BuildOf(p) != build {
+			continue
+		}
 		for name := range s.Spec.ServerSettings(p) {
 			names[name] = true
 		}
@@ -442,7 +446,7 @@ func (r *run) initBuild(ctx context.Context, b ServerBuild) error {
 		return err
 	}
 	if !b.Server.Exists() {
-		fmt.Fprintf(r.o.Log, "Creating a %s cluster in %s (%s)\n", r.Spec.Target.Server, b.Dir, b.Version)
+		fmt.Fprintf(r.o.Log, "Creating a %s cluster in %s (%s)\n", r.Spec.KindOf(b.Name), b.Dir, b.Version)
 	}
 	if err := b.Server.Init(ctx); err != nil {
 		return err
@@ -532,7 +536,7 @@ func (r *run) startServer(ctx context.Context, pi int) error {
 	}
 	b := r.build(r.Points[pi])
 	r.srv = b.Server
-	name := r.Spec.Target.Server
+	name := r.Spec.KindOf(b.Name)
 	if b.Name != "" {
 		name += " " + b.Name + " (" + b.Version + ")"
 	}
@@ -670,10 +674,12 @@ func (r *run) next(ctx context.Context) (stop bool, err error) {
 		}
 		if r.Doc.Target.Kind == "" || r.srv != nil {
 			v, _ := r.t.Version(ctx)
+			kind := r.t.Kind()
 			if len(r.builds) > 1 {
-				v = r.Doc.Target.Version // every build's, as initServer put it
+				// Every build's, as New and initServer put them.
+				v, kind = r.Doc.Target.Version, r.Doc.Target.Kind
 			}
-			r.Doc.Target = result.Target{Kind: r.t.Kind(), Version: v, URL: r.t.URL()}
+			r.Doc.Target = result.Target{Kind: kind, Version: v, URL: r.t.URL()}
 		}
 	}
 	cluster := ""

@@ -157,6 +157,14 @@ func (s *Spec) ServerSettings(p Point) map[string]string {
 	for _, q := range s.Target.Settings {
 		m[q.Name] = q.Value
 	}
+	build := s.BuildOf(p)
+	for _, b := range s.Target.Servers {
+		if b.Name == build {
+			for _, q := range b.Settings {
+				m[q.Name] = q.Value
+			}
+		}
+	}
 	for _, st := range s.settings(p) {
 		if st.kind == ServerParam {
 			m[st.Name] = st.Value
@@ -186,6 +194,17 @@ func (s *Spec) BuildOf(p Point) string {
 		}
 	}
 	return ""
+}
+
+// KindOf is the kind of server that build (of target.servers; "" for
+// the one build) runs.
+func (s *Spec) KindOf(build string) string {
+	for _, b := range s.Target.Servers {
+		if b.Name == build {
+			return b.Kind
+		}
+	}
+	return s.Target.Server
 }
 
 // serverStart is what a point's server starts with; a point that differs

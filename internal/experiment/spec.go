@@ -76,16 +76,28 @@ type Target struct {
 	Server   string
 	Settings []Param
 	PGBin    string
-	// Servers name the builds of the server a sweep compares, each by
-	// the directory of its binaries, in the spec's order; a point picks
-	// one with its server parameter. Empty means the one build PGBin (or
-	// the usual places) gives.
-	Servers     []Param
+	// Servers name the builds of the server a sweep compares, in the
+	// spec's order; a point picks one with its server parameter. Empty
+	// means the one build PGBin (or the usual places) gives.
+	Servers     []Build
 	serversLine int
 	URL         string
 	// Confinement is the machine the managed server gets, unless a point
 	// varies it.
 	Confinement server.Confinement
+}
+
+// Build is one build of target.servers: a kind of server, the directory
+// of its binaries ("" for the usual places) and settings of its own, on
+// top of the target's. A spec writes it as NAME: BIN_DIR, or as NAME:
+// {managed: KIND, bin: BIN_DIR, settings: {...}} to compare kinds.
+type Build struct {
+	Name string
+	// Kind is the target's (managed:) unless the build names another.
+	Kind     string
+	Bin      string
+	Settings []Param
+	line     int
 }
 
 // Spec is a parsed, validated experiment.
@@ -337,14 +349,8 @@ func (p parser) target(n *yaml.Node, t *Target) error {
 			t.PGBin, err = p.scalar(v, "target.pg_bin")
 		case "servers":
 			t.serversLine = k.Line
-			if t.Servers, err = p.params(v, "target.servers"); err == nil && len(t.Servers) == 0 {
-				err = p.errf(k, "target.servers: name at least one build (NAME: BIN_DIR)")
-			}
-			for _, b := range t.Servers {
-				// A name becomes a directory's (server-NAME) in the sweep's.
-				if err == nil && !buildName.MatchString(b.Name) {
-					err = specError(p.file, b.line, "target.servers: %q: name a build with letters, digits, '.', '_' and '-' only", b.Name)
-				}
+			if t.Servers, err = p.builds(v); err == nil && len(t.Servers) == 0 {
+				err = p.errf(k, "target.servers: name at least one build (NAME: BIN_DIR, or NAME: {managed: KIND, bin: BIN_DIR, settings: {...}})")
 			}
 		case "url":
 			t.URL, err = p.scalar(v, "target.url")
@@ -363,6 +369,11 @@ func (p parser) target(n *yaml.Node, t *Target) error {
 	})
 	if err != nil {
 		return err
+	}
+	for i := range t.Servers {
+		if t.Servers[i].Kind == "" {
+			t.Servers[i].Kind = t.Server
+		}
 	}
 	switch {
 	case t.Managed && t.URL != "":
@@ -384,6 +395,46 @@ func (p parser) target(n *yaml.Node, t *Target) error {
 		return p.errf(n, "target: memory and cpus confine a server dbrig starts; only a managed target (target: {managed: postgres}) can have them")
 	}
 	return nil
+}
+
+// builds reads target.servers: NAME: BIN_DIR, or NAME: {managed: KIND,
+// bin: BIN_DIR, settings: {...}}.
+func (p parser) builds(n *yaml.Node) ([]Build, error) {
+	var out []Build
+	err := p.mapping(n, "target.servers", func(name string, k, v *yaml.Node) error {
+		b := Build{Name: name, line: k.Line}
+		where := "target.servers." + name
+		// A name becomes a directory's (server-NAME) in the sweep's.
+		if !buildName.MatchString(name) {
+			return p.errf(k, "target.servers: %q: name a build with letters, digits, '.', '_' and '-' only", name)
+		}
+		var err error
+		if v.Kind == yaml.MappingNode {
+			err = p.mapping(v, where, func(key string, k, v *yaml.Node) error {
+				var err error
+				switch key {
+				case "managed":
+					if b.Kind, err = p.scalar(v, where+".managed"); err == nil {
+						if _, lerr := server.Lookup(b.Kind); lerr != nil {
+							err = p.errf(v, "%s.managed: %v", where, lerr)
+						}
+					}
+				case "bin":
+					b.Bin, err = p.scalar(v, where+".bin")
+				case "settings":
+					b.Settings, err = p.params(v, where+".settings")
+				default:
+					err = p.errf(k, "unknown key %q in %s (known: managed, bin, settings)", key, where)
+				}
+				return err
+			})
+		} else {
+			b.Bin, err = p.scalar(v, where)
+		}
+		out = append(out, b)
+		return err
+	})
+	return out, err
 }
 
 var buildName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._-]*$`)
@@ -442,10 +493,14 @@ func (s *Spec) validate(p parser, lines map[string]int) error {
 	}
 	runFlags := pflag.NewFlagSet("run", pflag.ContinueOnError)
 	w.RunFlags(runFlags)
-	targetKind := target.KindOf(s.Target.URL)
+	// The target kinds the runs open: the URL's, or each build's.
+	targetKinds := []string{target.KindOf(s.Target.URL)}
 	if s.Target.Managed {
-		k, _ := server.Lookup(s.Target.Server) // checked by target
-		targetKind = k.Target
+		targetKinds = nil
+		for _, kind := range s.Target.Kinds() {
+			k, _ := server.Lookup(kind) // checked by target
+			targetKinds = append(targetKinds, k.Target)
+		}
 	}
 
 	for _, b := range s.Build {
@@ -485,7 +540,7 @@ func (s *Spec) validate(p parser, lines map[string]int) error {
 			if value != PrewarmNone && value != PrewarmFull {
 				return true, fmt.Errorf("want none or full, got %q", value)
 			}
-			if value == PrewarmFull && !target.CanPrewarm(targetKind) {
+			if value == PrewarmFull && slices.ContainsFunc(targetKinds, func(k string) bool { return !target.CanPrewarm(k) }) {
 				return true, fmt.Errorf("a full-cache warm-up needs a target that can prewarm its cache (%s)", strings.Join(target.Prewarming(), ", "))
 			}
 		default:
@@ -660,6 +715,28 @@ func (o orderedJSON) MarshalJSON() ([]byte, error) {
 	return objectInOrder(o, func(p Param) (string, any) { return p.Name, p.Value })
 }
 
+// orderedBuilds are target.servers, for a target whose kind is kind.
+type orderedBuilds struct {
+	builds []Build
+	kind   string
+}
+
+// MarshalJSON writes the builds as the spec did: each its binaries'
+// directory alone, or mappings when one has a kind of its own or settings.
+func (o orderedBuilds) MarshalJSON() ([]byte, error) {
+	plain := !slices.ContainsFunc(o.builds, func(b Build) bool { return b.Kind != o.kind || len(b.Settings) > 0 })
+	return objectInOrder(o.builds, func(b Build) (string, any) {
+		if plain {
+			return b.Name, b.Bin
+		}
+		return b.Name, struct {
+			Managed  string      `json:"managed"`
+			Bin      string      `json:"bin,omitempty"`
+			Settings orderedJSON `json:"settings,omitempty"`
+		}{b.Kind, b.Bin, b.Settings}
+	})
+}
+
 type orderedVary []Vary
 
 func (o orderedVary) MarshalJSON() ([]byte, error) {
@@ -702,16 +779,20 @@ func objectInOrder[T any](items []T, kv func(T) (string, any)) ([]byte, error) {
 // are strings; Parse reads it back (JSON is YAML) for a resume.
 func (s *Spec) JSON() json.RawMessage {
 	type targetJSON struct {
-		Managed  string      `json:"managed,omitempty"`
-		Settings orderedJSON `json:"settings,omitempty"`
-		PGBin    string      `json:"pg_bin,omitempty"`
-		Servers  orderedJSON `json:"servers,omitempty"`
-		Memory   string      `json:"memory,omitempty"`
-		CPUs     string      `json:"cpus,omitempty"`
-		URL      string      `json:"url,omitempty"`
+		Managed  string         `json:"managed,omitempty"`
+		Settings orderedJSON    `json:"settings,omitempty"`
+		PGBin    string         `json:"pg_bin,omitempty"`
+		Servers  *orderedBuilds `json:"servers,omitempty"`
+		Memory   string         `json:"memory,omitempty"`
+		CPUs     string         `json:"cpus,omitempty"`
+		URL      string         `json:"url,omitempty"`
 	}
 	memory, _ := s.Target.Confine(MemoryParam)
 	cpus, _ := s.Target.Confine(CPUsParam)
+	var servers *orderedBuilds
+	if len(s.Target.Servers) > 0 {
+		servers = &orderedBuilds{s.Target.Servers, s.Target.Server}
+	}
 	v := struct {
 		Name     string        `json:"name"`
 		Target   targetJSON    `json:"target"`
@@ -723,13 +804,28 @@ func (s *Spec) JSON() json.RawMessage {
 		Baseline orderedJSON   `json:"baseline,omitempty"`
 		Repeat   int           `json:"repeat"`
 		With     orderedJSON   `json:"with,omitempty"`
-	}{s.Name, targetJSON{s.Target.Server, s.Target.Settings, s.Target.PGBin, s.Target.Servers, memory, cpus, target.Redact(s.Target.URL)},
+	}{s.Name, targetJSON{s.Target.Server, s.Target.Settings, s.Target.PGBin, servers, memory, cpus, target.Redact(s.Target.URL)},
 		s.Workload, s.Build, s.Run, s.Vary, s.Follow, s.Baseline, s.Repeat, s.With}
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		panic(err) // strings and ints only
 	}
 	return b
+}
+
+// Kinds are the kinds of the managed servers the sweep starts: the
+// target's, or each build's, once each in the spec's order.
+func (t Target) Kinds() []string {
+	if len(t.Servers) == 0 {
+		return []string{t.Server}
+	}
+	var kinds []string
+	for _, b := range t.Servers {
+		if !slices.Contains(kinds, b.Kind) {
+			kinds = append(kinds, b.Kind)
+		}
+	}
+	return kinds
 }
 
 // Confine is the target's fixed memory or cpus as a spec writes it, and

@@ -209,7 +209,7 @@ func TestSpecErrors(t *testing.T) {
 		{"server name not a directory's", "target:\n  managed: postgres\n  servers:\n    pg15: /a\n    ../x: /b\nworkload: tproc-c\n",
 			`s.yaml line 5: target.servers: "../x": name a build with letters, digits, '.', '_' and '-' only`},
 		{"servers empty", "target:\n  managed: postgres\n  servers: {}\nworkload: tproc-c\n",
-			`s.yaml line 3: target.servers: name at least one build (NAME: BIN_DIR)`},
+			`s.yaml line 3: target.servers: name at least one build (NAME: BIN_DIR, or NAME: {managed: KIND, bin: BIN_DIR, settings: {...}})`},
 		{"servers not a mapping", "target:\n  managed: postgres\n  servers: [/a, /b]\nworkload: tproc-c\n",
 			`s.yaml line 3: target.servers: want a mapping (key: value ...), got a list`},
 		{"server baseline not a build", builds + "vary: {server: [pg15, pg18]}\nbaseline: {server: pg16}\n",
@@ -277,15 +277,64 @@ baseline: {server: pg15}
 	if err != nil {
 		t.Fatal(err)
 	}
-	pairs := func(ps []experiment.Param) string {
-		var out []string
-		for _, p := range ps {
+	if got, want := builds(back.Target.Servers), builds(s.Target.Servers); got != want {
+		t.Errorf("servers after the sweep document %s, want %s", got, want)
+	}
+}
+
+// builds writes target.servers as one line, to compare.
+func builds(bs []experiment.Build) string {
+	var out []string
+	for _, b := range bs {
+		out = append(out, b.Name+"="+b.Kind+":"+b.Bin)
+		for _, p := range b.Settings {
 			out = append(out, p.Name+"="+p.Value)
 		}
-		return strings.Join(out, " ")
 	}
-	if got, want := pairs(back.Target.Servers), pairs(s.Target.Servers); got != want {
+	return strings.Join(out, " ")
+}
+
+// TestSpecBuildsOfTheirOwn: a build may name its kind and settings of its
+// own, on top of the target's; each point starts with its build's.
+func TestSpecBuildsOfTheirOwn(t *testing.T) {
+	s, err := experiment.Parse("x.yaml", []byte(`target:
+  managed: postgres
+  settings: {max_connections: 50}
+  servers:
+    small: {managed: postgres, settings: {shared_buffers: 128MB}}
+    big: {bin: /usr/lib/postgresql/15/bin, settings: {shared_buffers: 1GB, max_connections: 60}}
+workload: tproc-c
+vary: {server: [small, big]}
+baseline: {server: small}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	points := s.Points()
+	small, big := s.ServerSettings(points[0]), s.ServerSettings(points[1])
+	if small["shared_buffers"] != "128MB" || small["max_connections"] != "50" || big["shared_buffers"] != "1GB" || big["max_connections"] != "60" {
+		t.Errorf("settings %v and %v: want each build's on top of the target's", small, big)
+	}
+	if s.KindOf("big") != "postgres" || s.KindOf("small") != "postgres" || strings.Join(s.Target.Kinds(), ",") != "postgres" {
+		t.Errorf("kinds %v: want postgres for both builds", s.Target.Kinds())
+	}
+	back, err := experiment.Parse("x.json", s.JSON())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := builds(back.Target.Servers), builds(s.Target.Servers); got != want {
 		t.Errorf("servers after the sweep document %s, want %s", got, want)
+	}
+	for _, c := range []struct{ servers, want string }{
+		{"{a: {managed: nosuch}}", `x.yaml line 1: target.servers.a.managed: unknown server kind "nosuch"`},
+		{"{a: {bin: /x, port: 1}}", `unknown key "port" in target.servers.a (known: managed, bin, settings)`},
+		{"{a: {settings: [1]}}", "target.servers.a.settings: want a mapping"},
+		{"{a: [1]}", "target.servers.a: want a single value, got a list"},
+	} {
+		_, err := experiment.Parse("x.yaml", []byte("target: {managed: postgres, servers: "+c.servers+"}\nworkload: tproc-c\nvary: {server: [a]}\n"))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("servers %s: error %v, want %q", c.servers, err, c.want)
+		}
 	}
 }
 
