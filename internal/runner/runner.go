@@ -115,12 +115,16 @@ func Run(ctx context.Context, t target.Target, w workload.Workload, r workload.R
 		if start {
 			rec.Edge(ctx, start)
 		}
-		// The marks are read even after Ctrl-C, which is what ends the window.
+		// The marks are read even after Ctrl-C, which is what ends the
+		// window. A mark is the database's counters at some instant of
+		// its query: the middle is the best guess, and the telemetry's
+		// sample after the end mark must not stretch the interval.
+		before := time.Since(started)
 		m, err := r.Mark(context.WithoutCancel(ctx))
+		m.At = (before + time.Since(started)).Seconds() / 2
 		if !start {
 			rec.Edge(ctx, start)
 		}
-		m.At = time.Since(started).Seconds()
 		marks[i] = m
 		if err != nil && markErr == nil {
 			markErr = err

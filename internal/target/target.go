@@ -65,6 +65,11 @@ type Row interface {
 	Scan(dest ...any) error
 }
 
+// ErrRow is a row whose query failed before it ran: Scan returns Err.
+type ErrRow struct{ Err error }
+
+func (r ErrRow) Scan(...any) error { return r.Err }
+
 // Rows is a multi-row result.
 type Rows interface {
 	Next() bool

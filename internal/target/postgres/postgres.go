@@ -239,7 +239,7 @@ func (t *Target) Session(ctx context.Context) (target.Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &session{c: c}, nil
+	return &session{c: c, names: map[string]string{}}, nil
 }
 
 func (t *Target) Close() error { return t.ctl.close() }
@@ -267,19 +267,58 @@ func (t *Target) Classify(err error) target.ErrClass {
 	return target.ErrOther
 }
 
-type session struct{ c *pgx.Conn }
+// session is a virtual user's connection. It prepares each statement
+// with arguments once, under a name of its own, instead of leaving it to
+// pgx's statement cache: that cache forgets a statement whenever a query
+// on it fails, so every intended rollback (an error, by convention) cost
+// a DEALLOCATE and a new PREPARE on the statement's next call, and
+// extra transactions in the database's own count.
+type session struct {
+	c     *pgx.Conn
+	names map[string]string // by SQL
+}
+
+// statement is what to run for sql: the name it was prepared under, or
+// the SQL itself when it has no arguments (pgx then uses the simple
+// protocol, which cannot carry any).
+func (s *session) statement(ctx context.Context, sql string, args []any) (string, error) {
+	if len(args) == 0 {
+		return sql, nil
+	}
+	if name, ok := s.names[sql]; ok {
+		return name, nil
+	}
+	name := fmt.Sprintf("dbrig_%d", len(s.names)+1)
+	if _, err := s.c.Prepare(ctx, name, sql); err != nil {
+		return "", err
+	}
+	s.names[sql] = name
+	return name, nil
+}
 
 func (s *session) Exec(ctx context.Context, sql string, args ...any) (int64, error) {
-	tag, err := s.c.Exec(ctx, sql, args...)
+	name, err := s.statement(ctx, sql, args)
+	if err != nil {
+		return 0, err
+	}
+	tag, err := s.c.Exec(ctx, name, args...)
 	return tag.RowsAffected(), err
 }
 
 func (s *session) QueryRow(ctx context.Context, sql string, args ...any) target.Row {
-	return s.c.QueryRow(ctx, sql, args...)
+	name, err := s.statement(ctx, sql, args)
+	if err != nil {
+		return target.ErrRow{Err: err}
+	}
+	return s.c.QueryRow(ctx, name, args...)
 }
 
 func (s *session) Query(ctx context.Context, sql string, args ...any) (target.Rows, error) {
-	return s.c.Query(ctx, sql, args...)
+	name, err := s.statement(ctx, sql, args)
+	if err != nil {
+		return nil, err
+	}
+	return s.c.Query(ctx, name, args...)
 }
 
 func (s *session) Load(ctx context.Context, table string, columns []string, src target.RowSource) (int64, error) {

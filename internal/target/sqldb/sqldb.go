@@ -100,14 +100,10 @@ func (s *session) Exec(ctx context.Context, q string, args ...any) (int64, error
 	return r.RowsAffected()
 }
 
-type errRow struct{ err error }
-
-func (r errRow) Scan(...any) error { return r.err }
-
 func (s *session) QueryRow(ctx context.Context, q string, args ...any) target.Row {
 	st, args, err := s.stmt(ctx, q, args)
 	if err != nil {
-		return errRow{err}
+		return target.ErrRow{Err: err}
 	}
 	return st.QueryRowContext(ctx, args...)
 }

@@ -1,0 +1,65 @@
+//go:build unix
+
+package postgres
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/dbrig/dbrig/internal/server/postgres/pgtest"
+	"github.com/dbrig/dbrig/internal/target"
+)
+
+// TestIntendedRollbackKeepsItsStatement: a routine's intended rollback
+// (SQLSTATE DR001, an error) leaves the statement prepared; the next call
+// runs it without preparing it again.
+func TestIntendedRollbackKeepsItsStatement(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	tg, err := Open(ctx, pgtest.NewDB(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	s, err := tg.Session(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Exec(ctx, `CREATE FUNCTION roll(n int) RETURNS int LANGUAGE plpgsql AS $$
+BEGIN
+	IF n < 0 THEN RAISE EXCEPTION 'rolled back' USING ERRCODE = 'DR001'; END IF;
+	RETURN n;
+END $$`); err != nil {
+		t.Fatal(err)
+	}
+	prepared := func() (n int, at time.Time) {
+		t.Helper()
+		if err := s.QueryRow(ctx, "SELECT count(*), max(prepare_time) FROM pg_prepared_statements WHERE statement = 'SELECT roll($1)'").Scan(&n, &at); err != nil {
+			t.Fatal(err)
+		}
+		return n, at
+	}
+	var got int
+	for i, arg := range []int{-1, 3, -1, 4} {
+		err := s.QueryRow(ctx, "SELECT roll($1)", arg).Scan(&got)
+		if want := arg < 0; (err != nil) != want || want && tg.Classify(err) != target.ErrUserRollback {
+			t.Fatalf("call %d with %d: %v (class %v); want an intended rollback only for a negative", i+1, arg, err, tg.Classify(err))
+		}
+		if arg >= 0 && got != arg {
+			t.Errorf("roll(%d) = %d", arg, got)
+		}
+	}
+	n1, at1 := prepared()
+	if err := s.QueryRow(ctx, "SELECT roll($1)", -1).Scan(&got); tg.Classify(err) != target.ErrUserRollback {
+		t.Fatalf("another rollback: %v", err)
+	}
+	if _, err := s.Exec(ctx, "SELECT roll($1)", 5); err != nil {
+		t.Fatal(err)
+	}
+	n2, at2 := prepared()
+	if n1 != 1 || n2 != 1 || !at1.Equal(at2) {
+		t.Errorf("prepared statements %d (at %v), then %d (at %v): want the one statement, prepared once", n1, at1, n2, at2)
+	}
+}
