@@ -104,16 +104,18 @@ func loadJobs(g genConfig, warehouses int) []workload.LoadJob {
 		rows    int64
 		shared  bool // one job for the whole database, not one per warehouse
 		rowFunc func(g genConfig, w int) func([]any) bool
+		// count is a warehouse's rows where they vary; rows otherwise.
+		count func(g genConfig, w int) int64
 	}{
-		{"stock", stockColumns, items, false, stockRows},
-		{"customer", customerColumns, districtsPerWH * customersPerDist, false, customerRows},
-		{"order_line", orderLineColumns, orderLinesPerWH, false, orderLineRows},
-		{"item", itemColumns, items, true, itemRows},
-		{"orders", ordersColumns, districtsPerWH * ordersPerDist, false, ordersRows},
-		{"history", historyColumns, districtsPerWH * customersPerDist, false, historyRows},
-		{"new_order", newOrderColumns, districtsPerWH * newOrdersPerDist, false, newOrderRows},
-		{"district", districtColumns, districtsPerWH, false, districtRows},
-		{"warehouse", warehouseColumns, 1, false, warehouseRows},
+		{"stock", stockColumns, items, false, stockRows, nil},
+		{"customer", customerColumns, districtsPerWH * customersPerDist, false, customerRows, nil},
+		{"order_line", orderLineColumns, 0, false, orderLineRows, orderLines},
+		{"item", itemColumns, items, true, itemRows, nil},
+		{"orders", ordersColumns, districtsPerWH * ordersPerDist, false, ordersRows, nil},
+		{"history", historyColumns, districtsPerWH * customersPerDist, false, historyRows, nil},
+		{"new_order", newOrderColumns, districtsPerWH * newOrdersPerDist, false, newOrderRows, nil},
+		{"district", districtColumns, districtsPerWH, false, districtRows, nil},
+		{"warehouse", warehouseColumns, 1, false, warehouseRows, nil},
 	}
 	var jobs []workload.LoadJob
 	for _, t := range tables {
@@ -122,7 +124,11 @@ func loadJobs(g genConfig, warehouses int) []workload.LoadJob {
 			last = 1
 		}
 		for w := 1; w <= last; w++ {
-			jobs = append(jobs, workload.LoadJob{Table: t.table, Columns: t.columns, Rows: t.rows,
+			rows := t.rows
+			if t.count != nil {
+				rows = t.count(g, w)
+			}
+			jobs = append(jobs, workload.LoadJob{Table: t.table, Columns: t.columns, Rows: rows,
 				Source: func() target.RowSource {
 					return workload.RowFunc(len(t.columns), t.rowFunc(g, w))
 				}})
@@ -379,6 +385,19 @@ func newOrderRows(g genConfig, w int) func([]any) bool {
 		v[2] = p.wv
 		return true
 	}
+}
+
+// orderLines is warehouse w's order lines: the sum of its orders'
+// o_ol_cnt, which averages orderLinesPerWH.
+func orderLines(g genConfig, w int) int64 {
+	var n int64
+	for d := 1; d <= districtsPerWH; d++ {
+		key := streamKey(g, keyOLCount, w, d)
+		for o := 1; o <= ordersPerDist; o++ {
+			n += int64(olCount(key, o))
+		}
+	}
+	return n
 }
 
 // orderLineRows walks districts, their orders, and each order's lines.
