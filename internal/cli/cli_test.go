@@ -326,15 +326,17 @@ func TestBadInputs(t *testing.T) {
 }
 
 // TestPasswordNeverPrinted: a password in the target, in any of the forms
-// PostgreSQL takes, never reaches the output. The pgtest server trusts
-// every connection, so a wrong password cannot be tested against it; an
-// unreachable server exercises the connect-error path instead, and
-// TestRebuildAndLayout the successful and refused paths.
+// PostgreSQL takes, never reaches the output: refused by the server (a
+// wrong one), or on the way to a server that is not there.
+// TestRebuildAndLayout has the right one.
 func TestPasswordNeverPrinted(t *testing.T) {
 	t.Parallel()
 	const pw = "s3cretpw"
 	out := filepath.Join(t.TempDir(), "r.json")
+	wrong, _ := withPassword(t, pgtest.NewDB(t))
+	wrong = strings.Replace(wrong, ":"+url.PathEscape(passwordOf(t, wrong))+"@", ":"+pw+"@", 1)
 	for _, u := range []string{
+		wrong,
 		"postgres://dbrig:" + pw + "@127.0.0.1:1/x?connect_timeout=2",
 		"postgresql://dbrig:" + pw + "@127.0.0.1:1/x?connect_timeout=2",
 		"postgres://dbrig@127.0.0.1:1/x?password=" + pw + "&connect_timeout=2",
@@ -359,19 +361,45 @@ func TestPasswordNeverPrinted(t *testing.T) {
 	noFile(t, out)
 }
 
-// TestRebuildAndLayout: an existing schema is kept unless --force, and a
-// schema of another layout is refused with the way out. The target carries
-// a password (ignored by the trusting server) that must never print.
-func TestRebuildAndLayout(t *testing.T) {
-	t.Parallel()
-	const pw = "s3cretpw"
-	plain := pgtest.NewDB(t)
-	pu, err := url.Parse(plain)
+// withPassword is u with the password of its passfile in its user part
+// instead, and that password.
+func withPassword(t *testing.T, u string) (string, string) {
+	t.Helper()
+	pu, err := url.Parse(u)
 	if err != nil {
 		t.Fatal(err)
 	}
+	q := pu.Query()
+	b, err := os.ReadFile(q.Get("passfile"))
+	if err != nil {
+		t.Fatalf("the test server's password file: %v", err)
+	}
+	line := strings.TrimSpace(string(b))
+	pw := line[strings.LastIndex(line, ":")+1:]
+	q.Del("passfile")
+	pu.RawQuery = q.Encode()
 	pu.User = url.UserPassword(pu.User.Username(), pw)
-	u := pu.String()
+	return pu.String(), pw
+}
+
+// passwordOf is the password in u's user part.
+func passwordOf(t *testing.T, u string) string {
+	t.Helper()
+	pu, err := url.Parse(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pw, _ := pu.User.Password()
+	return pw
+}
+
+// TestRebuildAndLayout: an existing schema is kept unless --force, and a
+// schema of another layout is refused with the way out. The target carries
+// the server's password in the URL, which must never print.
+func TestRebuildAndLayout(t *testing.T) {
+	t.Parallel()
+	plain := pgtest.NewDB(t)
+	u, pw := withPassword(t, plain)
 	var printed strings.Builder
 	record := func(o outcome) outcome { printed.WriteString(o.stdout + o.stderr); return o }
 

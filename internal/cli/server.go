@@ -22,8 +22,12 @@ func newServer() *cobra.Command {
 		Long: `dbrig server manages a PostgreSQL cluster of its own in a directory: the
 cluster in DIR/data, the server log in DIR/server.log (appended to at every
 start), the unix socket in DIR/sock. The server listens on that socket and on
-127.0.0.1 at a free port, never on other addresses, with trust auth for the
-user "dbrig". As root, it runs as an unprivileged user (postgres, else nobody).
+127.0.0.1 at a free port, never on other addresses, and lets in the role
+"dbrig" alone, with a password generated for the cluster (scram-sha-256). The
+password is in DIR/pgpass, readable by its owner only; the URLs printed name
+that file (passfile=), so they work for you and nobody else, and no password
+is printed. The socket's directory is the server's user's alone (mode 0700).
+As root, it runs as an unprivileged user (postgres, else nobody).
 
 The binaries are looked for in --pg-bin, $PG_BIN, pg_config --bindir, PATH,
 then /usr/lib/postgresql/*/bin (the newest version). Managed servers need a

@@ -70,7 +70,8 @@ func TestServerCommands(t *testing.T) {
 	serverBins(t)
 	dir := serverDir(t)
 
-	o := mustRun(t, "server", "start", "--dir", dir, "--set", "shared_buffers=64MB")
+	start := mustRun(t, "server", "start", "--dir", dir, "--set", "shared_buffers=64MB")
+	o := start
 	wantIn(t, "start output", o.stdout, "PostgreSQL ")
 	wantIn(t, "start output", o.stdout, filepath.Join(dir, "server.log"))
 	u := field(t, o.stdout, "URL")
@@ -81,6 +82,11 @@ func TestServerCommands(t *testing.T) {
 	o = mustRun(t, "server", "status", "--dir", dir)
 	wantIn(t, "status", o.stdout, "running")
 	wantIn(t, "status", o.stdout, "shared_buffers=64MB")
+	// The URLs work through the cluster's password file, and print no
+	// password.
+	if _, pw := withPassword(t, u); strings.Contains(start.stdout+start.stderr+o.stdout+o.stderr, pw) {
+		t.Errorf("server start or status printed the password:\n%s%s", start.stdout, o.stdout)
+	}
 	if got := field(t, o.stdout, "url"); got != u {
 		t.Errorf("status url %q, start printed %q", got, u)
 	}

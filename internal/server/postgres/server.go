@@ -4,6 +4,8 @@ package postgres
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,6 +24,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/dbrig/dbrig/internal/atomicfile"
 	"github.com/dbrig/dbrig/internal/server"
 	"github.com/dbrig/dbrig/internal/target"
 	"github.com/jackc/pgx/v5"
@@ -45,8 +48,12 @@ func init() {
 
 var _ server.Server = (*Server)(nil)
 
-// ServerUser is the superuser initdb creates in a managed cluster. Auth is
-// trust, so URLs carry no password and nothing secret can leak from them.
+// ServerUser is the superuser initdb creates in a managed cluster, and the
+// only role its pg_hba.conf lets in: with a password generated for the
+// cluster (scram-sha-256), on the socket and on 127.0.0.1. The password is
+// in Dir/pgpass, readable by its owner alone, and URLs name that file
+// (passfile=), so they carry no secret and work only for whoever can read
+// it.
 const ServerUser = "dbrig"
 
 // serverOwnedSettings are set by Start itself: a sweep that changed them
@@ -383,18 +390,70 @@ func (s *Server) Init(ctx context.Context) error {
 	if err := s.own(s.dataDir()); err != nil {
 		return err
 	}
+	pw, err := newPassword()
+	if err != nil {
+		return err
+	}
+	// initdb reads the password from a file the server's user can read,
+	// which it has for as long as initdb runs.
+	pwfile := filepath.Join(s.Dir, "initdb-pwfile")
+	if err := s.writeOwned(pwfile, pw+"\n"); err != nil {
+		return err
+	}
 	cmd := s.command(ctx, "initdb",
 		"-D", s.dataDir(),
-		"--auth=trust",
+		"--auth=scram-sha-256",
+		"--pwfile="+pwfile,
 		"-U", ServerUser,
 		"--encoding=UTF8",
 		"--locale=C",
 	)
 	out, err := cmd.CombinedOutput()
+	os.Remove(pwfile)
 	if err != nil {
 		return fmt.Errorf("initdb in %s: %v: %s", s.dataDir(), err, lastLines(string(out), 8))
 	}
-	return nil
+	if err := s.writeOwned(filepath.Join(s.dataDir(), "pg_hba.conf"), hba); err != nil {
+		return err
+	}
+	return atomicfile.Write(s.passPath(), []byte("*:*:*:"+ServerUser+":"+pw+"\n"), 0o600)
+}
+
+// hba lets in ServerUser alone, with its password, on the socket and on
+// 127.0.0.1, where the server listens; no other role, no replication.
+const hba = `# Written by dbrig: only its own role, with the cluster's password.
+local  all  ` + ServerUser + `                scram-sha-256
+host   all  ` + ServerUser + `  127.0.0.1/32  scram-sha-256
+`
+
+// newPassword is a cluster's password: 144 random bits, in characters
+// that need no quoting in a passfile or a URL.
+func newPassword() (string, error) {
+	b := make([]byte, 18)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	return base64.RawURLEncoding.EncodeToString(b), nil
+}
+
+// writeOwned writes a file only the server's user can read.
+func (s *Server) writeOwned(path, body string) error {
+	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+		return err
+	}
+	return s.own(path)
+}
+
+// passPath is the cluster's password file, in libpq's format; a cluster
+// made before dbrig set passwords has none, and trusts local connections.
+func (s *Server) passPath() string { return filepath.Join(s.Dir, "pgpass") }
+
+// withPassfile adds the password file to a URL's query, when there is one.
+func (s *Server) withPassfile(q url.Values) url.Values {
+	if _, err := os.Stat(s.passPath()); err == nil {
+		q.Set("passfile", s.passPath())
+	}
+	return q
 }
 
 // checkReachable lets the server's user walk down to Dir, or says why it
@@ -469,8 +528,13 @@ var unsafeSocketDir = regexp.MustCompile(`[^A-Za-z0-9/._+-]`)
 
 func (s *Server) makeSocketDir() error {
 	dir := filepath.Join(s.Dir, "sock")
+	// The socket's directory is the server's user's alone: nobody else
+	// reaches the socket (root does, as ever).
 	if len(dir)+len("/.s.PGSQL.65535") < maxSocketPath && !unsafeSocketDir.MatchString(dir) {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return err
+		}
+		if err := os.Chmod(dir, 0o700); err != nil {
 			return err
 		}
 		s.sockDir, s.sockTemp = dir, false
@@ -480,11 +544,8 @@ func (s *Server) makeSocketDir() error {
 	if len(parent) > 40 || unsafeSocketDir.MatchString(parent) {
 		parent = "/tmp"
 	}
-	dir, err := os.MkdirTemp(parent, "dbrig-sock-")
+	dir, err := os.MkdirTemp(parent, "dbrig-sock-") // mode 0700
 	if err != nil {
-		return err
-	}
-	if err := os.Chmod(dir, 0o755); err != nil {
 		return err
 	}
 	s.sockDir, s.sockTemp = dir, true
@@ -714,12 +775,14 @@ func (s *Server) URL() string { return s.URLFor("postgres") }
 
 // URLFor connects to database db over loopback TCP.
 func (s *Server) URLFor(db string) string {
+	q := url.Values{}
+	q.Set("sslmode", "disable")
 	u := url.URL{
 		Scheme:   "postgres",
 		User:     url.User(ServerUser),
 		Host:     net.JoinHostPort("127.0.0.1", strconv.Itoa(s.Port())),
 		Path:     "/" + db,
-		RawQuery: "sslmode=disable",
+		RawQuery: s.withPassfile(q).Encode(),
 	}
 	return u.String()
 }
@@ -732,7 +795,7 @@ func (s *Server) SocketURLFor(db string) string {
 	q.Set("port", strconv.Itoa(s.Port()))
 	q.Set("user", ServerUser)
 	q.Set("sslmode", "disable")
-	u := url.URL{Scheme: "postgres", Path: "/" + db, RawQuery: q.Encode()}
+	u := url.URL{Scheme: "postgres", Path: "/" + db, RawQuery: s.withPassfile(q).Encode()}
 	return u.String()
 }
 
@@ -1103,7 +1166,7 @@ func (s *Server) Status(ctx context.Context) (server.Status, error) {
 		if err != nil {
 			return st, err
 		}
-		found := &Server{port: pm.port, sockDir: pm.sockDir}
+		found := &Server{Dir: s.Dir, port: pm.port, sockDir: pm.sockDir}
 		st.State, st.PID = server.Running, pm.pid
 		st.URL, st.Socket = found.URL(), found.SocketURLFor("postgres")
 		st.MemoryCgroup = server.NewCgroup(s.Dir, st.Confinement).Dir("memory")

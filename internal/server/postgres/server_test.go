@@ -4,6 +4,7 @@ package postgres
 
 import (
 	"context"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -98,11 +99,11 @@ func TestServerLifecycle(t *testing.T) {
 		t.Errorf("socket dir %s too long", s.SocketDir())
 	}
 
-	url := s.URL()
-	if want := "postgres://dbrig@127.0.0.1:"; !strings.HasPrefix(url, want) || !strings.HasSuffix(url, "/postgres?sslmode=disable") {
-		t.Errorf("URL() = %s", url)
+	u := s.URL()
+	if want := "postgres://dbrig@127.0.0.1:"; !strings.HasPrefix(u, want) || !strings.HasSuffix(u, "/postgres?passfile="+url.QueryEscape(filepath.Join(s.Dir, "pgpass"))+"&sslmode=disable") {
+		t.Errorf("URL() = %s", u)
 	}
-	v := queryString(t, url, "SELECT version()")
+	v := queryString(t, u, "SELECT version()")
 	if !strings.Contains(v, "PostgreSQL "+ver.String()) && !strings.Contains(v, "PostgreSQL "+strings.Fields(ver.Raw)[2]) {
 		t.Errorf("select version() = %q, postgres --version = %q", v, ver.Raw)
 	}
@@ -115,7 +116,7 @@ func TestServerLifecycle(t *testing.T) {
 		{"SELECT current_user", ServerUser},
 		{"SHOW server_encoding", "UTF8"},
 	} {
-		if got := queryString(t, url, c.sql); got != c.want {
+		if got := queryString(t, u, c.sql); got != c.want {
 			t.Errorf("%s = %q, want %q", c.sql, got, c.want)
 		}
 	}
@@ -144,7 +145,7 @@ func TestServerLifecycle(t *testing.T) {
 	if err := s.DropDB(ctx, db); err != nil {
 		t.Fatalf("DropDB: %v", err)
 	}
-	if got := queryString(t, url, "SELECT count(*)::text FROM pg_database WHERE datname = 'Bench DB-1'"); got != "0" {
+	if got := queryString(t, u, "SELECT count(*)::text FROM pg_database WHERE datname = 'Bench DB-1'"); got != "0" {
 		t.Errorf("database still there after DropDB")
 	}
 
@@ -160,7 +161,7 @@ func TestServerLifecycle(t *testing.T) {
 	if err := s.Stop(ctx); err != nil {
 		t.Errorf("second Stop: %v", err)
 	}
-	if _, err := pgx.Connect(ctx, url); err == nil {
+	if _, err := pgx.Connect(ctx, u); err == nil {
 		t.Error("connected after Stop")
 	}
 
