@@ -69,6 +69,10 @@ func TestBrowserReport(t *testing.T) {
 		// A mixed run: order entry with 3 VUs and the category-sales
 		// reports with 2, in one window.
 		{"mixed-run", func(path string) error { return writeReport(path, "testdata/mixed-run.json") }, 5},
+		// The DVD Store cache study: the reports alone and beside the order
+		// entry; each workload's metrics, their gains where they ran, and
+		// why.
+		{"dvdstore-sweep", func(path string) error { return writeReport(path, "testdata/dvdstore-sweep/sweep.json") }, 13},
 		// A confined buffer-cache sweep: NOPM and TPM against shared_buffers,
 		// the change over the baseline, and why (misses, disk reads, hits;
 		// the host's CPU and the read latency).

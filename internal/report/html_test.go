@@ -88,6 +88,29 @@ func TestHTMLSweepContent(t *testing.T) {
 	}
 }
 
+// TestHTMLSweepWith: a sweep with reports beside the order entry, and at
+// vus 0 alone, draws each workload's gains where it ran, and the host's
+// CPU per point.
+func TestHTMLSweepWith(t *testing.T) {
+	out := render(t, "testdata/dvdstore-sweep/sweep.json")
+	for _, want := range []string{
+		"Change in orders per minute over the baseline, %, vus=5",
+		"Change in orders per minute over the baseline, %, vus=10",
+		"Change in dvd-reports completion time over the baseline, %, vus=0 (dvd-reports alone)",
+		"Change in dvd-reports completion time over the baseline, %, vus=5",
+		"orders per minute (higher is better) and dvd-reports completion time (lower is better)",
+		"CPU and read latency per point", "rest of the host %",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("sweep report lacks %q", want)
+		}
+	}
+	// The order entry did not run at vus 0: no gain of it to draw there.
+	if strings.Contains(out, "Change in orders per minute over the baseline, %, vus=0") {
+		t.Error("the report draws the order entry's gain where it had no virtual users")
+	}
+}
+
 // TestHTMLSweepAlone: the report needs nothing but the sweep document.
 func TestHTMLSweepAlone(t *testing.T) {
 	b, err := os.ReadFile("testdata/sweep.json")

@@ -374,14 +374,19 @@ func metricsBlock(p *page, s *result.Sweep, l sweepLayout) (block, bool) {
 		drawn := false
 		for k, name := range l.series {
 			data := gaps(len(l.xs))
+			has := false
 			for j, i := range l.at[k] {
 				st := s.Points[max(i, 0)].Stats[m.Key]
 				if i < 0 || st == nil {
 					continue
 				}
 				data[j] = obj{"y": st.Mean, "yMin": st.CILow, "yMax": st.CIHigh}
-				drawn = true
+				has = true
 			}
+			if !has {
+				continue // a series that did not run this workload
+			}
+			drawn = true
 			c := color(k)
 			sets = append(sets, obj{"label": name, "data": data, "borderColor": c, "backgroundColor": c,
 				"pointRadius": 4, "pointHoverRadius": 6, "borderWidth": 2, "spanGaps": true,
