@@ -22,8 +22,8 @@ func newServer() *cobra.Command {
 		Long: `dbrig server manages a PostgreSQL cluster of its own in a directory: the
 cluster in DIR/data, the server log in DIR/server.log (appended to at every
 start), the unix socket in DIR/sock. The server listens on that socket and on
-127.0.0.1 at a free port, never on other addresses, and lets in the role
-"dbrig" alone, with a password generated for the cluster (scram-sha-256). The
+127.0.0.1 at a free port, never on other addresses, and asks every role for
+its password (scram-sha-256); "dbrig" has one generated for the cluster. The
 password is in DIR/pgpass, readable by its owner only; the URLs printed name
 that file (passfile=), so they work for you and nobody else, and no password
 is printed. The socket's directory is the server's user's alone (mode 0700).

@@ -48,9 +48,9 @@ func init() {
 
 var _ server.Server = (*Server)(nil)
 
-// ServerUser is the superuser initdb creates in a managed cluster, and the
-// only role its pg_hba.conf lets in: with a password generated for the
-// cluster (scram-sha-256), on the socket and on 127.0.0.1. The password is
+// ServerUser is the superuser initdb creates in a managed cluster, with a
+// password generated for the cluster (scram-sha-256); pg_hba.conf lets no
+// one in without a password, on the socket and on 127.0.0.1. The password is
 // in Dir/pgpass, readable by its owner alone, and URLs name that file
 // (passfile=), so they carry no secret and work only for whoever can read
 // it.
@@ -419,11 +419,13 @@ func (s *Server) Init(ctx context.Context) error {
 	return atomicfile.Write(s.passPath(), []byte("*:*:*:"+ServerUser+":"+pw+"\n"), 0o600)
 }
 
-// hba lets in ServerUser alone, with its password, on the socket and on
-// 127.0.0.1, where the server listens; no other role, no replication.
-const hba = `# Written by dbrig: only its own role, with the cluster's password.
-local  all  ` + ServerUser + `                scram-sha-256
-host   all  ` + ServerUser + `  127.0.0.1/32  scram-sha-256
+// hba asks every role for its password (scram-sha-256), on the socket and
+// on 127.0.0.1, where the server listens: no trust lines, no replication.
+// Only ServerUser has a password to begin with; a role a user creates logs
+// in only once given one.
+const hba = `# Written by dbrig: every role with its password, no trust, no replication.
+local  all  all                scram-sha-256
+host   all  all  127.0.0.1/32  scram-sha-256
 `
 
 // newPassword is a cluster's password: 144 random bits, in characters
