@@ -21,6 +21,9 @@ import (
 )
 
 func init() {
+	// The driver logs a lost connection to stderr as well as returning it;
+	// dbrig says what an error means in its own one line.
+	mysql.SetLogger(&mysql.NopLogger{})
 	target.Register(target.Opener{Kind: Kind, Prefixes: prefixes, Redact: Redact,
 		Open: func(ctx context.Context, url string, _ bool) (target.Target, error) { return Open(ctx, url) }})
 }
@@ -250,7 +253,7 @@ var _ target.Restartable = (*Target)(nil)
 func (t *Target) Started(ctx context.Context) (time.Time, error) {
 	var at int64
 	err := t.db.SQL.QueryRowContext(ctx,
-		"SELECT UNIX_TIMESTAMP() - variable_value FROM information_schema.global_status WHERE variable_name = 'UPTIME'").Scan(&at)
+		"SELECT CAST(UNIX_TIMESTAMP() - variable_value AS SIGNED) FROM information_schema.global_status WHERE variable_name = 'UPTIME'").Scan(&at)
 	return time.Unix(at, 0), err
 }
 
