@@ -10,6 +10,7 @@ package servertest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -49,39 +50,50 @@ type Kind[S Server] struct {
 
 // Harness is a kind's shared test server.
 type Harness[S Server] struct {
-	kind       Kind[S]
-	mainCalled atomic.Bool
-	once       sync.Once
-	srv        S
-	started    bool
-	dir        string
-	skipWhy    string
-	startErr   error
-	dbSeq      atomic.Int64
-	stopOnce   sync.Once
+	kind     Kind[S]
+	once     sync.Once
+	srv      S
+	started  bool
+	dir      string
+	skipWhy  string
+	startErr error
+	dbSeq    atomic.Int64
+	stopOnce sync.Once
 }
 
-// New is the harness for kind; nothing starts until a test asks.
-func New[S Server](kind Kind[S]) *Harness[S] { return &Harness[S]{kind: kind} }
+var (
+	mainCalled atomic.Bool
+	// harnesses are every kind's in this test binary, which Main stops.
+	harnesses []interface{ shutdown() error }
+)
 
-// Main runs the package's tests, then stops the shared server and removes
-// its directory, even when the run is interrupted.
-func (h *Harness[S]) Main(m *testing.M) {
-	h.mainCalled.Store(true)
-	// The server is detached from our process group, so ^C would
-	// otherwise leave it running after the test binary is gone.
+// New is the harness for kind; nothing starts until a test asks. Call it
+// from a package variable's initialiser, before Main runs.
+func New[S Server](kind Kind[S]) *Harness[S] {
+	h := &Harness[S]{kind: kind}
+	harnesses = append(harnesses, h)
+	return h
+}
+
+// Main runs the package's tests, then stops every kind's shared server
+// and removes its directory, even when the run is interrupted: one
+// TestMain serves a package whose tests use several kinds.
+func Main(m *testing.M) {
+	mainCalled.Store(true)
+	// The servers are detached from our process group, so ^C would
+	// otherwise leave them running after the test binary is gone.
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	go func() {
 		sig := <-sigs
-		h.shutdown()
-		fmt.Fprintf(os.Stderr, "%s: %v: stopped the test server\n", h.kind.Tag, sig)
+		shutdownAll()
+		fmt.Fprintf(os.Stderr, "servertest: %v: stopped the test servers\n", sig)
 		os.Exit(1)
 	}()
 	code := m.Run()
 	signal.Stop(sigs)
-	if err := h.shutdown(); err != nil {
-		fmt.Fprintln(os.Stderr, h.kind.Tag+":", err)
+	if err := shutdownAll(); err != nil {
+		fmt.Fprintln(os.Stderr, "servertest:", err)
 		if code == 0 {
 			code = 1
 		}
@@ -89,12 +101,22 @@ func (h *Harness[S]) Main(m *testing.M) {
 	os.Exit(code)
 }
 
+func shutdownAll() error {
+	var errs []error
+	for _, h := range harnesses {
+		errs = append(errs, h.shutdown())
+	}
+	return errors.Join(errs...)
+}
+
 func (h *Harness[S]) shutdown() (err error) {
 	h.stopOnce.Do(func() {
 		if h.started {
 			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 			defer cancel()
-			err = h.srv.Stop(ctx)
+			if err = h.srv.Stop(ctx); err != nil {
+				err = fmt.Errorf("%s: %w", h.kind.Tag, err)
+			}
 		}
 		if h.dir != "" {
 			// After a failed stop the directory is kept: its log says why.
@@ -111,7 +133,7 @@ func (h *Harness[S]) shutdown() (err error) {
 // Start returns the shared server, starting it on first use.
 func (h *Harness[S]) Start(tb testing.TB) S {
 	tb.Helper()
-	if !h.mainCalled.Load() {
+	if !mainCalled.Load() {
 		tb.Fatalf("%s: add `func TestMain(m *testing.M) { %s.Main(m) }` to this package, so the shared server is stopped when the tests end", h.kind.Tag, h.kind.Tag)
 	}
 	h.once.Do(h.start)

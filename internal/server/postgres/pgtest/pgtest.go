@@ -19,9 +19,10 @@ var h = servertest.New(servertest.Kind[*postgres.Server]{
 	MaxName: 63,
 })
 
-// Main runs the package's tests, then stops the shared server and removes
-// its directory, even when the run is interrupted.
-func Main(m *testing.M) { h.Main(m) }
+// Main runs the package's tests, then stops the shared servers (this
+// kind's and any other's the tests used) and removes their directories,
+// even when the run is interrupted.
+func Main(m *testing.M) { servertest.Main(m) }
 
 // Start returns the shared server, starting it on first use.
 func Start(tb testing.TB) *postgres.Server { tb.Helper(); return h.Start(tb) }
