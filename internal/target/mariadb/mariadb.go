@@ -24,7 +24,7 @@ func init() {
 	// The driver logs a lost connection to stderr as well as returning it;
 	// dbrig says what an error means in its own one line.
 	mysql.SetLogger(&mysql.NopLogger{})
-	target.Register(target.Opener{Kind: Kind, Prefixes: prefixes, Redact: Redact,
+	target.Register(target.Opener{Kind: Kind, Prefixes: prefixes, Redact: Redact, Prewarms: true,
 		Open: func(ctx context.Context, url string, _ bool) (target.Target, error) { return Open(ctx, url) }})
 }
 
