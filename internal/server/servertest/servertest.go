@@ -271,3 +271,15 @@ func DBName(test string, seq int64, max int) string {
 	}
 	return prefix + name
 }
+
+// RequireCgroups skips where this process may not create cgroups for c,
+// unless DBRIG_REQUIRE_CGROUPS=1 (CI runs as root on a host that has them).
+func RequireCgroups(t *testing.T, c server.Confinement) {
+	t.Helper()
+	if err := server.NewCgroup(t.TempDir(), c).Check(); err != nil {
+		if os.Getenv("DBRIG_REQUIRE_CGROUPS") == "1" {
+			t.Fatalf("DBRIG_REQUIRE_CGROUPS=1 but %v", err)
+		}
+		t.Skipf("%v (set DBRIG_REQUIRE_CGROUPS=1 to fail instead)", err)
+	}
+}
