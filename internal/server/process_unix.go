@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/dbrig/dbrig/internal/target"
 )
@@ -248,4 +249,147 @@ func HugePagesTotal(meminfo string) int {
 func ReadMeminfo() string {
 	b, _ := os.ReadFile("/proc/meminfo")
 	return string(b)
+}
+
+// Host is how a managed server runs on this host, resolved once from its
+// kind's options: its directory made absolute, its binaries found, and,
+// when dbrig runs as root, the unprivileged user the server runs as.
+type Host struct {
+	Bin  string              // the binaries' directory, absolute
+	Cred *syscall.Credential // nil: the server runs as dbrig's own user
+	User string              // the name behind Cred, for messages
+	done bool
+}
+
+// Resolve fills h once. dir is made absolute in place (commands run with
+// it as their working directory, so a relative path would point
+// elsewhere); find looks for the binaries from the hint binDir; preferred
+// is the user the database's packages make, and program names the server
+// in messages.
+func (h *Host) Resolve(dir *string, binDir, runAs string, find func(string) (string, error), preferred, program string) error {
+	if h.done {
+		return nil
+	}
+	if *dir == "" {
+		return fmt.Errorf("%s server: Dir is not set", program)
+	}
+	abs, err := filepath.Abs(*dir)
+	if err != nil {
+		return err
+	}
+	*dir = abs
+	bin, err := find(binDir)
+	if err != nil {
+		return err
+	}
+	if h.Bin, err = filepath.Abs(bin); err != nil {
+		return err
+	}
+	if os.Geteuid() == 0 {
+		if h.Cred, h.User, err = Unprivileged(runAs, preferred, program); err != nil {
+			return err
+		}
+	}
+	h.done = true
+	return nil
+}
+
+// MakeDataDir makes dir, reachable by the server's user, and the empty
+// data directory in it that the server's user owns, for an init command
+// that wants one. A dir the user cannot reach fails before anything is
+// made.
+func (h *Host) MakeDataDir(dir, data, program string) error {
+	if err := CheckReachable(dir, h.Cred, h.User, program, false); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := CheckReachable(dir, h.Cred, h.User, program, true); err != nil {
+		return err
+	}
+	if err := os.Mkdir(data, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
+		return err
+	}
+	return Own(data, h.Cred)
+}
+
+// MakeLog makes the server's log, which every start appends to, belong to
+// the server's user, and returns where this start's lines will begin.
+func (h *Host) MakeLog(path string) (int64, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return 0, err
+	}
+	f.Close()
+	return FileSize(path), Own(path, h.Cred)
+}
+
+// CrashReason says how the server process name (pid, when known) died,
+// from the lines of its log that match (once prefix, the date and such,
+// is taken off each): the last of them, repeats dropped (clients cut off
+// by a crash repeat the same message), or that it was killed from
+// outside when the log says nothing.
+func CrashReason(log string, prefix, match *regexp.Regexp, name string, pid int) string {
+	var keep []string
+	for _, line := range strings.Split(log, "\n") {
+		line = strings.TrimSpace(prefix.ReplaceAllString(line, ""))
+		if line == "" || !match.MatchString(line) {
+			continue
+		}
+		line = strings.Join(strings.Fields(line), " ")
+		if n := len(keep); n > 0 && keep[n-1] == line {
+			continue
+		}
+		keep = append(keep, line)
+	}
+	who := name
+	if pid > 0 {
+		who = fmt.Sprintf("%s (pid %d)", name, pid)
+	}
+	if len(keep) == 0 {
+		return who + " is gone without a clean shutdown, and the log says nothing about it: it was killed from outside (SIGKILL, the OOM killer, a reboot)"
+	}
+	if len(keep) > 6 {
+		keep = keep[len(keep)-6:]
+	}
+	return who + " is gone without a clean shutdown; the log says: " + strings.Join(keep, "; ")
+}
+
+// Started is the state file's record of a start that succeeded.
+func (h *Host) Started(kind string, port int, socket string, settings map[string]string, logOffset int64, c Confinement) *Record {
+	return &Record{
+		Kind:      kind,
+		BinDir:    h.Bin,
+		RunAs:     h.User,
+		Port:      port,
+		SocketDir: socket,
+		Settings:  settings,
+		Started:   time.Now().UTC().Truncate(time.Second),
+		LogOffset: logOffset,
+		Memory:    c.Memory,
+		CPUs:      c.CPUs,
+		Running:   true,
+	}
+}
+
+// SavedStatus is what a server's Status says before looking whether the
+// server runs: stopped, with the binaries' version, and what the state
+// file in dir recorded of the last start (nil when there is none).
+// settings, when not empty, are those the calling process started it with.
+func (h *Host) SavedStatus(dir, version, logPath string, settings map[string]string) (Status, *Record, error) {
+	st := Status{State: Stopped, Version: version, BinDir: h.Bin, LogPath: logPath, Settings: settings}
+	saved, err := ReadState(dir)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return st, nil, nil
+		}
+		return st, nil, err
+	}
+	st.Started, st.PID = saved.Started, saved.PID
+	if len(st.Settings) == 0 {
+		st.Settings = saved.Settings
+	}
+	st.Confinement = saved.Confinement()
+	return st, saved, nil
 }

@@ -88,10 +88,7 @@ type Server struct {
 	RunAs string
 
 	mu       sync.Mutex
-	bin      string
-	cred     *syscall.Credential
-	runAs    string
-	resolved bool
+	host     server.Host
 	port     int
 	socket   string
 	sockTemp bool // the socket's directory was made outside Dir
@@ -164,31 +161,7 @@ func (s *Server) Exists() bool {
 
 // resolve finds the binaries and the user to run as once.
 func (s *Server) resolve() error {
-	if s.resolved {
-		return nil
-	}
-	if s.Dir == "" {
-		return errors.New("mariadb server: Dir is not set")
-	}
-	dir, err := filepath.Abs(s.Dir)
-	if err != nil {
-		return err
-	}
-	s.Dir = dir
-	bin, err := FindBinDir(s.BinDir)
-	if err != nil {
-		return err
-	}
-	if s.bin, err = filepath.Abs(bin); err != nil {
-		return err
-	}
-	if os.Geteuid() == 0 {
-		if s.cred, s.runAs, err = server.Unprivileged(s.RunAs, "mysql", "mariadbd"); err != nil {
-			return err
-		}
-	}
-	s.resolved = true
-	return nil
+	return s.host.Resolve(&s.Dir, s.BinDir, s.RunAs, FindBinDir, "mysql", "mariadbd")
 }
 
 // command builds a command for a server binary, as the unprivileged user
@@ -203,13 +176,13 @@ func (s *Server) command(ctx context.Context, path string, args ...string) *exec
 		}
 	}
 	cmd.Env = append(cmd.Env, "LC_ALL=C")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: s.cred, Setsid: true}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: s.host.Cred, Setsid: true}
 	cmd.WaitDelay = 5 * time.Second
 	return cmd
 }
 
 func (s *Server) checkReachable(fix bool) error {
-	return server.CheckReachable(s.Dir, s.cred, s.runAs, "mariadbd", fix)
+	return server.CheckReachable(s.Dir, s.host.Cred, s.host.User, "mariadbd", fix)
 }
 
 // Init creates the server's data in Dir/data with mariadb-install-db, and
@@ -224,23 +197,11 @@ func (s *Server) Init(ctx context.Context) error {
 	if s.Exists() {
 		return nil
 	}
-	install, err := installDB(s.bin)
+	install, err := installDB(s.host.Bin)
 	if err != nil {
 		return err
 	}
-	if err := s.checkReachable(false); err != nil {
-		return err
-	}
-	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
-		return err
-	}
-	if err := s.checkReachable(true); err != nil {
-		return err
-	}
-	if err := os.Mkdir(s.dataDir(), 0o700); err != nil && !errors.Is(err, os.ErrExist) {
-		return err
-	}
-	if err := server.Own(s.dataDir(), s.cred); err != nil {
+	if err := s.host.MakeDataDir(s.Dir, s.dataDir(), "mariadbd"); err != nil {
 		return err
 	}
 	password, err := newPassword()
@@ -257,13 +218,13 @@ func (s *Server) Init(ctx context.Context) error {
 		return err
 	}
 	defer os.Remove(extra)
-	if err := server.Own(extra, s.cred); err != nil {
+	if err := server.Own(extra, s.host.Cred); err != nil {
 		return err
 	}
 	cmd := s.command(ctx, install,
 		"--no-defaults",
 		"--datadir="+s.dataDir(),
-		"--basedir="+filepath.Dir(s.bin),
+		"--basedir="+filepath.Dir(s.host.Bin),
 		"--skip-test-db",
 		"--auth-root-authentication-method=socket",
 		"--extra-file="+extra,
@@ -340,20 +301,15 @@ func (s *Server) Start(ctx context.Context, settings map[string]string) error {
 	if err := s.checkReachable(true); err != nil {
 		return err
 	}
-	f, err := os.OpenFile(s.LogPath(), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	logStart, err := s.host.MakeLog(s.LogPath())
 	if err != nil {
 		return err
 	}
-	f.Close()
-	if err := server.Own(s.LogPath(), s.cred); err != nil {
-		return err
-	}
-	sockDir, temp, err := server.MakeSocketDir(s.Dir, socketFile, s.cred)
+	sockDir, temp, err := server.MakeSocketDir(s.Dir, socketFile, s.host.Cred)
 	if err != nil {
 		return err
 	}
 	s.socket, s.sockTemp = filepath.Join(sockDir, socketFile), temp
-	logStart := server.FileSize(s.LogPath())
 	if err := s.confined.Create(); err != nil {
 		return err
 	}
@@ -369,7 +325,7 @@ func (s *Server) Start(ctx context.Context, settings map[string]string) error {
 		args := []string{
 			"--no-defaults",
 			"--datadir=" + s.dataDir(),
-			"--basedir=" + filepath.Dir(s.bin),
+			"--basedir=" + filepath.Dir(s.host.Bin),
 			"--socket=" + s.socket,
 			"--port=" + strconv.Itoa(port),
 			"--bind-address=127.0.0.1",
@@ -410,7 +366,7 @@ func (s *Server) Start(ctx context.Context, settings map[string]string) error {
 func (s *Server) launch(ctx context.Context, args []string, port int) (inUse bool, err error) {
 	logStart := server.FileSize(s.LogPath())
 	// Not bound to ctx: the server outlives the start.
-	cmd := s.command(context.Background(), filepath.Join(s.bin, "mariadbd"), args...)
+	cmd := s.command(context.Background(), filepath.Join(s.host.Bin, "mariadbd"), args...)
 	if err := s.confined.Start(cmd); err != nil {
 		return false, err
 	}
@@ -637,20 +593,8 @@ func (s *Server) exec(ctx context.Context, stmt string) error {
 }
 
 func (s *Server) writeStarted(ctx context.Context, logOffset int64) error {
-	st := &server.Record{
-		Kind:      Kind,
-		BinDir:    s.bin,
-		RunAs:     s.runAs,
-		Port:      s.port,
-		SocketDir: s.socket,
-		Settings:  s.settings,
-		Started:   time.Now().UTC().Truncate(time.Second),
-		LogOffset: logOffset,
-		Memory:    s.confined.Get().Memory,
-		CPUs:      s.confined.Get().CPUs,
-		Running:   true,
-	}
-	if v, err := readVersion(ctx, s.bin); err == nil {
+	st := s.host.Started(Kind, s.port, s.socket, s.settings, logOffset, s.confined.Get())
+	if v, err := readVersion(ctx, s.host.Bin); err == nil {
 		st.Version = v.Name()
 	}
 	st.PID, _ = s.alive()
@@ -706,20 +650,13 @@ func (s *Server) Status(ctx context.Context) (server.Status, error) {
 	if err != nil {
 		return server.Status{}, err
 	}
-	st := server.Status{State: server.Stopped, BinDir: s.bin, LogPath: s.LogPath(), Settings: settings}
-	if v, err := readVersion(ctx, s.bin); err == nil {
-		st.Version = v.Name()
+	version := ""
+	if v, err := readVersion(ctx, s.host.Bin); err == nil {
+		version = v.Name()
 	}
-	saved, err := server.ReadState(s.Dir)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
+	st, saved, err := s.host.SavedStatus(s.Dir, version, s.LogPath(), settings)
+	if err != nil {
 		return st, err
-	}
-	if saved != nil {
-		st.Started, st.PID = saved.Started, saved.PID
-		if len(st.Settings) == 0 {
-			st.Settings = saved.Settings
-		}
-		st.Confinement = saved.Confinement()
 	}
 	if pid, ok := s.alive(); ok && saved != nil {
 		found := &Server{Dir: s.Dir, port: saved.Port, socket: saved.SocketDir}
@@ -745,22 +682,5 @@ func (s *Server) crashReason() string {
 	if saved, err := server.ReadState(s.Dir); err == nil {
 		offset, pid = saved.LogOffset, saved.PID
 	}
-	var keep []string
-	for _, line := range strings.Split(server.ReadFrom(s.LogPath(), offset), "\n") {
-		line = strings.TrimSpace(logLineRE.ReplaceAllString(line, ""))
-		if line != "" && crashLineRE.MatchString(line) {
-			keep = append(keep, strings.Join(strings.Fields(line), " "))
-		}
-	}
-	who := "mariadbd"
-	if pid > 0 {
-		who = fmt.Sprintf("mariadbd (pid %d)", pid)
-	}
-	if len(keep) == 0 {
-		return who + " is gone without a clean shutdown, and the log says nothing about it: it was killed from outside (SIGKILL, the OOM killer, a reboot)"
-	}
-	if len(keep) > 6 {
-		keep = keep[len(keep)-6:]
-	}
-	return who + " is gone without a clean shutdown; the log says: " + strings.Join(keep, "; ")
+	return server.CrashReason(server.ReadFrom(s.LogPath(), offset), logLineRE, crashLineRE, "mariadbd", pid)
 }

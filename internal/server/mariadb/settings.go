@@ -55,7 +55,7 @@ func parseVersion(s string) (Version, error) {
 func (s *Server) binVersion(ctx context.Context) (Version, error) {
 	s.mu.Lock()
 	err := s.resolve()
-	bin := s.bin
+	bin := s.host.Bin
 	s.mu.Unlock()
 	if err != nil {
 		return Version{}, err
@@ -144,7 +144,7 @@ func parseHelp(help string) []string {
 func (s *Server) CheckSettingNames(ctx context.Context, names []string) error {
 	s.mu.Lock()
 	err := s.resolve()
-	bin := s.bin
+	bin := s.host.Bin
 	s.mu.Unlock()
 	if err != nil {
 		return err

@@ -46,7 +46,7 @@ func (s *Server) Preflight(ctx context.Context, points []map[string]string) erro
 	if err != nil {
 		return err
 	}
-	return preflight(points, v, s.bin, pgConfigure(s.bin), server.ReadMeminfo())
+	return preflight(points, v, s.host.Bin, pgConfigure(s.host.Bin), server.ReadMeminfo())
 }
 
 // preflight is Preflight's version, build and host checks. configure is
@@ -91,7 +91,7 @@ func preflight(points []map[string]string, v ServerVersion, binDir, configure, m
 func (s *Server) CheckSettingNames(ctx context.Context, names []string) error {
 	s.mu.Lock()
 	err := s.resolve()
-	bin := s.bin
+	bin := s.host.Bin
 	s.mu.Unlock()
 	if err != nil {
 		return err

@@ -90,10 +90,7 @@ type Server struct {
 	RunAs string
 
 	mu       sync.Mutex
-	bin      string
-	cred     *syscall.Credential
-	runAs    string // the name behind cred, for messages
-	resolved bool
+	host     server.Host
 	port     int
 	sockDir  string
 	sockTemp bool // sockDir was made outside Dir and is removed at Stop
@@ -241,7 +238,7 @@ func (s *Server) DataFormat(ctx context.Context) (string, error) {
 func (s *Server) BinVersion(ctx context.Context) (ServerVersion, error) {
 	s.mu.Lock()
 	err := s.resolve()
-	bin := s.bin
+	bin := s.host.Bin
 	s.mu.Unlock()
 	if err != nil {
 		return ServerVersion{}, err
@@ -265,39 +262,13 @@ func (s *Server) LogPath() string { return filepath.Join(s.Dir, "server.log") }
 // resolve finds the binaries and the user to run as once; both are needed
 // by Init and Start alike.
 func (s *Server) resolve() error {
-	if s.resolved {
-		return nil
-	}
-	if s.Dir == "" {
-		return errors.New("postgres server: Dir is not set")
-	}
-	dir, err := filepath.Abs(s.Dir)
-	if err != nil {
-		return err
-	}
-	s.Dir = dir
-	bin, err := FindBinDir(s.BinDir)
-	if err != nil {
-		return err
-	}
-	// Commands run with Dir as their working directory, so a relative
-	// binary path would point somewhere else.
-	if s.bin, err = filepath.Abs(bin); err != nil {
-		return err
-	}
-	if os.Geteuid() == 0 {
-		if s.cred, s.runAs, err = server.Unprivileged(s.RunAs, "postgres", "postgres"); err != nil {
-			return err
-		}
-	}
-	s.resolved = true
-	return nil
+	return s.host.Resolve(&s.Dir, s.BinDir, s.RunAs, FindBinDir, "postgres", "postgres")
 }
 
 // command builds a command for one of the server binaries, as the
 // unprivileged user when there is one.
 func (s *Server) command(ctx context.Context, name string, args ...string) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, filepath.Join(s.bin, name), args...)
+	cmd := exec.CommandContext(ctx, filepath.Join(s.host.Bin, name), args...)
 	// The caller's working directory may be unreachable for the server's
 	// user, and initdb and pg_ctl complain about that.
 	cmd.Dir = s.Dir
@@ -309,8 +280,8 @@ func (s *Server) command(ctx context.Context, name string, args ...string) *exec
 		}
 	}
 	cmd.Env = append(cmd.Env, "LC_ALL=C")
-	if s.cred != nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: s.cred}
+	if s.host.Cred != nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: s.host.Cred}
 	}
 	// pg_ctl's postmaster writes to the log, not our pipes; this only bounds
 	// the wait if a stray child ever keeps them open.
@@ -319,7 +290,7 @@ func (s *Server) command(ctx context.Context, name string, args ...string) *exec
 }
 
 // own makes path belong to the server's user, when it runs as one.
-func (s *Server) own(path string) error { return server.Own(path, s.cred) }
+func (s *Server) own(path string) error { return server.Own(path, s.host.Cred) }
 
 // Init creates the cluster in Dir/data with initdb. It does nothing when a
 // cluster is already there, so a sweep can Init once and Start many times.
@@ -332,23 +303,9 @@ func (s *Server) Init(ctx context.Context) error {
 	if s.Exists() {
 		return nil
 	}
-	// Checked before MkdirAll too, so a Dir the user cannot reach fails
-	// without leaving directories behind.
-	if err := s.checkReachable(false); err != nil {
-		return err
-	}
-	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
-		return err
-	}
-	if err := s.checkReachable(true); err != nil {
-		return err
-	}
 	// initdb wants an empty directory it owns; making it ourselves lets
 	// Dir stay root's while data belongs to the server's user.
-	if err := os.Mkdir(s.dataDir(), 0o700); err != nil && !errors.Is(err, os.ErrExist) {
-		return err
-	}
-	if err := s.own(s.dataDir()); err != nil {
+	if err := s.host.MakeDataDir(s.Dir, s.dataDir(), "postgres"); err != nil {
 		return err
 	}
 	cmd := s.command(ctx, "initdb",
@@ -368,14 +325,14 @@ func (s *Server) Init(ctx context.Context) error {
 // checkReachable lets the server's user walk down to Dir, or says why it
 // cannot (server.CheckReachable).
 func (s *Server) checkReachable(fix bool) error {
-	return server.CheckReachable(s.Dir, s.cred, s.runAs, "postgres", fix)
+	return server.CheckReachable(s.Dir, s.host.Cred, s.host.User, "postgres", fix)
 }
 
 // socketFile is the longest name postgres gives its socket in sockDir.
 const socketFile = ".s.PGSQL.65535"
 
 func (s *Server) makeSocketDir() (err error) {
-	s.sockDir, s.sockTemp, err = server.MakeSocketDir(s.Dir, socketFile, s.cred)
+	s.sockDir, s.sockTemp, err = server.MakeSocketDir(s.Dir, socketFile, s.host.Cred)
 	return err
 }
 
@@ -400,7 +357,7 @@ func (s *Server) Start(ctx context.Context, settings map[string]string) error {
 	s.awaitReaped(ctx)
 	if s.postmasterAlive(ctx) {
 		return target.Userf("a postgres server is already running in %s: stop it with %s stop -D %s",
-			s.dataDir(), filepath.Join(s.bin, "pg_ctl"), s.dataDir())
+			s.dataDir(), filepath.Join(s.host.Bin, "pg_ctl"), s.dataDir())
 	}
 	// A crash nobody acknowledged is superseded by this start: what it
 	// logs from now on is not the crashed server's doing.
@@ -421,18 +378,13 @@ func (s *Server) Start(ctx context.Context, settings map[string]string) error {
 	}
 	// pg_ctl appends to the log as the server's user, so it must exist and
 	// belong to that user before pg_ctl runs.
-	f, err := os.OpenFile(s.LogPath(), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	logStart, err := s.host.MakeLog(s.LogPath())
 	if err != nil {
-		return err
-	}
-	f.Close()
-	if err := s.own(s.LogPath()); err != nil {
 		return err
 	}
 	if err := s.makeSocketDir(); err != nil {
 		return err
 	}
-	logStart := server.FileSize(s.LogPath())
 	if err := s.confined.Create(); err != nil {
 		return err
 	}
@@ -694,20 +646,8 @@ func serverLogExcerpt(log string) string {
 }
 
 func (s *Server) writeStarted(ctx context.Context, logOffset int64) error {
-	st := &server.Record{
-		Kind:      Kind,
-		BinDir:    s.bin,
-		RunAs:     s.runAs,
-		Port:      s.port,
-		SocketDir: s.sockDir,
-		Settings:  s.settings,
-		Started:   time.Now().UTC().Truncate(time.Second),
-		LogOffset: logOffset,
-		Memory:    s.confined.Get().Memory,
-		CPUs:      s.confined.Get().CPUs,
-		Running:   true,
-	}
-	if v, err := ReadServerVersion(ctx, s.bin); err == nil {
+	st := s.host.Started(Kind, s.port, s.sockDir, s.settings, logOffset, s.confined.Get())
+	if v, err := ReadServerVersion(ctx, s.host.Bin); err == nil {
 		st.Version = v.Name()
 	}
 	if pm, err := readPostmasterPID(s.dataDir()); err == nil {
@@ -839,20 +779,13 @@ func (s *Server) Status(ctx context.Context) (server.Status, error) {
 	if err != nil {
 		return server.Status{}, err
 	}
-	st := server.Status{State: server.Stopped, BinDir: s.bin, LogPath: s.LogPath(), Settings: s.Settings()}
-	if v, err := ReadServerVersion(ctx, s.bin); err == nil {
-		st.Version = v.Name()
+	version := ""
+	if v, err := ReadServerVersion(ctx, s.host.Bin); err == nil {
+		version = v.Name()
 	}
-	saved, err := server.ReadState(s.Dir)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
+	st, saved, err := s.host.SavedStatus(s.Dir, version, s.LogPath(), s.Settings())
+	if err != nil {
 		return st, err
-	}
-	if saved != nil {
-		st.Started, st.PID = saved.Started, saved.PID
-		if len(st.Settings) == 0 {
-			st.Settings = saved.Settings
-		}
-		st.Confinement = saved.Confinement()
 	}
 	if s.postmasterAlive(ctx) {
 		pm, err := readPostmasterPID(s.dataDir())
@@ -886,28 +819,5 @@ func (s *Server) crashReason() string {
 var crashLineRE = regexp.MustCompile(`\b(PANIC|FATAL):  |terminated by signal|exited with exit code|was terminated|terminating any other active server processes|received immediate shutdown|out of memory`)
 
 func crashReason(log string, pid int) string {
-	var keep []string
-	for _, line := range strings.Split(log, "\n") {
-		line = strings.TrimSpace(logPrefixRE.ReplaceAllString(line, ""))
-		if line == "" || !crashLineRE.MatchString(line) {
-			continue
-		}
-		// Clients disconnected by the crash repeat the same FATAL.
-		line = strings.Join(strings.Fields(line), " ")
-		if n := len(keep); n > 0 && keep[n-1] == line {
-			continue
-		}
-		keep = append(keep, line)
-	}
-	who := "the postmaster"
-	if pid > 0 {
-		who = fmt.Sprintf("the postmaster (pid %d)", pid)
-	}
-	if len(keep) == 0 {
-		return who + " is gone without a clean shutdown, and the log says nothing about it: it was killed from outside (SIGKILL, the OOM killer, a reboot)"
-	}
-	if len(keep) > 6 {
-		keep = keep[len(keep)-6:]
-	}
-	return who + " is gone without a clean shutdown; the log says: " + strings.Join(keep, "; ")
+	return server.CrashReason(log, logPrefixRE, crashLineRE, "the postmaster", pid)
 }
