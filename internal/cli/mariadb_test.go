@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"encoding/json"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -66,5 +67,25 @@ func TestMariaDBManagedSweep(t *testing.T) {
 	}
 	if !strings.Contains(string(doc), `"kind": "mariadb"`) && !strings.Contains(string(doc), `"kind":"mariadb"`) {
 		t.Errorf("sweep document names no MariaDB target:\n%.600s", doc)
+	}
+	// The managed server's password is in its directory, and nowhere else.
+	secret, err := os.ReadFile(filepath.Join(out, "server", "dbrig-secret"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pw := strings.TrimSpace(string(secret))
+	docs := 0
+	filepath.WalkDir(out, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".json") {
+			return err
+		}
+		docs++
+		if b, err := os.ReadFile(path); err != nil || strings.Contains(string(b), pw) {
+			t.Errorf("%s holds the password (%v)", path, err)
+		}
+		return nil
+	})
+	if docs < 3 || strings.Contains(o.stdout+o.stderr, pw) {
+		t.Errorf("%d documents (want the sweep's and two runs'); password printed: %v", docs, strings.Contains(o.stdout+o.stderr, pw))
 	}
 }

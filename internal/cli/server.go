@@ -59,6 +59,10 @@ message. With --prewarm DB, every table, index and TOAST relation of database
 DB is loaded into shared buffers (pg_prewarm), and the resident fraction is
 measured through pg_buffercache and printed.
 
+With --kind mariadb, the server is created with mariadb-install-db and each
+setting is passed to mariadbd as --name=value; --prewarm reads every InnoDB
+index whole and measures what INNODB_BUFFER_PAGE holds of it.
+
 With --memory and --cpus, the server runs confined, as on a smaller machine:
 all its processes live in a cgroup (dbrig/NAME under the cgroup root, v1 or
 v2) whose memory limit counts their page cache too, on the CPUs given. This

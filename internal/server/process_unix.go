@@ -3,16 +3,21 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"os"
+	"os/exec"
 	"os/user"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -314,9 +319,14 @@ func (h *Host) MakeDataDir(dir, data, program string) error {
 	return Own(data, h.Cred)
 }
 
-// MakeLog makes the server's log, which every start appends to, belong to
-// the server's user, and returns where this start's lines will begin.
-func (h *Host) MakeLog(path string) (int64, error) {
+// MakeLog readies a start: the server's user can reach dir again (a
+// start may follow an Init by another process), and the server's log,
+// which every start appends to, belongs to it. It returns where this
+// start's lines will begin in the log.
+func (h *Host) MakeLog(dir, path, program string) (int64, error) {
+	if err := CheckReachable(dir, h.Cred, h.User, program, true); err != nil {
+		return 0, err
+	}
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return 0, err
@@ -392,4 +402,174 @@ func (h *Host) SavedStatus(dir, version, logPath string, settings map[string]str
 	}
 	st.Confinement = saved.Confinement()
 	return st, saved, nil
+}
+
+// Live is where a managed server that this process started, or found
+// running, listens. It has its own lock, so that Running, Port and the
+// URLs can be read while a Start or Stop holds the server's.
+type Live struct {
+	mu      sync.Mutex
+	running bool
+	port    int
+	socket  string // as the kind's URLs name it: its directory, or the socket itself
+	tempDir string // a socket directory made outside the server's directory
+}
+
+// Listen records the socket a start is about to use, in directory dir;
+// temp says MakeSocketDir made dir outside the server's directory, for
+// Down to remove.
+func (l *Live) Listen(socket, dir string, temp bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.socket, l.tempDir = socket, ""
+	if temp {
+		l.tempDir = dir
+	}
+}
+
+// Up records that the server runs, on port.
+func (l *Live) Up(port int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.running, l.port = true, port
+}
+
+// Down records that the server is not running, and removes a temporary
+// socket directory.
+func (l *Live) Down() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.running, l.port = false, 0
+	if l.tempDir != "" {
+		os.RemoveAll(l.tempDir)
+		l.socket, l.tempDir = "", ""
+	}
+}
+
+// Running reports whether the server was started or found running, and
+// not stopped since.
+func (l *Live) Running() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.running
+}
+
+// Port is the running server's loopback TCP port, 0 when stopped.
+func (l *Live) Port() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.port
+}
+
+// Socket is the running server's socket, as Listen recorded it.
+func (l *Live) Socket() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.socket
+}
+
+// Launch is the end of every kind's Start, once its own checks are done
+// and the socket is chosen: start runs the server on a free loopback port,
+// and again on another while it fails because the port was taken (inUse;
+// a free port can be taken between choosing it and the server binding
+// it), at most five times; record then writes the state file. When either
+// fails, kill stops a server that came up (without the state file another
+// process could not find it, and this one would leave it running unseen),
+// and the socket directory and the cgroup go.
+func Launch(ctx context.Context, live *Live, c *Confined,
+	start func(port int) (inUse bool, err error), record func() error, kill func()) error {
+	err := launch(ctx, live, start)
+	if err == nil {
+		if err = record(); err != nil {
+			kill()
+		}
+	}
+	if err != nil {
+		live.Down()
+		_ = c.Remove() // the start's error is the news; a busy cgroup is reused
+	}
+	return err
+}
+
+func launch(ctx context.Context, live *Live, start func(port int) (bool, error)) error {
+	var err error
+	for range 5 {
+		port, perr := FreeLoopbackPort()
+		if perr != nil {
+			return perr
+		}
+		var inUse bool
+		if inUse, err = start(port); err == nil {
+			live.Up(port)
+			return nil
+		}
+		if !inUse || ctx.Err() != nil {
+			return err
+		}
+	}
+	return err
+}
+
+// SettingOrder is the names of settings in a start's order (sorted), after
+// refusing any that owned says the server's Start sets itself: one that
+// changed where the server listens or writes would put it out of reach.
+func SettingOrder(settings map[string]string, owned func(name string) bool) ([]string, error) {
+	names := make([]string, 0, len(settings))
+	for name := range settings {
+		if owned(name) {
+			return nil, target.Userf("setting %s is managed by dbrig's server and cannot be overridden", name)
+		}
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
+// AckCrash is a Stop of a server this process does not run: a crash that
+// the state file in dir still records, the server being gone, is
+// acknowledged, so that status stops reporting it, and the cgroup the
+// server ran in is removed. alive looks whether the server runs.
+func AckCrash(dir string, alive func() (bool, error), c *Confined) error {
+	st, err := ReadState(dir)
+	if err != nil || !st.Running {
+		return nil
+	}
+	up, err := alive()
+	if err != nil || up {
+		return err
+	}
+	return errors.Join(WriteStopped(dir), c.Remove())
+}
+
+// Locked resolves h under mu, the server's lock, and returns the
+// binaries' directory, for the methods that read them outside a start.
+func (h *Host) Locked(mu *sync.Mutex, resolve func() error) (string, error) {
+	mu.Lock()
+	defer mu.Unlock()
+	if err := resolve(); err != nil {
+		return "", err
+	}
+	return h.Bin, nil
+}
+
+// Command builds a command for one of the server's binaries (path), run
+// in dir as the server's user. Environment variables that start with one
+// of clientEnv's prefixes are meant for the database's clients and must
+// not steer the server; everything it needs is on its command line.
+func (h *Host) Command(ctx context.Context, dir string, clientEnv []string, path string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, path, args...)
+	// The caller's working directory may be unreachable for the server's
+	// user, and some commands complain about that.
+	cmd.Dir = dir
+	for _, kv := range os.Environ() {
+		if !slices.ContainsFunc(clientEnv, func(p string) bool { return strings.HasPrefix(kv, p) }) {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(cmd.Env, "LC_ALL=C")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: h.Cred}
+	// A server the command starts writes to its log, not our pipes; this
+	// only bounds the wait if a stray child ever keeps them open.
+	cmd.WaitDelay = 5 * time.Second
+	return cmd
 }

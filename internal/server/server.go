@@ -9,6 +9,8 @@ package server
 import (
 	"context"
 	"errors"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -178,6 +180,18 @@ func Attach(kind, dir string) (Server, error) {
 		return nil, err
 	}
 	return k.Attach(dir)
+}
+
+// PointNames is every setting name a sweep's points use, sorted, for a
+// kind's Preflight to check at once.
+func PointNames(points []map[string]string) []string {
+	names := map[string]bool{}
+	for _, p := range points {
+		for name := range p {
+			names[name] = true
+		}
+	}
+	return slices.Sorted(maps.Keys(names))
 }
 
 // AttachDir returns the server dbrig manages in dir, of the kind its

@@ -13,13 +13,13 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -89,13 +89,12 @@ type Server struct {
 
 	mu       sync.Mutex
 	host     server.Host
-	port     int
-	socket   string
-	sockTemp bool // the socket's directory was made outside Dir
-	running  bool
+	live     server.Live
 	settings map[string]string
 	confined server.Confined
-	// exited is closed when the mariadbd this process started has exited.
+	// proc is the mariadbd this process started last; exited is closed
+	// when it has exited.
+	proc   *os.Process
 	exited chan struct{}
 }
 
@@ -165,24 +164,9 @@ func (s *Server) resolve() error {
 }
 
 // command builds a command for a server binary, as the unprivileged user
-// when there is one.
+// when there is one. MYSQL* and MARIADB* variables are for clients.
 func (s *Server) command(ctx context.Context, path string, args ...string) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, path, args...)
-	cmd.Dir = s.Dir
-	// MYSQL_* variables meant for clients must not steer the server.
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "MYSQL") && !strings.HasPrefix(kv, "MARIADB") {
-			cmd.Env = append(cmd.Env, kv)
-		}
-	}
-	cmd.Env = append(cmd.Env, "LC_ALL=C")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: s.host.Cred, Setsid: true}
-	cmd.WaitDelay = 5 * time.Second
-	return cmd
-}
-
-func (s *Server) checkReachable(fix bool) error {
-	return server.CheckReachable(s.Dir, s.host.Cred, s.host.User, "mariadbd", fix)
+	return s.host.Command(ctx, s.Dir, []string{"MYSQL", "MARIADB"}, path, args...)
 }
 
 // Init creates the server's data in Dir/data with mariadb-install-db, and
@@ -275,7 +259,7 @@ const socketFile = "mariadb.sock"
 func (s *Server) Start(ctx context.Context, settings map[string]string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.running {
+	if s.live.Running() {
 		return fmt.Errorf("mariadb server in %s is already running", s.Dir)
 	}
 	if err := s.resolve(); err != nil {
@@ -290,18 +274,11 @@ func (s *Server) Start(ctx context.Context, settings map[string]string) error {
 	if err := server.WriteStopped(s.Dir); err != nil {
 		return err
 	}
-	names := make([]string, 0, len(settings))
-	for name := range settings {
-		if serverOwned[normalName(name)] {
-			return target.Userf("setting %s is managed by dbrig's server and cannot be overridden", name)
-		}
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	if err := s.checkReachable(true); err != nil {
+	names, err := server.SettingOrder(settings, func(name string) bool { return serverOwned[normalName(name)] })
+	if err != nil {
 		return err
 	}
-	logStart, err := s.host.MakeLog(s.LogPath())
+	logStart, err := s.host.MakeLog(s.Dir, s.LogPath(), "mariadbd")
 	if err != nil {
 		return err
 	}
@@ -309,24 +286,16 @@ func (s *Server) Start(ctx context.Context, settings map[string]string) error {
 	if err != nil {
 		return err
 	}
-	s.socket, s.sockTemp = filepath.Join(sockDir, socketFile), temp
+	s.live.Listen(filepath.Join(sockDir, socketFile), sockDir, temp)
 	if err := s.confined.Create(); err != nil {
 		return err
 	}
-	var lastErr error
-	// A free port can be taken between choosing it and the server binding
-	// it; that race is the only failure worth another try.
-	for range 5 {
-		port, err := server.FreeLoopbackPort()
-		if err != nil {
-			lastErr = err
-			break
-		}
+	return server.Launch(ctx, &s.live, &s.confined, func(port int) (bool, error) {
 		args := []string{
 			"--no-defaults",
 			"--datadir=" + s.dataDir(),
 			"--basedir=" + filepath.Dir(s.host.Bin),
-			"--socket=" + s.socket,
+			"--socket=" + s.live.Socket(),
 			"--port=" + strconv.Itoa(port),
 			"--bind-address=127.0.0.1",
 			"--log-error=" + s.LogPath(),
@@ -335,45 +304,27 @@ func (s *Server) Start(ctx context.Context, settings map[string]string) error {
 		for _, name := range names {
 			args = append(args, "--"+name+"="+settings[name])
 		}
-		var inUse bool
-		inUse, lastErr = s.launch(ctx, args, port)
-		if lastErr == nil {
-			s.port, s.running = port, true
-			s.settings = make(map[string]string, len(settings))
-			for k, v := range settings {
-				s.settings[k] = v
-			}
-			if err := s.writeStarted(ctx, logStart); err != nil {
-				s.kill()
-				s.running, s.port = false, 0
-				s.removeTempSocket()
-				_ = s.confined.Remove()
-				return err
-			}
-			return nil
-		}
-		if !inUse || ctx.Err() != nil {
-			break
-		}
-	}
-	s.removeTempSocket()
-	_ = s.confined.Remove()
-	return lastErr
+		return s.launch(ctx, args)
+	}, func() error {
+		s.settings = maps.Clone(settings)
+		return s.writeStarted(ctx, logStart)
+	}, s.kill)
 }
 
 // launch starts one mariadbd and waits until dbrig's account can connect
 // through the socket; inUse reports that the port was taken.
-func (s *Server) launch(ctx context.Context, args []string, port int) (inUse bool, err error) {
+func (s *Server) launch(ctx context.Context, args []string) (inUse bool, err error) {
 	logStart := server.FileSize(s.LogPath())
 	// Not bound to ctx: the server outlives the start.
 	cmd := s.command(context.Background(), filepath.Join(s.host.Bin, "mariadbd"), args...)
+	// A session of its own: a Ctrl-C meant for dbrig must not reach it.
+	cmd.SysProcAttr.Setsid = true
 	if err := s.confined.Start(cmd); err != nil {
 		return false, err
 	}
 	exited := make(chan struct{})
 	go func() { cmd.Wait(); close(exited) }()
-	s.exited = exited
-	s.port = port
+	s.proc, s.exited = cmd.Process, exited
 	deadline := time.Now().Add(2 * time.Minute)
 	for {
 		if err := s.ping(ctx); err == nil {
@@ -397,16 +348,16 @@ func (s *Server) launch(ctx context.Context, args []string, port int) (inUse boo
 	}
 }
 
-// kill ends a mariadbd this process started and failed to keep.
+// kill ends the mariadbd this process started last, which it failed to
+// keep, and waits for it to go.
 func (s *Server) kill() {
-	if pid, ok := s.alive(); ok {
-		syscall.Kill(pid, syscall.SIGKILL)
+	if s.proc == nil {
+		return
 	}
-	if s.exited != nil {
-		select {
-		case <-s.exited:
-		case <-time.After(30 * time.Second):
-		}
+	s.proc.Kill()
+	select {
+	case <-s.exited:
+	case <-time.After(30 * time.Second):
 	}
 }
 
@@ -429,7 +380,7 @@ func (s *Server) admin(db string) (*sql.DB, error) {
 		return nil, err
 	}
 	cfg := mysql.NewConfig()
-	cfg.User, cfg.Passwd, cfg.Net, cfg.Addr, cfg.DBName = ServerUser, pw, "unix", s.socket, db
+	cfg.User, cfg.Passwd, cfg.Net, cfg.Addr, cfg.DBName = ServerUser, pw, "unix", s.live.Socket(), db
 	cfg.Timeout = 5 * time.Second
 	c, err := mysql.NewConnector(cfg)
 	if err != nil {
@@ -483,21 +434,18 @@ func (s *Server) alive() (int, bool) {
 func (s *Server) Stop(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !s.running {
-		if st, err := server.ReadState(s.Dir); err == nil && st.Running {
+	if !s.live.Running() {
+		return server.AckCrash(s.Dir, func() (bool, error) {
 			if err := s.resolve(); err != nil {
-				return err
+				return false, err
 			}
-			if _, ok := s.alive(); !ok {
-				return errors.Join(server.WriteStopped(s.Dir), s.confined.Remove())
-			}
-		}
-		return nil
+			_, up := s.alive()
+			return up, nil
+		}, &s.confined)
 	}
 	pid, ok := s.alive()
 	if !ok {
-		s.running, s.port = false, 0
-		s.removeTempSocket()
+		s.live.Down()
 		_ = s.confined.Remove()
 		// Another process (dbrig server stop) may have stopped it cleanly.
 		if st, err := server.ReadState(s.Dir); err == nil && !st.Running {
@@ -518,38 +466,18 @@ func (s *Server) Stop(ctx context.Context) error {
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
-	s.running, s.port = false, 0
-	s.removeTempSocket()
+	s.live.Down()
 	return errors.Join(server.WriteStopped(s.Dir), s.confined.Remove())
 }
 
-func (s *Server) removeTempSocket() {
-	if s.sockTemp && s.socket != "" {
-		os.RemoveAll(filepath.Dir(s.socket))
-		s.socket, s.sockTemp = "", false
-	}
-}
-
 // Running reports whether Start succeeded and Stop has not yet run.
-func (s *Server) Running() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.running
-}
+func (s *Server) Running() bool { return s.live.Running() }
 
 // Port is the loopback TCP port of the running server, 0 when stopped.
-func (s *Server) Port() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.port
-}
+func (s *Server) Port() int { return s.live.Port() }
 
 // Socket is the running server's unix socket.
-func (s *Server) Socket() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.socket
-}
+func (s *Server) Socket() string { return s.live.Socket() }
 
 // URLFor is the URL of database db over loopback TCP, with the dbrig
 // account's password in it: dbrig opens targets from it, and prints only
@@ -593,7 +521,7 @@ func (s *Server) exec(ctx context.Context, stmt string) error {
 }
 
 func (s *Server) writeStarted(ctx context.Context, logOffset int64) error {
-	st := s.host.Started(Kind, s.port, s.socket, s.settings, logOffset, s.confined.Get())
+	st := s.host.Started(Kind, s.live.Port(), s.live.Socket(), s.settings, logOffset, s.confined.Get())
 	if v, err := readVersion(ctx, s.host.Bin); err == nil {
 		st.Version = v.Name()
 	}
@@ -606,36 +534,29 @@ func (s *Server) writeStarted(ctx context.Context, logOffset int64) error {
 func (s *Server) Confine(c server.Confinement) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.confined.Confine(s.Dir, s.running, c)
+	return s.confined.Confine(s.Dir, s.live.Running(), c)
 }
 
 // Attach returns the server dbrig manages in dir, as another process left
 // it, running or not.
 func Attach(dir string) (*Server, error) {
-	abs, err := filepath.Abs(dir)
+	abs, st, err := server.Found(dir, func(abs string) bool { return (&Server{Dir: abs}).Exists() },
+		"MariaDB", "dbrig server start --kind mariadb --dir")
 	if err != nil {
 		return nil, err
 	}
 	s := &Server{Dir: abs}
-	if !s.Exists() {
-		return nil, target.Userf("no dbrig MariaDB server in %s: start one with dbrig server start --kind mariadb --dir %s", abs, dir)
-	}
-	st, err := server.ReadState(abs)
-	switch {
-	case err == nil:
+	if st != nil {
 		s.BinDir, s.RunAs, s.settings = st.BinDir, st.RunAs, st.Settings
 		s.confined.Set(abs, st.Confinement())
-	case !errors.Is(err, os.ErrNotExist):
-		return nil, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.resolve(); err != nil {
+	if _, err := s.host.Locked(&s.mu, s.resolve); err != nil {
 		return nil, err
 	}
 	if _, ok := s.alive(); ok && st != nil {
-		s.running, s.port, s.socket = true, st.Port, st.SocketDir
-		s.sockTemp = filepath.Dir(st.SocketDir) != filepath.Join(abs, "sock")
+		dir := filepath.Dir(st.SocketDir)
+		s.live.Listen(st.SocketDir, dir, dir != filepath.Join(abs, "sock"))
+		s.live.Up(st.Port)
 	}
 	return s, nil
 }
@@ -643,13 +564,12 @@ func Attach(dir string) (*Server, error) {
 // Status reports whether the server runs, and if dbrig started it and it
 // is gone without a stop, that it crashed and what its log says.
 func (s *Server) Status(ctx context.Context) (server.Status, error) {
-	s.mu.Lock()
-	err := s.resolve()
-	settings := s.settings
-	s.mu.Unlock()
-	if err != nil {
+	if _, err := s.host.Locked(&s.mu, s.resolve); err != nil {
 		return server.Status{}, err
 	}
+	s.mu.Lock()
+	settings := maps.Clone(s.settings)
+	s.mu.Unlock()
 	version := ""
 	if v, err := readVersion(ctx, s.host.Bin); err == nil {
 		version = v.Name()
@@ -659,7 +579,9 @@ func (s *Server) Status(ctx context.Context) (server.Status, error) {
 		return st, err
 	}
 	if pid, ok := s.alive(); ok && saved != nil {
-		found := &Server{Dir: s.Dir, port: saved.Port, socket: saved.SocketDir}
+		found := &Server{Dir: s.Dir}
+		found.live.Listen(saved.SocketDir, filepath.Dir(saved.SocketDir), false)
+		found.live.Up(saved.Port)
 		st.State, st.PID = server.Running, pid
 		st.URL = target.Redact(found.URLFor("mysql"))
 		st.Socket = target.Redact(found.SocketURLFor("mysql"))

@@ -6,7 +6,6 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -53,10 +52,7 @@ func parseVersion(s string) (Version, error) {
 }
 
 func (s *Server) binVersion(ctx context.Context) (Version, error) {
-	s.mu.Lock()
-	err := s.resolve()
-	bin := s.host.Bin
-	s.mu.Unlock()
+	bin, err := s.host.Locked(&s.mu, s.resolve)
 	if err != nil {
 		return Version{}, err
 	}
@@ -142,10 +138,7 @@ func parseHelp(help string) []string {
 // meant when one is within a typo of it. The help lists every variable,
 // so an unlisted name is refused whatever it looks like.
 func (s *Server) CheckSettingNames(ctx context.Context, names []string) error {
-	s.mu.Lock()
-	err := s.resolve()
-	bin := s.host.Bin
-	s.mu.Unlock()
+	bin, err := s.host.Locked(&s.mu, s.resolve)
 	if err != nil {
 		return err
 	}
@@ -173,13 +166,7 @@ func checkNames(names, known []string) error {
 // every setting the sweep asks for and that the host can give what they
 // need.
 func (s *Server) Preflight(ctx context.Context, points []map[string]string) error {
-	all := map[string]bool{}
-	for _, p := range points {
-		for name := range p {
-			all[name] = true
-		}
-	}
-	if err := s.CheckSettingNames(ctx, slices.Sorted(maps.Keys(all))); err != nil {
+	if err := s.CheckSettingNames(ctx, server.PointNames(points)); err != nil {
 		return err
 	}
 	return preflight(points, server.ReadMeminfo())

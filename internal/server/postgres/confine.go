@@ -12,5 +12,5 @@ import (
 func (s *Server) Confine(c server.Confinement) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.confined.Confine(s.Dir, s.running, c)
+	return s.confined.Confine(s.Dir, s.live.Running(), c)
 }

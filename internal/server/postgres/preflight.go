@@ -33,13 +33,7 @@ var minMajor = map[string]int{
 // name is one PostgreSQL knows, then the version, build and host each
 // needs, naming everything that is missing at once.
 func (s *Server) Preflight(ctx context.Context, points []map[string]string) error {
-	names := map[string]bool{}
-	for _, p := range points {
-		for name := range p {
-			names[name] = true
-		}
-	}
-	if err := s.CheckSettingNames(ctx, slices.Sorted(maps.Keys(names))); err != nil {
+	if err := s.CheckSettingNames(ctx, server.PointNames(points)); err != nil {
 		return err
 	}
 	v, err := s.BinVersion(ctx)
@@ -89,10 +83,7 @@ func preflight(points []map[string]string, v ServerVersion, binDir, configure, m
 // names belong to extensions (auto_explain.log_min_duration), which the
 // list never holds.
 func (s *Server) CheckSettingNames(ctx context.Context, names []string) error {
-	s.mu.Lock()
-	err := s.resolve()
-	bin := s.host.Bin
-	s.mu.Unlock()
+	bin, err := s.host.Locked(&s.mu, s.resolve)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"net/url"
 	"os"
@@ -16,7 +17,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/dbrig/dbrig/internal/server"
@@ -91,10 +91,7 @@ type Server struct {
 
 	mu       sync.Mutex
 	host     server.Host
-	port     int
-	sockDir  string
-	sockTemp bool // sockDir was made outside Dir and is removed at Stop
-	running  bool
+	live     server.Live
 	settings map[string]string // what the running server was started with
 	// confined is what Confine set.
 	confined server.Confined
@@ -236,10 +233,7 @@ func (s *Server) DataFormat(ctx context.Context) (string, error) {
 
 // BinVersion reports the version of the binaries this server runs.
 func (s *Server) BinVersion(ctx context.Context) (ServerVersion, error) {
-	s.mu.Lock()
-	err := s.resolve()
-	bin := s.host.Bin
-	s.mu.Unlock()
+	bin, err := s.host.Locked(&s.mu, s.resolve)
 	if err != nil {
 		return ServerVersion{}, err
 	}
@@ -266,31 +260,11 @@ func (s *Server) resolve() error {
 }
 
 // command builds a command for one of the server binaries, as the
-// unprivileged user when there is one.
+// unprivileged user when there is one. PG* variables are for clients
+// (PGDATA, PGPORT, PGOPTIONS...).
 func (s *Server) command(ctx context.Context, name string, args ...string) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, filepath.Join(s.host.Bin, name), args...)
-	// The caller's working directory may be unreachable for the server's
-	// user, and initdb and pg_ctl complain about that.
-	cmd.Dir = s.Dir
-	// PG* variables meant for clients (PGDATA, PGPORT, PGOPTIONS...) must not
-	// steer the server; everything it needs is on the command line.
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "PG") {
-			cmd.Env = append(cmd.Env, kv)
-		}
-	}
-	cmd.Env = append(cmd.Env, "LC_ALL=C")
-	if s.host.Cred != nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: s.host.Cred}
-	}
-	// pg_ctl's postmaster writes to the log, not our pipes; this only bounds
-	// the wait if a stray child ever keeps them open.
-	cmd.WaitDelay = 5 * time.Second
-	return cmd
+	return s.host.Command(ctx, s.Dir, []string{"PG"}, filepath.Join(s.host.Bin, name), args...)
 }
-
-// own makes path belong to the server's user, when it runs as one.
-func (s *Server) own(path string) error { return server.Own(path, s.host.Cred) }
 
 // Init creates the cluster in Dir/data with initdb. It does nothing when a
 // cluster is already there, so a sweep can Init once and Start many times.
@@ -322,17 +296,14 @@ func (s *Server) Init(ctx context.Context) error {
 	return nil
 }
 
-// checkReachable lets the server's user walk down to Dir, or says why it
-// cannot (server.CheckReachable).
-func (s *Server) checkReachable(fix bool) error {
-	return server.CheckReachable(s.Dir, s.host.Cred, s.host.User, "postgres", fix)
-}
-
 // socketFile is the longest name postgres gives its socket in sockDir.
 const socketFile = ".s.PGSQL.65535"
 
-func (s *Server) makeSocketDir() (err error) {
-	s.sockDir, s.sockTemp, err = server.MakeSocketDir(s.Dir, socketFile, s.host.Cred)
+func (s *Server) makeSocketDir() error {
+	dir, temp, err := server.MakeSocketDir(s.Dir, socketFile, s.host.Cred)
+	if err == nil {
+		s.live.Listen(dir, dir, temp)
+	}
 	return err
 }
 
@@ -343,7 +314,7 @@ func (s *Server) makeSocketDir() (err error) {
 func (s *Server) Start(ctx context.Context, settings map[string]string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.running {
+	if s.live.Running() {
 		return fmt.Errorf("postgres server in %s is already running", s.Dir)
 	}
 	if err := s.resolve(); err != nil {
@@ -365,20 +336,13 @@ func (s *Server) Start(ctx context.Context, settings map[string]string) error {
 		return err
 	}
 	settings = s.withStatsDefaults(ctx, settings)
-	names := make([]string, 0, len(settings))
-	for name := range settings {
-		if serverOwnedSettings[strings.ToLower(name)] {
-			return target.Userf("setting %s is managed by dbrig's server and cannot be overridden", name)
-		}
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	if err := s.checkReachable(true); err != nil {
+	names, err := server.SettingOrder(settings, func(name string) bool { return serverOwnedSettings[strings.ToLower(name)] })
+	if err != nil {
 		return err
 	}
 	// pg_ctl appends to the log as the server's user, so it must exist and
 	// belong to that user before pg_ctl runs.
-	logStart, err := s.host.MakeLog(s.LogPath())
+	logStart, err := s.host.MakeLog(s.Dir, s.LogPath(), "postgres")
 	if err != nil {
 		return err
 	}
@@ -389,51 +353,20 @@ func (s *Server) Start(ctx context.Context, settings map[string]string) error {
 		return err
 	}
 
-	var lastErr error
-	// A free port can be taken between choosing it and the postmaster
-	// binding it; that race is the only failure worth another try.
-	for attempt := 0; attempt < 5; attempt++ {
-		port, err := server.FreeLoopbackPort()
-		if err != nil {
-			lastErr = err
-			break
-		}
-		var opts []string
-		opts = append(opts,
+	return server.Launch(ctx, &s.live, &s.confined, func(port int) (bool, error) {
+		opts := []string{
 			"-c", "listen_addresses=127.0.0.1",
-			"-c", "port="+strconv.Itoa(port),
-			"-c", "unix_socket_directories="+s.sockDir,
-		)
+			"-c", "port=" + strconv.Itoa(port),
+			"-c", "unix_socket_directories=" + s.live.Socket(),
+		}
 		for _, name := range names {
 			opts = append(opts, "-c", name+"="+settings[name])
 		}
-		var inUse bool
-		inUse, lastErr = s.pgctlStart(ctx, opts)
-		if lastErr == nil {
-			s.port = port
-			s.running = true
-			s.settings = make(map[string]string, len(settings))
-			for name, value := range settings {
-				s.settings[name] = value
-			}
-			if err := s.writeStarted(ctx, logStart); err != nil {
-				// Without the state file another process cannot find the
-				// server, and this one would leave it running unseen.
-				s.stopQuietly()
-				s.running, s.port = false, 0
-				s.removeTempSocketDir()
-				_ = s.confined.Remove() // the error above is the news; a busy cgroup is reused
-				return err
-			}
-			return nil
-		}
-		if !inUse || ctx.Err() != nil {
-			break
-		}
-	}
-	s.removeTempSocketDir()
-	_ = s.confined.Remove() // the start's error is the news; a busy cgroup is reused
-	return lastErr
+		return s.pgctlStart(ctx, opts)
+	}, func() error {
+		s.settings = maps.Clone(settings)
+		return s.writeStarted(ctx, logStart)
+	}, s.stopQuietly)
 }
 
 // pgctlStart runs one `pg_ctl start`; inUse reports that the port was taken.
@@ -483,18 +416,13 @@ func (s *Server) stopQuietly() {
 func (s *Server) Stop(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !s.running {
-		// A server found dead (crashed) is acknowledged, so that status
-		// stops reporting the crash.
-		if st, err := server.ReadState(s.Dir); err == nil && st.Running {
+	if !s.live.Running() {
+		return server.AckCrash(s.Dir, func() (bool, error) {
 			if err := s.resolve(); err != nil {
-				return err
+				return false, err
 			}
-			if !s.postmasterAlive(ctx) {
-				return errors.Join(s.writeStopped(), s.confined.Remove())
-			}
-		}
-		return nil
+			return s.postmasterAlive(ctx), nil
+		}, &s.confined)
 	}
 	out, err := s.command(ctx, "pg_ctl", "stop", "-D", s.dataDir(), "-m", "fast", "-w", "-t", "60").CombinedOutput()
 	if err != nil {
@@ -503,9 +431,7 @@ func (s *Server) Stop(ctx context.Context) error {
 		// shut down" when the postmaster was already gone.
 		s.awaitReaped(ctx)
 		if _, statErr := os.Stat(filepath.Join(s.dataDir(), "postmaster.pid")); statErr != nil || !s.postmasterAlive(ctx) {
-			s.running = false
-			s.port = 0
-			s.removeTempSocketDir()
+			s.live.Down()
 			_ = s.confined.Remove() // the crash is the news; a busy cgroup is reused
 			if statErr == nil {
 				return fmt.Errorf("stopping postgres in %s: %w: %s", s.dataDir(), server.ErrCrashed, s.crashReason())
@@ -513,39 +439,18 @@ func (s *Server) Stop(ctx context.Context) error {
 		}
 		return fmt.Errorf("stopping postgres in %s: %v: %s", s.dataDir(), err, server.LastLines(string(out), 4))
 	}
-	s.running = false
-	s.port = 0
-	s.removeTempSocketDir()
+	s.live.Down()
 	return errors.Join(s.writeStopped(), s.confined.Remove())
 }
 
-func (s *Server) removeTempSocketDir() {
-	if s.sockTemp && s.sockDir != "" {
-		os.RemoveAll(s.sockDir)
-		s.sockDir, s.sockTemp = "", false
-	}
-}
-
 // Running reports whether Start succeeded and Stop has not yet run.
-func (s *Server) Running() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.running
-}
+func (s *Server) Running() bool { return s.live.Running() }
 
 // Port is the loopback TCP port of the running server, 0 when stopped.
-func (s *Server) Port() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.port
-}
+func (s *Server) Port() int { return s.live.Port() }
 
 // SocketDir is the directory of the running server's unix socket.
-func (s *Server) SocketDir() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.sockDir
-}
+func (s *Server) SocketDir() string { return s.live.Socket() }
 
 // URL connects to the postgres database over loopback TCP.
 func (s *Server) URL() string { return s.URLFor("postgres") }
@@ -646,7 +551,7 @@ func serverLogExcerpt(log string) string {
 }
 
 func (s *Server) writeStarted(ctx context.Context, logOffset int64) error {
-	st := s.host.Started(Kind, s.port, s.sockDir, s.settings, logOffset, s.confined.Get())
+	st := s.host.Started(Kind, s.live.Port(), s.live.Socket(), s.settings, logOffset, s.confined.Get())
 	if v, err := ReadServerVersion(ctx, s.host.Bin); err == nil {
 		st.Version = v.Name()
 	}
@@ -718,26 +623,17 @@ func (s *Server) awaitReaped(ctx context.Context) {
 // with, so that it can be stopped or inspected. The directory must hold a
 // cluster.
 func Attach(dir string) (*Server, error) {
-	abs, err := filepath.Abs(dir)
+	abs, st, err := server.Found(dir, func(abs string) bool { return (&Server{Dir: abs}).Exists() },
+		"PostgreSQL", "dbrig server start --dir")
 	if err != nil {
 		return nil, err
 	}
 	s := &Server{Dir: abs}
-	if !s.Exists() {
-		return nil, target.Userf("no dbrig PostgreSQL server in %s: start one with dbrig server start --dir %s", abs, dir)
-	}
-	st, err := server.ReadState(abs)
-	switch {
-	case err == nil:
-		s.BinDir, s.RunAs = st.BinDir, st.RunAs
-		s.settings = st.Settings
+	if st != nil {
+		s.BinDir, s.RunAs, s.settings = st.BinDir, st.RunAs, st.Settings
 		s.confined.Set(abs, st.Confinement())
-	case !errors.Is(err, os.ErrNotExist):
-		return nil, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.resolve(); err != nil {
+	if _, err := s.host.Locked(&s.mu, s.resolve); err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -749,10 +645,11 @@ func Attach(dir string) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.running, s.port, s.sockDir = true, pm.port, pm.sockDir
 	// Start made a socket directory outside Dir when Dir's path was too
 	// long; Stop removes it, as it would have in the starting process.
-	s.sockTemp = pm.sockDir != filepath.Join(abs, "sock") && strings.HasPrefix(filepath.Base(pm.sockDir), "dbrig-sock-")
+	s.live.Listen(pm.sockDir, pm.sockDir,
+		pm.sockDir != filepath.Join(abs, "sock") && strings.HasPrefix(filepath.Base(pm.sockDir), "dbrig-sock-"))
+	s.live.Up(pm.port)
 	return s, nil
 }
 
@@ -773,10 +670,7 @@ func (s *Server) Settings() map[string]string {
 // Status carries the crash until a Stop acknowledges it or a Start
 // supersedes it.
 func (s *Server) Status(ctx context.Context) (server.Status, error) {
-	s.mu.Lock()
-	err := s.resolve()
-	s.mu.Unlock()
-	if err != nil {
+	if _, err := s.host.Locked(&s.mu, s.resolve); err != nil {
 		return server.Status{}, err
 	}
 	version := ""
@@ -792,7 +686,9 @@ func (s *Server) Status(ctx context.Context) (server.Status, error) {
 		if err != nil {
 			return st, err
 		}
-		found := &Server{port: pm.port, sockDir: pm.sockDir}
+		found := &Server{}
+		found.live.Listen(pm.sockDir, pm.sockDir, false)
+		found.live.Up(pm.port)
 		st.State, st.PID = server.Running, pm.pid
 		st.URL, st.Socket = found.URL(), found.SocketURLFor("postgres")
 		st.MemoryCgroup = server.NewCgroup(s.Dir, st.Confinement).Dir("memory")

@@ -50,31 +50,32 @@ func exec(t testing.TB, s target.Session, sql string, args ...any) {
 func TestClassify(t *testing.T) {
 	tg := open(t)
 	ctx := context.Background()
+	want := func(what string, err error, class target.ErrClass) {
+		t.Helper()
+		if got := tg.Classify(err); got != class {
+			t.Errorf("%s: %v classified %d, want %d", what, err, got, class)
+		}
+	}
 	a, b := session(t, tg), session(t, tg)
 	exec(t, a, "CREATE TABLE k (id INT PRIMARY KEY, v INT) ENGINE=InnoDB")
 	exec(t, a, "INSERT INTO k VALUES (1, 0), (2, 0)")
 	exec(t, a, "CREATE PROCEDURE rollback_me() BEGIN SIGNAL SQLSTATE 'DR001' SET MESSAGE_TEXT = 'intended'; END")
 
 	_, err := a.Exec(ctx, "CALL rollback_me()")
-	if c := tg.Classify(err); c != target.ErrUserRollback {
-		t.Errorf("SIGNAL DR001: %v classified %d, want ErrUserRollback", err, c)
-	}
+	want("SIGNAL DR001", err, target.ErrUserRollback)
 	_, err = a.Exec(ctx, "SELECT * FROM no_such_table")
-	if c := tg.Classify(err); c != target.ErrOther {
-		t.Errorf("missing table: %v classified %d, want ErrOther", err, c)
-	}
+	want("missing table", err, target.ErrOther)
 
 	// A lock wait timeout: b waits a second for a's row lock.
 	exec(t, a, "START TRANSACTION")
 	exec(t, a, "UPDATE k SET v = 1 WHERE id = 1")
 	exec(t, b, "SET SESSION innodb_lock_wait_timeout = 1")
 	_, err = b.Exec(ctx, "UPDATE k SET v = 2 WHERE id = 1")
-	if c := tg.Classify(err); c != target.ErrRetry {
-		t.Errorf("lock wait timeout: %v classified %d, want ErrRetry", err, c)
-	}
+	want("lock wait timeout", err, target.ErrRetry)
 	exec(t, a, "ROLLBACK")
 
-	// A deadlock: each holds one row and wants the other's.
+	// A deadlock: each holds one row and wants the other's; InnoDB
+	// chooses one of the two as its victim.
 	exec(t, b, "SET SESSION innodb_lock_wait_timeout = 30")
 	exec(t, a, "START TRANSACTION")
 	exec(t, b, "START TRANSACTION")
@@ -83,15 +84,11 @@ func TestClassify(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { _, err := a.Exec(ctx, "UPDATE k SET v = 1 WHERE id = 2"); done <- err }()
 	time.Sleep(200 * time.Millisecond)
-	_, errB := b.Exec(ctx, "UPDATE k SET v = 1 WHERE id = 1")
-	errA := <-done
-	dead := errA
-	if dead == nil {
-		dead = errB
+	_, err = b.Exec(ctx, "UPDATE k SET v = 1 WHERE id = 1")
+	if errA := <-done; err == nil {
+		err = errA
 	}
-	if c := tg.Classify(dead); c != target.ErrRetry {
-		t.Errorf("deadlock: %v / %v classified %d, want ErrRetry", errA, errB, c)
-	}
+	want("deadlock", err, target.ErrRetry)
 	exec(t, a, "ROLLBACK")
 	exec(t, b, "ROLLBACK")
 
@@ -102,9 +99,7 @@ func TestClassify(t *testing.T) {
 	}
 	exec(t, a, fmt.Sprintf("KILL %d", id))
 	_, err = b.Exec(ctx, "SELECT 1")
-	if c := tg.Classify(err); c != target.ErrConnLost {
-		t.Errorf("killed session: %v classified %d, want ErrConnLost", err, c)
-	}
+	want("killed session", err, target.ErrConnLost)
 }
 
 // TestCounters: Xacts counts commits and rollbacks, and Started is the
