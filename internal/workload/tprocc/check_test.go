@@ -214,9 +214,9 @@ func TestWarehouseList(t *testing.T) {
 	}
 }
 
-// TestCheckBlocks catches a condition without its query in either dialect.
+// TestCheckBlocks catches a condition without its query in any dialect.
 func TestCheckBlocks(t *testing.T) {
-	for _, d := range []target.Dialect{postgres.Dialect, sqlite.Dialect} {
+	for _, d := range []target.Dialect{postgres.Dialect, sqlite.Dialect, mariaDialect} {
 		q, err := workload.LoadSQL(sqlFiles, "sql", d, "check.sql")
 		if err != nil {
 			t.Fatal(err)
