@@ -14,6 +14,7 @@ import (
 
 	// The targets and workloads register themselves.
 	_ "github.com/dbrig/dbrig/internal/server/postgres"
+	_ "github.com/dbrig/dbrig/internal/target/mariadb"
 	_ "github.com/dbrig/dbrig/internal/target/postgres"
 	_ "github.com/dbrig/dbrig/internal/target/sqlite"
 	_ "github.com/dbrig/dbrig/internal/workload/blockio"

@@ -27,6 +27,10 @@ type DB struct {
 	// intended rollback); Classify has already dealt with lost connections.
 	// It must be set.
 	Class func(error) target.ErrClass
+	// Bulk, if set, loads rows on the session's connection the database's
+	// own faster way, in place of multi-row INSERTs. It owns the
+	// transactions it needs.
+	Bulk func(ctx context.Context, c *sql.Conn, table string, columns []string, src target.RowSource) (int64, error)
 }
 
 // Classify tells the driver what err means for the next attempt. A session
@@ -163,6 +167,9 @@ func insert(table string, columns []string, rows int) string {
 }
 
 func (s *session) Load(ctx context.Context, table string, columns []string, src target.RowSource) (int64, error) {
+	if s.db.Bulk != nil {
+		return s.db.Bulk(ctx, s.c, table, columns, src)
+	}
 	full := insert(table, columns, loadBatch)
 	args := make([]any, 0, loadBatch*len(columns))
 	var n, inTx int64
