@@ -10,6 +10,7 @@ import (
 
 	"github.com/dbrig/dbrig/internal/server/postgres/pgtest"
 	"github.com/dbrig/dbrig/internal/target"
+	"github.com/dbrig/dbrig/internal/target/mariadb"
 	"github.com/dbrig/dbrig/internal/target/postgres"
 	"github.com/dbrig/dbrig/internal/target/sqlite"
 	"github.com/dbrig/dbrig/internal/workload"
@@ -216,7 +217,7 @@ func TestWarehouseList(t *testing.T) {
 
 // TestCheckBlocks catches a condition without its query in any dialect.
 func TestCheckBlocks(t *testing.T) {
-	for _, d := range []target.Dialect{postgres.Dialect, sqlite.Dialect, mariaDialect} {
+	for _, d := range []target.Dialect{postgres.Dialect, sqlite.Dialect, mariadb.Dialect} {
 		q, err := workload.LoadSQL(sqlFiles, "sql", d, "check.sql")
 		if err != nil {
 			t.Fatal(err)

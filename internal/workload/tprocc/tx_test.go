@@ -16,6 +16,7 @@ import (
 	"github.com/dbrig/dbrig/internal/driver"
 	"github.com/dbrig/dbrig/internal/server/postgres/pgtest"
 	"github.com/dbrig/dbrig/internal/target"
+	"github.com/dbrig/dbrig/internal/target/mariadb"
 	"github.com/dbrig/dbrig/internal/target/postgres"
 	"github.com/dbrig/dbrig/internal/target/sqlite"
 	"github.com/dbrig/dbrig/internal/workload"
@@ -324,7 +325,7 @@ func TestTxSQLBlocks(t *testing.T) {
 	if calls := lite.Named("call:"); len(calls) > 0 {
 		t.Errorf("sqlite has routine calls %v", calls)
 	}
-	for _, d := range []target.Dialect{postgres.Dialect, mariaDialect} {
+	for _, d := range []target.Dialect{postgres.Dialect, mariadb.Dialect} {
 		f := txSQLFile(t, d)
 		q := loadTxSQL(f, true)
 		steps := map[string]bool{}
@@ -508,7 +509,3 @@ func forceRollback(v *vu) {
 		in.items[last] = unusedItem
 	}
 }
-
-// mariaDialect is MariaDB's dialect as the architecture names it; the
-// tests take it from the MariaDB target package once that has landed.
-var mariaDialect = target.Dialect{Name: "mariadb", Base: "mysql"}
