@@ -6,8 +6,8 @@
 -- name then updates them: TPC-C's Appendix A does the same. A write: block
 -- takes the same arguments as its step.
 
--- The read-only transactions say so: InnoDB then gives them no
--- transaction id and reads without locking.
+-- The read-only transactions say so, and InnoDB gives them no
+-- transaction id.
 -- name: begin_read
 START TRANSACTION READ ONLY
 
