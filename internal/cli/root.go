@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	// The targets and workloads register themselves.
+	_ "github.com/dbrig/dbrig/internal/server/mariadb"
 	_ "github.com/dbrig/dbrig/internal/server/postgres"
 	_ "github.com/dbrig/dbrig/internal/target/mariadb"
 	_ "github.com/dbrig/dbrig/internal/target/postgres"

@@ -172,8 +172,10 @@ type run struct {
 	t        target.Target
 	built    map[string]bool // by cluster directory; "" for a URL
 	dropNote bool
-	started  time.Time
-	runsDone int // in this call, for the time-left estimate
+	// settleNote: the note that the target could not settle is made once.
+	settleNote bool
+	started    time.Time
+	runsDone   int // in this call, for the time-left estimate
 }
 
 func (s *Sweep) addNote(note string) {
@@ -696,6 +698,24 @@ func (r *run) next(ctx context.Context) (stop bool, err error) {
 	left := r.Spec.Estimate(r.Points, doc.Order, doc.Done, 0)
 	fmt.Fprintf(r.o.Log, "run %d/%d: point %d (%s), repetition %d — about %s left\n",
 		doc.Done+1, len(doc.Order), pi+1, r.Spec.Label(pt), rep, roundLeft(left))
+
+	// What the last run left the server to do (old row versions to
+	// purge, dirty pages to write) is done now, not on this run's time.
+	if st, ok := r.t.(target.Settler); ok {
+		sctx, cancel := r.stoppable(ctx)
+		line, err := st.Settle(sctx)
+		cancel()
+		switch {
+		case err != nil && sctx.Err() != nil:
+			return true, nil
+		case err != nil && !r.settleNote:
+			r.settleNote = true
+			r.addNote("the server was not settled between runs: " + err.Error())
+			fmt.Fprintf(r.o.Log, "dbrig: the server was not settled between runs: %v\n", err)
+		case err == nil:
+			fmt.Fprintf(r.o.Log, "settled: %s\n", line)
+		}
+	}
 
 	// Only a managed server is known to share this host's page cache; an
 	// external target's host is out of reach, and dropping ours would only

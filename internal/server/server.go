@@ -180,6 +180,17 @@ func Attach(kind, dir string) (Server, error) {
 	return k.Attach(dir)
 }
 
+// AttachDir returns the server dbrig manages in dir, of the kind its
+// state file records; a directory from before kinds were recorded holds
+// the default kind's.
+func AttachDir(dir string) (Server, error) {
+	kind := Default()
+	if rec, err := ReadState(dir); err == nil && rec.Kind != "" {
+		kind = rec.Kind
+	}
+	return Attach(kind, dir)
+}
+
 // Closest returns the name in known nearest to name by edit distance, if
 // it is within a typo's reach (at most 2 edits, fewer for short names);
 // "" otherwise.

@@ -4,15 +4,12 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/url"
 	"os"
 	"os/exec"
-	"os/user"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -29,7 +26,7 @@ import (
 
 func init() {
 	server.Register(server.Kind{
-		Name:    "postgres",
+		Name:    Kind,
 		Target:  "postgres",
 		Default: true,
 		New:     func(dir, binHint string) server.Server { return &Server{Dir: dir, BinDir: binHint} },
@@ -44,6 +41,9 @@ func init() {
 }
 
 var _ server.Server = (*Server)(nil)
+
+// Kind names the managed server's kind.
+const Kind = "postgres"
 
 // ServerUser is the superuser initdb creates in a managed cluster. Auth is
 // trust, so URLs carry no password and nothing secret can leak from them.
@@ -90,18 +90,14 @@ type Server struct {
 	RunAs string
 
 	mu       sync.Mutex
-	bin      string
-	cred     *syscall.Credential
-	runAs    string // the name behind cred, for messages
-	resolved bool
+	host     server.Host
 	port     int
 	sockDir  string
 	sockTemp bool // sockDir was made outside Dir and is removed at Stop
 	running  bool
 	settings map[string]string // what the running server was started with
-	// confined is what Confine set; cgroup is nil when it is the zero one.
-	confined server.Confinement
-	cgroup   *server.Cgroup
+	// confined is what Confine set.
+	confined server.Confined
 }
 
 // FindBinDir returns the directory holding the PostgreSQL server binaries:
@@ -242,7 +238,7 @@ func (s *Server) DataFormat(ctx context.Context) (string, error) {
 func (s *Server) BinVersion(ctx context.Context) (ServerVersion, error) {
 	s.mu.Lock()
 	err := s.resolve()
-	bin := s.bin
+	bin := s.host.Bin
 	s.mu.Unlock()
 	if err != nil {
 		return ServerVersion{}, err
@@ -266,65 +262,13 @@ func (s *Server) LogPath() string { return filepath.Join(s.Dir, "server.log") }
 // resolve finds the binaries and the user to run as once; both are needed
 // by Init and Start alike.
 func (s *Server) resolve() error {
-	if s.resolved {
-		return nil
-	}
-	if s.Dir == "" {
-		return errors.New("postgres server: Dir is not set")
-	}
-	dir, err := filepath.Abs(s.Dir)
-	if err != nil {
-		return err
-	}
-	s.Dir = dir
-	bin, err := FindBinDir(s.BinDir)
-	if err != nil {
-		return err
-	}
-	// Commands run with Dir as their working directory, so a relative
-	// binary path would point somewhere else.
-	if s.bin, err = filepath.Abs(bin); err != nil {
-		return err
-	}
-	if os.Geteuid() == 0 {
-		if s.cred, s.runAs, err = unprivilegedCredential(s.RunAs); err != nil {
-			return err
-		}
-	}
-	s.resolved = true
-	return nil
-}
-
-func unprivilegedCredential(name string) (*syscall.Credential, string, error) {
-	var u *user.User
-	var err error
-	if name != "" {
-		u, err = user.Lookup(name)
-	} else if u, err = user.Lookup("postgres"); err != nil {
-		u, err = user.Lookup("nobody")
-	}
-	if err != nil {
-		return nil, "", fmt.Errorf("running as root, and no user to run postgres as: %w", err)
-	}
-	uid, err := strconv.ParseUint(u.Uid, 10, 32)
-	if err != nil {
-		return nil, "", fmt.Errorf("user %s: uid %q: %w", u.Username, u.Uid, err)
-	}
-	gid, err := strconv.ParseUint(u.Gid, 10, 32)
-	if err != nil {
-		return nil, "", fmt.Errorf("user %s: gid %q: %w", u.Username, u.Gid, err)
-	}
-	if uid == 0 {
-		return nil, "", fmt.Errorf("user %s is root; postgres refuses to run as root", u.Username)
-	}
-	// An empty Groups drops root's supplementary groups too.
-	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid), Groups: []uint32{}}, u.Username, nil
+	return s.host.Resolve(&s.Dir, s.BinDir, s.RunAs, FindBinDir, "postgres", "postgres")
 }
 
 // command builds a command for one of the server binaries, as the
 // unprivileged user when there is one.
 func (s *Server) command(ctx context.Context, name string, args ...string) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, filepath.Join(s.bin, name), args...)
+	cmd := exec.CommandContext(ctx, filepath.Join(s.host.Bin, name), args...)
 	// The caller's working directory may be unreachable for the server's
 	// user, and initdb and pg_ctl complain about that.
 	cmd.Dir = s.Dir
@@ -336,8 +280,8 @@ func (s *Server) command(ctx context.Context, name string, args ...string) *exec
 		}
 	}
 	cmd.Env = append(cmd.Env, "LC_ALL=C")
-	if s.cred != nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: s.cred}
+	if s.host.Cred != nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: s.host.Cred}
 	}
 	// pg_ctl's postmaster writes to the log, not our pipes; this only bounds
 	// the wait if a stray child ever keeps them open.
@@ -346,12 +290,7 @@ func (s *Server) command(ctx context.Context, name string, args ...string) *exec
 }
 
 // own makes path belong to the server's user, when it runs as one.
-func (s *Server) own(path string) error {
-	if s.cred == nil {
-		return nil
-	}
-	return os.Lchown(path, int(s.cred.Uid), int(s.cred.Gid))
-}
+func (s *Server) own(path string) error { return server.Own(path, s.host.Cred) }
 
 // Init creates the cluster in Dir/data with initdb. It does nothing when a
 // cluster is already there, so a sweep can Init once and Start many times.
@@ -364,23 +303,9 @@ func (s *Server) Init(ctx context.Context) error {
 	if s.Exists() {
 		return nil
 	}
-	// Checked before MkdirAll too, so a Dir the user cannot reach fails
-	// without leaving directories behind.
-	if err := s.checkReachable(false); err != nil {
-		return err
-	}
-	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
-		return err
-	}
-	if err := s.checkReachable(true); err != nil {
-		return err
-	}
 	// initdb wants an empty directory it owns; making it ourselves lets
 	// Dir stay root's while data belongs to the server's user.
-	if err := os.Mkdir(s.dataDir(), 0o700); err != nil && !errors.Is(err, os.ErrExist) {
-		return err
-	}
-	if err := s.own(s.dataDir()); err != nil {
+	if err := s.host.MakeDataDir(s.Dir, s.dataDir(), "postgres"); err != nil {
 		return err
 	}
 	cmd := s.command(ctx, "initdb",
@@ -392,103 +317,23 @@ func (s *Server) Init(ctx context.Context) error {
 	)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		return fmt.Errorf("initdb in %s: %v: %s", s.dataDir(), err, lastLines(string(out), 8))
+		return fmt.Errorf("initdb in %s: %v: %s", s.dataDir(), err, server.LastLines(string(out), 8))
 	}
 	return nil
 }
 
 // checkReachable lets the server's user walk down to Dir, or says why it
-// cannot; see Server. With fix unset it only checks the ancestors that
-// exist.
+// cannot (server.CheckReachable).
 func (s *Server) checkReachable(fix bool) error {
-	if s.cred == nil {
-		return nil
-	}
-	if fix {
-		if err := os.Chmod(s.Dir, 0o755); err != nil {
-			return err
-		}
-	}
-	tmp, err := filepath.EvalSymlinks(os.TempDir())
-	if err != nil {
-		tmp = os.TempDir()
-	}
-	for dir := filepath.Dir(s.Dir); ; dir = filepath.Dir(dir) {
-		fi, err := os.Stat(dir)
-		if err != nil && (fix || !errors.Is(err, os.ErrNotExist)) {
-			return err
-		}
-		if err == nil && !canSearch(fi, s.cred) {
-			real, err := filepath.EvalSymlinks(dir)
-			if err != nil {
-				return err
-			}
-			rel, err := filepath.Rel(tmp, real)
-			if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, "../") {
-				return target.Userf("postgres runs as user %s, which cannot enter %s (mode %04o): "+
-					"put the server directory elsewhere or grant search permission",
-					s.runAs, dir, fi.Mode().Perm())
-			}
-			if fix {
-				if err := os.Chmod(dir, fi.Mode().Perm()|0o001); err != nil {
-					return err
-				}
-			}
-		}
-		if parent := filepath.Dir(dir); parent == dir {
-			return nil
-		}
-	}
+	return server.CheckReachable(s.Dir, s.host.Cred, s.host.User, "postgres", fix)
 }
 
-// canSearch reads the mode bits only; ACLs are rare on the directories
-// this is meant for.
-func canSearch(fi os.FileInfo, cred *syscall.Credential) bool {
-	perm := fi.Mode().Perm()
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return perm&0o001 != 0
-	}
-	switch {
-	case st.Uid == cred.Uid:
-		return perm&0o100 != 0
-	case st.Gid == cred.Gid:
-		return perm&0o010 != 0
-	}
-	return perm&0o001 != 0
-}
+// socketFile is the longest name postgres gives its socket in sockDir.
+const socketFile = ".s.PGSQL.65535"
 
-// maxSocketPath keeps the socket path (dir + "/.s.PGSQL.NNNNN") under the
-// 107 bytes sun_path allows, with room to spare.
-const maxSocketPath = 100
-
-// unsafeSocketDir: unix_socket_directories is a comma-separated list whose
-// entries are trimmed, and the value crosses pg_ctl's shell, so a socket
-// directory is only used when its path is plain.
-var unsafeSocketDir = regexp.MustCompile(`[^A-Za-z0-9/._+-]`)
-
-func (s *Server) makeSocketDir() error {
-	dir := filepath.Join(s.Dir, "sock")
-	if len(dir)+len("/.s.PGSQL.65535") < maxSocketPath && !unsafeSocketDir.MatchString(dir) {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
-		}
-		s.sockDir, s.sockTemp = dir, false
-		return s.own(dir)
-	}
-	parent := os.TempDir()
-	if len(parent) > 40 || unsafeSocketDir.MatchString(parent) {
-		parent = "/tmp"
-	}
-	dir, err := os.MkdirTemp(parent, "dbrig-sock-")
-	if err != nil {
-		return err
-	}
-	if err := os.Chmod(dir, 0o755); err != nil {
-		return err
-	}
-	s.sockDir, s.sockTemp = dir, true
-	return s.own(dir)
+func (s *Server) makeSocketDir() (err error) {
+	s.sockDir, s.sockTemp, err = server.MakeSocketDir(s.Dir, socketFile, s.host.Cred)
+	return err
 }
 
 // Start starts the server with settings passed as `-c name=value`, and
@@ -512,7 +357,7 @@ func (s *Server) Start(ctx context.Context, settings map[string]string) error {
 	s.awaitReaped(ctx)
 	if s.postmasterAlive(ctx) {
 		return target.Userf("a postgres server is already running in %s: stop it with %s stop -D %s",
-			s.dataDir(), filepath.Join(s.bin, "pg_ctl"), s.dataDir())
+			s.dataDir(), filepath.Join(s.host.Bin, "pg_ctl"), s.dataDir())
 	}
 	// A crash nobody acknowledged is superseded by this start: what it
 	// logs from now on is not the crashed server's doing.
@@ -533,29 +378,22 @@ func (s *Server) Start(ctx context.Context, settings map[string]string) error {
 	}
 	// pg_ctl appends to the log as the server's user, so it must exist and
 	// belong to that user before pg_ctl runs.
-	f, err := os.OpenFile(s.LogPath(), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	logStart, err := s.host.MakeLog(s.LogPath())
 	if err != nil {
-		return err
-	}
-	f.Close()
-	if err := s.own(s.LogPath()); err != nil {
 		return err
 	}
 	if err := s.makeSocketDir(); err != nil {
 		return err
 	}
-	logStart := fileSize(s.LogPath())
-	if s.cgroup != nil {
-		if err := s.cgroup.Create(); err != nil {
-			return err
-		}
+	if err := s.confined.Create(); err != nil {
+		return err
 	}
 
 	var lastErr error
 	// A free port can be taken between choosing it and the postmaster
 	// binding it; that race is the only failure worth another try.
 	for attempt := 0; attempt < 5; attempt++ {
-		port, err := freeLoopbackPort()
+		port, err := server.FreeLoopbackPort()
 		if err != nil {
 			lastErr = err
 			break
@@ -584,7 +422,7 @@ func (s *Server) Start(ctx context.Context, settings map[string]string) error {
 				s.stopQuietly()
 				s.running, s.port = false, 0
 				s.removeTempSocketDir()
-				_ = s.removeCgroup() // the error above is the news; a busy cgroup is reused
+				_ = s.confined.Remove() // the error above is the news; a busy cgroup is reused
 				return err
 			}
 			return nil
@@ -594,13 +432,13 @@ func (s *Server) Start(ctx context.Context, settings map[string]string) error {
 		}
 	}
 	s.removeTempSocketDir()
-	_ = s.removeCgroup() // the start's error is the news; a busy cgroup is reused
+	_ = s.confined.Remove() // the start's error is the news; a busy cgroup is reused
 	return lastErr
 }
 
 // pgctlStart runs one `pg_ctl start`; inUse reports that the port was taken.
 func (s *Server) pgctlStart(ctx context.Context, opts []string) (inUse bool, err error) {
-	logStart := fileSize(s.LogPath())
+	logStart := server.FileSize(s.LogPath())
 	quoted := make([]string, len(opts))
 	for i, o := range opts {
 		quoted[i] = shellQuote(o)
@@ -611,17 +449,17 @@ func (s *Server) pgctlStart(ctx context.Context, opts []string) (inUse bool, err
 		"-w", "-t", "60",
 		"-o", strings.Join(quoted, " "),
 	)
-	out, runErr := s.combinedOutput(cmd)
+	out, runErr := s.confined.CombinedOutput(cmd)
 	if runErr == nil {
 		return false, nil
 	}
 	// pg_ctl may have been killed by ctx while the postmaster came up; an
 	// immediate stop keeps it from outliving the failed Start.
 	s.stopQuietly()
-	logTail := readFrom(s.LogPath(), logStart)
+	logTail := server.ReadFrom(s.LogPath(), logStart)
 	msg := serverLogExcerpt(logTail)
 	if msg == "" {
-		msg = lastLines(string(out), 4)
+		msg = server.LastLines(string(out), 4)
 	}
 	if ctx.Err() != nil {
 		return false, fmt.Errorf("starting postgres in %s: %w: %s", s.dataDir(), ctx.Err(), msg)
@@ -648,12 +486,12 @@ func (s *Server) Stop(ctx context.Context) error {
 	if !s.running {
 		// A server found dead (crashed) is acknowledged, so that status
 		// stops reporting the crash.
-		if st, err := readState(s.Dir); err == nil && st.Running {
+		if st, err := server.ReadState(s.Dir); err == nil && st.Running {
 			if err := s.resolve(); err != nil {
 				return err
 			}
 			if !s.postmasterAlive(ctx) {
-				return errors.Join(s.writeStopped(), s.removeCgroup())
+				return errors.Join(s.writeStopped(), s.confined.Remove())
 			}
 		}
 		return nil
@@ -668,17 +506,17 @@ func (s *Server) Stop(ctx context.Context) error {
 			s.running = false
 			s.port = 0
 			s.removeTempSocketDir()
-			_ = s.removeCgroup() // the crash is the news; a busy cgroup is reused
+			_ = s.confined.Remove() // the crash is the news; a busy cgroup is reused
 			if statErr == nil {
 				return fmt.Errorf("stopping postgres in %s: %w: %s", s.dataDir(), server.ErrCrashed, s.crashReason())
 			}
 		}
-		return fmt.Errorf("stopping postgres in %s: %v: %s", s.dataDir(), err, lastLines(string(out), 4))
+		return fmt.Errorf("stopping postgres in %s: %v: %s", s.dataDir(), err, server.LastLines(string(out), 4))
 	}
 	s.running = false
 	s.port = 0
 	s.removeTempSocketDir()
-	return errors.Join(s.writeStopped(), s.removeCgroup())
+	return errors.Join(s.writeStopped(), s.confined.Remove())
 }
 
 func (s *Server) removeTempSocketDir() {
@@ -768,46 +606,10 @@ func (s *Server) admin(ctx context.Context, sql string) error {
 	return err
 }
 
-func freeLoopbackPort() (int, error) {
-	l, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("finding a free port: %w", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
 // shellQuote: pg_ctl hands -o to /bin/sh, so each option is quoted to
 // arrive as one word whatever characters a setting's value holds.
 func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-func fileSize(path string) int64 {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return 0
-	}
-	return fi.Size()
-}
-
-// readFrom reads what the server logged since offset, capped so a chatty
-// failure cannot flood the error.
-func readFrom(path string, offset int64) string {
-	f, err := os.Open(path)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	const maxTail = 64 << 10
-	if size := fileSize(path); size-offset > maxTail {
-		offset = size - maxTail
-	}
-	if _, err := f.Seek(offset, io.SeekStart); err != nil {
-		return ""
-	}
-	b, _ := io.ReadAll(f)
-	return string(b)
 }
 
 // The default log_line_prefix, "%m [%p] ", repeats nothing a person needs.
@@ -835,7 +637,7 @@ func serverLogExcerpt(log string) string {
 		keep = append(keep, strings.Join(strings.Fields(line), " "))
 	}
 	if len(keep) == 0 {
-		return lastLines(log, 5)
+		return server.LastLines(log, 5)
 	}
 	if len(keep) > 8 {
 		keep = keep[len(keep)-8:]
@@ -843,110 +645,18 @@ func serverLogExcerpt(log string) string {
 	return strings.Join(keep, "; ")
 }
 
-// lastLines joins the last n non-blank lines of s into one line.
-func lastLines(s string, n int) string {
-	var lines []string
-	for _, l := range strings.Split(s, "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			lines = append(lines, l)
-		}
-	}
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "; ")
-}
-
-// stateFile is what dbrig records about its server in Dir, so that another
-// process (dbrig server stop/status) can find and judge it.
-const stateFile = "dbrig-server.json"
-
-type serverState struct {
-	BinDir    string            `json:"bin_dir"`
-	RunAs     string            `json:"run_as,omitempty"`
-	Version   string            `json:"version,omitempty"`
-	Port      int               `json:"port,omitempty"`
-	SocketDir string            `json:"socket_dir,omitempty"`
-	Settings  map[string]string `json:"settings,omitempty"`
-	PID       int               `json:"pid,omitempty"`
-	Started   time.Time         `json:"started"`
-	Stopped   *time.Time        `json:"stopped,omitempty"`
-	// LogOffset is where this start's lines begin in the server log.
-	LogOffset int64 `json:"log_offset"`
-	// Running is true from a successful start until a clean stop: a server
-	// that is gone while this holds has crashed.
-	Running bool `json:"running"`
-	// Memory and CPUs are the confinement (server.Confinement).
-	Memory int64  `json:"memory_bytes,omitempty"`
-	CPUs   string `json:"cpus,omitempty"`
-}
-
-func statePath(dir string) string { return filepath.Join(dir, stateFile) }
-
-func readState(dir string) (*serverState, error) {
-	b, err := os.ReadFile(statePath(dir))
-	if err != nil {
-		return nil, err
-	}
-	var st serverState
-	if err := json.Unmarshal(b, &st); err != nil {
-		return nil, fmt.Errorf("%s: %w", statePath(dir), err)
-	}
-	return &st, nil
-}
-
-// writeState replaces the file whole, so a reader never sees half of it.
-func writeState(dir string, st *serverState) error {
-	b, err := json.MarshalIndent(st, "", "  ")
-	if err != nil {
-		return err
-	}
-	tmp := statePath(dir) + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, statePath(dir))
-}
-
 func (s *Server) writeStarted(ctx context.Context, logOffset int64) error {
-	st := &serverState{
-		BinDir:    s.bin,
-		RunAs:     s.runAs,
-		Port:      s.port,
-		SocketDir: s.sockDir,
-		Settings:  s.settings,
-		Started:   time.Now().UTC().Truncate(time.Second),
-		LogOffset: logOffset,
-		Memory:    s.confined.Memory,
-		CPUs:      s.confined.CPUs,
-		Running:   true,
-	}
-	if v, err := ReadServerVersion(ctx, s.bin); err == nil {
+	st := s.host.Started(Kind, s.port, s.sockDir, s.settings, logOffset, s.confined.Get())
+	if v, err := ReadServerVersion(ctx, s.host.Bin); err == nil {
 		st.Version = v.Name()
 	}
 	if pm, err := readPostmasterPID(s.dataDir()); err == nil {
 		st.PID = pm.pid
 	}
-	return writeState(s.Dir, st)
+	return server.WriteState(s.Dir, st)
 }
 
-func (s *Server) writeStopped() error {
-	st, err := readState(s.Dir)
-	if err != nil {
-		// Nothing recorded (a Dir from before the state file): nothing to
-		// correct either.
-		if errors.Is(err, os.ErrNotExist) {
-			return nil
-		}
-		return err
-	}
-	if !st.Running {
-		return nil
-	}
-	now := time.Now().UTC().Truncate(time.Second)
-	st.Running, st.Stopped = false, &now
-	return writeState(s.Dir, st)
-}
+func (s *Server) writeStopped() error { return server.WriteStopped(s.Dir) }
 
 // postmasterInfo is what postmaster.pid says about a running server.
 type postmasterInfo struct {
@@ -986,7 +696,7 @@ func (s *Server) postmasterAlive(ctx context.Context) bool {
 		return false
 	}
 	pm, err := readPostmasterPID(s.dataDir())
-	return err != nil || !isZombie(pm.pid)
+	return err != nil || !server.IsZombie(pm.pid)
 }
 
 // awaitReaped gives a dead postmaster's zombie time to be reaped: while it
@@ -998,23 +708,9 @@ func (s *Server) awaitReaped(ctx context.Context) {
 		return
 	}
 	deadline := time.Now().Add(15 * time.Second)
-	for isZombie(pm.pid) && time.Now().Before(deadline) && ctx.Err() == nil {
+	for server.IsZombie(pm.pid) && time.Now().Before(deadline) && ctx.Err() == nil {
 		time.Sleep(100 * time.Millisecond)
 	}
-}
-
-func isZombie(pid int) bool {
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	// The state follows the command name, which is in parentheses.
-	i := strings.LastIndexByte(string(stat), ')')
-	if i < 0 {
-		return false
-	}
-	f := strings.Fields(string(stat[i+1:]))
-	return len(f) > 0 && (f[0] == "Z" || f[0] == "X")
 }
 
 // Attach returns the server dbrig manages in dir, as another process left
@@ -1030,12 +726,12 @@ func Attach(dir string) (*Server, error) {
 	if !s.Exists() {
 		return nil, target.Userf("no dbrig PostgreSQL server in %s: start one with dbrig server start --dir %s", abs, dir)
 	}
-	st, err := readState(abs)
+	st, err := server.ReadState(abs)
 	switch {
 	case err == nil:
 		s.BinDir, s.RunAs = st.BinDir, st.RunAs
 		s.settings = st.Settings
-		s.setConfinement(server.Confinement{Memory: st.Memory, CPUs: st.CPUs})
+		s.confined.Set(abs, st.Confinement())
 	case !errors.Is(err, os.ErrNotExist):
 		return nil, err
 	}
@@ -1083,20 +779,13 @@ func (s *Server) Status(ctx context.Context) (server.Status, error) {
 	if err != nil {
 		return server.Status{}, err
 	}
-	st := server.Status{State: server.Stopped, BinDir: s.bin, LogPath: s.LogPath(), Settings: s.Settings()}
-	if v, err := ReadServerVersion(ctx, s.bin); err == nil {
-		st.Version = v.Name()
+	version := ""
+	if v, err := ReadServerVersion(ctx, s.host.Bin); err == nil {
+		version = v.Name()
 	}
-	saved, err := readState(s.Dir)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
+	st, saved, err := s.host.SavedStatus(s.Dir, version, s.LogPath(), s.Settings())
+	if err != nil {
 		return st, err
-	}
-	if saved != nil {
-		st.Started, st.PID = saved.Started, saved.PID
-		if len(st.Settings) == 0 {
-			st.Settings = saved.Settings
-		}
-		st.Confinement = server.Confinement{Memory: saved.Memory, CPUs: saved.CPUs}
 	}
 	if s.postmasterAlive(ctx) {
 		pm, err := readPostmasterPID(s.dataDir())
@@ -1118,11 +807,11 @@ func (s *Server) Status(ctx context.Context) (server.Status, error) {
 
 // crashReason explains a crash from the state file and the log.
 func (s *Server) crashReason() string {
-	saved, err := readState(s.Dir)
+	saved, err := server.ReadState(s.Dir)
 	if err != nil {
-		return crashReason(readFrom(s.LogPath(), 0), 0)
+		return crashReason(server.ReadFrom(s.LogPath(), 0), 0)
 	}
-	return crashReason(readFrom(s.LogPath(), saved.LogOffset), saved.PID)
+	return crashReason(server.ReadFrom(s.LogPath(), saved.LogOffset), saved.PID)
 }
 
 // crashLineRE picks the lines that tell how a server died: its own PANIC
@@ -1130,28 +819,5 @@ func (s *Server) crashReason() string {
 var crashLineRE = regexp.MustCompile(`\b(PANIC|FATAL):  |terminated by signal|exited with exit code|was terminated|terminating any other active server processes|received immediate shutdown|out of memory`)
 
 func crashReason(log string, pid int) string {
-	var keep []string
-	for _, line := range strings.Split(log, "\n") {
-		line = strings.TrimSpace(logPrefixRE.ReplaceAllString(line, ""))
-		if line == "" || !crashLineRE.MatchString(line) {
-			continue
-		}
-		// Clients disconnected by the crash repeat the same FATAL.
-		line = strings.Join(strings.Fields(line), " ")
-		if n := len(keep); n > 0 && keep[n-1] == line {
-			continue
-		}
-		keep = append(keep, line)
-	}
-	who := "the postmaster"
-	if pid > 0 {
-		who = fmt.Sprintf("the postmaster (pid %d)", pid)
-	}
-	if len(keep) == 0 {
-		return who + " is gone without a clean shutdown, and the log says nothing about it: it was killed from outside (SIGKILL, the OOM killer, a reboot)"
-	}
-	if len(keep) > 6 {
-		keep = keep[len(keep)-6:]
-	}
-	return who + " is gone without a clean shutdown; the log says: " + strings.Join(keep, "; ")
+	return server.CrashReason(log, logPrefixRE, crashLineRE, "the postmaster", pid)
 }

@@ -21,7 +21,10 @@ import (
 )
 
 func init() {
-	target.Register(target.Opener{Kind: Kind, Prefixes: prefixes, Redact: Redact,
+	// The driver logs a lost connection to stderr as well as returning it;
+	// dbrig says what an error means in its own one line.
+	mysql.SetLogger(&mysql.NopLogger{})
+	target.Register(target.Opener{Kind: Kind, Prefixes: prefixes, Redact: Redact, Prewarms: true,
 		Open: func(ctx context.Context, url string, _ bool) (target.Target, error) { return Open(ctx, url) }})
 }
 
@@ -232,11 +235,12 @@ func (t *Target) Size(ctx context.Context) (int64, error) {
 }
 
 // Xacts is the server's count of COMMIT and ROLLBACK statements, those in
-// routines included. The status values are text: summed as they are they
-// make a DOUBLE, which database/sql will not scan into an integer from a
-// million on (it formats it as 1e+06 first), so the sum is cast. MariaDB keeps it for the whole server, not per
+// routines included. MariaDB keeps it for the whole server, not per
 // database, so another database's traffic counts in it too; a statement
-// that commits by itself (autocommit) does not.
+// that commits by itself (autocommit) does not. The status values are
+// text: summed as they are they make a DOUBLE, which database/sql will not
+// scan into an integer from a million on (it formats it as 1e+06 first),
+// so the sum is cast.
 func (t *Target) Xacts(ctx context.Context) (int64, bool, error) {
 	var n int64
 	err := t.db.SQL.QueryRowContext(ctx,
@@ -252,7 +256,7 @@ var _ target.Restartable = (*Target)(nil)
 func (t *Target) Started(ctx context.Context) (time.Time, error) {
 	var at int64
 	err := t.db.SQL.QueryRowContext(ctx,
-		"SELECT UNIX_TIMESTAMP() - CAST(variable_value AS SIGNED) FROM information_schema.global_status WHERE variable_name = 'UPTIME'").Scan(&at)
+		"SELECT CAST(UNIX_TIMESTAMP() - variable_value AS SIGNED) FROM information_schema.global_status WHERE variable_name = 'UPTIME'").Scan(&at)
 	return time.Unix(at, 0), err
 }
 
