@@ -109,15 +109,7 @@ var deliver = []string{
 
 func testCheck(t *testing.T, url string) {
 	ctx := context.Background()
-	tg, err := target.Open(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tg.Close()
-	w := &tprocc{warehouses: 1, loaders: 2, seed: defaultSeed}
-	if _, err := w.Build(ctx, tg, workload.BuildOptions{}); err != nil {
-		t.Fatalf("build: %v", err)
-	}
+	w, tg := buildOn(t, url, 1)
 	s, err := tg.Session(ctx)
 	if err != nil {
 		t.Fatal(err)

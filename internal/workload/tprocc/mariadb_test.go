@@ -35,15 +35,7 @@ func TestProcErrorRollsBackMariaDB(t *testing.T) {
 		t.Skip("builds a warehouse")
 	}
 	ctx := context.Background()
-	tg, err := target.Open(ctx, mariatest.NewDB(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tg.Close()
-	w := &tprocc{warehouses: 1, loaders: 2, seed: defaultSeed}
-	if _, err := w.Build(ctx, tg, workload.BuildOptions{}); err != nil {
-		t.Fatalf("build: %v", err)
-	}
+	_, tg := buildOn(t, mariatest.NewDB(t), 1)
 	holder, err := tg.Session(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -379,15 +379,7 @@ func testTransactions(t *testing.T, url, mode string) {
 		t.Skip("builds a warehouse")
 	}
 	ctx := context.Background()
-	tg, err := target.Open(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tg.Close()
-	w := &tprocc{warehouses: 2, loaders: 2, seed: defaultSeed}
-	if _, err := w.Build(ctx, tg, workload.BuildOptions{}); err != nil {
-		t.Fatalf("build: %v", err)
-	}
+	w, tg := buildOn(t, url, 2)
 	cfg := &runConfig{Warehouses: 2, Mode: mode, Seed: 7, C: runConstants(7, loadConstant(defaultSeed)), Q: txSQLFile(t, tg.Dialect())}
 
 	// Each virtual user runs its inputs until every type has run enough,
@@ -497,6 +489,22 @@ func testTransactions(t *testing.T, url, mode string) {
 	if !ok {
 		t.Errorf("consistency check failed after the transactions:\n%s", out.String())
 	}
+}
+
+// buildOn opens url and builds warehouses warehouses there from the
+// default seed; the target is closed when the test ends.
+func buildOn(t *testing.T, url string, warehouses int) (*tprocc, target.Target) {
+	t.Helper()
+	tg, err := target.Open(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tg.Close() })
+	w := &tprocc{warehouses: warehouses, loaders: 2, seed: defaultSeed}
+	if _, err := w.Build(context.Background(), tg, workload.BuildOptions{}); err != nil {
+		t.Fatalf("build: %v", err)
+	}
+	return w, tg
 }
 
 // forceRollback makes the New-Order just generated ask for the unused item.
