@@ -260,7 +260,7 @@ BEGIN
 END
 
 -- Counts the distinct items of the district's last 20 orders whose stock in
--- the warehouse is below p_threshold.
+-- the warehouse is below p_threshold, as tx.sql's sl_count does.
 -- name: proc:tprocc_slev
 CREATE PROCEDURE tprocc_slev(p_w_id int, p_d_id int, p_threshold int)
 BEGIN
@@ -270,11 +270,10 @@ BEGIN
 
   START TRANSACTION READ ONLY;
   SELECT d_next_o_id INTO v_next FROM district WHERE d_w_id = p_w_id AND d_id = p_d_id;
-  SELECT count(DISTINCT s_i_id) INTO low
-    FROM order_line JOIN stock ON s_w_id = ol_w_id AND s_i_id = ol_i_id
-   WHERE ol_w_id = p_w_id AND ol_d_id = p_d_id
-     AND ol_o_id >= v_next - 20 AND ol_o_id < v_next
-     AND s_quantity < p_threshold;
+  SELECT count(*) INTO low FROM stock
+   WHERE s_w_id = p_w_id AND s_quantity < p_threshold
+     AND s_i_id IN (SELECT ol_i_id FROM order_line
+                    WHERE ol_w_id = p_w_id AND ol_d_id = p_d_id AND ol_o_id >= v_next - 20 AND ol_o_id < v_next);
   COMMIT;
 
   SELECT low;

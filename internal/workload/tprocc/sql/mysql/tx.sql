@@ -84,6 +84,15 @@ SELECT ol_amount FROM order_line WHERE ol_w_id = $1 AND ol_d_id = $2 AND ol_o_id
 -- name: write:dl_lines
 UPDATE order_line SET ol_delivery_d = $4 WHERE ol_w_id = $1 AND ol_d_id = $2 AND ol_o_id = $3
 
+-- Stock-Level (clause 2.8). Each distinct item counts once without a
+-- DISTINCT: the optimizer makes the order lines' items a distinct set,
+-- then looks each up by the stock's key.
+-- name: sl_count
+SELECT count(*) FROM stock
+ WHERE s_w_id = $1 AND s_quantity < $4
+   AND s_i_id IN (SELECT ol_i_id FROM order_line
+                  WHERE ol_w_id = $1 AND ol_d_id = $2 AND ol_o_id >= $3 - 20 AND ol_o_id < $3)
+
 -- The server-side transactions of procs.sql: one call, one round trip. The
 -- lists of New-Order's lines arrive as JSON arrays.
 -- name: call:neword
