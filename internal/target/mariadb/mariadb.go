@@ -237,11 +237,14 @@ func (t *Target) Size(ctx context.Context) (int64, error) {
 // Xacts is the server's count of COMMIT and ROLLBACK statements, those in
 // routines included. MariaDB keeps it for the whole server, not per
 // database, so another database's traffic counts in it too; a statement
-// that commits by itself (autocommit) does not.
+// that commits by itself (autocommit) does not. The status values are
+// text: summed as they are they make a DOUBLE, which database/sql will not
+// scan into an integer from a million on (it formats it as 1e+06 first),
+// so the sum is cast.
 func (t *Target) Xacts(ctx context.Context) (int64, bool, error) {
 	var n int64
 	err := t.db.SQL.QueryRowContext(ctx,
-		"SELECT SUM(variable_value) FROM information_schema.global_status WHERE variable_name IN ('COM_COMMIT', 'COM_ROLLBACK')").Scan(&n)
+		"SELECT CAST(SUM(variable_value) AS SIGNED) FROM information_schema.global_status WHERE variable_name IN ('COM_COMMIT', 'COM_ROLLBACK')").Scan(&n)
 	return n, err == nil, err
 }
 

@@ -1,7 +1,7 @@
 // Package sqldb is what the targets reached through database/sql share:
 // sessions that prepare each statement once per SQL text, rewrite the
-// workload's $N placeholders for the driver, and bulk-load with multi-row
-// INSERTs. A target supplies the *sql.DB and its driver's conventions, and
+// workload's $N placeholders for the driver, pass lists of integers as
+// JSON arrays, and bulk-load with multi-row INSERTs. A target supplies the *sql.DB and its driver's conventions, and
 // keeps for itself what only it knows (opening, error classes, counters).
 package sqldb
 
@@ -64,6 +64,11 @@ type stmt struct {
 	// order is the workload argument each driver placeholder takes, or nil
 	// if they pass as they are.
 	order []int
+	// takes is how many of the workload's arguments the statement reads:
+	// one argument list may serve two statements, each reading what it
+	// needs, and the driver refuses an argument its statement has no
+	// place for.
+	takes int
 }
 
 var _ target.Session = (*session)(nil)
@@ -71,16 +76,17 @@ var _ target.Session = (*session)(nil)
 func (s *session) stmt(ctx context.Context, q string, args []any) (*sql.Stmt, []any, error) {
 	st, ok := s.stmts[q]
 	if !ok {
-		native, order := rewrite(q, s.db.Placeholders)
+		native, order, takes := rewrite(q, s.db.Placeholders)
 		prepared, err := s.c.PrepareContext(ctx, native)
 		if err != nil {
 			return nil, nil, err
 		}
-		st = &stmt{st: prepared, order: order}
+		st = &stmt{st: prepared, order: order, takes: takes}
 		s.stmts[q] = st
 	}
+	args = driverArgs(args)
 	if st.order == nil {
-		return st.st, args, nil
+		return st.st, args[:min(len(args), st.takes)], nil
 	}
 	laid := make([]any, len(st.order))
 	for i, n := range st.order {

@@ -36,10 +36,11 @@ func (v *vu) deliverySQL(ctx context.Context, _ driver.Tally) error {
 			continue
 		}
 		var c int
-		if err := s.QueryRow(ctx, q.dlOrder, in.w, d, oID, in.carrier).Scan(&c); err != nil {
+		if err := v.row(ctx, q.dlOrder, []any{&c}, in.w, d, oID, in.carrier); err != nil {
 			return v.abort(ctx, err)
 		}
-		rows, err := s.Query(ctx, q.dlLines, in.w, d, oID, date)
+		lines := []any{in.w, d, oID, date}
+		rows, err := s.Query(ctx, q.dlLines.q, lines...)
 		if err != nil {
 			return v.abort(ctx, err)
 		}
@@ -53,6 +54,9 @@ func (v *vu) deliverySQL(ctx context.Context, _ driver.Tally) error {
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
+			return v.abort(ctx, err)
+		}
+		if err := v.write(ctx, q.dlLines, lines); err != nil {
 			return v.abort(ctx, err)
 		}
 		if _, err := s.Exec(ctx, q.dlCustomer, in.w, d, c, cents(sum)); err != nil {
@@ -69,7 +73,10 @@ func (v *vu) deliverySQL(ctx context.Context, _ driver.Tally) error {
 // the district is empty, it tries the next oldest.
 func (v *vu) takeNewOrder(ctx context.Context, w, d int) (oID int, ok bool, err error) {
 	for {
-		ok, err = v.first(ctx, []any{&oID}, v.q.dlNewOrder, w, d)
+		ok, err = v.first(ctx, []any{&oID}, v.q.dlNewOrder.q, w, d)
+		if ok && err == nil {
+			err = v.write(ctx, v.q.dlNewOrder, []any{w, d})
+		}
 		if ok || err != nil {
 			return oID, ok, err
 		}

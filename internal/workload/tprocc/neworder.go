@@ -71,7 +71,7 @@ func (v *vu) newOrderSQL(ctx context.Context, t driver.Tally) error {
 	}
 	var oID int
 	var dTax, wTax, discount float64
-	if err := s.QueryRow(ctx, q.noDistrict, in.w, in.d).Scan(&dTax, &oID); err != nil {
+	if err := v.row(ctx, q.noDistrict, []any{&dTax, &oID}, in.w, in.d); err != nil {
 		return v.abort(ctx, err)
 	}
 	// c_last and c_credit are shown, not used.
@@ -109,7 +109,7 @@ func (v *vu) newOrderSQL(ctx context.Context, t driver.Tally) error {
 			remote = 1
 		}
 		// s_quantity and s_data are shown, not used.
-		if err := s.QueryRow(ctx, q.noStock, l.supplyW, l.item, l.qty, remote, in.d).Scan(d[0], &dist, d[1]); err != nil {
+		if err := v.row(ctx, q.noStock, []any{d[0], &dist, d[1]}, l.supplyW, l.item, l.qty, remote, in.d); err != nil {
 			return v.abort(ctx, err)
 		}
 		amount := cents(float64(l.qty) * price)

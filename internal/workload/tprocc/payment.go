@@ -40,10 +40,10 @@ func (v *vu) paymentSQL(ctx context.Context, t driver.Tally) error {
 	// Beyond the names, the addresses are shown, not used.
 	var wName, dName string
 	a := v.discard(5)
-	if err := s.QueryRow(ctx, q.payWarehouse, in.w, in.amount).Scan(&wName, a[0], a[1], a[2], a[3], a[4]); err != nil {
+	if err := v.row(ctx, q.payWarehouse, []any{&wName, a[0], a[1], a[2], a[3], a[4]}, in.w, in.amount); err != nil {
 		return v.abort(ctx, err)
 	}
-	if err := s.QueryRow(ctx, q.payDistrict, in.w, in.d, in.amount).Scan(&dName, a[0], a[1], a[2], a[3], a[4]); err != nil {
+	if err := v.row(ctx, q.payDistrict, []any{&dName, a[0], a[1], a[2], a[3], a[4]}, in.w, in.d, in.amount); err != nil {
 		return v.abort(ctx, err)
 	}
 	c := in.c
@@ -55,7 +55,7 @@ func (v *vu) paymentSQL(ctx context.Context, t driver.Tally) error {
 	}
 	// What a bad-credit customer's c_data gets in front (clause 2.5.2.2).
 	prefix := fmt.Sprintf("%d %d %d %d %d %.2f ", c, in.cd, in.cw, in.d, in.w, in.amount)
-	if err := s.QueryRow(ctx, q.payCustomer, in.cw, in.cd, c, in.amount, prefix).Scan(v.discard(15)...); err != nil {
+	if err := v.row(ctx, q.payCustomer, v.discard(15), in.cw, in.cd, c, in.amount, prefix); err != nil {
 		return v.abort(ctx, err)
 	}
 	if _, err := s.Exec(ctx, q.payHistory, c, in.cd, in.cw, in.d, in.w, date, in.amount, wName+"    "+dName); err != nil {

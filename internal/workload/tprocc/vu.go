@@ -77,14 +77,27 @@ type vu struct {
 type txSQL struct {
 	beginWrite, beginRead, commit, rollback string
 
-	noDistrict, noCustomer, noOrder, noNewOrder, noItem, noStock, noLine  string
-	payWarehouse, payDistrict, payCustomerByName, payCustomer, payHistory string
-	osCustomerByName, osCustomer, osOrder, osLines                        string
-	dlNewOrder, dlPending, dlOrder, dlLines, dlCustomer                   string
-	slDistrict, slCount                                                   string
+	noCustomer, noOrder, noNewOrder, noItem, noLine string
+	payCustomerByName, payHistory                   string
+	osCustomerByName, osCustomer, osOrder, osLines  string
+	dlPending, dlCustomer                           string
+	slDistrict, slCount                             string
+
+	// The statements that change rows and return them.
+	noDistrict, noStock, payWarehouse, payDistrict, payCustomer, dlNewOrder, dlOrder, dlLines step
 
 	// The routine calls, only where the dialect has routines.
 	callNewOrder, callPayment, callOrderStatus, callDelivery, callStockLevel string
+}
+
+// step is a statement that changes rows and returns what the transaction
+// reads of them. A dialect without UPDATE ... RETURNING splits it in two:
+// the block reads and locks the rows (SELECT ... FOR UPDATE), and the
+// block write:<name>, run next with the same arguments, changes them.
+type step struct{ q, write string }
+
+func stepSQL(f workload.SQLFile, name string) step {
+	return step{q: f.Get(name), write: f["write:"+name]}
 }
 
 func loadTxSQL(f workload.SQLFile, procs bool) txSQL {
@@ -92,19 +105,19 @@ func loadTxSQL(f workload.SQLFile, procs bool) txSQL {
 		beginWrite: f.Get("begin_write"), beginRead: f.Get("begin_read"),
 		commit: f.Get("commit"), rollback: f.Get("rollback"),
 
-		noDistrict: f.Get("no_district"), noCustomer: f.Get("no_customer"), noOrder: f.Get("no_order"),
-		noNewOrder: f.Get("no_new_order"), noItem: f.Get("no_item"), noStock: f.Get("no_stock"),
+		noDistrict: stepSQL(f, "no_district"), noCustomer: f.Get("no_customer"), noOrder: f.Get("no_order"),
+		noNewOrder: f.Get("no_new_order"), noItem: f.Get("no_item"), noStock: stepSQL(f, "no_stock"),
 		noLine: f.Get("no_line"),
 
-		payWarehouse: f.Get("pay_warehouse"), payDistrict: f.Get("pay_district"),
-		payCustomerByName: f.Get("pay_customer_by_name"), payCustomer: f.Get("pay_customer"),
+		payWarehouse: stepSQL(f, "pay_warehouse"), payDistrict: stepSQL(f, "pay_district"),
+		payCustomerByName: f.Get("pay_customer_by_name"), payCustomer: stepSQL(f, "pay_customer"),
 		payHistory: f.Get("pay_history"),
 
 		osCustomerByName: f.Get("os_customer_by_name"), osCustomer: f.Get("os_customer"),
 		osOrder: f.Get("os_order"), osLines: f.Get("os_lines"),
 
-		dlNewOrder: f.Get("dl_new_order"), dlPending: f.Get("dl_pending"), dlOrder: f.Get("dl_order"),
-		dlLines: f.Get("dl_lines"), dlCustomer: f.Get("dl_customer"),
+		dlNewOrder: stepSQL(f, "dl_new_order"), dlPending: f.Get("dl_pending"), dlOrder: stepSQL(f, "dl_order"),
+		dlLines: stepSQL(f, "dl_lines"), dlCustomer: f.Get("dl_customer"),
 
 		slDistrict: f.Get("sl_district"), slCount: f.Get("sl_count"),
 	}
@@ -243,6 +256,23 @@ func (v *vu) rollback(ctx context.Context) error {
 		defer cancel()
 	}
 	_, err := v.S.Exec(ctx, v.q.rollback)
+	return err
+}
+
+// row runs a step that returns one row, scanning it into dest.
+func (v *vu) row(ctx context.Context, st step, dest []any, args ...any) error {
+	if err := v.S.QueryRow(ctx, st.q, args...).Scan(dest...); err != nil {
+		return err
+	}
+	return v.write(ctx, st, args)
+}
+
+// write runs a step's write, where the dialect splits the step.
+func (v *vu) write(ctx context.Context, st step, args []any) error {
+	if st.write == "" {
+		return nil
+	}
+	_, err := v.S.Exec(ctx, st.write, args...)
 	return err
 }
 
