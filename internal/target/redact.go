@@ -5,6 +5,9 @@ import (
 	"strings"
 )
 
+// scheme is a URL scheme's name (RFC 3986, 3.1).
+var scheme = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*$`)
+
 var kvPassword = regexp.MustCompile(`(?i)(password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)`)
 
 // Redact removes secrets from a target URL, so that a target can be named
@@ -17,13 +20,17 @@ func Redact(url string) string {
 	return RedactAny(url)
 }
 
-// RedactAny hides what could be a secret in a URL of any form: everything
-// between the first ':' after the scheme and the last '@'
-// ("user:pw@tcp(host)/db", "scheme://user:pw@host"), and the value of any
-// password=... ("password=pw host=db", "?password=pw").
+// RedactAny hides what could be a secret in a URL of any form: the value
+// of any password=... ("password=pw host=db", "?password=pw"), and
+// everything between the first ':' after the scheme and the last '@'
+// ("user:pw@tcp(host)/db", "scheme://user:pw@host"). A "://" counts as the
+// scheme's end only after a scheme's name, so a password holding one
+// ("user:a://b@tcp(host)/db") is still hidden; and the password=... goes
+// first, so an '@' in its value cannot move the cut.
 func RedactAny(s string) string {
+	s = kvPassword.ReplaceAllString(s, "${1}xxxxx")
 	start := 0
-	if i := strings.Index(s, "://"); i >= 0 {
+	if i := strings.Index(s, "://"); i >= 0 && scheme.MatchString(s[:i]) {
 		start = i + len("://")
 	}
 	if at := strings.LastIndex(s, "@"); at > start {
@@ -31,7 +38,7 @@ func RedactAny(s string) string {
 			s = s[:start+colon+1] + "xxxxx" + s[at:]
 		}
 	}
-	return kvPassword.ReplaceAllString(s, "${1}xxxxx")
+	return s
 }
 
 // Scrub removes secret from text (an error message, say) wherever it occurs.

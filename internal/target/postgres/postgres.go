@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -48,25 +49,43 @@ var kvDSN = func() *regexp.Regexp {
 
 func keywordValue(url string) bool { return kvDSN.MatchString(url) }
 
-// Redact hides the password of a postgres:// URL (in its user part or its
-// query) or of a keyword/value DSN.
+// Redact hides the passwords of a postgres:// URL (in its user part, and
+// any query parameter whose name holds "password": libpq's password and
+// sslpassword) or of a keyword/value DSN. A URL that parses only by
+// reading what its writer meant as the password elsewhere (an unescaped
+// '#', '/' or '?' in it leaves an '@' after the host, or a fragment), or
+// that still says "password" where no parameter took it, gets RedactAny's
+// blunter cut instead.
 func Redact(s string) string {
-	if !strings.Contains(s, "://") {
+	if !slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(s, p) }) {
 		return target.RedactAny(s)
 	}
 	u, err := url.Parse(s)
+	if err != nil || u.Fragment != "" || strings.Contains(u.EscapedPath()+u.RawQuery, "@") {
+		return target.RedactAny(s)
+	}
+	q, err := url.ParseQuery(u.RawQuery)
 	if err != nil {
 		return target.RedactAny(s)
 	}
 	if _, has := u.User.Password(); has {
 		u.User = url.UserPassword(u.User.Username(), "xxxxx")
 	}
-	q := u.Query()
-	if q.Has("password") {
-		q.Set("password", "xxxxx")
+	hidden := 0
+	for k := range q {
+		if strings.Contains(strings.ToLower(k), "password") {
+			q.Set(k, "xxxxx")
+			hidden++
+		}
+	}
+	if hidden > 0 {
 		u.RawQuery = q.Encode()
 	}
-	return u.String()
+	out := u.String()
+	if strings.Count(strings.ToLower(out), "password") > hidden {
+		return target.RedactAny(s)
+	}
+	return out
 }
 
 var _ target.Target = (*Target)(nil)
