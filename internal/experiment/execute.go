@@ -610,12 +610,29 @@ func (r *run) noteMemory(ctx context.Context) {
 			gib(size), strings.Join(below, "; ")))
 		return
 	}
+	if r.readsDirect(ctx) {
+		r.addNote(fmt.Sprintf("The database is %s, and at every point the server reads its data files past the OS page cache (direct I/O): what the buffer cache misses is read from the device.",
+			gib(size)))
+		return
+	}
 	if size < host.MemoryBytes/2 {
 		r.addNote(fmt.Sprintf("The database is %s and this host has %s of memory: it fits the OS page cache, so a buffer cache smaller than the database costs copies from the OS cache (re-read after each drop), not steady disk reads.",
 			gib(size), gib(host.MemoryBytes)))
 		return
 	}
 	r.addNote(fmt.Sprintf("The database is %s and this host has %s of memory.", gib(size), gib(host.MemoryBytes)))
+}
+
+// readsDirect reports whether every point's server reads its data files
+// past the OS page cache.
+func (r *run) readsDirect(ctx context.Context) bool {
+	for _, p := range r.Points {
+		d, ok := r.build(p).Server.(server.DirectReader)
+		if !ok || !d.ReadsDirect(ctx, r.Spec.ServerSettings(p)) {
+			return false
+		}
+	}
+	return true
 }
 
 // ensureSchema builds the workload's schema unless it is there already,

@@ -63,6 +63,14 @@ type Server interface {
 	Preflight(ctx context.Context, points []map[string]string) error
 }
 
+// DirectReader is a Server that can read its data files past the OS page
+// cache (direct I/O), so that its own cache is the only one.
+type DirectReader interface {
+	// ReadsDirect reports whether the server reads its data that way when
+	// started with settings.
+	ReadsDirect(ctx context.Context, settings map[string]string) bool
+}
+
 // State is what Status found.
 type State string
 

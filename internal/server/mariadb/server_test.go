@@ -22,10 +22,14 @@ import (
 // stopped; the password never shows in what dbrig prints.
 func TestLifecycle(t *testing.T) {
 	s := mariatest.NewServer(t)
+	srv := s
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	if err := s.Start(ctx, map[string]string{"innodb_buffer_pool_size": "64M", "innodb-io-capacity": "300"}); err != nil {
 		t.Fatal(err)
+	}
+	if srv.ReadsDirect(ctx, map[string]string{"innodb-flush-method": "fsync"}) || !srv.ReadsDirect(ctx, map[string]string{"innodb_flush_method": "O_DIRECT"}) {
+		t.Error("ReadsDirect does not follow innodb_flush_method")
 	}
 	secret, err := os.ReadFile(s.Dir + "/dbrig-secret")
 	if err != nil {
@@ -57,9 +61,17 @@ func TestLifecycle(t *testing.T) {
 		if pool != 64<<20 || io != 300 {
 			t.Errorf("innodb_buffer_pool_size %d, innodb_io_capacity %d; want 64M and 300", pool, io)
 		}
-		var bind string
+		var bind, method string
 		if err := s.QueryRow(ctx, "SELECT @@bind_address").Scan(&bind); err != nil || bind != "127.0.0.1" {
 			t.Errorf("bind_address %q (%v), want 127.0.0.1 alone", bind, err)
+		}
+		// Started without innodb_flush_method: the server's own default
+		// says whether its data reads bypass the page cache.
+		if err := s.QueryRow(ctx, "SELECT @@innodb_flush_method").Scan(&method); err != nil {
+			t.Fatal(err)
+		}
+		if want := strings.HasPrefix(method, "O_DIRECT") || method == "ALL_O_DIRECT"; srv.ReadsDirect(ctx, nil) != want {
+			t.Errorf("ReadsDirect with the default %s: %v, want %v", method, !want, want)
 		}
 		s.Close()
 		tg.Close()

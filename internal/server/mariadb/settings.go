@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -82,13 +83,13 @@ func normalName(name string) string { return strings.ReplaceAll(strings.ToLower(
 
 var (
 	namesMu sync.Mutex
-	names   = map[string][]string{} // by binary, once read
+	names   = map[string]map[string]string{} // by binary, once read
 )
 
-// settingNames lists every variable the binaries in binDir take, from
-// `mariadbd --verbose --help`, which starts no server; read once per
-// binary.
-func settingNames(ctx context.Context, binDir string) ([]string, error) {
+// settingDefaults maps every variable the binaries in binDir take to its
+// default, from `mariadbd --verbose --help`, which starts no server; read
+// once per binary.
+func settingDefaults(ctx context.Context, binDir string) (map[string]string, error) {
 	namesMu.Lock()
 	defer namesMu.Unlock()
 	if known, ok := names[binDir]; ok {
@@ -110,8 +111,8 @@ func settingNames(ctx context.Context, binDir string) ([]string, error) {
 
 // parseHelp reads the table after "Variables (--variable-name=value)":
 // a name, blanks, a value, up to the first blank line.
-func parseHelp(help string) []string {
-	var known []string
+func parseHelp(help string) map[string]string {
+	known := map[string]string{}
 	sc := bufio.NewScanner(strings.NewReader(help))
 	sc.Buffer(nil, 1<<20)
 	table := false
@@ -127,7 +128,7 @@ func parseHelp(help string) []string {
 			}
 		default:
 			if f := strings.Fields(line); len(f) > 0 {
-				known = append(known, normalName(f[0]))
+				known[normalName(f[0])] = strings.Join(f[1:], " ")
 			}
 		}
 	}
@@ -142,11 +143,39 @@ func (s *Server) CheckSettingNames(ctx context.Context, names []string) error {
 	if err != nil {
 		return err
 	}
-	known, err := settingNames(ctx, bin)
+	known, err := settingDefaults(ctx, bin)
 	if err != nil {
 		return err
 	}
-	return checkNames(names, known)
+	return checkNames(names, slices.Sorted(maps.Keys(known)))
+}
+
+// ReadsDirect reports whether InnoDB opens its data files with O_DIRECT
+// under settings (innodb_flush_method, else the binaries' default), so
+// that the buffer pool is the only cache of the data.
+func (s *Server) ReadsDirect(ctx context.Context, settings map[string]string) bool {
+	method := ""
+	for name, value := range settings {
+		if normalName(name) == "innodb_flush_method" {
+			method = value
+		}
+	}
+	if method == "" {
+		bin, err := s.host.Locked(&s.mu, s.resolve)
+		if err != nil {
+			return false
+		}
+		known, err := settingDefaults(ctx, bin)
+		if err != nil {
+			return false
+		}
+		method = known["innodb_flush_method"]
+	}
+	switch strings.ToUpper(method) {
+	case "O_DIRECT", "O_DIRECT_NO_FSYNC", "ALL_O_DIRECT":
+		return true
+	}
+	return false
 }
 
 func checkNames(names, known []string) error {
