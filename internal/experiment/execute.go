@@ -694,11 +694,13 @@ func (r *run) next(ctx context.Context) (stop bool, err error) {
 		if r.Doc.Target.Kind == "" || r.srv != nil {
 			v, _ := r.t.Version(ctx)
 			kind := r.t.Kind()
+			url := r.t.URL()
 			if len(r.builds) > 1 {
-				// Every build's, as New and initServer put them.
-				v, kind = r.Doc.Target.Version, r.Doc.Target.Kind
+				// Every build's, as New and initServer put them; each
+				// run's document has its own build's URL.
+				v, kind, url = r.Doc.Target.Version, r.Doc.Target.Kind, ""
 			}
-			r.Doc.Target = result.Target{Kind: kind, Version: v, URL: r.t.URL()}
+			r.Doc.Target = result.Target{Kind: kind, Version: v, URL: url}
 		}
 	}
 	cluster := ""

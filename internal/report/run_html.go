@@ -14,8 +14,8 @@ import (
 // per transaction type and the mix audit.
 func runPage(d *result.Document) *page {
 	p := &page{Title: fmt.Sprintf("dbrig %s run", d.Workload)}
-	p.Subtitle = append(p.Subtitle, fmt.Sprintf("%s %s · started %s · %.1f s measured",
-		d.Target.Kind, d.Target.Version, d.StartedAt.UTC().Format("2006-01-02 15:04:05 MST"), d.WindowSeconds))
+	p.Subtitle = append(p.Subtitle, fmt.Sprintf("%s · started %s · %.1f s measured",
+		d.Target.Server(), d.StartedAt.UTC().Format("2006-01-02 15:04:05 MST"), d.WindowSeconds))
 	if d.Interrupted {
 		p.Subtitle = append(p.Subtitle, "Interrupted: the figures cover only the window measured before the stop.")
 	}

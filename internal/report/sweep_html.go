@@ -125,8 +125,8 @@ func sweepPage(d *Doc) *page {
 	s := d.Sweep
 	p := &page{Title: fmt.Sprintf("dbrig sweep: %s", s.Name)}
 	runs := len(s.Order)
-	p.Subtitle = append(p.Subtitle, fmt.Sprintf("%s on %s %s · started %s · %d points × %d repeats",
-		s.Workload, s.Target.Kind, s.Target.Version, s.StartedAt.UTC().Format("2006-01-02 15:04:05 MST"), len(s.Points), s.Repeat))
+	p.Subtitle = append(p.Subtitle, fmt.Sprintf("%s on %s · started %s · %d points × %d repeats",
+		s.Workload, s.Target.Server(), s.StartedAt.UTC().Format("2006-01-02 15:04:05 MST"), len(s.Points), s.Repeat))
 	if !s.Complete {
 		p.Subtitle = append(p.Subtitle, fmt.Sprintf("Incomplete: %d of %d runs done; the figures cover those.", s.Done, runs))
 	}

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/dbrig/dbrig/internal/atomicfile"
@@ -123,6 +124,16 @@ type Target struct {
 	Kind    string `json:"kind"`
 	Version string `json:"version"`
 	URL     string `json:"url"`
+}
+
+// Server names the server as a person would: its kind and version, or,
+// for a sweep over servers of several kinds ("postgres, mariadb"), the
+// versions alone, since each names its own product.
+func (t Target) Server() string {
+	if strings.Contains(t.Kind, ", ") && t.Version != "" {
+		return t.Version
+	}
+	return strings.TrimSpace(t.Kind + " " + t.Version)
 }
 
 // Tx is one transaction type's figures over the measured window.
