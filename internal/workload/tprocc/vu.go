@@ -66,6 +66,13 @@ type vu struct {
 	// ids collects the customers of a last name.
 	ids []int
 
+	// batch, and New-Order's per-line prices, districts' info and
+	// places in the batch, are reused from one transaction to the next.
+	batch  []target.Query
+	prices []float64
+	dists  []string
+	at     []int
+
 	// sink takes columns the transactions read, as a terminal would show
 	// them, but do not use.
 	sink     [sinkSize]any
@@ -257,6 +264,24 @@ func (v *vu) rollback(ctx context.Context) error {
 	}
 	_, err := v.S.Exec(ctx, v.q.rollback)
 	return err
+}
+
+// queueStep adds a step that returns one row, scanning it into dest, to
+// batch b, followed by its write where the dialect splits the step.
+func queueStep(b []target.Query, st step, dest []any, optional bool, args ...any) []target.Query {
+	b = append(b, target.Query{SQL: st.q, Args: args, Dest: dest, Optional: optional})
+	if st.write != "" {
+		b = append(b, target.Query{SQL: st.write, Args: args})
+	}
+	return b
+}
+
+// send runs batch b in the open transaction, rolling it back on error.
+func (v *vu) send(ctx context.Context, b []target.Query) error {
+	if err := target.RunBatch(ctx, v.S, b); err != nil {
+		return v.abort(ctx, err)
+	}
+	return nil
 }
 
 // row runs a step that returns one row, scanning it into dest.
