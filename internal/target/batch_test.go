@@ -10,8 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbrig/dbrig/internal/server/mariadb/mariatest"
 	"github.com/dbrig/dbrig/internal/server/postgres/pgtest"
 	"github.com/dbrig/dbrig/internal/target"
+	"github.com/dbrig/dbrig/internal/target/mariadb"
 	"github.com/dbrig/dbrig/internal/target/postgres"
 	"github.com/dbrig/dbrig/internal/target/sqlite"
 )
@@ -20,13 +22,17 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 
 // TestBatch: a batch's statements run in order in one transaction, each
 // read as its kind asks (one row, an optional row, every row, none); a
-// required row that is missing is ErrNoRow; an error stops the batch, and
+// required row that is missing is ErrNoRow, an error of the transaction
+// (not a lost connection); an error stops the batch, and
 // nothing after it runs. PostgreSQL sends the batch as one pipeline,
-// SQLite runs it statement by statement: both must agree.
+// MariaDB and SQLite run it statement by statement: all must agree.
 func TestBatch(t *testing.T) {
 	open := map[string]func(ctx context.Context, t *testing.T) (target.Target, error){
 		"postgres": func(ctx context.Context, t *testing.T) (target.Target, error) {
 			return postgres.Open(ctx, pgtest.NewDB(t))
+		},
+		"mariadb": func(ctx context.Context, t *testing.T) (target.Target, error) {
+			return mariadb.Open(ctx, mariatest.NewDB(t))
 		},
 		"sqlite": func(ctx context.Context, t *testing.T) (target.Target, error) {
 			return sqlite.OpenURL(ctx, sqlite.Prefix+filepath.Join(t.TempDir(), "b.db"), true)
@@ -80,8 +86,8 @@ func TestBatch(t *testing.T) {
 				return n
 			}
 			missing := []target.Query{{SQL: "SELECT v FROM b WHERE k = $1", Args: []any{9}, Dest: []any{&none}}}
-			if err := target.RunBatch(ctx, s, missing); !errors.Is(err, target.ErrNoRow) {
-				t.Errorf("a required row missing: %v, want ErrNoRow", err)
+			if err := target.RunBatch(ctx, s, missing); !errors.Is(err, target.ErrNoRow) || tg.Classify(err) != target.ErrOther {
+				t.Errorf("a required row missing: %v (class %v), want ErrNoRow, counted as the transaction's error", err, tg.Classify(err))
 			}
 			failing := []target.Query{
 				{SQL: "BEGIN"},

@@ -264,13 +264,15 @@ func (t *Target) Session(ctx context.Context) (target.Session, error) {
 func (t *Target) Close() error { return t.ctl.close() }
 
 // Classify: serialization failures and deadlocks are worth another try;
-// anything that is not a server-reported error, or is one of the
+// a missing row is the transaction's own failure; anything else that is
+// not a server-reported error, or is one of the
 // connection classes, means the connection is gone; DR001 is a routine's
 // intended rollback.
 func (t *Target) Classify(err error) target.ErrClass {
 	var pe *pgconn.PgError
 	if !errors.As(err, &pe) {
-		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
+			errors.Is(err, pgx.ErrNoRows) || errors.Is(err, target.ErrNoRow) {
 			return target.ErrOther
 		}
 		return target.ErrConnLost
