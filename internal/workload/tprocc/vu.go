@@ -229,25 +229,6 @@ func (v *vu) customer() (byName bool, last string, id int) {
 	return false, "", v.r.NURand(1023, 1, customersPerDist, v.cfg.C.ID)
 }
 
-// begin opens a database transaction; no rollback is due if it fails.
-func (v *vu) begin(ctx context.Context, write bool) error {
-	q := v.q.beginRead
-	if write {
-		q = v.q.beginWrite
-	}
-	_, err := v.S.Exec(ctx, q)
-	return err
-}
-
-// commit ends the transaction, rolling it back if the commit fails: SQLite
-// leaves a transaction open after a busy COMMIT.
-func (v *vu) commit(ctx context.Context) error {
-	if _, err := v.S.Exec(ctx, v.q.commit); err != nil {
-		return v.abort(ctx, err)
-	}
-	return nil
-}
-
 // abort rolls the open transaction back after err, and returns err.
 func (v *vu) abort(ctx context.Context, err error) error {
 	v.rollback(ctx)
@@ -276,20 +257,14 @@ func queueStep(b []target.Query, st step, dest []any, optional bool, args ...any
 	return b
 }
 
-// send runs batch b in the open transaction, rolling it back on error.
+// send runs batch b, which may open the transaction or commit it,
+// rolling the transaction back on any error: SQLite, for one, leaves a
+// transaction open after a busy COMMIT.
 func (v *vu) send(ctx context.Context, b []target.Query) error {
 	if err := target.RunBatch(ctx, v.S, b); err != nil {
 		return v.abort(ctx, err)
 	}
 	return nil
-}
-
-// row runs a step that returns one row, scanning it into dest.
-func (v *vu) row(ctx context.Context, st step, dest []any, args ...any) error {
-	if err := v.S.QueryRow(ctx, st.q, args...).Scan(dest...); err != nil {
-		return err
-	}
-	return v.write(ctx, st, args)
 }
 
 // write runs a step's write, where the dialect splits the step.
