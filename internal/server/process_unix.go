@@ -413,6 +413,9 @@ type Live struct {
 	mu      sync.Mutex
 	running bool
 	port    int
+	// last is the port of the server's last life, which its next start
+	// takes again where it can (see launch).
+	last    int
 	socket  string // as the kind's URLs name it: its directory, or the socket itself
 	tempDir string // a socket directory made outside the server's directory
 }
@@ -441,6 +444,9 @@ func (l *Live) Up(port int) {
 func (l *Live) Down() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.port != 0 {
+		l.last = l.port
+	}
 	l.running, l.port = false, 0
 	if l.tempDir != "" {
 		os.RemoveAll(l.tempDir)
@@ -471,8 +477,9 @@ func (l *Live) Socket() string {
 }
 
 // Launch is the end of every kind's Start, once its own checks are done
-// and the socket is chosen: start runs the server on a free loopback port,
-// and again on another while it fails because the port was taken (inUse;
+// and the socket is chosen: start runs the server on the loopback port of
+// its last life in this process, else on a free one, and again on another
+// while it fails because the port was taken (inUse;
 // a free port can be taken between choosing it and the server binding
 // it), at most five times; record then writes the state file. When either
 // fails, kill stops a server that came up (without the state file another
@@ -495,10 +502,18 @@ func Launch(ctx context.Context, live *Live, c *Confined,
 
 func launch(ctx context.Context, live *Live, start func(port int) (bool, error)) error {
 	var err error
+	// A server restarted by this process comes back where its clients
+	// knew it, so that they reconnect to it as they would after a crash
+	// that a service manager restarted; a free port is the fallback.
+	live.mu.Lock()
+	port := live.last
+	live.mu.Unlock()
 	for range 5 {
-		port, perr := FreeLoopbackPort()
-		if perr != nil {
-			return perr
+		if port == 0 {
+			var perr error
+			if port, perr = FreeLoopbackPort(); perr != nil {
+				return perr
+			}
 		}
 		var inUse bool
 		if inUse, err = start(port); err == nil {
@@ -508,6 +523,7 @@ func launch(ctx context.Context, live *Live, start func(port int) (bool, error))
 		if !inUse || ctx.Err() != nil {
 			return err
 		}
+		port = 0
 	}
 	return err
 }
