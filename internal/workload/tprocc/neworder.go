@@ -129,9 +129,14 @@ func (v *vu) newOrderSQL(ctx context.Context, t driver.Tally) error {
 		total += amount
 	}
 	b = append(b, target.Query{SQL: q.commit})
+	// The commit goes with the lines: a connection lost in this batch may
+	// have taken the commit's answer, or the commit may never have left,
+	// so the order is in doubt either way.
 	if err := v.send(ctx, b); err != nil {
+		v.inDoubt(oID, err)
 		return err
 	}
+	v.acked(oID)
 	v.batch = b
 	in.total = cents(total * (1 - discount) * (1 + wTax + dTax))
 	t[tNewOrders]++
@@ -147,6 +152,7 @@ func (v *vu) newOrderProc(ctx context.Context, t driver.Tally) error {
 	err := v.S.QueryRow(ctx, v.q.callNewOrder, in.w, in.d, in.c, in.items, in.supplyW, in.qty, now()).Scan(&oID, &in.total)
 	switch {
 	case err == nil:
+		v.acked(oID)
 		t[tNewOrders]++
 		t[tOrderLines] += int64(len(in.lines))
 		t[tRemoteLines] += int64(in.remote)
@@ -157,5 +163,6 @@ func (v *vu) newOrderProc(ctx context.Context, t driver.Tally) error {
 		t[tRollbacks]++
 		return driver.ErrRollback
 	}
+	v.inDoubt(0, err)
 	return err
 }

@@ -65,6 +65,9 @@ type vu struct {
 
 	// ids collects the customers of a last name.
 	ids []int
+	// acks is this virtual user's part of the acknowledgement log, not
+	// yet written (see ackLog).
+	acks []byte
 
 	// batch, and New-Order's per-line prices, districts' info and
 	// places in the batch, are reused from one transaction to the next.
