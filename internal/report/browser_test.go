@@ -57,6 +57,10 @@ func TestBrowserReport(t *testing.T) {
 		// A run with telemetry (PostgreSQL 15 in a 320MB cgroup): throughput,
 		// latency, sessions by wait class, host CPU and the data disk.
 		{"telemetry-run", func(path string) error { return writeReport(path, "testdata/telemetry-run.json") }, 5},
+		// A run whose managed PostgreSQL 15 was killed 15 s in and restarted
+		// (--kill-server-at 15s --audit-durability): the kill and the
+		// restart marked on the throughput chart, with the errors per second.
+		{"durability-run", func(path string) error { return writeReport(path, "testdata/durability-run.json") }, 5},
 		// A block-io run: the same charts, and the run in one line.
 		{"blockio-run", func(path string) error { return writeReport(path, "testdata/blockio-run.json") }, 5},
 		// The block-io sessions sweep: physical reads, logical reads and

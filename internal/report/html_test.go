@@ -295,3 +295,21 @@ func TestCompareSweeps(t *testing.T) {
 		t.Errorf("run vs sweep: %v, want ErrMixedKinds", err)
 	}
 }
+
+// TestHTMLDurabilityRun: a run whose managed PostgreSQL 15 was killed 15 s
+// in and restarted (--kill-server-at 15s --audit-durability): the kill and
+// the restart are marked on the throughput chart, the errors per second
+// drawn beside it, and the errors by class and the audit's finding listed.
+func TestHTMLDurabilityRun(t *testing.T) {
+	out := render(t, "testdata/durability-run.json")
+	for _, want := range []string{
+		`"eventMarks":{"marks":[{"at":15`, "server killed (SIGKILL to pid", "server up again",
+		"errors per second", `"yAxisID":"y1"`, "Reliability",
+		"Errors in the measured window by class: connection_lost", "0 missing;", "in doubt",
+		"Consistency check after the run: passed",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("durability run report lacks %q", want)
+		}
+	}
+}
