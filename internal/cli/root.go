@@ -88,7 +88,7 @@ file under ./dbrig-data/.`,
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(newBuild(), newRun(), newCheck(), newDrop(), newServer(), newSweep())
-	root.AddCommand(newReport(), newCompare())
+	root.AddCommand(newReport(), newCompare(), newAudit())
 	return root
 }
 
