@@ -213,11 +213,17 @@ func Write(path string, d *Document) error {
 }
 
 func writeJSON(path string, d any) error {
-	b, err := json.MarshalIndent(d, "", "  ")
+	b, err := encode(d)
 	if err != nil {
 		return err
 	}
-	return atomicfile.Write(path, append(b, '\n'), 0o644)
+	return atomicfile.Write(path, b, 0o644)
+}
+
+// encode is a document as Write and WriteSweep store it.
+func encode(d any) ([]byte, error) {
+	b, err := json.MarshalIndent(d, "", "  ")
+	return append(b, '\n'), err
 }
 
 // Read loads a document, refusing one from a newer dbrig and upgrading
@@ -227,6 +233,11 @@ func Read(path string) (*Document, error) {
 	if err != nil {
 		return nil, err
 	}
+	return readRun(path, b)
+}
+
+// readRun is Read of the document b, read from path.
+func readRun(path string, b []byte) (*Document, error) {
 	version, err := schemaVersion(b)
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a dbrig result: %v", path, err)

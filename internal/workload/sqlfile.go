@@ -57,6 +57,11 @@ func ReadSQL(fsys fs.FS, path string) (SQLFile, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parseSQL(path, b)
+}
+
+// parseSQL reads the named blocks of b, the file at path.
+func parseSQL(path string, b []byte) (SQLFile, error) {
 	f := SQLFile{}
 	name := ""
 	var sb strings.Builder
