@@ -302,7 +302,12 @@ func TestBadInputs(t *testing.T) {
 	}{
 		{"unreachable run", []string{"run", "tproc-c", "--target", unreachable, "--json", out}, "cannot connect"},
 		{"unreachable build", []string{"build", "tproc-c", "--target", unreachable}, "cannot connect"},
-		{"unknown target kind", []string{"run", "tproc-c", "--target", "mysql://x/y", "--json", out}, "mysql://x/y"},
+		{"unknown target kind", []string{"run", "tproc-c", "--target", "oracle://x/y", "--json", out}, "oracle://x/y"},
+		{"mariadb without a database", []string{"run", "tproc-c", "--target", "mariadb://bad", "--json", out}, "name one database"},
+		{"mariadb without a host", []string{"build", "tproc-c", "--target", "mysql://u:pw@/x"}, "?socket="},
+		{"mariadb bad port", []string{"run", "tproc-c", "--target", "mariadb://u@127.0.0.1:port/x", "--json", out}, "mariadb://u@127.0.0.1:port/x"},
+		{"unreachable mariadb", []string{"run", "tproc-c", "--target", "mariadb://u@127.0.0.1:1/x", "--json", out}, "cannot connect"},
+		{"mariadb socket missing", []string{"check", "tproc-c", "--target", "mariadb://u@/x?socket=/nonexistent/m.sock"}, "cannot connect"},
 		{"zero warehouses", []string{"build", "tproc-c", "--target", u, "--warehouses", "0"}, "--warehouses"},
 		{"zero loaders", []string{"build", "tproc-c", "--target", u, "--loaders", "0"}, "--loaders"},
 		{"negative vus", []string{"run", "tproc-c", "--target", u, "--vus", "-1", "--json", out}, "--vus"},
@@ -326,7 +331,7 @@ func TestBadInputs(t *testing.T) {
 }
 
 // TestPasswordNeverPrinted: a password in the target, in any of the forms
-// PostgreSQL takes, never reaches the output: refused by the server (a
+// PostgreSQL and MariaDB take, never reaches the output: refused by the server (a
 // wrong one), or on the way to a server that is not there.
 // TestRebuildAndLayout has the right one.
 func TestPasswordNeverPrinted(t *testing.T) {
@@ -345,6 +350,13 @@ func TestPasswordNeverPrinted(t *testing.T) {
 		// pgx cannot parse these; the error about them must not echo the password.
 		"postgres://dbrig:" + pw + "@127.0.0.1:notaport/x",
 		"host=127.0.0.1 port=notaport password=" + pw,
+		// MariaDB's forms, reachable or not, parsable or not.
+		"mariadb://dbrig:" + pw + "@127.0.0.1:1/x",
+		"mysql://dbrig:" + pw + "@127.0.0.1:1/x?timeout=2s",
+		"mariadb://dbrig:" + pw + "@/x?socket=/nonexistent/m.sock",
+		"mariadb://dbrig:" + pw + "@127.0.0.1:notaport/x",
+		"mariadb://dbrig:" + pw + "/x@127.0.0.1:1/x",
+		"mariadb://dbrig:" + pw + "@127.0.0.1:1/x?timeout=soon",
 	} {
 		for _, cmd := range []string{"build", "run", "check", "drop"} {
 			args := []string{cmd, "tproc-c", "--target", u}

@@ -13,7 +13,9 @@ import (
 	"github.com/spf13/cobra"
 
 	// The targets and workloads register themselves.
+	_ "github.com/dbrig/dbrig/internal/server/mariadb"
 	_ "github.com/dbrig/dbrig/internal/server/postgres"
+	_ "github.com/dbrig/dbrig/internal/target/mariadb"
 	_ "github.com/dbrig/dbrig/internal/target/postgres"
 	_ "github.com/dbrig/dbrig/internal/target/sqlite"
 	_ "github.com/dbrig/dbrig/internal/workload/blockio"
@@ -86,7 +88,7 @@ file under ./dbrig-data/.`,
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(newBuild(), newRun(), newCheck(), newDrop(), newServer(), newSweep())
-	root.AddCommand(newReport(), newCompare())
+	root.AddCommand(newReport(), newCompare(), newAudit())
 	return root
 }
 

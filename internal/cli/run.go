@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/dbrig/dbrig/internal/report"
 	"github.com/dbrig/dbrig/internal/result"
@@ -23,6 +25,8 @@ type runFlags struct {
 	resultsDir  string
 	metricsAddr string
 	with        []string
+	audit       bool
+	kill        killFlags
 }
 
 func newRun() *cobra.Command {
@@ -48,6 +52,10 @@ func newRun() *cobra.Command {
 		if !w.Info().FixedWork {
 			fs.StringArrayVar(&f.with, "with", nil, "also drive WORKLOAD:VUS in the same window, with its defaults (repeatable): --with dvd-reports:2; with --vus 0 it runs alone")
 		}
+		if _, ok := w.(workload.DurabilityAuditor); ok {
+			fs.BoolVar(&f.audit, "audit-durability", false, "log every change the database acknowledges, beside the result, and look each up after the run (see dbrig audit durability)")
+		}
+		f.kill.add(fs)
 		w.RunFlags(fs)
 		sessionsAlias(fs)
 		return c
@@ -86,11 +94,36 @@ and measures it from the first start to the last finish. The result
 document goes to --json, or into --results-dir with its path printed.
 Ctrl-C stops the run early and keeps the result, marked interrupted.` + liveLong
 	}
-	return `Runs virtual users over a ramp-up, then measures a window of --duration.
+	long := `Runs virtual users over a ramp-up, then measures a window of --duration.
 Only the window counts. The result document goes to --json, or into
 --results-dir with its path printed. Ctrl-C ends the window early and keeps
-the result, marked interrupted.` + liveLong
+the result, marked interrupted.` + liveLong + killLong
+	if _, ok := w.(workload.DurabilityAuditor); ok {
+		long += auditLong
+	}
+	return long
 }
+
+// killLong tells what --kill-server-at does.
+const killLong = `
+
+--kill-server-at 15s kills the managed server in --server-dir (started with
+dbrig server start --dir DIR; --target must be on it) with SIGKILL that long
+after the run starts, ramp-up included, starts it again after
+--restart-after, on the same port, and lets the run carry on: virtual users
+reconnect, errors are counted by class, and the result records the kill and
+the restart, which the report marks on the throughput chart.`
+
+// auditLong tells what --audit-durability does.
+const auditLong = `
+
+--audit-durability logs every change the database acknowledges as committed
+(tproc-c: each New-Order, as w, d, o_id), and every commit sent but never
+answered (in doubt), into RESULT.acks beside the result. After the run each
+is looked up again, then the consistency check runs; the result gets
+durability {acknowledged, missing, in_doubt}, missing ones are named, and
+the exit code is 1 if any is missing. dbrig never weakens the server's
+durability settings itself.`
 
 // liveLong tells what --metrics-addr serves.
 const liveLong = `
@@ -105,6 +138,11 @@ and the workload's primary metric (dbrig_headline{metric,unit}).`
 // the live metrics.
 func runExamples(w workload.Workload) string {
 	live := "\n  dbrig run " + w.Name() + " " + metricsExample
+	kill := "--target URL --server-dir DIR --kill-server-at 15s"
+	if _, ok := w.(workload.DurabilityAuditor); ok {
+		kill += " --audit-durability   # URL: what dbrig server start --dir DIR printed"
+	}
+	live += "\n  dbrig run " + w.Name() + " " + kill
 	if e, ok := w.(workload.Exampler); ok {
 		return "  " + strings.Join(e.Examples(), "\n  ") + live
 	}
@@ -123,6 +161,14 @@ func run(ctx context.Context, w workload.Workload, url string, f runFlags, stdou
 		f.Beside += g.vus
 	}
 	if err := f.Validate(fixedWork); err != nil {
+		return err
+	}
+	runs := time.Duration(0)
+	if !fixedWork {
+		runs = f.Rampup + f.Duration
+	}
+	actions, err := f.kill.action(ctx, runs)
+	if err != nil {
 		return err
 	}
 	metrics, err := serveMetrics(f.metricsAddr, stderr)
@@ -159,6 +205,18 @@ func run(ctx context.Context, w workload.Workload, url string, f runFlags, stdou
 		return err
 	}
 	defer r.Close()
+	var acks *ackRecording
+	if f.audit {
+		dir := f.resultsDir
+		if f.jsonPath != "" {
+			dir = filepath.Dir(f.jsonPath)
+		}
+		if acks, err = recordAcks(w, r, dir); err != nil {
+			return err
+		}
+		defer acks.discard()
+	}
+	audited := w
 	if len(with) > 0 {
 		groups, err := withGroups(ctx, t, with)
 		for _, g := range groups {
@@ -180,6 +238,7 @@ func run(ctx context.Context, w workload.Workload, url string, f runFlags, stdou
 	o := f.Options
 	o.Progress = p.update
 	o.Warn = func(msg string) { fmt.Fprintln(stderr, "dbrig: "+msg) }
+	o.Actions = actions
 	if metrics != nil {
 		o.Live = metrics.Follow(w.Info(), r, nil)
 	}
@@ -192,11 +251,28 @@ func run(ctx context.Context, w workload.Workload, url string, f runFlags, stdou
 	if path == "" {
 		path = result.DefaultPath(f.resultsDir, w.Name(), doc.StartedAt)
 	}
+	// A failed audit still leaves the run's document, and its log for
+	// dbrig audit durability to try again. A run that Ctrl-C ended is
+	// audited all the same; a second Ctrl-C quits.
+	var auditErr error
+	if acks != nil {
+		log, err := acks.keep(path)
+		if err != nil {
+			return err
+		}
+		doc.Durability, auditErr = auditDurability(context.WithoutCancel(ctx), audited, t, log, stderr)
+	}
 	if err := result.Write(path, doc); err != nil {
 		return fmt.Errorf("write result: %w", err)
 	}
+	if auditErr != nil {
+		return auditErr
+	}
 	report.Text(stdout, doc)
 	fmt.Fprintf(stdout, "\nResult: %s\n", path)
+	if doc.Durability != nil {
+		return durabilityVerdict(doc.Durability)
+	}
 	return nil
 }
 

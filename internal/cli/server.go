@@ -18,20 +18,28 @@ import (
 func newServer() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "server",
-		Short: "Start, stop and inspect a PostgreSQL server that dbrig manages",
-		Long: `dbrig server manages a PostgreSQL cluster of its own in a directory: the
-cluster in DIR/data, the server log in DIR/server.log (appended to at every
-start), the unix socket in DIR/sock. The server listens on that socket and on
-127.0.0.1 at a free port, never on other addresses, and lets in the role
-"dbrig" alone, with a password generated for the cluster (scram-sha-256). The
-password is in DIR/pgpass, readable by its owner only; the URLs printed name
-that file (passfile=), so they work for you and nobody else, and no password
-is printed. The socket's directory is the server's user's alone (mode 0700).
-As root, it runs as an unprivileged user (postgres, else nobody).
+		Short: "Start, stop and inspect a database server that dbrig manages",
+		Long: `dbrig server manages a database server of its own in a directory, of the
+kind --kind names at start (postgres by default, or mariadb); stop and status
+find the kind in the directory. The data is in DIR/data, the server log in
+DIR/server.log (appended to at every start), the unix socket in DIR/sock. The
+server listens on that socket and on 127.0.0.1 at a free port, never on other
+addresses. As root, it runs as an unprivileged user (postgres or mysql, else
+nobody).
 
-The binaries are looked for in --pg-bin, $PG_BIN, pg_config --bindir, PATH,
-then /usr/lib/postgresql/*/bin (the newest version). Managed servers need a
-unix host.`,
+postgres: every role needs its password (scram-sha-256); "dbrig" has one
+generated for the cluster, in DIR/pgpass (mode 0600), and the URLs printed name
+that file (passfile=), so they work for you and nobody else and print no
+password. The socket's directory is mode 0700. The binaries are looked for in
+--bin, $PG_BIN, pg_config --bindir, PATH, then /usr/lib/postgresql/*/bin (the
+newest version).
+
+mariadb: the user "dbrig" with a password generated at creation, kept in
+DIR/dbrig-secret (mode 0600) and never printed: URLs show it as xxxxx. The
+binaries are looked for in --bin, $MARIADB_BIN, then mariadbd on PATH and in
+/usr/sbin.
+
+Managed servers need a unix host.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			return target.Userf("name a subcommand: dbrig server start|stop|status --dir DIR")
@@ -42,7 +50,7 @@ unix host.`,
 }
 
 func newServerStart() *cobra.Command {
-	var dir, pgBin, prewarm, memory, cpus string
+	var kind, dir, bin, prewarm, memory, cpus string
 	var sets []string
 	c := &cobra.Command{
 		Use:   "start --dir DIR",
@@ -54,6 +62,10 @@ message. With --prewarm DB, every table, index and TOAST relation of database
 DB is loaded into shared buffers (pg_prewarm), and the resident fraction is
 measured through pg_buffercache and printed.
 
+With --kind mariadb, the server is created with mariadb-install-db and each
+setting is passed to mariadbd as --name=value; --prewarm reads every InnoDB
+index whole and measures what INNODB_BUFFER_PAGE holds of it.
+
 With --memory and --cpus, the server runs confined, as on a smaller machine:
 all its processes live in a cgroup (dbrig/NAME under the cgroup root, v1 or
 v2) whose memory limit counts their page cache too, on the CPUs given. This
@@ -61,9 +73,10 @@ needs root (or writable cgroups), and the cgroup is removed at stop. A run on
 this host then keeps its client off those CPUs where others are left.`,
 		Example: `  dbrig server start --dir /srv/dbrig-pg
   dbrig server start --dir /srv/dbrig-pg --set shared_buffers=2GB --set max_connections=200
-  dbrig server start --dir /srv/dbrig-pg --pg-bin /usr/lib/postgresql/18/bin --set io_method=io_uring
+  dbrig server start --dir /srv/dbrig-pg --bin /usr/lib/postgresql/18/bin --set io_method=io_uring
   dbrig server start --dir /srv/dbrig-pg --set shared_buffers=4GB --prewarm bench
-  dbrig server start --dir /srv/dbrig-pg --memory 2GB --cpus 1`,
+  dbrig server start --dir /srv/dbrig-pg --memory 2GB --cpus 1
+  dbrig server start --kind mariadb --dir /srv/dbrig-maria --set innodb_buffer_pool_size=2G`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if err := needDir(dir); err != nil {
@@ -79,7 +92,7 @@ this host then keeps its client off those CPUs where others are left.`,
 			}
 			ctx, stop := signalContext(c.ErrOrStderr())
 			defer stop()
-			s, err := server.New(server.Default(), dir, pgBin)
+			s, err := server.New(kind, dir, bin)
 			if err != nil {
 				return err
 			}
@@ -90,7 +103,7 @@ this host then keeps its client off those CPUs where others are left.`,
 			if _, err := s.Version(ctx); err != nil {
 				return err
 			}
-			if running, err := server.Attach(server.Default(), dir); err == nil && running.Running() {
+			if running, err := server.AttachDir(dir); err == nil && running.Running() {
 				return target.Userf("a server is already running in %s: stop it first with dbrig server stop --dir %s", dir, dir)
 			}
 			// Nothing is printed until the server is up, so that a failure
@@ -112,8 +125,8 @@ this host then keeps its client off those CPUs where others are left.`,
 			out := c.OutOrStdout()
 			fmt.Fprintf(out, "%s from %s\n", st.Version, st.BinDir)
 			fmt.Fprintf(out, "Cluster: %s (%s)\n", dir, cluster)
-			fmt.Fprintf(out, "URL:     %s\n", st.URL)
-			fmt.Fprintf(out, "Socket:  %s\n", st.Socket)
+			fmt.Fprintf(out, "URL:     %s\n", target.Redact(st.URL))
+			fmt.Fprintf(out, "Socket:  %s\n", target.Redact(st.Socket))
 			fmt.Fprintf(out, "Log:     %s\n", st.LogPath)
 			if len(settings) > 0 {
 				fmt.Fprintf(out, "Settings: %s\n", result.Settings(settings))
@@ -135,7 +148,10 @@ this host then keeps its client off those CPUs where others are left.`,
 	}
 	c.Flags().StringVar(&dir, "dir", "", "directory of the server (cluster, log, socket); required")
 	c.Flags().StringArrayVar(&sets, "set", nil, "server setting `name=value` for this start (repeatable)")
-	c.Flags().StringVar(&pgBin, "pg-bin", "", "directory holding postgres, initdb and pg_ctl")
+	c.Flags().StringVar(&kind, "kind", server.Default(), "kind of server to create and start: "+strings.Join(server.Kinds(), ", "))
+	c.Flags().StringVar(&bin, "bin", "", "directory holding the server's binaries (postgres: postgres, initdb, pg_ctl; mariadb: mariadbd)")
+	c.Flags().StringVar(&bin, "pg-bin", "", "the same as --bin, as it was named when PostgreSQL was the only kind")
+	c.Flags().MarkHidden("pg-bin")
 	c.Flags().StringVar(&prewarm, "prewarm", "", "after start, load database `DB` into shared buffers and print the resident fraction")
 	c.Flags().StringVar(&memory, "memory", "", "confine the server's memory, page cache included, to `SIZE` (512MB, 2GB)")
 	c.Flags().StringVar(&cpus, "cpus", "", "confine the server to `CPUS`, a list such as 0, 0-1 or 0,2")
@@ -269,7 +285,7 @@ func attach(dir string) (server.Server, error) {
 	if err := needDir(dir); err != nil {
 		return nil, err
 	}
-	return server.Attach(server.Default(), dir)
+	return server.AttachDir(dir)
 }
 
 // prewarmDB loads the database at url into the server's cache, when its

@@ -414,7 +414,7 @@ func TestSweepBlockIOSQLite(t *testing.T) {
 	dir := t.TempDir()
 	spec := filepath.Join(dir, "s.yaml")
 	body := "target: {url: 'sqlite:" + filepath.Join(dir, "b.db") + "'}\nworkload: block-io\nbuild: {scale: 2048}\n" +
-		"run: {rampup: 0s, duration: 1s}\nvary: {vus: [0, 2]}\n"
+		"run: {rampup: 0s, duration: 1s}\nvary: {vus: [1, 2]}\n"
 	if err := os.WriteFile(spec, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -37,6 +37,25 @@ type Config struct {
 	Grace time.Duration
 	// Observer, when set, follows the run as it happens.
 	Observer Observer
+	// Actions are done to the system under test at set moments of the run.
+	Actions []Action
+}
+
+// Action is something done to the system under test at a set moment of a
+// run, such as killing its server; what it does is the caller's, when is
+// the driver's, on the clock of the series.
+type Action struct {
+	At time.Duration // since the run started
+	// Do does it; note records, as an event of the run, what is happening
+	// as it is called. An error ends the run with that error: the system
+	// under test is no longer what the run measures.
+	Do func(ctx context.Context, note func(what string)) error
+}
+
+// Event is something that happened to the system under test during a run.
+type Event struct {
+	T    float64 // seconds since the run started
+	What string
 }
 
 // Observer follows a run as it happens, for a live view of it. Phase is
@@ -105,6 +124,8 @@ type Point struct {
 	T      float64 // seconds since the run started
 	Phase  string
 	Counts []int64
+	// Errors is the transactions that failed in the second, of all types.
+	Errors int64
 }
 
 // Result is what a run measured.
@@ -116,6 +137,11 @@ type Result struct {
 	Tx          []TxResult
 	Tally       Tally
 	Series      []Point
+	// ErrorClasses counts the measured window's errors by what the
+	// target said they were (target.ErrClass's names); nil without errors.
+	ErrorClasses map[string]int64
+	// Events are what the Actions did, in order.
+	Events []Event
 }
 
 // WindowSeconds is the measured window's real length.
@@ -134,6 +160,7 @@ type vuState struct {
 	errs    []int64
 	retries []int64
 	sample  []string
+	byClass [target.ErrUserRollback + 1]int64 // the window's errors by class
 	hist    []*hdrhistogram.Histogram
 	tally   Tally
 	scratch Tally // one transaction's counters, reused
@@ -252,6 +279,7 @@ func Run(ctx context.Context, w Workload, cfg Config) (*Result, error) {
 	}
 	finished := make(chan struct{})
 	go func() { wg.Wait(); close(finished) }()
+	acted := act(work, res, cfg.Actions, stop, abort)
 
 	ticks := make(chan struct{})
 	go func() {
@@ -285,6 +313,7 @@ func Run(ctx context.Context, w Workload, cfg Config) (*Result, error) {
 		<-finished
 	}
 	<-ticks
+	acted.Wait()
 	if abortErr != nil {
 		return nil, abortErr
 	}
@@ -306,8 +335,44 @@ func Run(ctx context.Context, w Workload, cfg Config) (*Result, error) {
 	res.Tally = make(Tally, tallies)
 	for _, s := range states {
 		res.Tally.Add(s.tally)
+		for c, n := range s.byClass {
+			if n > 0 {
+				if res.ErrorClasses == nil {
+					res.ErrorClasses = map[string]int64{}
+				}
+				res.ErrorClasses[target.ErrClass(c).String()] += n
+			}
+		}
 	}
 	return res, nil
+}
+
+// act does each action at its moment, unless the run stops first, and
+// records what they note in res.Events. The returned group ends when every
+// action started has finished: one under way when the window closes runs
+// to its end, so that the run never leaves the system half done.
+func act(ctx context.Context, res *Result, actions []Action, stop <-chan struct{}, abort func(error)) *sync.WaitGroup {
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	note := func(what string) {
+		mu.Lock()
+		defer mu.Unlock()
+		t := time.Since(res.Started).Round(time.Millisecond).Seconds()
+		res.Events = append(res.Events, Event{T: t, What: what})
+	}
+	for _, a := range actions {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if !sleep(time.Until(res.Started.Add(a.At)), stop) {
+				return
+			}
+			if err := a.Do(ctx, note); err != nil {
+				abort(err)
+			}
+		}()
+	}
+	return &wg
 }
 
 // runVU is one VU's loop: pick, wait, run with retries, record, wait.
@@ -349,6 +414,10 @@ func runVU(ctx context.Context, v VU, s *vuState, cfg *Config, phase *atomic.Int
 			cfg.Observer.Transaction(tx, ended.Sub(began), int(retries), outcome(ok, rolledBack))
 		}
 		measured := Phase(phase.Load()) == PhaseMeasure
+		class := target.ErrOther
+		if !ok {
+			class = cfg.Classify(err)
+		}
 		if ok {
 			s.done[tx].Add(1)
 		} else {
@@ -365,9 +434,10 @@ func runVU(ctx context.Context, v VU, s *vuState, cfg *Config, phase *atomic.Int
 				s.tally.Add(t)
 			} else {
 				s.errs[tx]++
+				s.byClass[class]++
 			}
 		}
-		if !ok && cfg.Classify(err) == target.ErrConnLost && !reconnect(ctx, v, stop) {
+		if !ok && class == target.ErrConnLost && !reconnect(ctx, v, stop) {
 			return
 		}
 		if !sleep(after, stop) {
@@ -405,6 +475,7 @@ func tickLoop(res *Result, states []*vuState, cfg *Config, phase *atomic.Int32, 
 	defer t.Stop()
 	types := len(states[0].done)
 	last := make([]int64, types)
+	var lastErrs int64
 	for {
 		select {
 		case <-stop:
@@ -425,7 +496,8 @@ func tickLoop(res *Result, states []*vuState, cfg *Config, phase *atomic.Int32, 
 			}
 			last = cur
 			elapsed := now.Sub(res.Started)
-			res.Series = append(res.Series, Point{T: elapsed.Round(time.Millisecond).Seconds(), Phase: p.String(), Counts: delta})
+			res.Series = append(res.Series, Point{T: elapsed.Round(time.Millisecond).Seconds(), Phase: p.String(), Counts: delta, Errors: errs - lastErrs})
+			lastErrs = errs
 			if cfg.Progress != nil && p != PhaseDone {
 				tk := Tick{Phase: p, Elapsed: elapsed, Counts: delta, Errors: errs, VUs: int(running.Load())}
 				if cfg.Each > 0 {

@@ -112,6 +112,18 @@ func TestRunCountsOnlyTheWindow(t *testing.T) {
 	if w.reconnects.Load() == 0 {
 		t.Error("a lost connection was not reopened")
 	}
+	other, lost := res.ErrorClasses["other"], res.ErrorClasses["connection_lost"]
+	if other == 0 || lost == 0 || other+lost != b.Errors || len(res.ErrorClasses) != 2 {
+		t.Errorf("errors by class %v, want other and connection_lost adding up to %d", res.ErrorClasses, b.Errors)
+	}
+	var perSecond int64
+	for _, p := range res.Series {
+		perSecond += p.Errors
+	}
+	// The series ends with its last whole second, inside the window.
+	if perSecond == 0 || perSecond > b.Errors {
+		t.Errorf("the series counts %d errors, want some, and no more than the window's %d", perSecond, b.Errors)
+	}
 	if res.Tally[0] < a.Count+b.Count {
 		t.Errorf("tally %d < completions %d", res.Tally[0], a.Count+b.Count)
 	}
@@ -313,5 +325,45 @@ func TestObserverSeesEveryTransaction(t *testing.T) {
 		if seen := w.outcomes[tx][Committed] + w.outcomes[tx][RolledBack]; seen <= res.Tx[tx].Count {
 			t.Errorf("type %d: observer saw %d completions, the window alone counted %d; want the ramp-up's too", tx, seen, res.Tx[tx].Count)
 		}
+	}
+}
+
+// TestActions: an action runs at its moment on the series' clock and its
+// notes become events; one due after the run is never done; one that
+// fails ends the run with its error.
+func TestActions(t *testing.T) {
+	var late atomic.Bool
+	res, err := Run(context.Background(), &scripted{}, Config{
+		VUs: 2, Rampup: 100 * time.Millisecond, Duration: 600 * time.Millisecond, Classify: classify,
+		Actions: []Action{
+			{At: 300 * time.Millisecond, Do: func(_ context.Context, note func(string)) error {
+				note("killed")
+				time.Sleep(100 * time.Millisecond)
+				note("up again")
+				return nil
+			}},
+			{At: time.Hour, Do: func(context.Context, func(string)) error { late.Store(true); return nil }},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if late.Load() {
+		t.Error("an action due after the run was done")
+	}
+	if len(res.Events) != 2 || res.Events[0].What != "killed" || res.Events[1].What != "up again" {
+		t.Fatalf("events %+v, want killed and up again", res.Events)
+	}
+	if e := res.Events; e[0].T < 0.3 || e[0].T > 0.45 || e[1].T-e[0].T < 0.1 {
+		t.Errorf("events at %.3f and %.3f s, want 0.3 and 0.1 s later", e[0].T, e[1].T)
+	}
+
+	failed := errors.New("restart failed")
+	_, err = Run(context.Background(), &scripted{}, Config{
+		VUs: 1, Duration: 10 * time.Second, Classify: classify,
+		Actions: []Action{{At: 100 * time.Millisecond, Do: func(context.Context, func(string)) error { return failed }}},
+	})
+	if !errors.Is(err, failed) {
+		t.Errorf("run with a failed action: %v, want %v", err, failed)
 	}
 }

@@ -172,8 +172,10 @@ type run struct {
 	t        target.Target
 	built    map[string]bool // by cluster directory; "" for a URL
 	dropNote bool
-	started  time.Time
-	runsDone int // in this call, for the time-left estimate
+	// settleNote: the note that the target could not settle is made once.
+	settleNote bool
+	started    time.Time
+	runsDone   int // in this call, for the time-left estimate
 }
 
 func (s *Sweep) addNote(note string) {
@@ -608,12 +610,29 @@ func (r *run) noteMemory(ctx context.Context) {
 			gib(size), strings.Join(below, "; ")))
 		return
 	}
+	if r.readsDirect(ctx) {
+		r.addNote(fmt.Sprintf("The database is %s, and at every point the server reads its data files past the OS page cache (direct I/O): what the buffer cache misses is read from the device.",
+			gib(size)))
+		return
+	}
 	if size < host.MemoryBytes/2 {
 		r.addNote(fmt.Sprintf("The database is %s and this host has %s of memory: it fits the OS page cache, so a buffer cache smaller than the database costs copies from the OS cache (re-read after each drop), not steady disk reads.",
 			gib(size), gib(host.MemoryBytes)))
 		return
 	}
 	r.addNote(fmt.Sprintf("The database is %s and this host has %s of memory.", gib(size), gib(host.MemoryBytes)))
+}
+
+// readsDirect reports whether every point's server reads its data files
+// past the OS page cache.
+func (r *run) readsDirect(ctx context.Context) bool {
+	for _, p := range r.Points {
+		d, ok := r.build(p).Server.(server.DirectReader)
+		if !ok || !d.ReadsDirect(ctx, r.Spec.ServerSettings(p)) {
+			return false
+		}
+	}
+	return true
 }
 
 // ensureSchema builds the workload's schema unless it is there already,
@@ -675,11 +694,13 @@ func (r *run) next(ctx context.Context) (stop bool, err error) {
 		if r.Doc.Target.Kind == "" || r.srv != nil {
 			v, _ := r.t.Version(ctx)
 			kind := r.t.Kind()
+			url := r.t.URL()
 			if len(r.builds) > 1 {
-				// Every build's, as New and initServer put them.
-				v, kind = r.Doc.Target.Version, r.Doc.Target.Kind
+				// Every build's, as New and initServer put them; each
+				// run's document has its own build's URL.
+				v, kind, url = r.Doc.Target.Version, r.Doc.Target.Kind, ""
 			}
-			r.Doc.Target = result.Target{Kind: kind, Version: v, URL: r.t.URL()}
+			r.Doc.Target = result.Target{Kind: kind, Version: v, URL: url}
 		}
 	}
 	cluster := ""
@@ -702,6 +723,24 @@ func (r *run) next(ctx context.Context) (stop bool, err error) {
 	left := r.Spec.Estimate(r.Points, doc.Order, doc.Done, 0)
 	fmt.Fprintf(r.o.Log, "run %d/%d: point %d (%s), repetition %d — about %s left\n",
 		doc.Done+1, len(doc.Order), pi+1, r.Spec.Label(pt), rep, roundLeft(left))
+
+	// What the last run left the server to do (old row versions to
+	// purge, dirty pages to write) is done now, not on this run's time.
+	if st, ok := r.t.(target.Settler); ok {
+		sctx, cancel := r.stoppable(ctx)
+		line, err := st.Settle(sctx)
+		cancel()
+		switch {
+		case err != nil && sctx.Err() != nil:
+			return true, nil
+		case err != nil && !r.settleNote:
+			r.settleNote = true
+			r.addNote("the server was not settled between runs: " + err.Error())
+			fmt.Fprintf(r.o.Log, "dbrig: the server was not settled between runs: %v\n", err)
+		case err == nil:
+			fmt.Fprintf(r.o.Log, "settled: %s\n", line)
+		}
+	}
 
 	// Only a managed server is known to share this host's page cache; an
 	// external target's host is out of reach, and dropping ours would only

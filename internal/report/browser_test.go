@@ -57,6 +57,10 @@ func TestBrowserReport(t *testing.T) {
 		// A run with telemetry (PostgreSQL 15 in a 320MB cgroup): throughput,
 		// latency, sessions by wait class, host CPU and the data disk.
 		{"telemetry-run", func(path string) error { return writeReport(path, "testdata/telemetry-run.json") }, 5},
+		// A run whose managed PostgreSQL 15 was killed 15 s in and restarted
+		// (--kill-server-at 15s --audit-durability): the kill and the
+		// restart marked on the throughput chart, with the errors per second.
+		{"durability-run", func(path string) error { return writeReport(path, "testdata/durability-run.json") }, 5},
 		// A block-io run: the same charts, and the run in one line.
 		{"blockio-run", func(path string) error { return writeReport(path, "testdata/blockio-run.json") }, 5},
 		// The block-io sessions sweep: physical reads, logical reads and
@@ -69,6 +73,10 @@ func TestBrowserReport(t *testing.T) {
 		// A mixed run: order entry with 3 VUs and the category-sales
 		// reports with 2, in one window.
 		{"mixed-run", func(path string) error { return writeReport(path, "testdata/mixed-run.json") }, 5},
+		// The DVD Store cache study: the reports alone and beside the order
+		// entry; each workload's metrics, their gains where they ran, and
+		// why.
+		{"dvdstore-sweep", func(path string) error { return writeReport(path, "testdata/dvdstore-sweep/sweep.json") }, 13},
 		// A confined buffer-cache sweep: NOPM and TPM against shared_buffers,
 		// the change over the baseline, and why (misses, disk reads, hits;
 		// the host's CPU and the read latency).

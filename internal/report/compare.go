@@ -79,7 +79,7 @@ func compareRuns(c *Comparison, a, b *result.Document) {
 		c.Notes = append(c.Notes, fmt.Sprintf("different workloads: %s and %s", a.Workload, b.Workload))
 	}
 	if a.Target.Kind != b.Target.Kind || a.Target.Version != b.Target.Version {
-		c.Notes = append(c.Notes, fmt.Sprintf("different servers: %s %s and %s %s", a.Target.Kind, a.Target.Version, b.Target.Kind, b.Target.Version))
+		c.Notes = append(c.Notes, fmt.Sprintf("different servers: %s and %s", a.Target.Server(), b.Target.Server()))
 	}
 	if a.Interrupted || b.Interrupted {
 		c.Notes = append(c.Notes, "at least one run was interrupted: its window is shorter than configured")
@@ -303,11 +303,11 @@ func fmtValue(v float64) string {
 func describe(d *Doc) string {
 	if d.Sweep != nil {
 		s := d.Sweep
-		return fmt.Sprintf("%s: sweep %s, %s on %s %s, %s", d.Path, s.Name, s.Workload, s.Target.Kind, s.Target.Version,
+		return fmt.Sprintf("%s: sweep %s, %s on %s, %s", d.Path, s.Name, s.Workload, s.Target.Server(),
 			s.StartedAt.UTC().Format("2006-01-02 15:04"))
 	}
 	r := d.Run
-	return fmt.Sprintf("%s: %s on %s %s, %s, %.0f s", d.Path, r.Workload, r.Target.Kind, r.Target.Version,
+	return fmt.Sprintf("%s: %s on %s, %s, %.0f s", d.Path, r.Workload, r.Target.Server(),
 		r.StartedAt.UTC().Format("2006-01-02 15:04"), r.WindowSeconds)
 }
 

@@ -195,7 +195,7 @@ func hostRows(h result.Host, t result.Target) [][2]string {
 		{"memory", bytesIEC(h.MemoryBytes)},
 		{"kernel", h.Kernel},
 		{"OS / arch", strings.Trim(h.OS+" / "+h.Arch, " /")},
-		{"server", strings.TrimSpace(t.Kind + " " + t.Version)},
+		{"server", t.Server()},
 		{"target", target.Redact(t.URL)},
 		{"dbrig built with", h.GoVersion},
 	}

@@ -88,6 +88,29 @@ func TestHTMLSweepContent(t *testing.T) {
 	}
 }
 
+// TestHTMLSweepWith: a sweep with reports beside the order entry, and at
+// vus 0 alone, draws each workload's gains where it ran, and the host's
+// CPU per point.
+func TestHTMLSweepWith(t *testing.T) {
+	out := render(t, "testdata/dvdstore-sweep/sweep.json")
+	for _, want := range []string{
+		"Change in orders per minute over the baseline, %, vus=5",
+		"Change in orders per minute over the baseline, %, vus=10",
+		"Change in dvd-reports completion time over the baseline, %, vus=0 (dvd-reports alone)",
+		"Change in dvd-reports completion time over the baseline, %, vus=5",
+		"orders per minute (higher is better) and dvd-reports completion time (lower is better)",
+		"CPU and read latency per point", "rest of the host %",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("sweep report lacks %q", want)
+		}
+	}
+	// The order entry did not run at vus 0: no gain of it to draw there.
+	if strings.Contains(out, "Change in orders per minute over the baseline, %, vus=0") {
+		t.Error("the report draws the order entry's gain where it had no virtual users")
+	}
+}
+
 // TestHTMLSweepAlone: the report needs nothing but the sweep document.
 func TestHTMLSweepAlone(t *testing.T) {
 	b, err := os.ReadFile("testdata/sweep.json")
@@ -270,5 +293,23 @@ func TestCompareSweeps(t *testing.T) {
 	}
 	if _, err := Compare(a, runDoc(1, 1)); err != ErrMixedKinds {
 		t.Errorf("run vs sweep: %v, want ErrMixedKinds", err)
+	}
+}
+
+// TestHTMLDurabilityRun: a run whose managed PostgreSQL 15 was killed 15 s
+// in and restarted (--kill-server-at 15s --audit-durability): the kill and
+// the restart are marked on the throughput chart, the errors per second
+// drawn beside it, and the errors by class and the audit's finding listed.
+func TestHTMLDurabilityRun(t *testing.T) {
+	out := render(t, "testdata/durability-run.json")
+	for _, want := range []string{
+		`"eventMarks":{"marks":[{"at":15`, "server killed (SIGKILL to pid", "server up again",
+		"errors per second", `"yAxisID":"y1"`, "Reliability",
+		"Errors in the measured window by class: connection_lost", "0 missing;", "in doubt",
+		"Consistency check after the run: passed",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("durability run report lacks %q", want)
+		}
 	}
 }

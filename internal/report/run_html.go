@@ -14,8 +14,8 @@ import (
 // per transaction type and the mix audit.
 func runPage(d *result.Document) *page {
 	p := &page{Title: fmt.Sprintf("dbrig %s run", d.Workload)}
-	p.Subtitle = append(p.Subtitle, fmt.Sprintf("%s %s · started %s · %.1f s measured",
-		d.Target.Kind, d.Target.Version, d.StartedAt.UTC().Format("2006-01-02 15:04:05 MST"), d.WindowSeconds))
+	p.Subtitle = append(p.Subtitle, fmt.Sprintf("%s · started %s · %.1f s measured",
+		d.Target.Server(), d.StartedAt.UTC().Format("2006-01-02 15:04:05 MST"), d.WindowSeconds))
 	if d.Interrupted {
 		p.Subtitle = append(p.Subtitle, "Interrupted: the figures cover only the window measured before the stop.")
 	}
@@ -44,6 +44,9 @@ func runPage(d *result.Document) *page {
 	}
 	if len(d.Audit) > 0 {
 		p.Blocks = append(p.Blocks, block{Heading: "Audit", Table: auditTable(d.Audit)})
+	}
+	if lines := reliabilityLines(d); len(lines) > 0 {
+		p.Blocks = append(p.Blocks, block{Heading: "Reliability", Notes: lines})
 	}
 	if len(d.Counters) > 0 {
 		var rows [][2]string
@@ -78,7 +81,7 @@ func seriesBlock(p *page, d *result.Document) (block, bool) {
 		return block{}, false
 	}
 	primary := slices.Index(d.SeriesTypes, d.PrimaryTx)
-	var prim, all []obj
+	var prim, all, errs []obj
 	var rampEnd float64
 	ramp := false
 	for _, pt := range d.Series {
@@ -87,6 +90,7 @@ func seriesBlock(p *page, d *result.Document) (block, bool) {
 			sum += c
 		}
 		all = append(all, obj{"x": pt.T, "y": sum * 60})
+		errs = append(errs, obj{"x": pt.T, "y": pt.Errors})
 		if primary >= 0 && primary < len(pt.Counts) {
 			prim = append(prim, obj{"x": pt.T, "y": pt.Counts[primary] * 60})
 		}
@@ -100,13 +104,31 @@ func seriesBlock(p *page, d *result.Document) (block, bool) {
 	}
 	sets = append(sets, seriesLine("all transactions per minute", color(1), all))
 	plugins := obj{}
+	scales := obj{"y": obj{"beginAtZero": true, "title": axisTitle("per minute")}}
 	caption := "Figure 2: completions in each second × 60, client side."
 	if ramp {
 		plugins["rampShade"] = obj{"until": rampEnd, "label": "ramp-up"}
 		caption += fmt.Sprintf(" Shaded: the %.0f s ramp-up, not counted in the results.", rampEnd)
 	}
-	ref := timeChart(p, "throughput over time", "Throughput per second, as a per-minute rate", sets,
-		obj{"y": obj{"beginAtZero": true, "title": axisTitle("per minute")}}, plugins)
+	if len(d.Events) > 0 {
+		// The moments something was done to the system under test, so
+		// that the dip and the recovery around them show.
+		var marks []obj
+		for _, e := range d.Events {
+			marks = append(marks, obj{"at": e.T, "label": e.What})
+		}
+		plugins["eventMarks"] = obj{"marks": marks}
+		caption += " Dashed lines: what was done to the system under test (see Reliability)."
+	}
+	if slices.ContainsFunc(d.Series, func(pt result.Point) bool { return pt.Errors > 0 }) {
+		e := seriesLine("errors per second", "#c0392b", errs)
+		e["yAxisID"] = "y1"
+		sets = append(sets, e)
+		scales["y1"] = obj{"beginAtZero": true, "position": "right", "title": axisTitle("errors per second"),
+			"grid": obj{"drawOnChartArea": false}}
+		caption += " Red, on the right-hand scale: transactions that failed in each second, all types."
+	}
+	ref := timeChart(p, "throughput over time", "Throughput per second, as a per-minute rate", sets, scales, plugins)
 	return block{Heading: "Throughput", Charts: []chartRef{ref}, ChartCaption: caption}, true
 }
 

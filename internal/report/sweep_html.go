@@ -125,8 +125,8 @@ func sweepPage(d *Doc) *page {
 	s := d.Sweep
 	p := &page{Title: fmt.Sprintf("dbrig sweep: %s", s.Name)}
 	runs := len(s.Order)
-	p.Subtitle = append(p.Subtitle, fmt.Sprintf("%s on %s %s · started %s · %d points × %d repeats",
-		s.Workload, s.Target.Kind, s.Target.Version, s.StartedAt.UTC().Format("2006-01-02 15:04:05 MST"), len(s.Points), s.Repeat))
+	p.Subtitle = append(p.Subtitle, fmt.Sprintf("%s on %s · started %s · %d points × %d repeats",
+		s.Workload, s.Target.Server(), s.StartedAt.UTC().Format("2006-01-02 15:04:05 MST"), len(s.Points), s.Repeat))
 	if !s.Complete {
 		p.Subtitle = append(p.Subtitle, fmt.Sprintf("Incomplete: %d of %d runs done; the figures cover those.", s.Done, runs))
 	}
@@ -374,14 +374,19 @@ func metricsBlock(p *page, s *result.Sweep, l sweepLayout) (block, bool) {
 		drawn := false
 		for k, name := range l.series {
 			data := gaps(len(l.xs))
+			has := false
 			for j, i := range l.at[k] {
 				st := s.Points[max(i, 0)].Stats[m.Key]
 				if i < 0 || st == nil {
 					continue
 				}
 				data[j] = obj{"y": st.Mean, "yMin": st.CILow, "yMax": st.CIHigh}
-				drawn = true
+				has = true
 			}
+			if !has {
+				continue // a series that did not run this workload
+			}
+			drawn = true
 			c := color(k)
 			sets = append(sets, obj{"label": name, "data": data, "borderColor": c, "backgroundColor": c,
 				"pointRadius": 4, "pointHoverRadius": 6, "borderWidth": 2, "spanGaps": true,

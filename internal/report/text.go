@@ -46,6 +46,9 @@ func Text(w io.Writer, d *result.Document) {
 			fmt.Fprintln(w)
 		}
 	}
+	for _, l := range reliabilityLines(d) {
+		fmt.Fprintln(w, l)
+	}
 	if d.Telemetry != nil {
 		if s := telemetry.Summarize(d.Telemetry); s.DB != nil {
 			oneLine(d, s).text(w)

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/dbrig/dbrig/internal/atomicfile"
@@ -17,9 +18,11 @@ import (
 	"github.com/dbrig/dbrig/internal/workload"
 )
 
-// SchemaVersion changes whenever a field changes meaning or goes away.
-// Version 2 made the headline figures the workload's own declared metrics;
-// version 1 documents are still read (see v1.go).
+// SchemaVersion changes whenever a field changes meaning or goes away;
+// a field added with omitempty, which older documents simply lack, keeps
+// it (errors_by_class, events and durability came so). Version 2 made the
+// headline figures the workload's own declared metrics; version 1
+// documents are still read (see v1.go).
 const SchemaVersion = 2
 
 // Document is one run.
@@ -51,6 +54,14 @@ type Document struct {
 	Series      []Point  `json:"series"`
 	SeriesTypes []string `json:"series_types"`
 	Interrupted bool     `json:"interrupted"`
+	// ErrorClasses counts the window's errors by what the target said
+	// they were: connection_lost, retry (after the last retry), other.
+	ErrorClasses map[string]int64 `json:"errors_by_class,omitempty"`
+	// Events are what was done to the system under test during the run
+	// (a server killed, and up again), on the series' clock.
+	Events []Event `json:"events,omitempty"`
+	// Durability is the durability audit's finding, when the run had one.
+	Durability *Durability `json:"durability,omitempty"`
 	// Telemetry is what the host and the database did during the run;
 	// absent when the run was told not to record it.
 	Telemetry *telemetry.Recording `json:"telemetry,omitempty"`
@@ -106,6 +117,14 @@ type Point struct {
 	T      float64 `json:"t"`
 	Phase  string  `json:"phase"`
 	Counts []int64 `json:"counts"`
+	// Errors is the transactions that failed in the second, of all types.
+	Errors int64 `json:"errors,omitempty"`
+}
+
+// Event is something that happened to the system under test during a run.
+type Event struct {
+	T    float64 `json:"t"` // seconds since the run started
+	What string  `json:"what"`
 }
 
 // AuditItem is one check of the run against the workload's rules.
@@ -123,6 +142,16 @@ type Target struct {
 	Kind    string `json:"kind"`
 	Version string `json:"version"`
 	URL     string `json:"url"`
+}
+
+// Server names the server as a person would: its kind and version, or,
+// for a sweep over servers of several kinds ("postgres, mariadb"), the
+// versions alone, since each names its own product.
+func (t Target) Server() string {
+	if strings.Contains(t.Kind, ", ") && t.Version != "" {
+		return t.Version
+	}
+	return strings.TrimSpace(t.Kind + " " + t.Version)
 }
 
 // Tx is one transaction type's figures over the measured window.
@@ -171,7 +200,10 @@ func FromRun(run Run) (*Document, error) {
 		Config: run.Config, StartedAt: r.Started.UTC(), WindowSeconds: r.WindowSeconds(),
 		PrimaryMetric: run.Info.Primary, PrimaryTx: run.Info.PrimaryTx,
 		Lines: sum.Lines, Extra: sum.Extra, SeriesTypes: run.TxNames, Interrupted: r.Interrupted,
-		Counters: map[string]int64{}, Telemetry: run.Telemetry,
+		Counters: map[string]int64{}, Telemetry: run.Telemetry, ErrorClasses: r.ErrorClasses,
+	}
+	for _, e := range r.Events {
+		d.Events = append(d.Events, Event(e))
 	}
 	for _, def := range Defs(run.Info) {
 		v := sum.Values[def.Key]

@@ -38,6 +38,10 @@ type Options struct {
 	Telemetry telemetry.Config
 	// Live, when set, follows the run as it happens.
 	Live Live
+	// Actions are done to the system under test at set moments of the
+	// run (a server killed and restarted); the document records their
+	// events.
+	Actions []driver.Action
 }
 
 // Live follows a run as it happens (internal/live serves it as metrics):
@@ -70,7 +74,7 @@ func Run(ctx context.Context, t target.Target, w workload.Workload, r workload.R
 	if err := o.Validate(info.FixedWork); err != nil {
 		return nil, err
 	}
-	cfgDriver := driver.Config{VUs: o.VUs, Rampup: o.Rampup, Duration: o.Duration, Classify: t.Classify, Observer: o.Live}
+	cfgDriver := driver.Config{VUs: o.VUs, Rampup: o.Rampup, Duration: o.Duration, Classify: t.Classify, Observer: o.Live, Actions: o.Actions}
 	if b, ok := r.(workload.Batch); ok {
 		cfgDriver.VUs, cfgDriver.Each = b.Batch()
 		cfgDriver.Rampup, cfgDriver.Duration = 0, 0

@@ -1,8 +1,10 @@
 package server
 
 import (
+	"bytes"
 	"fmt"
 	"os"
+	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
@@ -142,4 +144,77 @@ func FormatCPUs(cpus []int) string {
 		i = j + 1
 	}
 	return strings.Join(parts, ",")
+}
+
+// Confined is what a kind's Server keeps of its confinement: the one the
+// starts that follow run in, and its cgroup (nil when unconfined).
+type Confined struct {
+	conf   Confinement
+	cgroup *Cgroup
+}
+
+// Confine sets the confinement of the starts that follow, after checking
+// that this host can apply it; a running server keeps its own.
+func (c *Confined) Confine(dir string, running bool, conf Confinement) error {
+	if running {
+		return target.Userf("the server in %s is running: stop it before changing what it is confined to", dir)
+	}
+	if !conf.IsZero() {
+		if err := NewCgroup(dir, conf).Check(); err != nil {
+			return err
+		}
+	}
+	c.Set(dir, conf)
+	return nil
+}
+
+// Set is Confine without the checks, for a server found as another
+// process left it.
+func (c *Confined) Set(dir string, conf Confinement) {
+	c.conf, c.cgroup = conf, nil
+	if !conf.IsZero() {
+		c.cgroup = NewCgroup(dir, conf)
+	}
+}
+
+// Get is the confinement set.
+func (c *Confined) Get() Confinement { return c.conf }
+
+// Create makes the cgroup before a start, when confined.
+func (c *Confined) Create() error {
+	if c.cgroup == nil {
+		return nil
+	}
+	return c.cgroup.Create()
+}
+
+// Remove removes the cgroup of a stopped server, if it had one.
+func (c *Confined) Remove() error {
+	if c.cgroup == nil {
+		return nil
+	}
+	return c.cgroup.Remove()
+}
+
+// Start starts cmd, inside the cgroup when confined, so that the server
+// and every process it forks are born there.
+func (c *Confined) Start(cmd *exec.Cmd) error {
+	if c.cgroup == nil {
+		return cmd.Start()
+	}
+	return c.cgroup.Start(cmd)
+}
+
+// CombinedOutput is cmd.CombinedOutput, inside the cgroup when confined.
+func (c *Confined) CombinedOutput(cmd *exec.Cmd) ([]byte, error) {
+	if c.cgroup == nil {
+		return cmd.CombinedOutput()
+	}
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := c.cgroup.Start(cmd); err != nil {
+		return nil, err
+	}
+	err := cmd.Wait()
+	return out.Bytes(), err
 }

@@ -9,6 +9,8 @@ package server
 import (
 	"context"
 	"errors"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -59,6 +61,14 @@ type Server interface {
 	// of settings (one per sweep point), and names everything that is
 	// missing, and why, in one error.
 	Preflight(ctx context.Context, points []map[string]string) error
+}
+
+// DirectReader is a Server that can read its data files past the OS page
+// cache (direct I/O), so that its own cache is the only one.
+type DirectReader interface {
+	// ReadsDirect reports whether the server reads its data that way when
+	// started with settings.
+	ReadsDirect(ctx context.Context, settings map[string]string) bool
 }
 
 // State is what Status found.
@@ -178,6 +188,29 @@ func Attach(kind, dir string) (Server, error) {
 		return nil, err
 	}
 	return k.Attach(dir)
+}
+
+// PointNames is every setting name a sweep's points use, sorted, for a
+// kind's Preflight to check at once.
+func PointNames(points []map[string]string) []string {
+	names := map[string]bool{}
+	for _, p := range points {
+		for name := range p {
+			names[name] = true
+		}
+	}
+	return slices.Sorted(maps.Keys(names))
+}
+
+// AttachDir returns the server dbrig manages in dir, of the kind its
+// state file records; a directory from before kinds were recorded holds
+// the default kind's.
+func AttachDir(dir string) (Server, error) {
+	kind := Default()
+	if rec, err := ReadState(dir); err == nil && rec.Kind != "" {
+		kind = rec.Kind
+	}
+	return Attach(kind, dir)
 }
 
 // Closest returns the name in known nearest to name by edit distance, if

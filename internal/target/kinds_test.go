@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/dbrig/dbrig/internal/target"
+	_ "github.com/dbrig/dbrig/internal/target/mariadb"
 	_ "github.com/dbrig/dbrig/internal/target/postgres"
 	_ "github.com/dbrig/dbrig/internal/target/sqlite"
 )
@@ -15,12 +16,14 @@ import (
 // each kind's own error which one took the URL: scheme prefixes first,
 // PostgreSQL's keyword/value form only for what no prefix claims, and
 // nothing for forms no kind knows. Nothing here reaches a server: the
-// PostgreSQL URLs name a port where none listens.
+// PostgreSQL and MariaDB URLs name a port or a socket where none listens.
 func TestURLPrecedence(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "no.db")
 	const (
 		sqliteErr  = "no such file (a build creates it)"
 		pgErr      = "cannot connect to"
+		mariaErr   = "cannot connect to mariadb://"
+		mysqlErr   = "cannot connect to mysql://"
 		unknownErr = "not a URL dbrig knows"
 	)
 	cases := []struct{ url, want string }{
@@ -33,7 +36,11 @@ func TestURLPrecedence(t *testing.T) {
 		{"host=127.0.0.1 port=1 password='a b' dbname=x", pgErr},
 		{"user:pw@tcp(127.0.0.1:1)/db", unknownErr},
 		{"user:pw@tcp(127.0.0.1:1)/db?tls=true", unknownErr},
-		{"mysql://user:pw@127.0.0.1:1/db", unknownErr},
+		{"mysql://user:pw@127.0.0.1:1/db", mysqlErr},
+		{"mariadb://user:pw@127.0.0.1:1/db", mariaErr},
+		{"mariadb://user:pw@/db?socket=" + filepath.Join(t.TempDir(), "no.sock"), mariaErr},
+		// A MariaDB URL that looks like a keyword/value pair is still MariaDB's.
+		{"mariadb://127.0.0.1:1/db?x=1 host=y", "mariadb://"},
 		{"./x.db", unknownErr},
 		{"", unknownErr},
 	}
@@ -51,7 +58,7 @@ func TestURLPrecedence(t *testing.T) {
 }
 
 // TestRedactByKind: each kind redacts its own form, and a form no kind
-// claims (a MySQL DSN, before dbrig has that target) still hides its
+// claims (go-sql-driver's own DSN, which no target takes) still hides its
 // password, in Redact and in the error that says no kind matched.
 func TestRedactByKind(t *testing.T) {
 	cases := []struct{ in, want string }{
@@ -62,6 +69,8 @@ func TestRedactByKind(t *testing.T) {
 		{"sqlite:/tmp/a:b@c.db", "sqlite:/tmp/a:b@c.db"},
 		{"user:secret@tcp(127.0.0.1:3306)/db", "user:xxxxx@tcp(127.0.0.1:3306)/db"},
 		{"mysql://user:secret@127.0.0.1:3306/db", "mysql://user:xxxxx@127.0.0.1:3306/db"},
+		{"mariadb://user:secret@127.0.0.1:3306/db", "mariadb://user:xxxxx@127.0.0.1:3306/db"},
+		{"mariadb://user:secret@/db?socket=/run/my.sock", "mariadb://user:xxxxx@/db?socket=/run/my.sock"},
 		// What FuzzRedact found: a keyword/value DSN holding "://", and
 		// unescaped passwords that end a URL's host early.
 		{"host=db password='pa/secret://x'", "host=db password=xxxxx"},

@@ -103,6 +103,19 @@ const (
 	ErrUserRollback
 )
 
+// String names the class as a result document counts errors by it.
+func (c ErrClass) String() string {
+	switch c {
+	case ErrRetry:
+		return "retry"
+	case ErrConnLost:
+		return "connection_lost"
+	case ErrUserRollback:
+		return "user_rollback"
+	}
+	return "other"
+}
+
 // SQLState returns the SQLSTATE code carried by err, or "". It is for the
 // target packages: a workload asks Classify what an error means instead.
 func SQLState(err error) string {

@@ -277,8 +277,9 @@ func (r *Recorder) Stop() *Recording {
 }
 
 // Diff is each table of end minus its start, row by row (matched by
-// labels). A row new at the end counts from zero; rows that did not
-// change are left out.
+// labels). A row new at the end counts from zero, and so does a value
+// below its start: the server restarted after a crash, which forgets
+// its statistics. Rows that did not change are left out.
 func Diff(start, end []Table) []Table {
 	before := map[string]map[string][]float64{}
 	for _, t := range start {
@@ -297,7 +298,7 @@ func Diff(start, end []Table) []Table {
 			vals := make([]float64, len(row.Values))
 			changed := false
 			for i, v := range row.Values {
-				if i < len(prev) {
+				if i < len(prev) && v >= prev[i] {
 					v -= prev[i]
 				}
 				vals[i] = v

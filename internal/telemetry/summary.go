@@ -256,27 +256,53 @@ func dataDisk(ds []DiskRates, device string) *DiskRates {
 	return best
 }
 
-// edgeSamples are the counter readings at the window's start and end:
-// the last at or before each edge.
-func (r *Recording) edgeSamples() (start, end *DBSample) {
+// edgeSamples are the indexes of the counter readings at the window's
+// start and end: the last at or before each edge, -1 where none is.
+func (r *Recording) edgeSamples() (start, end int) {
 	const eps = 1e-9
-	for i := range r.DB.Samples {
-		s := &r.DB.Samples[i]
+	start, end = -1, -1
+	for i, s := range r.DB.Samples {
 		if s.T <= r.Window[0]+eps {
-			start = s
+			start = i
 		}
 		if s.T <= r.Window[1]+eps {
-			end = s
+			end = i
 		}
 	}
 	return start, end
 }
 
+// growth is counter k's growth from sample i to sample j, summed over the
+// samples between them. A counter that went backwards was reset (a server
+// restarted after a crash forgets its statistics) and grew from zero
+// since; what it counted between the sample before and the crash is lost.
+func (r *Recording) growth(k string, i, j int) (float64, bool) {
+	prev, ok := r.DB.Samples[i].Counters[k]
+	if !ok {
+		return 0, false
+	}
+	var sum float64
+	for _, s := range r.DB.Samples[i+1 : j+1] {
+		v, ok := s.Counters[k]
+		switch {
+		case !ok:
+			continue
+		case v < prev:
+			sum += v
+		default:
+			sum += v - prev
+		}
+		prev = v
+	}
+	return sum, true
+}
+
 func (r *Recording) dbSummary() *DBSummary {
-	start, end := r.edgeSamples()
-	if start == nil || end == nil || start == end {
+	i, j := r.edgeSamples()
+	if i < 0 || j <= i {
 		return nil
 	}
+	start, end := &r.DB.Samples[i], &r.DB.Samples[j]
 	secs := end.T - start.T
 	d := &DBSummary{Deltas: map[string]float64{}, Rates: map[string]float64{}, Gauges: map[string]float64{}}
 	for k, v := range end.Counters {
@@ -284,13 +310,13 @@ func (r *Recording) dbSummary() *DBSummary {
 			d.Gauges[k] = v
 			continue
 		}
-		before, ok := start.Counters[k]
+		delta, ok := r.growth(k, i, j)
 		if !ok {
 			continue
 		}
-		d.Deltas[k] = v - before
+		d.Deltas[k] = delta
 		if secs > 0 {
-			d.Rates[k] = (v - before) / secs
+			d.Rates[k] = delta / secs
 		}
 	}
 	logical, okL := d.Deltas[LogicalReads]

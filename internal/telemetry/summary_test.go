@@ -96,3 +96,29 @@ func TestDiff(t *testing.T) {
 		t.Errorf("a new row counts from zero: %+v", c)
 	}
 }
+
+// TestSummarizeAcrossACrash: a server restarted after a crash forgets its
+// statistics, so its counters start again from zero mid-window. What they
+// counted since is added to what they had counted before, never
+// subtracted from it.
+func TestSummarizeAcrossACrash(t *testing.T) {
+	r := &Recording{Window: [2]float64{10, 14}, DB: &DBRecord{Samples: []DBSample{
+		{T: 10, Counters: map[string]float64{LogicalReads: 1000}},
+		{T: 11, Counters: map[string]float64{LogicalReads: 1500}},
+		{T: 12, Counters: map[string]float64{LogicalReads: 40}}, // restarted
+		{T: 14, Counters: map[string]float64{LogicalReads: 240}},
+	}}}
+	d := Summarize(r).DB
+	if d == nil || d.Deltas[LogicalReads] != 740 || d.Rates[LogicalReads] != 185 {
+		t.Fatalf("db %+v, want 500 + 40 + 200 logical reads over 4 s", d)
+	}
+}
+
+func TestDiffAcrossACrash(t *testing.T) {
+	start := []Table{{Name: "top", Rows: []Row{{Labels: []string{"a"}, Values: []float64{100, 10}}}}}
+	end := []Table{{Name: "top", Rows: []Row{{Labels: []string{"a"}, Values: []float64{7, 30}}}}}
+	got := Diff(start, end)
+	if v := got[0].Rows[0].Values; v[0] != 7 || v[1] != 20 {
+		t.Errorf("diff %v, want 7 counted from zero after the reset, and 20", v)
+	}
+}

@@ -14,24 +14,13 @@ import (
 	"time"
 
 	"github.com/dbrig/dbrig/internal/server"
+	"github.com/dbrig/dbrig/internal/server/servertest"
 	"github.com/jackc/pgx/v5"
 )
 
-// requireCgroups skips where this process may not create cgroups, unless
-// DBRIG_REQUIRE_CGROUPS=1 (CI runs as root on a host that has them).
-func requireCgroups(t *testing.T, c server.Confinement) {
-	t.Helper()
-	if err := server.NewCgroup(t.TempDir(), c).Check(); err != nil {
-		if os.Getenv("DBRIG_REQUIRE_CGROUPS") == "1" {
-			t.Fatalf("DBRIG_REQUIRE_CGROUPS=1 but %v", err)
-		}
-		t.Skipf("%v (set DBRIG_REQUIRE_CGROUPS=1 to fail instead)", err)
-	}
-}
-
 func TestConfinedServer(t *testing.T) {
 	c := server.Confinement{Memory: 256 << 20, CPUs: "0"}
-	requireCgroups(t, c)
+	servertest.RequireCgroups(t, c)
 	s := newTestServer(t, "")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

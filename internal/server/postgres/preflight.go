@@ -33,20 +33,14 @@ var minMajor = map[string]int{
 // name is one PostgreSQL knows, then the version, build and host each
 // needs, naming everything that is missing at once.
 func (s *Server) Preflight(ctx context.Context, points []map[string]string) error {
-	names := map[string]bool{}
-	for _, p := range points {
-		for name := range p {
-			names[name] = true
-		}
-	}
-	if err := s.CheckSettingNames(ctx, slices.Sorted(maps.Keys(names))); err != nil {
+	if err := s.CheckSettingNames(ctx, server.PointNames(points)); err != nil {
 		return err
 	}
 	v, err := s.BinVersion(ctx)
 	if err != nil {
 		return err
 	}
-	return preflight(points, v, s.bin, pgConfigure(s.bin), readMeminfo())
+	return preflight(points, v, s.host.Bin, pgConfigure(s.host.Bin), server.ReadMeminfo())
 }
 
 // preflight is Preflight's version, build and host checks. configure is
@@ -67,7 +61,7 @@ func preflight(points []map[string]string, v ServerVersion, binDir, configure, m
 				seen["io_uring"] = true
 				problems = append(problems, fmt.Sprintf("io_method=io_uring needs a PostgreSQL built --with-liburing, and pg_config in %s shows it was not", binDir))
 			}
-			if name == "huge_pages" && strings.EqualFold(value, "on") && !seen[name] && hugePagesTotal(meminfo) == 0 {
+			if name == "huge_pages" && strings.EqualFold(value, "on") && !seen[name] && server.HugePagesTotal(meminfo) == 0 {
 				seen[name] = true
 				problems = append(problems, "huge_pages=on needs huge pages reserved, and /proc/meminfo shows HugePages_Total: 0 (as root: sysctl vm.nr_hugepages=N, with N x 2 MB above shared_buffers)")
 			}
@@ -89,10 +83,7 @@ func preflight(points []map[string]string, v ServerVersion, binDir, configure, m
 // names belong to extensions (auto_explain.log_min_duration), which the
 // list never holds.
 func (s *Server) CheckSettingNames(ctx context.Context, names []string) error {
-	s.mu.Lock()
-	err := s.resolve()
-	bin := s.bin
-	s.mu.Unlock()
+	bin, err := s.host.Locked(&s.mu, s.resolve)
 	if err != nil {
 		return err
 	}
@@ -143,20 +134,6 @@ func describeConfig(ctx context.Context, binDir string) ([]string, error) {
 	return names, nil
 }
 
-// hugePagesTotal reads HugePages_Total from a /proc/meminfo text; -1 when
-// it cannot tell, so that only a known zero stops a sweep.
-func hugePagesTotal(meminfo string) int {
-	for _, line := range strings.Split(meminfo, "\n") {
-		if v, ok := strings.CutPrefix(line, "HugePages_Total:"); ok {
-			var n int
-			if _, err := fmt.Sscan(strings.TrimSpace(v), &n); err == nil {
-				return n
-			}
-		}
-	}
-	return -1
-}
-
 // pgConfigure is the build's configure line, or "" if pg_config is not there.
 func pgConfigure(binDir string) string {
 	out, err := exec.Command(filepath.Join(binDir, "pg_config"), "--configure").Output()
@@ -164,9 +141,4 @@ func pgConfigure(binDir string) string {
 		return ""
 	}
 	return string(out)
-}
-
-func readMeminfo() string {
-	b, _ := os.ReadFile("/proc/meminfo")
-	return string(b)
 }

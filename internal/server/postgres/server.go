@@ -6,22 +6,19 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
+	"maps"
 	"net"
 	"net/url"
 	"os"
 	"os/exec"
-	"os/user"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/dbrig/dbrig/internal/atomicfile"
@@ -32,7 +29,7 @@ import (
 
 func init() {
 	server.Register(server.Kind{
-		Name:    "postgres",
+		Name:    Kind,
 		Target:  "postgres",
 		Default: true,
 		New:     func(dir, binHint string) server.Server { return &Server{Dir: dir, BinDir: binHint} },
@@ -48,9 +45,12 @@ func init() {
 
 var _ server.Server = (*Server)(nil)
 
-// ServerUser is the superuser initdb creates in a managed cluster, and the
-// only role its pg_hba.conf lets in: with a password generated for the
-// cluster (scram-sha-256), on the socket and on 127.0.0.1. The password is
+// Kind names the managed server's kind.
+const Kind = "postgres"
+
+// ServerUser is the superuser initdb creates in a managed cluster, with a
+// password generated for the cluster (scram-sha-256); pg_hba.conf lets no
+// one in without a password, on the socket and on 127.0.0.1. The password is
 // in Dir/pgpass, readable by its owner alone, and URLs name that file
 // (passfile=), so they carry no secret and work only for whoever can read
 // it.
@@ -97,18 +97,11 @@ type Server struct {
 	RunAs string
 
 	mu       sync.Mutex
-	bin      string
-	cred     *syscall.Credential
-	runAs    string // the name behind cred, for messages
-	resolved bool
-	port     int
-	sockDir  string
-	sockTemp bool // sockDir was made outside Dir and is removed at Stop
-	running  bool
+	host     server.Host
+	live     server.Live
 	settings map[string]string // what the running server was started with
-	// confined is what Confine set; cgroup is nil when it is the zero one.
-	confined server.Confinement
-	cgroup   *server.Cgroup
+	// confined is what Confine set.
+	confined server.Confined
 }
 
 // FindBinDir returns the directory holding the PostgreSQL server binaries:
@@ -247,10 +240,7 @@ func (s *Server) DataFormat(ctx context.Context) (string, error) {
 
 // BinVersion reports the version of the binaries this server runs.
 func (s *Server) BinVersion(ctx context.Context) (ServerVersion, error) {
-	s.mu.Lock()
-	err := s.resolve()
-	bin := s.bin
-	s.mu.Unlock()
+	bin, err := s.host.Locked(&s.mu, s.resolve)
 	if err != nil {
 		return ServerVersion{}, err
 	}
@@ -273,91 +263,14 @@ func (s *Server) LogPath() string { return filepath.Join(s.Dir, "server.log") }
 // resolve finds the binaries and the user to run as once; both are needed
 // by Init and Start alike.
 func (s *Server) resolve() error {
-	if s.resolved {
-		return nil
-	}
-	if s.Dir == "" {
-		return errors.New("postgres server: Dir is not set")
-	}
-	dir, err := filepath.Abs(s.Dir)
-	if err != nil {
-		return err
-	}
-	s.Dir = dir
-	bin, err := FindBinDir(s.BinDir)
-	if err != nil {
-		return err
-	}
-	// Commands run with Dir as their working directory, so a relative
-	// binary path would point somewhere else.
-	if s.bin, err = filepath.Abs(bin); err != nil {
-		return err
-	}
-	if os.Geteuid() == 0 {
-		if s.cred, s.runAs, err = unprivilegedCredential(s.RunAs); err != nil {
-			return err
-		}
-	}
-	s.resolved = true
-	return nil
-}
-
-func unprivilegedCredential(name string) (*syscall.Credential, string, error) {
-	var u *user.User
-	var err error
-	if name != "" {
-		u, err = user.Lookup(name)
-	} else if u, err = user.Lookup("postgres"); err != nil {
-		u, err = user.Lookup("nobody")
-	}
-	if err != nil {
-		return nil, "", fmt.Errorf("running as root, and no user to run postgres as: %w", err)
-	}
-	uid, err := strconv.ParseUint(u.Uid, 10, 32)
-	if err != nil {
-		return nil, "", fmt.Errorf("user %s: uid %q: %w", u.Username, u.Uid, err)
-	}
-	gid, err := strconv.ParseUint(u.Gid, 10, 32)
-	if err != nil {
-		return nil, "", fmt.Errorf("user %s: gid %q: %w", u.Username, u.Gid, err)
-	}
-	if uid == 0 {
-		return nil, "", fmt.Errorf("user %s is root; postgres refuses to run as root", u.Username)
-	}
-	// An empty Groups drops root's supplementary groups too.
-	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid), Groups: []uint32{}}, u.Username, nil
+	return s.host.Resolve(&s.Dir, s.BinDir, s.RunAs, FindBinDir, "postgres", "postgres")
 }
 
 // command builds a command for one of the server binaries, as the
-// unprivileged user when there is one.
+// unprivileged user when there is one. PG* variables are for clients
+// (PGDATA, PGPORT, PGOPTIONS...).
 func (s *Server) command(ctx context.Context, name string, args ...string) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, filepath.Join(s.bin, name), args...)
-	// The caller's working directory may be unreachable for the server's
-	// user, and initdb and pg_ctl complain about that.
-	cmd.Dir = s.Dir
-	// PG* variables meant for clients (PGDATA, PGPORT, PGOPTIONS...) must not
-	// steer the server; everything it needs is on the command line.
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "PG") {
-			cmd.Env = append(cmd.Env, kv)
-		}
-	}
-	cmd.Env = append(cmd.Env, "LC_ALL=C")
-	if s.cred != nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: s.cred}
-	}
-	// pg_ctl's postmaster writes to the log, not our pipes; this only bounds
-	// the wait if a stray child ever keeps them open.
-	cmd.WaitDelay = 5 * time.Second
-	return cmd
-}
-
-// own makes path belong to the server's user, when it runs as one.
-func (s *Server) own(path string) error {
-	if s.cred == nil {
-		return nil
-	}
-	return os.Lchown(path, int(s.cred.Uid), int(s.cred.Gid))
+	return s.host.Command(ctx, s.Dir, []string{"PG"}, filepath.Join(s.host.Bin, name), args...)
 }
 
 // Init creates the cluster in Dir/data with initdb. It does nothing when a
@@ -371,23 +284,9 @@ func (s *Server) Init(ctx context.Context) error {
 	if s.Exists() {
 		return nil
 	}
-	// Checked before MkdirAll too, so a Dir the user cannot reach fails
-	// without leaving directories behind.
-	if err := s.checkReachable(false); err != nil {
-		return err
-	}
-	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
-		return err
-	}
-	if err := s.checkReachable(true); err != nil {
-		return err
-	}
 	// initdb wants an empty directory it owns; making it ourselves lets
 	// Dir stay root's while data belongs to the server's user.
-	if err := os.Mkdir(s.dataDir(), 0o700); err != nil && !errors.Is(err, os.ErrExist) {
-		return err
-	}
-	if err := s.own(s.dataDir()); err != nil {
+	if err := s.host.MakeDataDir(s.Dir, s.dataDir(), "postgres"); err != nil {
 		return err
 	}
 	pw, err := newPassword()
@@ -411,7 +310,7 @@ func (s *Server) Init(ctx context.Context) error {
 	out, err := cmd.CombinedOutput()
 	os.Remove(pwfile)
 	if err != nil {
-		return fmt.Errorf("initdb in %s: %v: %s", s.dataDir(), err, lastLines(string(out), 8))
+		return fmt.Errorf("initdb in %s: %v: %s", s.dataDir(), err, server.LastLines(string(out), 8))
 	}
 	if err := s.writeOwned(filepath.Join(s.dataDir(), "pg_hba.conf"), hba); err != nil {
 		return err
@@ -419,11 +318,13 @@ func (s *Server) Init(ctx context.Context) error {
 	return atomicfile.Write(s.passPath(), []byte("*:*:*:"+ServerUser+":"+pw+"\n"), 0o600)
 }
 
-// hba lets in ServerUser alone, with its password, on the socket and on
-// 127.0.0.1, where the server listens; no other role, no replication.
-const hba = `# Written by dbrig: only its own role, with the cluster's password.
-local  all  ` + ServerUser + `                scram-sha-256
-host   all  ` + ServerUser + `  127.0.0.1/32  scram-sha-256
+// hba asks every role for its password (scram-sha-256), on the socket and
+// on 127.0.0.1, where the server listens: no trust lines, no replication.
+// Only ServerUser has a password to begin with; a role a user creates logs
+// in only once given one.
+const hba = `# Written by dbrig: every role with its password, no trust, no replication.
+local  all  all                scram-sha-256
+host   all  all  127.0.0.1/32  scram-sha-256
 `
 
 // newPassword is a cluster's password: 144 random bits, in characters
@@ -441,7 +342,7 @@ func (s *Server) writeOwned(path, body string) error {
 	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
 		return err
 	}
-	return s.own(path)
+	return server.Own(path, s.host.Cred)
 }
 
 // passPath is the cluster's password file, in libpq's format; a cluster
@@ -456,100 +357,15 @@ func (s *Server) withPassfile(q url.Values) url.Values {
 	return q
 }
 
-// checkReachable lets the server's user walk down to Dir, or says why it
-// cannot; see Server. With fix unset it only checks the ancestors that
-// exist.
-func (s *Server) checkReachable(fix bool) error {
-	if s.cred == nil {
-		return nil
-	}
-	if fix {
-		if err := os.Chmod(s.Dir, 0o755); err != nil {
-			return err
-		}
-	}
-	tmp, err := filepath.EvalSymlinks(os.TempDir())
-	if err != nil {
-		tmp = os.TempDir()
-	}
-	for dir := filepath.Dir(s.Dir); ; dir = filepath.Dir(dir) {
-		fi, err := os.Stat(dir)
-		if err != nil && (fix || !errors.Is(err, os.ErrNotExist)) {
-			return err
-		}
-		if err == nil && !canSearch(fi, s.cred) {
-			real, err := filepath.EvalSymlinks(dir)
-			if err != nil {
-				return err
-			}
-			rel, err := filepath.Rel(tmp, real)
-			if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, "../") {
-				return target.Userf("postgres runs as user %s, which cannot enter %s (mode %04o): "+
-					"put the server directory elsewhere or grant search permission",
-					s.runAs, dir, fi.Mode().Perm())
-			}
-			if fix {
-				if err := os.Chmod(dir, fi.Mode().Perm()|0o001); err != nil {
-					return err
-				}
-			}
-		}
-		if parent := filepath.Dir(dir); parent == dir {
-			return nil
-		}
-	}
-}
-
-// canSearch reads the mode bits only; ACLs are rare on the directories
-// this is meant for.
-func canSearch(fi os.FileInfo, cred *syscall.Credential) bool {
-	perm := fi.Mode().Perm()
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return perm&0o001 != 0
-	}
-	switch {
-	case st.Uid == cred.Uid:
-		return perm&0o100 != 0
-	case st.Gid == cred.Gid:
-		return perm&0o010 != 0
-	}
-	return perm&0o001 != 0
-}
-
-// maxSocketPath keeps the socket path (dir + "/.s.PGSQL.NNNNN") under the
-// 107 bytes sun_path allows, with room to spare.
-const maxSocketPath = 100
-
-// unsafeSocketDir: unix_socket_directories is a comma-separated list whose
-// entries are trimmed, and the value crosses pg_ctl's shell, so a socket
-// directory is only used when its path is plain.
-var unsafeSocketDir = regexp.MustCompile(`[^A-Za-z0-9/._+-]`)
+// socketFile is the longest name postgres gives its socket in sockDir.
+const socketFile = ".s.PGSQL.65535"
 
 func (s *Server) makeSocketDir() error {
-	dir := filepath.Join(s.Dir, "sock")
-	// The socket's directory is the server's user's alone: nobody else
-	// reaches the socket (root does, as ever).
-	if len(dir)+len("/.s.PGSQL.65535") < maxSocketPath && !unsafeSocketDir.MatchString(dir) {
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return err
-		}
-		if err := os.Chmod(dir, 0o700); err != nil {
-			return err
-		}
-		s.sockDir, s.sockTemp = dir, false
-		return s.own(dir)
+	dir, temp, err := server.MakeSocketDir(s.Dir, socketFile, s.host.Cred)
+	if err == nil {
+		s.live.Listen(dir, dir, temp)
 	}
-	parent := os.TempDir()
-	if len(parent) > 40 || unsafeSocketDir.MatchString(parent) {
-		parent = "/tmp"
-	}
-	dir, err := os.MkdirTemp(parent, "dbrig-sock-") // mode 0700
-	if err != nil {
-		return err
-	}
-	s.sockDir, s.sockTemp = dir, true
-	return s.own(dir)
+	return err
 }
 
 // Start starts the server with settings passed as `-c name=value`, and
@@ -559,7 +375,7 @@ func (s *Server) makeSocketDir() error {
 func (s *Server) Start(ctx context.Context, settings map[string]string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.running {
+	if s.live.Running() {
 		return fmt.Errorf("postgres server in %s is already running", s.Dir)
 	}
 	if err := s.resolve(); err != nil {
@@ -573,7 +389,7 @@ func (s *Server) Start(ctx context.Context, settings map[string]string) error {
 	s.awaitReaped(ctx)
 	if s.postmasterAlive(ctx) {
 		return target.Userf("a postgres server is already running in %s: stop it with %s stop -D %s",
-			s.dataDir(), filepath.Join(s.bin, "pg_ctl"), s.dataDir())
+			s.dataDir(), filepath.Join(s.host.Bin, "pg_ctl"), s.dataDir())
 	}
 	// A crash nobody acknowledged is superseded by this start: what it
 	// logs from now on is not the crashed server's doing.
@@ -581,87 +397,42 @@ func (s *Server) Start(ctx context.Context, settings map[string]string) error {
 		return err
 	}
 	settings = s.withStatsDefaults(ctx, settings)
-	names := make([]string, 0, len(settings))
-	for name := range settings {
-		if serverOwnedSettings[strings.ToLower(name)] {
-			return target.Userf("setting %s is managed by dbrig's server and cannot be overridden", name)
-		}
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	if err := s.checkReachable(true); err != nil {
+	names, err := server.SettingOrder(settings, func(name string) bool { return serverOwnedSettings[strings.ToLower(name)] })
+	if err != nil {
 		return err
 	}
 	// pg_ctl appends to the log as the server's user, so it must exist and
 	// belong to that user before pg_ctl runs.
-	f, err := os.OpenFile(s.LogPath(), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	logStart, err := s.host.MakeLog(s.Dir, s.LogPath(), "postgres")
 	if err != nil {
-		return err
-	}
-	f.Close()
-	if err := s.own(s.LogPath()); err != nil {
 		return err
 	}
 	if err := s.makeSocketDir(); err != nil {
 		return err
 	}
-	logStart := fileSize(s.LogPath())
-	if s.cgroup != nil {
-		if err := s.cgroup.Create(); err != nil {
-			return err
-		}
+	if err := s.confined.Create(); err != nil {
+		return err
 	}
 
-	var lastErr error
-	// A free port can be taken between choosing it and the postmaster
-	// binding it; that race is the only failure worth another try.
-	for attempt := 0; attempt < 5; attempt++ {
-		port, err := freeLoopbackPort()
-		if err != nil {
-			lastErr = err
-			break
-		}
-		var opts []string
-		opts = append(opts,
+	return server.Launch(ctx, &s.live, &s.confined, func(port int) (bool, error) {
+		opts := []string{
 			"-c", "listen_addresses=127.0.0.1",
-			"-c", "port="+strconv.Itoa(port),
-			"-c", "unix_socket_directories="+s.sockDir,
-		)
+			"-c", "port=" + strconv.Itoa(port),
+			"-c", "unix_socket_directories=" + s.live.Socket(),
+		}
 		for _, name := range names {
 			opts = append(opts, "-c", name+"="+settings[name])
 		}
-		var inUse bool
-		inUse, lastErr = s.pgctlStart(ctx, opts)
-		if lastErr == nil {
-			s.port = port
-			s.running = true
-			s.settings = make(map[string]string, len(settings))
-			for name, value := range settings {
-				s.settings[name] = value
-			}
-			if err := s.writeStarted(ctx, logStart); err != nil {
-				// Without the state file another process cannot find the
-				// server, and this one would leave it running unseen.
-				s.stopQuietly()
-				s.running, s.port = false, 0
-				s.removeTempSocketDir()
-				_ = s.removeCgroup() // the error above is the news; a busy cgroup is reused
-				return err
-			}
-			return nil
-		}
-		if !inUse || ctx.Err() != nil {
-			break
-		}
-	}
-	s.removeTempSocketDir()
-	_ = s.removeCgroup() // the start's error is the news; a busy cgroup is reused
-	return lastErr
+		return s.pgctlStart(ctx, opts)
+	}, func() error {
+		s.settings = maps.Clone(settings)
+		return s.writeStarted(ctx, logStart)
+	}, s.stopQuietly)
 }
 
 // pgctlStart runs one `pg_ctl start`; inUse reports that the port was taken.
 func (s *Server) pgctlStart(ctx context.Context, opts []string) (inUse bool, err error) {
-	logStart := fileSize(s.LogPath())
+	logStart := server.FileSize(s.LogPath())
 	quoted := make([]string, len(opts))
 	for i, o := range opts {
 		quoted[i] = shellQuote(o)
@@ -672,17 +443,17 @@ func (s *Server) pgctlStart(ctx context.Context, opts []string) (inUse bool, err
 		"-w", "-t", "60",
 		"-o", strings.Join(quoted, " "),
 	)
-	out, runErr := s.combinedOutput(cmd)
+	out, runErr := s.confined.CombinedOutput(cmd)
 	if runErr == nil {
 		return false, nil
 	}
 	// pg_ctl may have been killed by ctx while the postmaster came up; an
 	// immediate stop keeps it from outliving the failed Start.
 	s.stopQuietly()
-	logTail := readFrom(s.LogPath(), logStart)
+	logTail := server.ReadFrom(s.LogPath(), logStart)
 	msg := serverLogExcerpt(logTail)
 	if msg == "" {
-		msg = lastLines(string(out), 4)
+		msg = server.LastLines(string(out), 4)
 	}
 	if ctx.Err() != nil {
 		return false, fmt.Errorf("starting postgres in %s: %w: %s", s.dataDir(), ctx.Err(), msg)
@@ -706,18 +477,13 @@ func (s *Server) stopQuietly() {
 func (s *Server) Stop(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !s.running {
-		// A server found dead (crashed) is acknowledged, so that status
-		// stops reporting the crash.
-		if st, err := readState(s.Dir); err == nil && st.Running {
+	if !s.live.Running() {
+		return server.AckCrash(s.Dir, func() (bool, error) {
 			if err := s.resolve(); err != nil {
-				return err
+				return false, err
 			}
-			if !s.postmasterAlive(ctx) {
-				return errors.Join(s.writeStopped(), s.removeCgroup())
-			}
-		}
-		return nil
+			return s.postmasterAlive(ctx), nil
+		}, &s.confined)
 	}
 	out, err := s.command(ctx, "pg_ctl", "stop", "-D", s.dataDir(), "-m", "fast", "-w", "-t", "60").CombinedOutput()
 	if err != nil {
@@ -726,49 +492,26 @@ func (s *Server) Stop(ctx context.Context) error {
 		// shut down" when the postmaster was already gone.
 		s.awaitReaped(ctx)
 		if _, statErr := os.Stat(filepath.Join(s.dataDir(), "postmaster.pid")); statErr != nil || !s.postmasterAlive(ctx) {
-			s.running = false
-			s.port = 0
-			s.removeTempSocketDir()
-			_ = s.removeCgroup() // the crash is the news; a busy cgroup is reused
+			s.live.Down()
+			_ = s.confined.Remove() // the crash is the news; a busy cgroup is reused
 			if statErr == nil {
 				return fmt.Errorf("stopping postgres in %s: %w: %s", s.dataDir(), server.ErrCrashed, s.crashReason())
 			}
 		}
-		return fmt.Errorf("stopping postgres in %s: %v: %s", s.dataDir(), err, lastLines(string(out), 4))
+		return fmt.Errorf("stopping postgres in %s: %v: %s", s.dataDir(), err, server.LastLines(string(out), 4))
 	}
-	s.running = false
-	s.port = 0
-	s.removeTempSocketDir()
-	return errors.Join(s.writeStopped(), s.removeCgroup())
-}
-
-func (s *Server) removeTempSocketDir() {
-	if s.sockTemp && s.sockDir != "" {
-		os.RemoveAll(s.sockDir)
-		s.sockDir, s.sockTemp = "", false
-	}
+	s.live.Down()
+	return errors.Join(s.writeStopped(), s.confined.Remove())
 }
 
 // Running reports whether Start succeeded and Stop has not yet run.
-func (s *Server) Running() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.running
-}
+func (s *Server) Running() bool { return s.live.Running() }
 
 // Port is the loopback TCP port of the running server, 0 when stopped.
-func (s *Server) Port() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.port
-}
+func (s *Server) Port() int { return s.live.Port() }
 
 // SocketDir is the directory of the running server's unix socket.
-func (s *Server) SocketDir() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.sockDir
-}
+func (s *Server) SocketDir() string { return s.live.Socket() }
 
 // URL connects to the postgres database over loopback TCP.
 func (s *Server) URL() string { return s.URLFor("postgres") }
@@ -831,46 +574,10 @@ func (s *Server) admin(ctx context.Context, sql string) error {
 	return err
 }
 
-func freeLoopbackPort() (int, error) {
-	l, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("finding a free port: %w", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
 // shellQuote: pg_ctl hands -o to /bin/sh, so each option is quoted to
 // arrive as one word whatever characters a setting's value holds.
 func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-func fileSize(path string) int64 {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return 0
-	}
-	return fi.Size()
-}
-
-// readFrom reads what the server logged since offset, capped so a chatty
-// failure cannot flood the error.
-func readFrom(path string, offset int64) string {
-	f, err := os.Open(path)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	const maxTail = 64 << 10
-	if size := fileSize(path); size-offset > maxTail {
-		offset = size - maxTail
-	}
-	if _, err := f.Seek(offset, io.SeekStart); err != nil {
-		return ""
-	}
-	b, _ := io.ReadAll(f)
-	return string(b)
 }
 
 // The default log_line_prefix, "%m [%p] ", repeats nothing a person needs.
@@ -898,7 +605,7 @@ func serverLogExcerpt(log string) string {
 		keep = append(keep, strings.Join(strings.Fields(line), " "))
 	}
 	if len(keep) == 0 {
-		return lastLines(log, 5)
+		return server.LastLines(log, 5)
 	}
 	if len(keep) > 8 {
 		keep = keep[len(keep)-8:]
@@ -906,110 +613,18 @@ func serverLogExcerpt(log string) string {
 	return strings.Join(keep, "; ")
 }
 
-// lastLines joins the last n non-blank lines of s into one line.
-func lastLines(s string, n int) string {
-	var lines []string
-	for _, l := range strings.Split(s, "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			lines = append(lines, l)
-		}
-	}
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "; ")
-}
-
-// stateFile is what dbrig records about its server in Dir, so that another
-// process (dbrig server stop/status) can find and judge it.
-const stateFile = "dbrig-server.json"
-
-type serverState struct {
-	BinDir    string            `json:"bin_dir"`
-	RunAs     string            `json:"run_as,omitempty"`
-	Version   string            `json:"version,omitempty"`
-	Port      int               `json:"port,omitempty"`
-	SocketDir string            `json:"socket_dir,omitempty"`
-	Settings  map[string]string `json:"settings,omitempty"`
-	PID       int               `json:"pid,omitempty"`
-	Started   time.Time         `json:"started"`
-	Stopped   *time.Time        `json:"stopped,omitempty"`
-	// LogOffset is where this start's lines begin in the server log.
-	LogOffset int64 `json:"log_offset"`
-	// Running is true from a successful start until a clean stop: a server
-	// that is gone while this holds has crashed.
-	Running bool `json:"running"`
-	// Memory and CPUs are the confinement (server.Confinement).
-	Memory int64  `json:"memory_bytes,omitempty"`
-	CPUs   string `json:"cpus,omitempty"`
-}
-
-func statePath(dir string) string { return filepath.Join(dir, stateFile) }
-
-func readState(dir string) (*serverState, error) {
-	b, err := os.ReadFile(statePath(dir))
-	if err != nil {
-		return nil, err
-	}
-	var st serverState
-	if err := json.Unmarshal(b, &st); err != nil {
-		return nil, fmt.Errorf("%s: %w", statePath(dir), err)
-	}
-	return &st, nil
-}
-
-// writeState replaces the file whole, so a reader never sees half of it.
-func writeState(dir string, st *serverState) error {
-	b, err := json.MarshalIndent(st, "", "  ")
-	if err != nil {
-		return err
-	}
-	tmp := statePath(dir) + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, statePath(dir))
-}
-
 func (s *Server) writeStarted(ctx context.Context, logOffset int64) error {
-	st := &serverState{
-		BinDir:    s.bin,
-		RunAs:     s.runAs,
-		Port:      s.port,
-		SocketDir: s.sockDir,
-		Settings:  s.settings,
-		Started:   time.Now().UTC().Truncate(time.Second),
-		LogOffset: logOffset,
-		Memory:    s.confined.Memory,
-		CPUs:      s.confined.CPUs,
-		Running:   true,
-	}
-	if v, err := ReadServerVersion(ctx, s.bin); err == nil {
+	st := s.host.Started(Kind, s.live.Port(), s.live.Socket(), s.settings, logOffset, s.confined.Get())
+	if v, err := ReadServerVersion(ctx, s.host.Bin); err == nil {
 		st.Version = v.Name()
 	}
 	if pm, err := readPostmasterPID(s.dataDir()); err == nil {
 		st.PID = pm.pid
 	}
-	return writeState(s.Dir, st)
+	return server.WriteState(s.Dir, st)
 }
 
-func (s *Server) writeStopped() error {
-	st, err := readState(s.Dir)
-	if err != nil {
-		// Nothing recorded (a Dir from before the state file): nothing to
-		// correct either.
-		if errors.Is(err, os.ErrNotExist) {
-			return nil
-		}
-		return err
-	}
-	if !st.Running {
-		return nil
-	}
-	now := time.Now().UTC().Truncate(time.Second)
-	st.Running, st.Stopped = false, &now
-	return writeState(s.Dir, st)
-}
+func (s *Server) writeStopped() error { return server.WriteStopped(s.Dir) }
 
 // postmasterInfo is what postmaster.pid says about a running server.
 type postmasterInfo struct {
@@ -1049,7 +664,7 @@ func (s *Server) postmasterAlive(ctx context.Context) bool {
 		return false
 	}
 	pm, err := readPostmasterPID(s.dataDir())
-	return err != nil || !isZombie(pm.pid)
+	return err != nil || !server.IsZombie(pm.pid)
 }
 
 // awaitReaped gives a dead postmaster's zombie time to be reaped: while it
@@ -1061,23 +676,9 @@ func (s *Server) awaitReaped(ctx context.Context) {
 		return
 	}
 	deadline := time.Now().Add(15 * time.Second)
-	for isZombie(pm.pid) && time.Now().Before(deadline) && ctx.Err() == nil {
+	for server.IsZombie(pm.pid) && time.Now().Before(deadline) && ctx.Err() == nil {
 		time.Sleep(100 * time.Millisecond)
 	}
-}
-
-func isZombie(pid int) bool {
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	// The state follows the command name, which is in parentheses.
-	i := strings.LastIndexByte(string(stat), ')')
-	if i < 0 {
-		return false
-	}
-	f := strings.Fields(string(stat[i+1:]))
-	return len(f) > 0 && (f[0] == "Z" || f[0] == "X")
 }
 
 // Attach returns the server dbrig manages in dir, as another process left
@@ -1085,26 +686,17 @@ func isZombie(pid int) bool {
 // with, so that it can be stopped or inspected. The directory must hold a
 // cluster.
 func Attach(dir string) (*Server, error) {
-	abs, err := filepath.Abs(dir)
+	abs, st, err := server.Found(dir, func(abs string) bool { return (&Server{Dir: abs}).Exists() },
+		"PostgreSQL", "dbrig server start --dir")
 	if err != nil {
 		return nil, err
 	}
 	s := &Server{Dir: abs}
-	if !s.Exists() {
-		return nil, target.Userf("no dbrig PostgreSQL server in %s: start one with dbrig server start --dir %s", abs, dir)
+	if st != nil {
+		s.BinDir, s.RunAs, s.settings = st.BinDir, st.RunAs, st.Settings
+		s.confined.Set(abs, st.Confinement())
 	}
-	st, err := readState(abs)
-	switch {
-	case err == nil:
-		s.BinDir, s.RunAs = st.BinDir, st.RunAs
-		s.settings = st.Settings
-		s.setConfinement(server.Confinement{Memory: st.Memory, CPUs: st.CPUs})
-	case !errors.Is(err, os.ErrNotExist):
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.resolve(); err != nil {
+	if _, err := s.host.Locked(&s.mu, s.resolve); err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -1116,10 +708,11 @@ func Attach(dir string) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.running, s.port, s.sockDir = true, pm.port, pm.sockDir
 	// Start made a socket directory outside Dir when Dir's path was too
 	// long; Stop removes it, as it would have in the starting process.
-	s.sockTemp = pm.sockDir != filepath.Join(abs, "sock") && strings.HasPrefix(filepath.Base(pm.sockDir), "dbrig-sock-")
+	s.live.Listen(pm.sockDir, pm.sockDir,
+		pm.sockDir != filepath.Join(abs, "sock") && strings.HasPrefix(filepath.Base(pm.sockDir), "dbrig-sock-"))
+	s.live.Up(pm.port)
 	return s, nil
 }
 
@@ -1140,33 +733,25 @@ func (s *Server) Settings() map[string]string {
 // Status carries the crash until a Stop acknowledges it or a Start
 // supersedes it.
 func (s *Server) Status(ctx context.Context) (server.Status, error) {
-	s.mu.Lock()
-	err := s.resolve()
-	s.mu.Unlock()
-	if err != nil {
+	if _, err := s.host.Locked(&s.mu, s.resolve); err != nil {
 		return server.Status{}, err
 	}
-	st := server.Status{State: server.Stopped, BinDir: s.bin, LogPath: s.LogPath(), Settings: s.Settings()}
-	if v, err := ReadServerVersion(ctx, s.bin); err == nil {
-		st.Version = v.Name()
+	version := ""
+	if v, err := ReadServerVersion(ctx, s.host.Bin); err == nil {
+		version = v.Name()
 	}
-	saved, err := readState(s.Dir)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
+	st, saved, err := s.host.SavedStatus(s.Dir, version, s.LogPath(), s.Settings())
+	if err != nil {
 		return st, err
-	}
-	if saved != nil {
-		st.Started, st.PID = saved.Started, saved.PID
-		if len(st.Settings) == 0 {
-			st.Settings = saved.Settings
-		}
-		st.Confinement = server.Confinement{Memory: saved.Memory, CPUs: saved.CPUs}
 	}
 	if s.postmasterAlive(ctx) {
 		pm, err := readPostmasterPID(s.dataDir())
 		if err != nil {
 			return st, err
 		}
-		found := &Server{Dir: s.Dir, port: pm.port, sockDir: pm.sockDir}
+		found := &Server{Dir: s.Dir}
+		found.live.Listen(pm.sockDir, pm.sockDir, false)
+		found.live.Up(pm.port)
 		st.State, st.PID = server.Running, pm.pid
 		st.URL, st.Socket = found.URL(), found.SocketURLFor("postgres")
 		st.MemoryCgroup = server.NewCgroup(s.Dir, st.Confinement).Dir("memory")
@@ -1181,11 +766,11 @@ func (s *Server) Status(ctx context.Context) (server.Status, error) {
 
 // crashReason explains a crash from the state file and the log.
 func (s *Server) crashReason() string {
-	saved, err := readState(s.Dir)
+	saved, err := server.ReadState(s.Dir)
 	if err != nil {
-		return crashReason(readFrom(s.LogPath(), 0), 0)
+		return crashReason(server.ReadFrom(s.LogPath(), 0), 0)
 	}
-	return crashReason(readFrom(s.LogPath(), saved.LogOffset), saved.PID)
+	return crashReason(server.ReadFrom(s.LogPath(), saved.LogOffset), saved.PID)
 }
 
 // crashLineRE picks the lines that tell how a server died: its own PANIC
@@ -1193,28 +778,5 @@ func (s *Server) crashReason() string {
 var crashLineRE = regexp.MustCompile(`\b(PANIC|FATAL):  |terminated by signal|exited with exit code|was terminated|terminating any other active server processes|received immediate shutdown|out of memory`)
 
 func crashReason(log string, pid int) string {
-	var keep []string
-	for _, line := range strings.Split(log, "\n") {
-		line = strings.TrimSpace(logPrefixRE.ReplaceAllString(line, ""))
-		if line == "" || !crashLineRE.MatchString(line) {
-			continue
-		}
-		// Clients disconnected by the crash repeat the same FATAL.
-		line = strings.Join(strings.Fields(line), " ")
-		if n := len(keep); n > 0 && keep[n-1] == line {
-			continue
-		}
-		keep = append(keep, line)
-	}
-	who := "the postmaster"
-	if pid > 0 {
-		who = fmt.Sprintf("the postmaster (pid %d)", pid)
-	}
-	if len(keep) == 0 {
-		return who + " is gone without a clean shutdown, and the log says nothing about it: it was killed from outside (SIGKILL, the OOM killer, a reboot)"
-	}
-	if len(keep) > 6 {
-		keep = keep[len(keep)-6:]
-	}
-	return who + " is gone without a clean shutdown; the log says: " + strings.Join(keep, "; ")
+	return server.CrashReason(log, logPrefixRE, crashLineRE, "the postmaster", pid)
 }

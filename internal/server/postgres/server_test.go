@@ -95,7 +95,7 @@ func TestServerLifecycle(t *testing.T) {
 	if err != nil || st.State != server.Running || st.URL != s.URL() || st.Socket != s.SocketURLFor("postgres") || st.Version != ver.Name() || !strings.HasPrefix(st.Version, "PostgreSQL "+ver.String()) {
 		t.Errorf("Status of the running server: %+v, %v", st, err)
 	}
-	if len(s.SocketDir()+"/.s.PGSQL.65535") >= maxSocketPath {
+	if len(s.SocketDir()+"/"+socketFile) >= server.MaxSocketPath {
 		t.Errorf("socket dir %s too long", s.SocketDir())
 	}
 

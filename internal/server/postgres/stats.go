@@ -36,7 +36,7 @@ func (s *Server) withStatsDefaults(ctx context.Context, settings map[string]stri
 		out["track_io_timing"] = "on"
 	}
 	name, libs, set := lookupSetting(settings, "shared_preload_libraries")
-	if set && strings.TrimSpace(libs) == "" || !hasLibrary(s.bin, statementsLib) {
+	if set && strings.TrimSpace(libs) == "" || !hasLibrary(s.host.Bin, statementsLib) {
 		return out
 	}
 	if !set {

@@ -264,13 +264,15 @@ func (t *Target) Session(ctx context.Context) (target.Session, error) {
 func (t *Target) Close() error { return t.ctl.close() }
 
 // Classify: serialization failures and deadlocks are worth another try;
-// anything that is not a server-reported error, or is one of the
+// a missing row is the transaction's own failure; anything else that is
+// not a server-reported error, or is one of the
 // connection classes, means the connection is gone; DR001 is a routine's
 // intended rollback.
 func (t *Target) Classify(err error) target.ErrClass {
 	var pe *pgconn.PgError
 	if !errors.As(err, &pe) {
-		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
+			errors.Is(err, pgx.ErrNoRows) || errors.Is(err, target.ErrNoRow) {
 			return target.ErrOther
 		}
 		return target.ErrConnLost
@@ -304,6 +306,12 @@ func (s *session) statement(ctx context.Context, sql string, args []any) (string
 	if len(args) == 0 {
 		return sql, nil
 	}
+	return s.prepared(ctx, sql)
+}
+
+// prepared is the name sql was prepared under on this session, preparing
+// it the first time.
+func (s *session) prepared(ctx context.Context, sql string) (string, error) {
 	if name, ok := s.names[sql]; ok {
 		return name, nil
 	}
@@ -338,6 +346,33 @@ func (s *session) Query(ctx context.Context, sql string, args ...any) (target.Ro
 		return nil, err
 	}
 	return s.c.Query(ctx, name, args...)
+}
+
+// Batch sends qs as one pipeline, ended by a single Sync: one round trip
+// for all of them. Every statement, with arguments or not, goes by the
+// name it was prepared under, since a pipeline cannot use the simple
+// protocol. After an error the server skips the rest up to the Sync.
+func (s *session) Batch(ctx context.Context, qs []target.Query) error {
+	b := &pgx.Batch{}
+	for _, q := range qs {
+		name, err := s.prepared(ctx, q.SQL)
+		if err != nil {
+			return err
+		}
+		b.Queue(name, q.Args...)
+	}
+	br := s.c.SendBatch(ctx, b)
+	for i := range qs {
+		rows, err := br.Query()
+		if err == nil {
+			err = qs[i].Read(rows)
+		}
+		if err != nil {
+			br.Close()
+			return err
+		}
+	}
+	return br.Close()
 }
 
 func (s *session) Load(ctx context.Context, table string, columns []string, src target.RowSource) (int64, error) {

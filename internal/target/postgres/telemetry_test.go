@@ -296,7 +296,7 @@ func TestTelemetryLocal(t *testing.T) {
 func TestTelemetryUnprivileged(t *testing.T) {
 	url := pgtest.NewDB(t)
 	role := "tel_" + strconv.FormatInt(time.Now().UnixNano(), 36)
-	execAll(t, url, "CREATE ROLE "+role+" LOGIN")
+	execAll(t, url, "CREATE ROLE "+role+" LOGIN PASSWORD 'rolepw'")
 	// Registered before the source, so it runs after the source is closed.
 	t.Cleanup(func() { execAll(t, url, "DROP ROLE "+role) })
 	cfg, err := pgx.ParseConfig(url)
@@ -304,7 +304,7 @@ func TestTelemetryUnprivileged(t *testing.T) {
 		t.Fatal(err)
 	}
 	execAll(t, url, "SELECT count(*) FROM pg_class")
-	src := openSource(t, strings.Replace(url, "//"+cfg.User+"@", "//"+role+"@", 1))
+	src := openSource(t, strings.Replace(url, "//"+cfg.User+"@", "//"+role+":rolepw@", 1))
 	ctx := context.Background()
 	if pid, dir, err := src.Local(ctx); pid != 0 || dir != "" || err != nil {
 		t.Errorf("Local = %d, %q, %v; want 0, \"\", nil", pid, dir, err)
@@ -472,9 +472,9 @@ func TestTelemetryLeavesCommitsAlone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	execAll(t, url, "CREATE ROLE "+role+" LOGIN", "REVOKE CONNECT ON DATABASE "+maintenanceDB+" FROM PUBLIC")
+	execAll(t, url, "CREATE ROLE "+role+" LOGIN PASSWORD 'rolepw'", "REVOKE CONNECT ON DATABASE "+maintenanceDB+" FROM PUBLIC")
 	t.Cleanup(func() { execAll(t, url, "GRANT CONNECT ON DATABASE "+maintenanceDB+" TO PUBLIC", "DROP ROLE "+role) })
-	shared := openSource(t, strings.Replace(url, "//"+cfg.User+"@", "//"+role+"@", 1))
+	shared := openSource(t, strings.Replace(url, "//"+cfg.User+"@", "//"+role+":rolepw@", 1))
 	if !shared.shared {
 		t.Fatalf("a role that may not connect to %s still did", maintenanceDB)
 	}

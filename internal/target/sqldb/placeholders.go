@@ -20,14 +20,15 @@ const (
 
 // rewrite turns the $N placeholders of q into p's form. order lists, for
 // each placeholder the driver sees, the index of the workload argument it
-// takes; it is nil when the arguments pass as they are.
+// takes; it is nil when the arguments pass as they are. takes is the
+// highest N: the arguments the statement reads, of those it is given.
 //
 // Placeholders are looked for only in SQL proper: string literals ('...'),
 // quoted identifiers ("..." and MySQL's `...`), comments and PostgreSQL's
 // dollar-quoted bodies ($$...$$, $tag$...$tag$) pass unchanged. A quote
 // inside a literal is written as two quotes, which every dialect reads the
 // same way; a backslash escape is not understood.
-func rewrite(q string, p Placeholders) (out string, order []int) {
+func rewrite(q string, p Placeholders) (out string, order []int, takes int) {
 	var b strings.Builder
 	b.Grow(len(q))
 	for i := 0; i < len(q); {
@@ -42,6 +43,7 @@ func rewrite(q string, p Placeholders) (out string, order []int) {
 			end = through(q, i+2, "*/")
 		case c == '$' && (i == 0 || !identByte(q[i-1])):
 			if n, w := number(q[i+1:]); w > 0 {
+				takes = max(takes, n)
 				if p == Numbered {
 					b.WriteString("?" + strconv.Itoa(n))
 				} else {
@@ -63,10 +65,10 @@ func rewrite(q string, p Placeholders) (out string, order []int) {
 	}
 	for i, n := range order {
 		if n != i {
-			return b.String(), order
+			return b.String(), order, takes
 		}
 	}
-	return b.String(), nil
+	return b.String(), nil, takes
 }
 
 // quoted returns the end of the quoted span that starts at q[i], where a

@@ -1,7 +1,7 @@
 // Package sqldb is what the targets reached through database/sql share:
 // sessions that prepare each statement once per SQL text, rewrite the
-// workload's $N placeholders for the driver, and bulk-load with multi-row
-// INSERTs. A target supplies the *sql.DB and its driver's conventions, and
+// workload's $N placeholders for the driver, pass lists of integers as
+// JSON arrays, and bulk-load with multi-row INSERTs. A target supplies the *sql.DB and its driver's conventions, and
 // keeps for itself what only it knows (opening, error classes, counters).
 package sqldb
 
@@ -27,6 +27,10 @@ type DB struct {
 	// intended rollback); Classify has already dealt with lost connections.
 	// It must be set.
 	Class func(error) target.ErrClass
+	// Bulk, if set, loads rows on the session's connection the database's
+	// own faster way, in place of multi-row INSERTs. It owns the
+	// transactions it needs.
+	Bulk func(ctx context.Context, c *sql.Conn, table string, columns []string, src target.RowSource) (int64, error)
 }
 
 // Classify tells the driver what err means for the next attempt. A session
@@ -60,6 +64,11 @@ type stmt struct {
 	// order is the workload argument each driver placeholder takes, or nil
 	// if they pass as they are.
 	order []int
+	// takes is how many of the workload's arguments the statement reads:
+	// one argument list may serve two statements, each reading what it
+	// needs, and the driver refuses an argument its statement has no
+	// place for.
+	takes int
 }
 
 var _ target.Session = (*session)(nil)
@@ -67,16 +76,17 @@ var _ target.Session = (*session)(nil)
 func (s *session) stmt(ctx context.Context, q string, args []any) (*sql.Stmt, []any, error) {
 	st, ok := s.stmts[q]
 	if !ok {
-		native, order := rewrite(q, s.db.Placeholders)
+		native, order, takes := rewrite(q, s.db.Placeholders)
 		prepared, err := s.c.PrepareContext(ctx, native)
 		if err != nil {
 			return nil, nil, err
 		}
-		st = &stmt{st: prepared, order: order}
+		st = &stmt{st: prepared, order: order, takes: takes}
 		s.stmts[q] = st
 	}
+	args = driverArgs(args)
 	if st.order == nil {
-		return st.st, args, nil
+		return st.st, args[:min(len(args), st.takes)], nil
 	}
 	laid := make([]any, len(st.order))
 	for i, n := range st.order {
@@ -153,6 +163,9 @@ func insert(table string, columns []string, rows int) string {
 }
 
 func (s *session) Load(ctx context.Context, table string, columns []string, src target.RowSource) (int64, error) {
+	if s.db.Bulk != nil {
+		return s.db.Bulk(ctx, s.c, table, columns, src)
+	}
 	full := insert(table, columns, loadBatch)
 	args := make([]any, 0, loadBatch*len(columns))
 	var n, inTx int64

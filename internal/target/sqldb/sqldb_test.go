@@ -104,6 +104,44 @@ func TestTooFewArguments(t *testing.T) {
 	}
 }
 
+// TestArgumentsBeyondTheStatement: a statement reads the arguments it
+// names and leaves the rest, so that two statements can share one list.
+func TestArgumentsBeyondTheStatement(t *testing.T) {
+	ctx := context.Background()
+	for _, p := range []sqldb.Placeholders{sqldb.Numbered, sqldb.Positional} {
+		_, s := openSQLite(t, p)
+		for _, q := range []string{"SELECT $1 + $2", "SELECT $2 + $1"} {
+			var got int
+			if err := s.QueryRow(ctx, q, 1, 2, "unread").Scan(&got); err != nil || got != 3 {
+				t.Errorf("style %d, %s: %d, %v; want 3", p, q, got, err)
+			}
+		}
+	}
+}
+
+// TestIntListsAsJSON: a list of integers reaches the database as a JSON
+// array it can read, in either placeholder style, and the caller's
+// arguments are left as they were.
+func TestIntListsAsJSON(t *testing.T) {
+	ctx := context.Background()
+	for _, p := range []sqldb.Placeholders{sqldb.Numbered, sqldb.Positional} {
+		_, s := openSQLite(t, p)
+		args := []any{7, []int32{3, -1, 40000}, []int32{}}
+		var n, third, empty, x int
+		err := s.QueryRow(ctx, "SELECT json_array_length($2), json_extract($2, '$[2]'), json_array_length($3), $1",
+			args...).Scan(&n, &third, &empty, &x)
+		if err != nil {
+			t.Fatalf("style %d: %v", p, err)
+		}
+		if n != 3 || third != 40000 || empty != 0 || x != 7 {
+			t.Errorf("style %d: read %d, %d, %d, %d; want 3, 40000, 0, 7", p, n, third, empty, x)
+		}
+		if _, ok := args[1].([]int32); !ok {
+			t.Errorf("style %d: the caller's argument became %T", p, args[1])
+		}
+	}
+}
+
 // TestLoadFailureRollsBack: a load that fails in its first batch, before
 // any row is in, still ends its transaction, so the session can go on.
 func TestLoadFailureRollsBack(t *testing.T) {

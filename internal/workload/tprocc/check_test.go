@@ -10,6 +10,7 @@ import (
 
 	"github.com/dbrig/dbrig/internal/server/postgres/pgtest"
 	"github.com/dbrig/dbrig/internal/target"
+	"github.com/dbrig/dbrig/internal/target/mariadb"
 	"github.com/dbrig/dbrig/internal/target/postgres"
 	"github.com/dbrig/dbrig/internal/target/sqlite"
 	"github.com/dbrig/dbrig/internal/workload"
@@ -108,15 +109,7 @@ var deliver = []string{
 
 func testCheck(t *testing.T, url string) {
 	ctx := context.Background()
-	tg, err := target.Open(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tg.Close()
-	w := &tprocc{warehouses: 1, loaders: 2, seed: defaultSeed}
-	if _, err := w.Build(ctx, tg, workload.BuildOptions{}); err != nil {
-		t.Fatalf("build: %v", err)
-	}
+	w, tg := buildOn(t, url, 1)
 	s, err := tg.Session(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -214,9 +207,9 @@ func TestWarehouseList(t *testing.T) {
 	}
 }
 
-// TestCheckBlocks catches a condition without its query in either dialect.
+// TestCheckBlocks catches a condition without its query in any dialect.
 func TestCheckBlocks(t *testing.T) {
-	for _, d := range []target.Dialect{postgres.Dialect, sqlite.Dialect} {
+	for _, d := range []target.Dialect{postgres.Dialect, sqlite.Dialect, mariadb.Dialect} {
 		q, err := workload.LoadSQL(sqlFiles, "sql", d, "check.sql")
 		if err != nil {
 			t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/dbrig/dbrig/internal/driver"
+	"github.com/dbrig/dbrig/internal/target"
 )
 
 // deliveryInput is a Delivery's terminal input (clause 2.7.1).
@@ -11,6 +12,9 @@ type deliveryInput struct {
 	w, carrier int
 	// delivered is how many districts had an order to deliver.
 	delivered int
+	// Each district's order delivered, its customer and its lines' sum.
+	order, customer [districtsPerWH]int
+	sum             [districtsPerWH]float64
 }
 
 func (v *vu) genDelivery() {
@@ -19,48 +23,71 @@ func (v *vu) genDelivery() {
 }
 
 // deliverySQL is clause 2.7.4 as statements from the client: the oldest
-// undelivered order of each district, in one database transaction.
+// undelivered order of each district, in one database transaction, in
+// three batches, each one round trip where the target pipelines them:
+// every district's oldest new order; those orders and their lines; the
+// customers and the commit. A district whose delete found nothing is
+// looked at again alone, to tell a lost race from an empty district.
 func (v *vu) deliverySQL(ctx context.Context, _ driver.Tally) error {
-	in, q, s := &v.dl, &v.q, v.S
+	in, q := &v.dl, &v.q
 	date := now()
-	if err := v.begin(ctx, true); err != nil {
+	b := append(v.batch[:0], target.Query{SQL: q.beginWrite})
+	var at [districtsPerWH]int
+	for d := 1; d <= districtsPerWH; d++ {
+		at[d-1] = len(b)
+		b = queueStep(b, q.dlNewOrder, []any{&in.order[d-1]}, true, in.w, d)
+	}
+	if err := v.send(ctx, b); err != nil {
 		return err
 	}
-	in.delivered = 0
+	var found [districtsPerWH]bool
 	for d := 1; d <= districtsPerWH; d++ {
-		oID, ok, err := v.takeNewOrder(ctx, in.w, d)
-		if err != nil {
-			return v.abort(ctx, err)
-		}
-		if !ok {
+		if found[d-1] = b[at[d-1]].Found; found[d-1] {
 			continue
 		}
-		var c int
-		if err := s.QueryRow(ctx, q.dlOrder, in.w, d, oID, in.carrier).Scan(&c); err != nil {
+		var err error
+		if in.order[d-1], found[d-1], err = v.takeNewOrder(ctx, in.w, d); err != nil {
 			return v.abort(ctx, err)
 		}
-		rows, err := s.Query(ctx, q.dlLines, in.w, d, oID, date)
-		if err != nil {
-			return v.abort(ctx, err)
-		}
-		var sum, amount float64
-		for rows.Next() {
-			if err := rows.Scan(&amount); err != nil {
-				rows.Close()
-				return v.abort(ctx, err)
-			}
-			sum += amount
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return v.abort(ctx, err)
-		}
-		if _, err := s.Exec(ctx, q.dlCustomer, in.w, d, c, cents(sum)); err != nil {
-			return v.abort(ctx, err)
-		}
-		in.delivered++
 	}
-	return v.commit(ctx)
+
+	b = b[:0]
+	for d := 1; d <= districtsPerWH; d++ {
+		if !found[d-1] {
+			continue
+		}
+		in.sum[d-1] = 0
+		sum := &in.sum[d-1]
+		lines := []any{in.w, d, in.order[d-1], date}
+		b = queueStep(b, q.dlOrder, []any{&in.customer[d-1]}, false, in.w, d, in.order[d-1], in.carrier)
+		b = append(b, target.Query{SQL: q.dlLines.q, Args: lines, Each: func(r target.Row) error {
+			var amount float64
+			err := r.Scan(&amount)
+			*sum += amount
+			return err
+		}})
+		if q.dlLines.write != "" {
+			b = append(b, target.Query{SQL: q.dlLines.write, Args: lines})
+		}
+	}
+	if err := v.send(ctx, b); err != nil {
+		return err
+	}
+
+	b = b[:0]
+	in.delivered = 0
+	for d := 1; d <= districtsPerWH; d++ {
+		if found[d-1] {
+			b = append(b, target.Query{SQL: q.dlCustomer, Args: []any{in.w, d, in.customer[d-1], cents(in.sum[d-1])}})
+			in.delivered++
+		}
+	}
+	b = append(b, target.Query{SQL: q.commit})
+	if err := v.send(ctx, b); err != nil {
+		return err
+	}
+	v.batch = b
+	return nil
 }
 
 // takeNewOrder deletes the district's oldest new order and returns its
@@ -69,7 +96,10 @@ func (v *vu) deliverySQL(ctx context.Context, _ driver.Tally) error {
 // the district is empty, it tries the next oldest.
 func (v *vu) takeNewOrder(ctx context.Context, w, d int) (oID int, ok bool, err error) {
 	for {
-		ok, err = v.first(ctx, []any{&oID}, v.q.dlNewOrder, w, d)
+		ok, err = v.first(ctx, []any{&oID}, v.q.dlNewOrder.q, w, d)
+		if ok && err == nil {
+			err = v.write(ctx, v.q.dlNewOrder, []any{w, d})
+		}
 		if ok || err != nil {
 			return oID, ok, err
 		}

@@ -3,6 +3,7 @@ package tprocc
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"slices"
 
 	"github.com/dbrig/dbrig/internal/driver"
@@ -62,65 +63,81 @@ func (v *vu) genNewOrder() {
 	}
 }
 
-// newOrderSQL is clause 2.4.2 as statements from the client.
+// newOrderSQL is clause 2.4.2 as statements from the client, in three
+// batches, each one round trip where the target pipelines them: the
+// district and the customer; the order, its new-order row and each
+// line's item and stock; the order lines and the commit. No statement
+// needs the result of another in its own batch. An unused item is found
+// as the clause finds it, with every line's work done before the rollback.
 func (v *vu) newOrderSQL(ctx context.Context, t driver.Tally) error {
-	in, q, s := &v.no, &v.q, v.S
+	in, q := &v.no, &v.q
 	entry := now()
-	if err := v.begin(ctx, true); err != nil {
-		return err
-	}
 	var oID int
 	var dTax, wTax, discount float64
-	if err := s.QueryRow(ctx, q.noDistrict, in.w, in.d).Scan(&dTax, &oID); err != nil {
-		return v.abort(ctx, err)
-	}
-	// c_last and c_credit are shown, not used.
 	d := v.discard(2)
-	if err := s.QueryRow(ctx, q.noCustomer, in.w, in.d, in.c).Scan(&discount, d[0], d[1], &wTax); err != nil {
-		return v.abort(ctx, err)
+	b := append(v.batch[:0], target.Query{SQL: q.beginWrite})
+	b = queueStep(b, q.noDistrict, []any{&dTax, &oID}, false, in.w, in.d)
+	// c_last and c_credit are shown, not used.
+	b = append(b, target.Query{SQL: q.noCustomer, Args: []any{in.w, in.d, in.c}, Dest: []any{&discount, d[0], d[1], &wTax}})
+	if err := v.send(ctx, b); err != nil {
+		return err
 	}
+
 	allLocal := 0
 	if in.remote == 0 {
 		allLocal = 1
 	}
-	if _, err := s.Exec(ctx, q.noOrder, oID, in.d, in.w, in.c, entry, len(in.lines), allLocal); err != nil {
-		return v.abort(ctx, err)
-	}
-	if _, err := s.Exec(ctx, q.noNewOrder, oID, in.d, in.w); err != nil {
-		return v.abort(ctx, err)
-	}
-	var price, total float64
-	var dist string
+	b = append(b[:0],
+		target.Query{SQL: q.noOrder, Args: []any{oID, in.d, in.w, in.c, entry, len(in.lines), allLocal}},
+		target.Query{SQL: q.noNewOrder, Args: []any{oID, in.d, in.w}})
+	n := len(in.lines)
+	v.prices, v.dists = slices.Grow(v.prices[:0], n)[:n], slices.Grow(v.dists[:0], n)[:n]
+	v.at = slices.Grow(v.at[:0], 2*n)[:2*n]
 	for i, l := range in.lines {
-		found, err := v.first(ctx, []any{&price, d[0], d[1]}, q.noItem, l.item)
-		if err != nil {
-			return v.abort(ctx, err)
+		remote := 0
+		if l.supplyW != in.w {
+			remote = 1
 		}
-		if !found {
+		v.at[2*i] = len(b)
+		b = append(b, target.Query{SQL: q.noItem, Args: []any{l.item}, Dest: []any{&v.prices[i], d[0], d[1]}, Optional: true})
+		// s_quantity and s_data are shown, not used.
+		v.at[2*i+1] = len(b)
+		b = queueStep(b, q.noStock, []any{d[0], &v.dists[i], d[1]}, true, l.supplyW, l.item, l.qty, remote, in.d)
+	}
+	if err := v.send(ctx, b); err != nil {
+		return err
+	}
+	for i, l := range in.lines {
+		switch {
+		case !b[v.at[2*i]].Found:
 			if err := v.rollback(ctx); err != nil {
 				return err
 			}
 			t[tNewOrders]++
 			t[tRollbacks]++
 			return driver.ErrRollback
+		case !b[v.at[2*i+1]].Found:
+			return v.abort(ctx, fmt.Errorf("no stock for item %d in warehouse %d", l.item, l.supplyW))
 		}
-		remote := 0
-		if l.supplyW != in.w {
-			remote = 1
-		}
-		// s_quantity and s_data are shown, not used.
-		if err := s.QueryRow(ctx, q.noStock, l.supplyW, l.item, l.qty, remote, in.d).Scan(d[0], &dist, d[1]); err != nil {
-			return v.abort(ctx, err)
-		}
-		amount := cents(float64(l.qty) * price)
-		if _, err := s.Exec(ctx, q.noLine, oID, in.d, in.w, i+1, l.item, l.supplyW, l.qty, amount, dist); err != nil {
-			return v.abort(ctx, err)
-		}
+	}
+
+	b = b[:0]
+	var total float64
+	for i, l := range in.lines {
+		amount := cents(float64(l.qty) * v.prices[i])
+		b = append(b, target.Query{SQL: q.noLine, Args: []any{oID, in.d, in.w, i + 1, l.item, l.supplyW, l.qty, amount, v.dists[i]}})
 		total += amount
 	}
-	if err := v.commit(ctx); err != nil {
+	b = append(b, target.Query{SQL: q.commit})
+	// The commit goes with the lines: a connection lost in this batch may
+	// have taken the commit's answer, or the commit may never have left,
+	// so the order is in doubt either way.
+	if err := v.send(ctx, b); err != nil {
+		v.inDoubt(oID, err)
 		return err
 	}
+	v.acked(oID)
+	v.batch = b
 	in.total = cents(total * (1 - discount) * (1 + wTax + dTax))
 	t[tNewOrders]++
 	t[tOrderLines] += int64(len(in.lines))
@@ -135,6 +152,7 @@ func (v *vu) newOrderProc(ctx context.Context, t driver.Tally) error {
 	err := v.S.QueryRow(ctx, v.q.callNewOrder, in.w, in.d, in.c, in.items, in.supplyW, in.qty, now()).Scan(&oID, &in.total)
 	switch {
 	case err == nil:
+		v.acked(oID)
 		t[tNewOrders]++
 		t[tOrderLines] += int64(len(in.lines))
 		t[tRemoteLines] += int64(in.remote)
@@ -145,5 +163,6 @@ func (v *vu) newOrderProc(ctx context.Context, t driver.Tally) error {
 		t[tRollbacks]++
 		return driver.ErrRollback
 	}
+	v.inDoubt(0, err)
 	return err
 }

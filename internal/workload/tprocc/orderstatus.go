@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/dbrig/dbrig/internal/driver"
+	"github.com/dbrig/dbrig/internal/target"
 )
 
 // orderStatusInput is an Order-Status's terminal input (clause 2.6.1).
@@ -25,48 +26,45 @@ func (v *vu) genOrderStatus() {
 }
 
 // orderStatusSQL is clause 2.6.2 as statements from the client: the
-// customer, their last order and its lines, all only read.
+// customer, their last order and its lines, all only read, in batches
+// that each take one round trip where the target pipelines them.
 func (v *vu) orderStatusSQL(ctx context.Context, t driver.Tally) error {
-	in, q, s := &v.os, &v.q, v.S
-	if err := v.begin(ctx, false); err != nil {
-		return err
-	}
+	in, q := &v.os, &v.q
+	b := append(v.batch[:0], target.Query{SQL: q.beginRead})
 	c := in.c
 	if in.byName {
+		b = append(b, v.customersNamed(q.osCustomerByName, 5, in.w, in.d, in.last))
+		if err := v.send(ctx, b); err != nil {
+			return err
+		}
 		var err error
-		if c, err = v.middleCustomer(ctx, q.osCustomerByName, 5, in.w, in.d, in.last); err != nil {
+		if c, err = v.middle(in.w, in.d, in.last); err != nil {
 			return v.abort(ctx, err)
 		}
-	} else if err := s.QueryRow(ctx, q.osCustomer, in.w, in.d, c).Scan(v.discard(4)...); err != nil {
-		return v.abort(ctx, err)
+		b = b[:0]
+	} else {
+		b = append(b, target.Query{SQL: q.osCustomer, Args: []any{in.w, in.d, c}, Dest: v.discard(4)})
 	}
 	var oID int
 	d := v.discard(2)
-	found, err := v.first(ctx, []any{&oID, d[0], d[1]}, q.osOrder, in.w, in.d, c)
-	if err != nil {
-		return v.abort(ctx, err)
-	}
-	in.lines = 0
-	if found {
-		rows, err := s.Query(ctx, q.osLines, in.w, in.d, oID)
-		if err != nil {
-			return v.abort(ctx, err)
-		}
-		for rows.Next() {
-			if err := rows.Scan(v.discard(5)...); err != nil {
-				rows.Close()
-				return v.abort(ctx, err)
-			}
-			in.lines++
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return v.abort(ctx, err)
-		}
-	}
-	if err := v.commit(ctx); err != nil {
+	b = append(b, target.Query{SQL: q.osOrder, Args: []any{in.w, in.d, c}, Dest: []any{&oID, d[0], d[1]}, Optional: true})
+	if err := v.send(ctx, b); err != nil {
 		return err
 	}
+	found := b[len(b)-1].Found
+	b = b[:0]
+	in.lines = 0
+	if found {
+		b = append(b, target.Query{SQL: q.osLines, Args: []any{in.w, in.d, oID}, Each: func(r target.Row) error {
+			in.lines++
+			return r.Scan(v.discard(5)...)
+		}})
+	}
+	b = append(b, target.Query{SQL: q.commit})
+	if err := v.send(ctx, b); err != nil {
+		return err
+	}
+	v.batch = b
 	v.tallyOrderStatus(t)
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/dbrig/dbrig/internal/driver"
+	"github.com/dbrig/dbrig/internal/target"
 )
 
 // paymentInput is a Payment's terminal input (clause 2.5.1).
@@ -30,40 +31,41 @@ func (v *vu) genPayment() {
 	in.amount = v.r.Money(100, 500000)
 }
 
-// paymentSQL is clause 2.5.2 as statements from the client.
+// paymentSQL is clause 2.5.2 as statements from the client, in two
+// batches, each one round trip where the target pipelines them: the
+// warehouse, the district and, by name, the customers of that name; then
+// the customer, the history row and the commit.
 func (v *vu) paymentSQL(ctx context.Context, t driver.Tally) error {
-	in, q, s := &v.pay, &v.q, v.S
+	in, q := &v.pay, &v.q
 	date := now()
-	if err := v.begin(ctx, true); err != nil {
-		return err
-	}
 	// Beyond the names, the addresses are shown, not used.
 	var wName, dName string
 	a := v.discard(5)
-	if err := s.QueryRow(ctx, q.payWarehouse, in.w, in.amount).Scan(&wName, a[0], a[1], a[2], a[3], a[4]); err != nil {
-		return v.abort(ctx, err)
+	b := append(v.batch[:0], target.Query{SQL: q.beginWrite})
+	b = queueStep(b, q.payWarehouse, []any{&wName, a[0], a[1], a[2], a[3], a[4]}, false, in.w, in.amount)
+	b = queueStep(b, q.payDistrict, []any{&dName, a[0], a[1], a[2], a[3], a[4]}, false, in.w, in.d, in.amount)
+	if in.byName {
+		b = append(b, v.customersNamed(q.payCustomerByName, 1, in.cw, in.cd, in.last))
 	}
-	if err := s.QueryRow(ctx, q.payDistrict, in.w, in.d, in.amount).Scan(&dName, a[0], a[1], a[2], a[3], a[4]); err != nil {
-		return v.abort(ctx, err)
+	if err := v.send(ctx, b); err != nil {
+		return err
 	}
 	c := in.c
 	if in.byName {
 		var err error
-		if c, err = v.middleCustomer(ctx, q.payCustomerByName, 1, in.cw, in.cd, in.last); err != nil {
+		if c, err = v.middle(in.cw, in.cd, in.last); err != nil {
 			return v.abort(ctx, err)
 		}
 	}
 	// What a bad-credit customer's c_data gets in front (clause 2.5.2.2).
 	prefix := fmt.Sprintf("%d %d %d %d %d %.2f ", c, in.cd, in.cw, in.d, in.w, in.amount)
-	if err := s.QueryRow(ctx, q.payCustomer, in.cw, in.cd, c, in.amount, prefix).Scan(v.discard(15)...); err != nil {
-		return v.abort(ctx, err)
-	}
-	if _, err := s.Exec(ctx, q.payHistory, c, in.cd, in.cw, in.d, in.w, date, in.amount, wName+"    "+dName); err != nil {
-		return v.abort(ctx, err)
-	}
-	if err := v.commit(ctx); err != nil {
+	b = queueStep(b[:0], q.payCustomer, v.discard(15), false, in.cw, in.cd, c, in.amount, prefix)
+	b = append(b, target.Query{SQL: q.payHistory, Args: []any{c, in.cd, in.cw, in.d, in.w, date, in.amount, wName + "    " + dName}},
+		target.Query{SQL: q.commit})
+	if err := v.send(ctx, b); err != nil {
 		return err
 	}
+	v.batch = b
 	v.tallyPayment(t)
 	return nil
 }
@@ -72,31 +74,37 @@ func (v *vu) paymentSQL(ctx context.Context, t driver.Tally) error {
 // order, the one at position ceil(n/2) (clause 2.5.2.2). The query returns
 // cols columns, c_id first; the others are shown, not used.
 func (v *vu) middleCustomer(ctx context.Context, sql string, cols int, w, d int, last string) (int, error) {
-	rows, err := v.S.Query(ctx, sql, w, d, last)
-	if err != nil {
+	if err := target.RunBatch(ctx, v.S, []target.Query{v.customersNamed(sql, cols, w, d, last)}); err != nil {
 		return 0, err
 	}
+	return v.middle(w, d, last)
+}
+
+// customersNamed is the query for the customers with that last name, in c_first
+// order, collecting their ids for middle. The query returns cols columns,
+// c_id first; the others are shown, not used.
+func (v *vu) customersNamed(sql string, cols int, w, d int, last string) target.Query {
 	var id int
-	var dest [sinkSize]any
-	copy(dest[1:cols], v.discard(cols-1))
+	dest := make([]any, cols)
+	copy(dest[1:], v.discard(cols-1))
 	dest[0] = &id
-	ids := v.ids[:0]
-	for rows.Next() {
-		if err := rows.Scan(dest[:cols]...); err != nil {
-			rows.Close()
-			return 0, err
+	v.ids = v.ids[:0]
+	return target.Query{SQL: sql, Args: []any{w, d, last}, Each: func(r target.Row) error {
+		if err := r.Scan(dest...); err != nil {
+			return err
 		}
-		ids = append(ids, id)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return 0, err
-	}
-	v.ids = ids
-	if len(ids) == 0 {
+		v.ids = append(v.ids, id)
+		return nil
+	}}
+}
+
+// middle is the customer at position ceil(n/2) of those customersNamed found
+// (clause 2.5.2.2).
+func (v *vu) middle(w, d int, last string) (int, error) {
+	if len(v.ids) == 0 {
 		return 0, fmt.Errorf("no customer named %s in district %d of warehouse %d", last, d, w)
 	}
-	return ids[(len(ids)+1)/2-1], nil
+	return v.ids[(len(v.ids)+1)/2-1], nil
 }
 
 func (v *vu) tallyPayment(t driver.Tally) {

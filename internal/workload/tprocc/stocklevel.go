@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/dbrig/dbrig/internal/driver"
+	"github.com/dbrig/dbrig/internal/target"
 )
 
 // stockLevelInput is a Stock-Level's terminal input (clause 2.8.1); the
@@ -20,20 +21,23 @@ func (v *vu) genStockLevel() {
 	v.sl.threshold = v.r.Int(10, 20)
 }
 
-// stockLevelSQL is clause 2.8.2 as statements from the client.
+// stockLevelSQL is clause 2.8.2 as statements from the client, in two
+// batches, each one round trip where the target pipelines them.
 func (v *vu) stockLevelSQL(ctx context.Context, _ driver.Tally) error {
-	in, q, s := &v.sl, &v.q, v.S
-	if err := v.begin(ctx, false); err != nil {
+	in, q := &v.sl, &v.q
+	var next int
+	b := append(v.batch[:0], target.Query{SQL: q.beginRead},
+		target.Query{SQL: q.slDistrict, Args: []any{in.w, in.d}, Dest: []any{&next}})
+	if err := v.send(ctx, b); err != nil {
 		return err
 	}
-	var next int
-	if err := s.QueryRow(ctx, q.slDistrict, in.w, in.d).Scan(&next); err != nil {
-		return v.abort(ctx, err)
+	b = append(b[:0], target.Query{SQL: q.slCount, Args: []any{in.w, in.d, next, in.threshold}, Dest: []any{&in.low}},
+		target.Query{SQL: q.commit})
+	if err := v.send(ctx, b); err != nil {
+		return err
 	}
-	if err := s.QueryRow(ctx, q.slCount, in.w, in.d, next, in.threshold).Scan(&in.low); err != nil {
-		return v.abort(ctx, err)
-	}
-	return v.commit(ctx)
+	v.batch = b
+	return nil
 }
 
 // stockLevelProc is one call of tprocc_slev.

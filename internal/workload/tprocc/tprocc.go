@@ -62,4 +62,7 @@ type runConfig struct {
 	C             cRun
 	// Q holds tx.sql's blocks as the target's dialect has them.
 	Q workload.SQLFile
+	// Acks, when set, is where the virtual users log the New-Orders the
+	// database acknowledged (the durability audit).
+	Acks *ackLog
 }

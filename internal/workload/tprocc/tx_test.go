@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -15,6 +16,7 @@ import (
 	"github.com/dbrig/dbrig/internal/driver"
 	"github.com/dbrig/dbrig/internal/server/postgres/pgtest"
 	"github.com/dbrig/dbrig/internal/target"
+	"github.com/dbrig/dbrig/internal/target/mariadb"
 	"github.com/dbrig/dbrig/internal/target/postgres"
 	"github.com/dbrig/dbrig/internal/target/sqlite"
 	"github.com/dbrig/dbrig/internal/workload"
@@ -313,33 +315,46 @@ func TestPacing(t *testing.T) {
 	}
 }
 
-// Both dialects' tx.sql resolve every block a virtual user takes (loadTxSQL
-// panics otherwise), the routine calls only where there are routines;
-// procs.sql defines the routines the calls name.
+// Every dialect's tx.sql resolves every block a virtual user takes
+// (loadTxSQL panics otherwise), the routine calls only where there are
+// routines; procs.sql defines the routines the calls name; and a write:
+// block belongs to a step, or it would never run.
 func TestTxSQLBlocks(t *testing.T) {
-	pg, lite := txSQLFile(t, postgres.Dialect), txSQLFile(t, sqlite.Dialect)
-	loadTxSQL(pg, true)
+	lite := txSQLFile(t, sqlite.Dialect)
 	loadTxSQL(lite, false)
 	if calls := lite.Named("call:"); len(calls) > 0 {
 		t.Errorf("sqlite has routine calls %v", calls)
 	}
-	procs, err := workload.ReadSQL(sqlFiles, "sql/postgres/procs.sql")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range []string{"tprocc_neword", "tprocc_payment", "tprocc_ostat", "tprocc_delivery", "tprocc_slev"} {
-		body := procs.Get("proc:" + name)
-		if !strings.Contains(body, "CREATE OR REPLACE FUNCTION "+name+"(") {
-			t.Errorf("proc:%s does not create %s", name, name)
+	for _, d := range []target.Dialect{postgres.Dialect, mariadb.Dialect} {
+		f := txSQLFile(t, d)
+		q := loadTxSQL(f, true)
+		steps := map[string]bool{}
+		for _, st := range []step{q.noDistrict, q.noStock, q.payWarehouse, q.payDistrict, q.payCustomer, q.dlNewOrder, q.dlOrder, q.dlLines} {
+			steps[st.write] = true
 		}
-		found := false
-		for k, q := range pg {
-			if strings.HasPrefix(k, "call:") && strings.Contains(q, name+"(") {
-				found = true
+		for _, name := range f.Named("write:") {
+			if !steps[f[name]] {
+				t.Errorf("%s: block %s is no step's write", d.Name, name)
 			}
 		}
-		if !found {
-			t.Errorf("no call: block calls %s", name)
+		procs, err := workload.LoadSQL(sqlFiles, "sql", d, "procs.sql")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range []string{"tprocc_neword", "tprocc_payment", "tprocc_ostat", "tprocc_delivery", "tprocc_slev"} {
+			create := regexp.MustCompile(`^CREATE (OR REPLACE )?(FUNCTION|PROCEDURE) ` + name + `\(`)
+			if !create.MatchString(procs.Get("proc:" + name)) {
+				t.Errorf("%s: proc:%s does not create %s", d.Name, name, name)
+			}
+			found := false
+			for k, q := range f {
+				if strings.HasPrefix(k, "call:") && strings.Contains(q, name+"(") {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("%s: no call: block calls %s", d.Name, name)
+			}
 		}
 	}
 }
@@ -364,15 +379,7 @@ func testTransactions(t *testing.T, url, mode string) {
 		t.Skip("builds a warehouse")
 	}
 	ctx := context.Background()
-	tg, err := target.Open(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tg.Close()
-	w := &tprocc{warehouses: 2, loaders: 2, seed: defaultSeed}
-	if _, err := w.Build(ctx, tg, workload.BuildOptions{}); err != nil {
-		t.Fatalf("build: %v", err)
-	}
+	w, tg := buildOn(t, url, 2)
 	cfg := &runConfig{Warehouses: 2, Mode: mode, Seed: 7, C: runConstants(7, loadConstant(defaultSeed)), Q: txSQLFile(t, tg.Dialect())}
 
 	// Each virtual user runs its inputs until every type has run enough,
@@ -482,6 +489,22 @@ func testTransactions(t *testing.T, url, mode string) {
 	if !ok {
 		t.Errorf("consistency check failed after the transactions:\n%s", out.String())
 	}
+}
+
+// buildOn opens url and builds warehouses warehouses there from the
+// default seed; the target is closed when the test ends.
+func buildOn(t *testing.T, url string, warehouses int) (*tprocc, target.Target) {
+	t.Helper()
+	tg, err := target.Open(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tg.Close() })
+	w := &tprocc{warehouses: warehouses, loaders: 2, seed: defaultSeed}
+	if _, err := w.Build(context.Background(), tg, workload.BuildOptions{}); err != nil {
+		t.Fatalf("build: %v", err)
+	}
+	return w, tg
 }
 
 // forceRollback makes the New-Order just generated ask for the unused item.

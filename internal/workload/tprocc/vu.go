@@ -65,6 +65,16 @@ type vu struct {
 
 	// ids collects the customers of a last name.
 	ids []int
+	// acks is this virtual user's part of the acknowledgement log, not
+	// yet written (see ackLog).
+	acks []byte
+
+	// batch, and New-Order's per-line prices, districts' info and
+	// places in the batch, are reused from one transaction to the next.
+	batch  []target.Query
+	prices []float64
+	dists  []string
+	at     []int
 
 	// sink takes columns the transactions read, as a terminal would show
 	// them, but do not use.
@@ -77,14 +87,27 @@ type vu struct {
 type txSQL struct {
 	beginWrite, beginRead, commit, rollback string
 
-	noDistrict, noCustomer, noOrder, noNewOrder, noItem, noStock, noLine  string
-	payWarehouse, payDistrict, payCustomerByName, payCustomer, payHistory string
-	osCustomerByName, osCustomer, osOrder, osLines                        string
-	dlNewOrder, dlPending, dlOrder, dlLines, dlCustomer                   string
-	slDistrict, slCount                                                   string
+	noCustomer, noOrder, noNewOrder, noItem, noLine string
+	payCustomerByName, payHistory                   string
+	osCustomerByName, osCustomer, osOrder, osLines  string
+	dlPending, dlCustomer                           string
+	slDistrict, slCount                             string
+
+	// The statements that change rows and return them.
+	noDistrict, noStock, payWarehouse, payDistrict, payCustomer, dlNewOrder, dlOrder, dlLines step
 
 	// The routine calls, only where the dialect has routines.
 	callNewOrder, callPayment, callOrderStatus, callDelivery, callStockLevel string
+}
+
+// step is a statement that changes rows and returns what the transaction
+// reads of them. A dialect without UPDATE ... RETURNING splits it in two:
+// the block reads and locks the rows (SELECT ... FOR UPDATE), and the
+// block write:<name>, run next with the same arguments, changes them.
+type step struct{ q, write string }
+
+func stepSQL(f workload.SQLFile, name string) step {
+	return step{q: f.Get(name), write: f["write:"+name]}
 }
 
 func loadTxSQL(f workload.SQLFile, procs bool) txSQL {
@@ -92,19 +115,19 @@ func loadTxSQL(f workload.SQLFile, procs bool) txSQL {
 		beginWrite: f.Get("begin_write"), beginRead: f.Get("begin_read"),
 		commit: f.Get("commit"), rollback: f.Get("rollback"),
 
-		noDistrict: f.Get("no_district"), noCustomer: f.Get("no_customer"), noOrder: f.Get("no_order"),
-		noNewOrder: f.Get("no_new_order"), noItem: f.Get("no_item"), noStock: f.Get("no_stock"),
+		noDistrict: stepSQL(f, "no_district"), noCustomer: f.Get("no_customer"), noOrder: f.Get("no_order"),
+		noNewOrder: f.Get("no_new_order"), noItem: f.Get("no_item"), noStock: stepSQL(f, "no_stock"),
 		noLine: f.Get("no_line"),
 
-		payWarehouse: f.Get("pay_warehouse"), payDistrict: f.Get("pay_district"),
-		payCustomerByName: f.Get("pay_customer_by_name"), payCustomer: f.Get("pay_customer"),
+		payWarehouse: stepSQL(f, "pay_warehouse"), payDistrict: stepSQL(f, "pay_district"),
+		payCustomerByName: f.Get("pay_customer_by_name"), payCustomer: stepSQL(f, "pay_customer"),
 		payHistory: f.Get("pay_history"),
 
 		osCustomerByName: f.Get("os_customer_by_name"), osCustomer: f.Get("os_customer"),
 		osOrder: f.Get("os_order"), osLines: f.Get("os_lines"),
 
-		dlNewOrder: f.Get("dl_new_order"), dlPending: f.Get("dl_pending"), dlOrder: f.Get("dl_order"),
-		dlLines: f.Get("dl_lines"), dlCustomer: f.Get("dl_customer"),
+		dlNewOrder: stepSQL(f, "dl_new_order"), dlPending: f.Get("dl_pending"), dlOrder: stepSQL(f, "dl_order"),
+		dlLines: stepSQL(f, "dl_lines"), dlCustomer: f.Get("dl_customer"),
 
 		slDistrict: f.Get("sl_district"), slCount: f.Get("sl_count"),
 	}
@@ -209,25 +232,6 @@ func (v *vu) customer() (byName bool, last string, id int) {
 	return false, "", v.r.NURand(1023, 1, customersPerDist, v.cfg.C.ID)
 }
 
-// begin opens a database transaction; no rollback is due if it fails.
-func (v *vu) begin(ctx context.Context, write bool) error {
-	q := v.q.beginRead
-	if write {
-		q = v.q.beginWrite
-	}
-	_, err := v.S.Exec(ctx, q)
-	return err
-}
-
-// commit ends the transaction, rolling it back if the commit fails: SQLite
-// leaves a transaction open after a busy COMMIT.
-func (v *vu) commit(ctx context.Context) error {
-	if _, err := v.S.Exec(ctx, v.q.commit); err != nil {
-		return v.abort(ctx, err)
-	}
-	return nil
-}
-
 // abort rolls the open transaction back after err, and returns err.
 func (v *vu) abort(ctx context.Context, err error) error {
 	v.rollback(ctx)
@@ -243,6 +247,35 @@ func (v *vu) rollback(ctx context.Context) error {
 		defer cancel()
 	}
 	_, err := v.S.Exec(ctx, v.q.rollback)
+	return err
+}
+
+// queueStep adds a step that returns one row, scanning it into dest, to
+// batch b, followed by its write where the dialect splits the step.
+func queueStep(b []target.Query, st step, dest []any, optional bool, args ...any) []target.Query {
+	b = append(b, target.Query{SQL: st.q, Args: args, Dest: dest, Optional: optional})
+	if st.write != "" {
+		b = append(b, target.Query{SQL: st.write, Args: args})
+	}
+	return b
+}
+
+// send runs batch b, which may open the transaction or commit it,
+// rolling the transaction back on any error: SQLite, for one, leaves a
+// transaction open after a busy COMMIT.
+func (v *vu) send(ctx context.Context, b []target.Query) error {
+	if err := target.RunBatch(ctx, v.S, b); err != nil {
+		return v.abort(ctx, err)
+	}
+	return nil
+}
+
+// write runs a step's write, where the dialect splits the step.
+func (v *vu) write(ctx context.Context, st step, args []any) error {
+	if st.write == "" {
+		return nil
+	}
+	_, err := v.S.Exec(ctx, st.write, args...)
 	return err
 }
 

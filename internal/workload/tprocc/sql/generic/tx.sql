@@ -2,7 +2,10 @@
 -- in the SQL PostgreSQL and SQLite share. Parameters are $1..$N, in any order
 -- and as often as needed; each target rewrites them for its driver. A
 -- dialect's tx.sql replaces the blocks it writes differently and adds the
--- call:* blocks where the database runs the transactions as routines.
+-- call:* blocks where the database runs the transactions as routines. A
+-- dialect without UPDATE ... RETURNING makes such a block a locking read
+-- and adds the update as write:<the block's name>, which takes the same
+-- arguments.
 
 -- name: begin_write
 BEGIN

@@ -1,0 +1,191 @@
+package cli_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dbrig/dbrig/internal/result"
+	"github.com/dbrig/dbrig/internal/server/postgres"
+	"github.com/dbrig/dbrig/internal/server/postgres/pgtest"
+)
+
+// TestDurabilityAudit is the acceptance run: a managed PostgreSQL with its
+// default, durable settings, killed with SIGKILL mid-window and started
+// again. Every New-Order it acknowledged is still there, those in doubt
+// are shown, the consistency check passes, and dbrig audit durability
+// finds the same again; once an acknowledged order is deleted, it names
+// that order and fails.
+func TestDurabilityAudit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills and restarts a server of its own")
+	}
+	s, u := managedTPROCC(t, nil)
+	out := filepath.Join(t.TempDir(), "r.json")
+	o := dbrig(t, killRun(s, u, out, "procs")...)
+	if o.code != 0 {
+		t.Fatalf("exit %d, want 0: nothing acknowledged may be lost with durable settings", o.code)
+	}
+	d := audited(t, out)
+	if d.Missing != 0 || len(d.MissingNames) != 0 {
+		t.Errorf("%d acknowledged New-Orders missing (%v), want none", d.Missing, d.MissingNames)
+	}
+	wantIn(t, "stdout", o.stdout, "0 missing;")
+	wantIn(t, "stdout", o.stdout, "in doubt")
+	checkPasses(t, u)
+	wantIn(t, "audit", mustRun(t, "audit", "durability", out).stdout, "0 missing;")
+	loseOne(t, u, out)
+}
+
+// TestDurabilityAuditSyncOff: with synchronous_commit=off, which the test
+// sets (dbrig never weakens durability on its own), a commit is
+// acknowledged before its WAL is written, and a kill can lose it. The
+// audit then names what was lost and fails the run. A kill that happens
+// to lose nothing in every try proves nothing either way; the audit's
+// failing is then shown on an order deleted by hand.
+func TestDurabilityAuditSyncOff(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills and restarts a server of its own")
+	}
+	s, u := managedTPROCC(t, map[string]string{"synchronous_commit": "off"})
+	const tries = 3
+	var out string
+	for try := 1; try <= tries; try++ {
+		out = filepath.Join(t.TempDir(), fmt.Sprintf("r%d.json", try))
+		o := dbrig(t, killRun(s, u, out, "sql")...)
+		d := audited(t, out)
+		if d.Missing == 0 {
+			if o.code != 0 {
+				t.Fatalf("exit %d with nothing missing, want 0", o.code)
+			}
+			continue
+		}
+		if o.code != 1 {
+			t.Errorf("exit %d with %d acknowledged New-Orders missing, want 1", o.code, d.Missing)
+		}
+		if int64(len(d.MissingNames)) != min(d.Missing, 1000) {
+			t.Errorf("%d missing, %d named", d.Missing, len(d.MissingNames))
+		}
+		wantIn(t, "stdout", o.stdout, "Missing: "+d.MissingNames[0])
+		t.Logf("try %d: %d of %d acknowledged New-Orders lost with synchronous_commit=off, %d in doubt",
+			try, d.Missing, d.Acknowledged, d.InDoubt)
+		return
+	}
+	t.Logf("no acknowledged New-Order lost in %d kills with synchronous_commit=off", tries)
+	loseOne(t, u, out)
+}
+
+// managedTPROCC starts a managed server of the test's own with settings
+// and builds one warehouse on it.
+func managedTPROCC(t *testing.T, settings map[string]string) (*postgres.Server, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	s := pgtest.NewServer(t)
+	if err := s.Start(ctx, settings); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CreateDB(ctx, "tprocc"); err != nil {
+		t.Fatal(err)
+	}
+	u := s.URLFor("tprocc")
+	mustRun(t, "build", "tproc-c", "--target", u, "--warehouses", "1")
+	return s, u
+}
+
+// killRun is a short audited run whose server is killed 3 s into its
+// window and is down for 1 s.
+func killRun(s *postgres.Server, u, out, mode string) []string {
+	return []string{"run", "tproc-c", "--target", u, "--mode", mode, "--vus", "2", "--rampup", "1s", "--duration", "9s",
+		"--audit-durability", "--kill-server-at", "4s", "--restart-after", "1s", "--server-dir", s.Dir, "--json", out}
+}
+
+// audited reads what every audited run with a kill must record: the kill
+// and the restart, lost connections among the errors, New-Orders looked
+// up, and a consistency check that passed after recovery.
+func audited(t *testing.T, out string) *result.Durability {
+	t.Helper()
+	doc, err := result.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Events) != 2 || !strings.HasPrefix(doc.Events[0].What, "server killed") || !strings.HasPrefix(doc.Events[1].What, "server up again") {
+		t.Errorf("events %+v, want the kill and the restart", doc.Events)
+	} else if at := doc.Events[0].T; at < 4 || at > 5 {
+		t.Errorf("killed %.1f s into the run, want 4", at)
+	}
+	if doc.ErrorClasses["connection_lost"] == 0 {
+		t.Errorf("errors by class %v, want lost connections", doc.ErrorClasses)
+	}
+	d := doc.Durability
+	if d == nil {
+		t.Fatal("no durability audit in the document")
+	}
+	if d.Acknowledged == 0 || d.Consistent == nil || !*d.Consistent {
+		t.Errorf("durability %+v, want New-Orders looked up and the data consistent", d)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(out), d.Log)); err != nil {
+		t.Errorf("the acknowledgement log: %v", err)
+	}
+	return d
+}
+
+// loseOne deletes the last New-Order the run at out logged as
+// acknowledged, and wants dbrig audit durability to name it and fail.
+func loseOne(t *testing.T, u, out string) {
+	t.Helper()
+	log, err := os.ReadFile(strings.TrimSuffix(out, ".json") + ".acks")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var w, d, o int
+	for line := range strings.Lines(string(log)) {
+		if strings.HasPrefix(line, "c ") {
+			fmt.Sscan(line[2:], &w, &d, &o)
+		}
+	}
+	pgExec(t, u, fmt.Sprintf("DELETE FROM orders WHERE o_w_id = %d AND o_d_id = %d AND o_id = %d", w, d, o))
+	a := dbrig(t, "audit", "durability", out)
+	if a.code != 1 {
+		t.Errorf("audit after deleting an acknowledged order: exit %d, want 1", a.code)
+	}
+	wantIn(t, "audit", a.stdout, fmt.Sprintf("Missing: (w=%d, d=%d, o_id=%d)", w, d, o))
+	wantIn(t, "audit", a.stdout, " 1 missing;")
+}
+
+// TestDurabilityBadInputs: the kill and the audit refuse what they cannot
+// do in one line, exit 2, before anything runs.
+func TestDurabilityBadInputs(t *testing.T) {
+	t.Parallel()
+	u := pgtest.NewDB(t)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "r.json")
+	quiet := filepath.Join(dir, "quiet.json")
+	if err := os.WriteFile(quiet, []byte(`{"schema_version": 2, "workload": "tproc-c"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"kill without a server", []string{"run", "tproc-c", "--target", u, "--kill-server-at", "15s", "--json", out}, "--server-dir DIR"},
+		{"server without a kill", []string{"run", "tproc-c", "--target", u, "--server-dir", dir, "--json", out}, "--kill-server-at"},
+		{"kill after the run", []string{"run", "tproc-c", "--target", u, "--kill-server-at", "2m", "--server-dir", dir, "--json", out}, "past the run's end"},
+		{"negative pause", []string{"run", "tproc-c", "--target", u, "--kill-server-at", "5s", "--restart-after", "-1s", "--server-dir", dir, "--json", out}, "--restart-after"},
+		{"not a managed server", []string{"run", "tproc-c", "--target", u, "--kill-server-at", "5s", "--server-dir", dir, "--json", out}, "dbrig server start --dir"},
+		{"audit a workload without one", []string{"run", "cpu", "--audit-durability", "--json", out}, "--audit-durability"},
+		{"audit no result", []string{"audit", "durability", filepath.Join(dir, "none.json")}, "no result document"},
+		{"audit a run without a log", []string{"audit", "durability", quiet}, "--audit-durability"},
+		{"audit nothing", []string{"audit"}, "dbrig audit durability RESULT"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			wantIn(t, "error", usageError(t, dbrig(t, c.args...)), c.want)
+		})
+	}
+	noFile(t, out)
+}

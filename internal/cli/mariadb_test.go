@@ -1,0 +1,91 @@
+package cli_test
+
+import (
+	"encoding/json"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dbrig/dbrig/internal/server/mariadb/mariatest"
+)
+
+// TestMariaDBRunKeepsThePassword: a run on a real MariaDB through a URL
+// with a password (the managed server's generated one) prints the result
+// and writes its document, and neither holds the password.
+func TestMariaDBRunKeepsThePassword(t *testing.T) {
+	t.Parallel()
+	u := mariatest.NewDB(t)
+	pu, err := url.Parse(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pw, _ := pu.User.Password()
+	if len(pw) < 16 {
+		t.Fatalf("the managed server's password %q is no secret", pw)
+	}
+	out := filepath.Join(t.TempDir(), "cpu.json")
+	o := mustRun(t, "run", "cpu", "--target", u, "--loops", "100000", "--arith", "float", "--json", out)
+	wantIn(t, "output", o.stdout, "Result ")
+	doc, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !json.Valid(doc) || !strings.Contains(string(doc), `"mariadb"`) {
+		t.Errorf("the document is not a MariaDB run's:\n%.400s", doc)
+	}
+	if strings.Contains(o.stdout+o.stderr+string(doc), pw) {
+		t.Error("the password was printed or written")
+	}
+}
+
+// TestMariaDBManagedSweep: a sweep on a managed MariaDB server starts it
+// with each point's setting, settles it before each run, and stops it.
+func TestMariaDBManagedSweep(t *testing.T) {
+	t.Parallel()
+	spec := filepath.Join(t.TempDir(), "spec.yaml")
+	if err := os.WriteFile(spec, []byte("name: maria\ntarget: {managed: mariadb}\nworkload: cpu\n"+
+		"run: {loops: 100000, arith: float}\nvary:\n  innodb_buffer_pool_size: [64M, 128M]\nrepeat: 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := os.MkdirTemp("", "dbrig-sweep-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(out) })
+	mariatest.NewServer(t) // skips, or fails under DBRIG_REQUIRE_MARIADB=1, without binaries
+	o := mustRun(t, "sweep", spec, "--out", out)
+	wantIn(t, "sweep log", o.stdout+o.stderr, "settled: InnoDB history list")
+	if strings.Contains(o.stdout+o.stderr, "not settled") {
+		t.Errorf("the server was not settled:\n%s", o.stderr)
+	}
+	doc, err := os.ReadFile(filepath.Join(out, "sweep.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(doc), `"kind": "mariadb"`) && !strings.Contains(string(doc), `"kind":"mariadb"`) {
+		t.Errorf("sweep document names no MariaDB target:\n%.600s", doc)
+	}
+	// The managed server's password is in its directory, and nowhere else.
+	secret, err := os.ReadFile(filepath.Join(out, "server", "dbrig-secret"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pw := strings.TrimSpace(string(secret))
+	docs := 0
+	filepath.WalkDir(out, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".json") {
+			return err
+		}
+		docs++
+		if b, err := os.ReadFile(path); err != nil || strings.Contains(string(b), pw) {
+			t.Errorf("%s holds the password (%v)", path, err)
+		}
+		return nil
+	})
+	if docs < 3 || strings.Contains(o.stdout+o.stderr, pw) {
+		t.Errorf("%d documents (want the sweep's and two runs'); password printed: %v", docs, strings.Contains(o.stdout+o.stderr, pw))
+	}
+}

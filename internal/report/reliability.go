@@ -1,0 +1,66 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/dbrig/dbrig/internal/human"
+	"github.com/dbrig/dbrig/internal/result"
+)
+
+// missingShown is how many missing changes a report names; the document
+// keeps more.
+const missingShown = 10
+
+// reliabilityLines are what was done to the system under test during the
+// run (a server killed and restarted), what it cost (the errors by
+// class) and what the durability audit found; none for a quiet run.
+func reliabilityLines(d *result.Document) []string {
+	var lines []string
+	for _, e := range d.Events {
+		lines = append(lines, fmt.Sprintf("At %.1f s: %s", e.T, e.What))
+	}
+	if len(d.ErrorClasses) > 0 {
+		var parts []string
+		for _, c := range slices.Sorted(maps.Keys(d.ErrorClasses)) {
+			parts = append(parts, fmt.Sprintf("%s %s", c, human.Thousands(float64(d.ErrorClasses[c]))))
+		}
+		lines = append(lines, "Errors in the measured window by class: "+strings.Join(parts, ", "))
+	}
+	if d.Durability != nil {
+		lines = append(lines, durabilityLines(d.Durability)...)
+	}
+	return lines
+}
+
+// durabilityLines say what a durability audit found.
+func durabilityLines(d *result.Durability) []string {
+	lines := []string{fmt.Sprintf("Durability audit: %s acknowledged as committed and looked up after the run: %s missing; %s in doubt (the commit was sent, its answer never came), not counted as lost",
+		human.Thousands(float64(d.Acknowledged)), human.Thousands(float64(d.Missing)), human.Thousands(float64(d.InDoubt)))}
+	if len(d.MissingNames) > 0 {
+		names := d.MissingNames[:min(len(d.MissingNames), missingShown)]
+		line := "Missing: " + strings.Join(names, ", ")
+		if more := d.Missing - int64(len(names)); more > 0 {
+			line += fmt.Sprintf(" and %s more", human.Thousands(float64(more)))
+		}
+		lines = append(lines, line)
+	}
+	if d.Consistent != nil {
+		verdict := "passed"
+		if !*d.Consistent {
+			verdict = "FAILED"
+		}
+		lines = append(lines, "Consistency check after the run: "+verdict)
+	}
+	return lines
+}
+
+// Durability writes what a durability audit found, a line each.
+func Durability(w io.Writer, d *result.Durability) {
+	for _, l := range durabilityLines(d) {
+		fmt.Fprintln(w, l)
+	}
+}

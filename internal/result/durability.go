@@ -1,0 +1,29 @@
+package result
+
+import "github.com/dbrig/dbrig/internal/workload"
+
+// Durability is a durability audit's finding: every change the database
+// acknowledged during the run, looked up after it (and after any crash
+// in it).
+type Durability struct {
+	// Log is the workload's acknowledgement log, a file beside the
+	// document, named relative to the document's directory.
+	Log          string `json:"log"`
+	Acknowledged int64  `json:"acknowledged"`
+	Missing      int64  `json:"missing"`
+	// InDoubt commits were sent and never answered: they may or may not
+	// have happened, so they count neither as acknowledged nor as lost.
+	InDoubt int64 `json:"in_doubt"`
+	// MissingNames are the first missing changes, as the workload names
+	// them.
+	MissingNames []string `json:"missing_names,omitempty"`
+	// Consistent is whether the workload's consistency check passed after
+	// the audit; absent for a workload without one.
+	Consistent *bool `json:"consistent,omitempty"`
+}
+
+// NewDurability is the document's record of an audit of log.
+func NewDurability(log string, d workload.Durability, consistent *bool) *Durability {
+	return &Durability{Log: log, Acknowledged: d.Acknowledged, Missing: d.Missing, InDoubt: d.InDoubt,
+		MissingNames: d.MissingNames, Consistent: consistent}
+}

@@ -1,0 +1,112 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/dbrig/dbrig/internal/target"
+)
+
+// StateFile is what dbrig records about a managed server in its
+// directory, so that another process (dbrig server stop/status) can find
+// and judge it. Every kind writes the same record.
+const StateFile = "dbrig-server.json"
+
+// Record is what StateFile holds.
+type Record struct {
+	// Kind is the server's kind, which Attach of another process goes by.
+	Kind    string `json:"kind,omitempty"`
+	BinDir  string `json:"bin_dir"`
+	RunAs   string `json:"run_as,omitempty"`
+	Version string `json:"version,omitempty"`
+	Port    int    `json:"port,omitempty"`
+	// SocketDir is the unix socket's directory (PostgreSQL) or the socket
+	// itself (a kind whose server names its socket file).
+	SocketDir string            `json:"socket_dir,omitempty"`
+	Settings  map[string]string `json:"settings,omitempty"`
+	PID       int               `json:"pid,omitempty"`
+	Started   time.Time         `json:"started"`
+	Stopped   *time.Time        `json:"stopped,omitempty"`
+	// LogOffset is where this start's lines begin in the server log.
+	LogOffset int64 `json:"log_offset"`
+	// Running is true from a successful start until a clean stop: a server
+	// that is gone while this holds has crashed.
+	Running bool `json:"running"`
+	// Memory and CPUs are the confinement (Confinement).
+	Memory int64  `json:"memory_bytes,omitempty"`
+	CPUs   string `json:"cpus,omitempty"`
+}
+
+// Confinement is the confinement the state records.
+func (st *Record) Confinement() Confinement { return Confinement{Memory: st.Memory, CPUs: st.CPUs} }
+
+func statePath(dir string) string { return filepath.Join(dir, StateFile) }
+
+// ReadState reads the record in dir.
+func ReadState(dir string) (*Record, error) {
+	b, err := os.ReadFile(statePath(dir))
+	if err != nil {
+		return nil, err
+	}
+	var st Record
+	if err := json.Unmarshal(b, &st); err != nil {
+		return nil, fmt.Errorf("%s: %w", statePath(dir), err)
+	}
+	return &st, nil
+}
+
+// WriteState replaces the record whole, so a reader never sees half of it.
+func WriteState(dir string, st *Record) error {
+	b, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := statePath(dir) + ".tmp"
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, statePath(dir))
+}
+
+// WriteStopped records that the server in dir was stopped, or that its
+// crash was acknowledged or superseded.
+func WriteStopped(dir string) error {
+	st, err := ReadState(dir)
+	if err != nil {
+		// Nothing recorded (a directory from before the state file):
+		// nothing to correct either.
+		if errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		return err
+	}
+	if !st.Running {
+		return nil
+	}
+	now := time.Now().UTC().Truncate(time.Second)
+	st.Running, st.Stopped = false, &now
+	return WriteState(dir, st)
+}
+
+// Found is where a kind's Attach starts: dir made absolute, and what the
+// state file there recorded (nil when nothing was). exists tells whether
+// a directory holds a server of the kind; when dir does not, the error
+// names it (what: "PostgreSQL") and the command that starts one there.
+func Found(dir string, exists func(abs string) bool, what, start string) (string, *Record, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", nil, err
+	}
+	if !exists(abs) {
+		return "", nil, target.Userf("no dbrig %s server in %s: start one with %s %s", what, abs, start, dir)
+	}
+	rec, err := ReadState(abs)
+	if errors.Is(err, os.ErrNotExist) {
+		return abs, nil, nil
+	}
+	return abs, rec, err
+}

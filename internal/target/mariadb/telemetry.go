@@ -1,0 +1,196 @@
+package mariadb
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/dbrig/dbrig/internal/telemetry"
+)
+
+var _ telemetry.Sourcer = (*Target)(nil)
+
+// statusKeys maps SHOW GLOBAL STATUS's names to telemetry's keys: the
+// generic ones where MariaDB keeps the same figure, prefixed ones where
+// only it keeps it. Every figure is the server's, not one database's.
+var statusKeys = map[string]string{
+	"Com_commit":                       telemetry.Commits,
+	"Com_rollback":                     telemetry.Rollbacks,
+	"Innodb_buffer_pool_read_requests": telemetry.LogicalReads,
+	"Innodb_buffer_pool_reads":         telemetry.PhysicalReads,
+	"Innodb_buffer_pool_pages_flushed": telemetry.BlockWrites,
+	"Innodb_os_log_written":            telemetry.WALBytes,
+	"Innodb_deadlocks":                 telemetry.Deadlocks,
+	"Innodb_data_reads":                "mariadb.data_reads",
+	"Innodb_data_writes":               "mariadb.data_writes",
+	"Innodb_data_read":                 "mariadb.data_read_bytes",
+	"Innodb_data_written":              "mariadb.data_written_bytes",
+	"Innodb_row_lock_waits":            "mariadb.row_lock_waits",
+	"Innodb_row_lock_time":             "mariadb.row_lock_time_ms",
+	"Innodb_history_list_length":       "mariadb.history_list_length",
+}
+
+// statusQuery reads statusKeys' figures in one statement.
+var statusQuery = func() string {
+	names := make([]string, 0, len(statusKeys))
+	for name := range statusKeys {
+		names = append(names, "'"+name+"'")
+	}
+	return "SHOW GLOBAL STATUS WHERE Variable_name IN (" + strings.Join(names, ",") + ")"
+}()
+
+// Telemetry opens the source's connections: one for the counters and
+// settings, one for the sessions sampled ten times a second, so that a
+// slow read of the former never delays the latter. SHOW and
+// information_schema reads commit nothing, so they do not count in the
+// Com_commit the workload reads.
+func (t *Target) Telemetry(ctx context.Context) (telemetry.Source, error) {
+	s := &source{t: t}
+	var err error
+	if s.stats, err = t.open(t.cfg); err == nil {
+		s.sampler, err = t.open(t.cfg)
+	}
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	for _, db := range []*sql.DB{s.stats, s.sampler} {
+		db.SetMaxOpenConns(1)
+	}
+	return s, nil
+}
+
+type source struct {
+	t              *Target
+	stats, sampler *sql.DB
+}
+
+func (s *source) Close() error {
+	var errs []error
+	for _, db := range []*sql.DB{s.stats, s.sampler} {
+		if db != nil {
+			errs = append(errs, db.Close())
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (s *source) Counters(ctx context.Context) (map[string]float64, error) {
+	rows, err := s.stats.QueryContext(ctx, statusQuery)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]float64{}
+	for rows.Next() {
+		var name, value string
+		if err := rows.Scan(&name, &value); err != nil {
+			return nil, err
+		}
+		if v, err := strconv.ParseFloat(value, 64); err == nil {
+			out[statusKeys[name]] = v
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	var size int64
+	if err := s.stats.QueryRowContext(ctx,
+		"SELECT COALESCE(SUM(data_length + index_length), 0) FROM information_schema.tables WHERE table_schema = DATABASE()").Scan(&size); err != nil {
+		return nil, err
+	}
+	out[telemetry.DatabaseBytes] = float64(size)
+	return out, nil
+}
+
+func (s *source) Tables(context.Context) ([]telemetry.Table, error) { return nil, nil }
+
+// Sessions samples the process list: a session running a statement is
+// on CPU unless its state says what it waits for. The sampler leaves out
+// itself, idle connections and the server's own threads.
+func (s *source) Sessions(ctx context.Context) ([]telemetry.Session, error) {
+	rows, err := s.sampler.QueryContext(ctx, `SELECT command, COALESCE(state, '') FROM information_schema.processlist
+WHERE id <> CONNECTION_ID() AND command NOT IN ('Sleep', 'Daemon', 'Binlog Dump') AND db = DATABASE()`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []telemetry.Session
+	for rows.Next() {
+		var command, state string
+		if err := rows.Scan(&command, &state); err != nil {
+			return nil, err
+		}
+		out = append(out, session(command, state))
+	}
+	return out, rows.Err()
+}
+
+// onCPU are the process list's states of a statement at work rather than
+// waiting.
+var onCPU = map[string]bool{
+	"": true, "executing": true, "Sending data": true,
+	"Sorting result": true, "Creating sort index": true, "Copying to tmp table": true,
+	"optimizing": true, "statistics": true, "preparing": true, "Updating": true,
+	"updating": true, "Searching rows for update": true, "init": true, "end": true,
+	"query end": true, "closing tables": true, "Opening tables": true, "checking permissions": true,
+	"Starting cleanup": true, "Freeing items": true, "starting": true, "Reset for next command": true,
+}
+
+func session(command, state string) telemetry.Session {
+	if onCPU[state] {
+		return telemetry.Session{Class: "CPU", Event: "CPU", State: command}
+	}
+	return telemetry.Session{Class: "State", Event: state, State: command}
+}
+
+// Settings are the global variables whose value did not come from the
+// server's compiled-in default.
+func (s *source) Settings(ctx context.Context) (string, map[string]string, error) {
+	version, err := s.t.Version(ctx)
+	if err != nil {
+		return "", nil, err
+	}
+	rows, err := s.stats.QueryContext(ctx,
+		"SELECT LOWER(variable_name), COALESCE(global_value, '') FROM information_schema.system_variables WHERE global_value_origin <> 'COMPILE-TIME'")
+	if err != nil {
+		return version, nil, err
+	}
+	defer rows.Close()
+	settings := map[string]string{}
+	for rows.Next() {
+		var name, value string
+		if err := rows.Scan(&name, &value); err != nil {
+			return version, nil, err
+		}
+		settings[name] = value
+	}
+	return version, settings, rows.Err()
+}
+
+// Local finds the server on this host by its pid file, when that file is
+// here and names a live process; a server elsewhere gives 0 and "".
+func (s *source) Local(ctx context.Context) (int, string, error) {
+	var pidFile, dataDir string
+	if err := s.stats.QueryRowContext(ctx, "SELECT @@pid_file, @@datadir").Scan(&pidFile, &dataDir); err != nil {
+		return 0, "", err
+	}
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		return 0, "", nil
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		return 0, "", nil
+	}
+	if _, err := os.Stat("/proc/" + strconv.Itoa(pid)); err != nil {
+		return 0, "", nil
+	}
+	if _, err := os.Stat(dataDir); err != nil {
+		return 0, "", nil
+	}
+	return pid, strings.TrimSuffix(dataDir, "/"), nil
+}
