@@ -63,11 +63,16 @@ func FuzzRedact(f *testing.F) {
 			t.Errorf("%q went to kind %q, not %s", u, kind, fm.kind)
 		}
 		got, blunt := target.Redact(u), target.RedactAny(u)
-		for _, secret := range secrets(u, fm.write(user, "", host, db), pw) {
-			if strings.Contains(got, secret) {
+		// The same URL without a password, redacted: its text may hold
+		// the password's by chance, once Redact has escaped it anew
+		// (host "\xc000000" written back as "%C000000" holds "000000").
+		bare := fm.write(user, "", host, db)
+		bareGot, bareBlunt := target.Redact(bare), target.RedactAny(bare)
+		for _, secret := range secrets(u, bare, pw) {
+			if strings.Contains(got, secret) && !strings.Contains(bareGot, secret) {
 				t.Errorf("Redact(%q) = %q: the password survives as %q", u, got, secret)
 			}
-			if strings.Contains(blunt, secret) {
+			if strings.Contains(blunt, secret) && !strings.Contains(bareBlunt, secret) {
 				t.Errorf("RedactAny(%q) = %q: the password survives as %q", u, blunt, secret)
 			}
 		}
