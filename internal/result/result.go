@@ -268,7 +268,8 @@ func Read(path string) (*Document, error) {
 	return readRun(path, b)
 }
 
-// readRun is Read of the document b, read from path.
+// readRun is Read of the document b, read from path. An upgraded document
+// says schema 2, as it now is, so that written back it reads back the same.
 func readRun(path string, b []byte) (*Document, error) {
 	version, err := schemaVersion(b)
 	if err != nil {
@@ -285,6 +286,7 @@ func readRun(path string, b []byte) (*Document, error) {
 		if err := upgradeRun(b, &d); err != nil {
 			return nil, fmt.Errorf("%s: not a dbrig result: %v", path, err)
 		}
+		d.SchemaVersion = SchemaVersion
 	}
 	return &d, nil
 }

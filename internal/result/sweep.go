@@ -125,7 +125,9 @@ func ReadSweep(path string) (*Sweep, error) {
 	return readSweep(path, b)
 }
 
-// readSweep is ReadSweep of the document b, read from path.
+// readSweep is ReadSweep of the document b, read from path. An upgraded
+// document says schema 2, as it now is: a resumed sweep writes it back in
+// schema 2's shape, which another upgrade would read without its metrics.
 func readSweep(path string, b []byte) (*Sweep, error) {
 	var head struct {
 		Kind          string `json:"kind"`
@@ -141,6 +143,7 @@ func readSweep(path string, b []byte) (*Sweep, error) {
 	var err error
 	if head.SchemaVersion == 1 {
 		err = upgradeSweep(b, &s)
+		s.SchemaVersion = SchemaVersion
 	} else {
 		err = json.Unmarshal(b, &s)
 	}
