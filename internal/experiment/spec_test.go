@@ -222,6 +222,10 @@ var specErrors = []struct{ name, yaml, want string }{
 		`s.yaml line 3: target.servers: want a mapping (key: value ...), got a list`},
 	{"server baseline not a build", buildsSpec + "vary: {server: [pg15, pg18]}\nbaseline: {server: pg16}\n",
 		`s.yaml line 5: baseline: server=pg16 is not among the varied values (pg15, pg18)`},
+	{"too many runs: repeat", managedSpec + "repeat: 10001\n",
+		`s.yaml line 4: repeat: 10001 runs of each point; at most 10000 runs in all`},
+	{"too many runs: vary", managedSpec + "repeat: 3\nvary:\n  vus: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20]\n  rampup: [1s, 2s, 3s, 4s, 5s, 6s, 7s, 8s, 9s, 10s, 11s, 12s, 13s, 14s, 15s, 16s, 17s, 18s, 19s, 20s]\n  duration: [1s, 2s, 3s, 4s, 5s, 6s, 7s, 8s, 9s]\n",
+		`s.yaml line 8: vary.duration: the sweep would make more than 10000 runs (points times repeat); vary fewer values, or fewer parameters at once`},
 	{"not YAML", "target: {managed: true\n",
 		`s.yaml: line 1: did not find expected ',' or '}'`},
 }
