@@ -18,8 +18,8 @@ func libpqQuote(v string) string {
 
 // forms write a target URL as a user would in each form dbrig may be
 // handed, the password escaped as that form's parser expects, and name the
-// kind that must claim it. The MySQL forms name none: no kind claims them
-// yet (RedactAny hides their passwords), and MariaDB's will.
+// kind that must claim it. The Go MySQL driver's own DSN names none: no
+// kind claims it, and RedactAny hides its password.
 var forms = []struct {
 	kind  string
 	write func(user, pw, host, db string) string
@@ -42,8 +42,11 @@ var forms = []struct {
 	{"", func(user, pw, host, db string) string {
 		return user + ":" + pw + "@tcp(" + host + ")/" + db + "?tls=true"
 	}},
-	{"", func(user, pw, host, db string) string {
+	{"mariadb", func(user, pw, host, db string) string {
 		return "mysql://" + url.UserPassword(user, pw).String() + "@" + host + "/" + url.PathEscape(db)
+	}},
+	{"mariadb", func(user, pw, host, db string) string {
+		return "mariadb://" + url.UserPassword(user, pw).String() + "@" + host + "/" + url.PathEscape(db) + "?tls=true"
 	}},
 }
 
@@ -56,6 +59,7 @@ func FuzzRedact(f *testing.F) {
 	f.Add("bob", "se cret", "127.0.0.1", "tpcc", uint8(2))
 	f.Add("bob", "s3@cr:et", "127.0.0.1:3306", "x", uint8(4))
 	f.Add("", "p@ss/w?rd#", "[::1]:5432", "d b", uint8(6))
+	f.Add("bob", "s3/cr?et", "127.0.0.1:3306", "tpcc", uint8(7))
 	f.Fuzz(func(t *testing.T, user, pw, host, db string, form uint8) {
 		fm := forms[int(form)%len(forms)]
 		u := fm.write(user, pw, host, db)
