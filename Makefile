@@ -4,13 +4,27 @@ GO ?= go
 # told; the CPU test's loop needs them. The pure-Go SQLite has them anyway.
 TAGS ?= sqlite_math_functions
 
-.PHONY: test build bench vet
+.PHONY: test fuzz build bench vet
 
 # The second line builds without cgo, as Go does on a machine with no C
 # compiler, and runs the SQLite tests on the pure-Go SQLite that stands in.
 test:
 	$(GO) test -tags $(TAGS) -count=1 -timeout 20m ./...
 	CGO_ENABLED=0 $(GO) test -count=1 -timeout 10m -run 'SQLite|Tampered' ./internal/target/sqlite/ ./internal/workload/tprocc/ ./internal/workload/cpu/ ./internal/cli/
+
+# The fuzzers, as package:Fuzzer. make test replays their seeds and what
+# they found (each package's testdata/fuzz); make fuzz searches further, each
+# for FUZZTIME in turn, with FUZZPARALLEL workers (one core by default).
+FUZZERS = ./internal/experiment:FuzzParse ./internal/target:FuzzRedact \
+	./internal/target:FuzzRedactString ./internal/workload:FuzzParseSQL ./internal/result:FuzzRead
+FUZZTIME ?= 60s
+FUZZPARALLEL ?= 1
+
+fuzz:
+	@set -e; for f in $(FUZZERS); do \
+		echo "$${f#*:} ($${f%%:*}), $(FUZZTIME)"; \
+		$(GO) test -tags $(TAGS) -run '^$$' -fuzz "^$${f#*:}\$$" -fuzztime $(FUZZTIME) -parallel $(FUZZPARALLEL) "$${f%%:*}"; \
+	done
 
 build:
 	$(GO) build -tags $(TAGS) -o bin/dbrig ./cmd/dbrig

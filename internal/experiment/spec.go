@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dbrig/dbrig/internal/human"
 	"github.com/dbrig/dbrig/internal/runner"
 	"github.com/dbrig/dbrig/internal/server"
 	"github.com/dbrig/dbrig/internal/target"
@@ -128,9 +129,10 @@ const (
 	PrewarmFull = "full"
 )
 
-// specError is one line: where in the file, and what is wrong.
+// specError is one line: where in the file, and what is wrong. A value
+// the spec wrote over several lines shows its line breaks escaped.
 func specError(file string, line int, format string, args ...any) error {
-	msg := fmt.Sprintf(format, args...)
+	msg := human.Unbroken(fmt.Sprintf(format, args...))
 	if line > 0 {
 		return target.Userf("%s line %d: %s", file, line, msg)
 	}
@@ -145,7 +147,7 @@ func Parse(file string, data []byte) (*Spec, error) {
 		if errors.Is(err, io.EOF) {
 			return nil, specError(file, 0, "empty experiment spec")
 		}
-		return nil, target.Userf("%s: %s", file, strings.TrimPrefix(err.Error(), "yaml: "))
+		return nil, specError(file, 0, "%s", strings.TrimPrefix(err.Error(), "yaml: "))
 	}
 	p := parser{file: file}
 	root := &doc
@@ -317,7 +319,31 @@ func (p parser) spec(root *yaml.Node) (*Spec, error) {
 	if err := s.validate(p, lines); err != nil {
 		return nil, err
 	}
+	if err := s.bounded(p, lines); err != nil {
+		return nil, err
+	}
 	return s, nil
+}
+
+// MaxRuns bounds a sweep's runs, its points times repeat: 10,000 runs of
+// 70 s are eight days. Past that a spec is a slip of the keyboard, not a
+// plan, and its matrix alone could fill the memory.
+const MaxRuns = 10000
+
+// bounded refuses a spec of more than MaxRuns runs, naming the line that
+// took it past.
+func (s *Spec) bounded(p parser, lines map[string]int) error {
+	runs := s.Repeat
+	if runs > MaxRuns {
+		return specError(p.file, lines["repeat"], "repeat: %d runs of each point; at most %d runs in all", s.Repeat, MaxRuns)
+	}
+	for _, v := range s.Vary {
+		runs *= len(v.Values)
+		if runs > MaxRuns {
+			return specError(p.file, v.line, "vary.%s: the sweep would make more than %d runs (points times repeat); vary fewer values, or fewer parameters at once", v.Name, MaxRuns)
+		}
+	}
+	return nil
 }
 
 func (p parser) target(n *yaml.Node, t *Target) error {

@@ -114,110 +114,124 @@ func TestSpecDefaults(t *testing.T) {
 	}
 }
 
+// Specs a test reads: an external target, a managed one, and one with
+// two builds of the server, to append a section to.
+const (
+	extSpec     = "name: x\ntarget: {url: 'sqlite:x.db'}\nworkload: tproc-c\n"
+	managedSpec = "name: x\ntarget: {managed: true}\nworkload: tproc-c\n"
+	buildsSpec  = "name: x\ntarget: {managed: postgres, servers: {pg15: /a, pg18: /b}}\nworkload: tproc-c\n"
+)
+
+// specErrors are specs that Parse refuses, each with its message.
+var specErrors = []struct{ name, yaml, want string }{
+	{"unknown top-level key", managedSpec + "repaet: 3\n",
+		`s.yaml line 4: unknown key "repaet" at the top level (known: name, target, workload, build, run, vary, follow, baseline, repeat, with)`},
+	{"unknown nested key", managedSpec + "run:\n  rampup: 1s\n  duraton: 60s\n",
+		`s.yaml line 6: unknown key "duraton" in run (known: rampup, duration, vus, client_cpus, sample, prewarm, all_warehouses, keying_thinking, mode)`},
+	{"unknown target key", "target: {managed: true, setings: {a: b}}\nworkload: tproc-c\n",
+		`s.yaml line 1: unknown key "setings" in target (known: managed, settings, pg_bin, servers, memory, cpus, url)`},
+	{"bad memory", "target:\n  managed: true\n  memory: 2 gigs\nworkload: tproc-c\n",
+		`s.yaml line 3: target.memory: want a size such as 512MB, 2GB or 1.5GiB, got "2 gigs"`},
+	{"bad cpus", "target: {managed: true, cpus: 0-}\nworkload: tproc-c\n",
+		`s.yaml line 1: target.cpus: want a CPU list such as 0, 0-1 or 0,2, got "0-"`},
+	{"offline cpu in vary", managedSpec + "vary:\n  cpus: [0, 4095]\n",
+		`s.yaml line 5: vary.cpus: CPU 4095 is not online (online: ` + onlineCPUs() + `)`},
+	{"bad memory in vary", managedSpec + "vary:\n  vus: [1, 2]\n  memory: [1GB, 2XB]\n",
+		`s.yaml line 6: vary.memory: want a size such as 512MB, 2GB or 1.5GiB, got "2XB"`},
+	{"memory in target and vary", "target: {managed: true, memory: 1GB}\nworkload: tproc-c\nvary:\n  memory: [1GB, 2GB]\n",
+		`s.yaml line 4: memory is both in target and in vary: keep it in one place`},
+	{"memory on an external target", extSpec + "vary:\n  memory: [1GB, 2GB]\n",
+		`s.yaml line 5: memory confines a server dbrig starts; only a managed target (target: {managed: postgres}) can vary it`},
+	{"cpus on an external target", "target: {url: 'sqlite:x.db', cpus: 0}\nworkload: tproc-c\n",
+		`s.yaml line 1: target: memory and cpus confine a server dbrig starts; only a managed target (target: {managed: postgres}) can have them`},
+	{"unknown build key", managedSpec + "build: {warehouses: 1, wharehouses: 2}\n",
+		`s.yaml line 4: unknown key "wharehouses" in build (known: loaders, seed, warehouses)`},
+	{"wrong type: repeat", managedSpec + "repeat: three\n",
+		`s.yaml line 4: repeat: want a whole number of at least 1, got "three"`},
+	{"unknown server kind", "target: {managed: yes please}\nworkload: tproc-c\n",
+		`s.yaml line 1: target.managed: unknown server kind "yes please" (known: mariadb, postgres)`},
+	{"wrong type: managed", "target: {managed: [postgres]}\nworkload: tproc-c\n",
+		`s.yaml line 1: target.managed: want a server kind (mariadb, postgres), got a list`},
+	{"wrong type: run as a list", managedSpec + "run: [1s]\n",
+		`s.yaml line 4: run: want a mapping (key: value ...), got a list`},
+	{"wrong type: vus", managedSpec + "run: {vus: four}\n",
+		`s.yaml line 4: run.vus: want a whole number, got "four"`},
+	{"wrong type: duration", managedSpec + "run:\n  duration: 60\n",
+		`s.yaml line 5: run.duration: want a duration such as 30s or 5m, got "60"`},
+	{"wrong type: workload flag", managedSpec + "vary:\n  all_warehouses: [false, maybe]\n",
+		`s.yaml line 5: vary.all_warehouses: want true or false, got "maybe"`},
+	{"wrong type: build flag", managedSpec + "build: {warehouses: 2.5}\n",
+		`s.yaml line 4: build.warehouses: want a whole number, got "2.5"`},
+	{"vary not a list", managedSpec + "vary:\n  vus: 4\n",
+		`s.yaml line 5: vary.vus: want a list of values, got "4"`},
+	{"empty vary list", managedSpec + "vary:\n  shared_buffers: []\n",
+		`s.yaml line 5: vary.shared_buffers: the list of values is empty`},
+	{"a value over two lines", managedSpec + "vary: {vus: [1, 2]}\nbaseline: {vus: \"1\\n2\"}\n",
+		`s.yaml line 5: baseline: vus=1\n2 is not among the varied values (1, 2)`},
+	{"baseline not varied", managedSpec + "vary: {vus: [1, 2]}\nbaseline: {shared_buffers: 128MB}\n",
+		`s.yaml line 5: baseline: shared_buffers is not a varied parameter (varied: vus)`},
+	{"baseline not among values", managedSpec + "vary:\n  shared_buffers: [128MB, 1GB]\nbaseline: {shared_buffers: 256MB}\n",
+		`s.yaml line 6: baseline: shared_buffers=256MB is not among the varied values (128MB, 1GB)`},
+	{"url and managed", "target: {managed: true, url: 'sqlite:x.db'}\nworkload: tproc-c\n",
+		`s.yaml line 1: target: give either url or managed, not both`},
+	{"neither url nor managed", "target: {}\nworkload: tproc-c\n",
+		`s.yaml line 1: target: give managed: postgres (dbrig starts its own server) or url: ...`},
+	{"server setting on an external target", extSpec + "vary:\n  vus: [1, 2]\n  shared_buffers: [128MB, 1GB]\n",
+		`s.yaml line 6: shared_buffers is a server setting; only a managed target (target: {managed: postgres}) can vary it`},
+	{"settings on an external target", "target: {url: 'sqlite:x.db', settings: {shared_buffers: 1GB}}\nworkload: tproc-c\n",
+		`s.yaml line 1: target.settings: shared_buffers is a server setting; only a managed target (target: {managed: postgres}) can set it`},
+	{"prewarm on SQLite", extSpec + "vary:\n  prewarm: [none, full]\n",
+		`s.yaml line 5: vary.prewarm: a full-cache warm-up needs a target that can prewarm its cache (postgres)`},
+	{"prewarm value", managedSpec + "vary:\n  prewarm: [none, some]\n",
+		`s.yaml line 5: vary.prewarm: want none or full, got "some"`},
+	{"build parameter varied", managedSpec + "vary:\n  warehouses: [1, 2]\n",
+		`s.yaml line 5: warehouses is a build parameter: the schema is built once per sweep, so it cannot vary`},
+	{"duplicate key", managedSpec + "repeat: 2\nrepeat: 3\n",
+		`s.yaml line 5: duplicate key "repeat" in the spec`},
+	{"unknown workload", "target: {managed: true}\nworkload: tpcc\n",
+		`s.yaml line 2: unknown workload "tpcc" (known: block-io, cpu, dvd-reports, dvd-store, tproc-c)`},
+	{"missing workload", "target: {managed: true}\n",
+		`s.yaml line 1: missing key "workload" (known: block-io, cpu, dvd-reports, dvd-store, tproc-c)`},
+	{"follow an unvaried parameter", managedSpec + "vary: {vus: [1, 2]}\nfollow:\n  memory: {shared_buffers: [1GB, 2GB]}\n",
+		`s.yaml line 6: follow.memory: shared_buffers is not a varied parameter (varied: vus)`},
+	{"follow with too few values", managedSpec + "vary: {shared_buffers: [64MB, 1GB]}\nfollow:\n  memory: {shared_buffers: [1GB]}\n",
+		`s.yaml line 6: follow.memory: 1 values for the 2 of shared_buffers: give one for each`},
+	{"follow and vary", managedSpec + "vary: {shared_buffers: [64MB, 1GB], memory: [1GB, 2GB]}\nfollow:\n  memory: {shared_buffers: [1GB, 2GB]}\n",
+		`s.yaml line 6: memory both varies and follows: keep it in one place`},
+	{"follow two leaders", managedSpec + "vary: {shared_buffers: [64MB, 1GB], vus: [1, 2]}\nfollow:\n  memory: {shared_buffers: [1GB, 2GB], vus: [1GB, 2GB]}\n",
+		`s.yaml line 6: follow.memory: name one varied parameter it follows`},
+	{"bad following memory", managedSpec + "vary: {shared_buffers: [64MB, 1GB]}\nfollow:\n  memory: {shared_buffers: [1GB, lots]}\n",
+		`s.yaml line 6: follow.memory: want a size such as 512MB, 2GB or 1.5GiB, got "lots"`},
+	{"server not among the builds", buildsSpec + "vary:\n  server: [pg15, pg17]\n",
+		`s.yaml line 5: vary.server: pg17 is not a build in target.servers (pg15, pg18)`},
+	{"server without builds", managedSpec + "vary:\n  server: [pg15, pg18]\n",
+		`s.yaml line 5: vary.server: name the builds first, in target: {servers: {NAME: BIN_DIR, ...}}`},
+	{"server on an external target", extSpec + "vary:\n  server: [pg15, pg18]\n",
+		`s.yaml line 5: server picks the binaries of a server dbrig starts; only a managed target (target: {managed: postgres}) can vary it`},
+	{"servers on an external target", "target: {url: 'sqlite:x.db', servers: {pg15: /a}}\nworkload: tproc-c\n",
+		`s.yaml line 1: target.servers names builds of a server dbrig starts; only a managed target (managed: postgres) can have them`},
+	{"servers and pg_bin", "target: {managed: postgres, pg_bin: /a, servers: {pg15: /a}}\nworkload: tproc-c\n",
+		`s.yaml line 1: target: give pg_bin (one build) or servers (several), not both`},
+	{"servers not varied", "target:\n  managed: postgres\n  servers: {pg15: /a, pg18: /b}\nworkload: tproc-c\nvary: {vus: [1, 2]}\n",
+		`s.yaml line 3: target.servers: nothing varies server; add vary: {server: [...]}, or give one build as pg_bin`},
+	{"server name not a directory's", "target:\n  managed: postgres\n  servers:\n    pg15: /a\n    ../x: /b\nworkload: tproc-c\n",
+		`s.yaml line 5: target.servers: "../x": name a build with letters, digits, '.', '_' and '-' only`},
+	{"servers empty", "target:\n  managed: postgres\n  servers: {}\nworkload: tproc-c\n",
+		`s.yaml line 3: target.servers: name at least one build (NAME: BIN_DIR, or NAME: {managed: KIND, bin: BIN_DIR, settings: {...}})`},
+	{"servers not a mapping", "target:\n  managed: postgres\n  servers: [/a, /b]\nworkload: tproc-c\n",
+		`s.yaml line 3: target.servers: want a mapping (key: value ...), got a list`},
+	{"server baseline not a build", buildsSpec + "vary: {server: [pg15, pg18]}\nbaseline: {server: pg16}\n",
+		`s.yaml line 5: baseline: server=pg16 is not among the varied values (pg15, pg18)`},
+	{"too many runs: repeat", managedSpec + "repeat: 10001\n",
+		`s.yaml line 4: repeat: 10001 runs of each point; at most 10000 runs in all`},
+	{"too many runs: vary", managedSpec + "repeat: 3\nvary:\n  vus: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20]\n  rampup: [1s, 2s, 3s, 4s, 5s, 6s, 7s, 8s, 9s, 10s, 11s, 12s, 13s, 14s, 15s, 16s, 17s, 18s, 19s, 20s]\n  duration: [1s, 2s, 3s, 4s, 5s, 6s, 7s, 8s, 9s]\n",
+		`s.yaml line 8: vary.duration: the sweep would make more than 10000 runs (points times repeat); vary fewer values, or fewer parameters at once`},
+	{"not YAML", "target: {managed: true\n",
+		`s.yaml: line 1: did not find expected ',' or '}'`},
+}
+
 func TestSpecErrors(t *testing.T) {
-	ext := "name: x\ntarget: {url: 'sqlite:x.db'}\nworkload: tproc-c\n"
-	managed := "name: x\ntarget: {managed: true}\nworkload: tproc-c\n"
-	builds := "name: x\ntarget: {managed: postgres, servers: {pg15: /a, pg18: /b}}\nworkload: tproc-c\n"
-	for _, tc := range []struct{ name, yaml, want string }{
-		{"unknown top-level key", managed + "repaet: 3\n",
-			`s.yaml line 4: unknown key "repaet" at the top level (known: name, target, workload, build, run, vary, follow, baseline, repeat, with)`},
-		{"unknown nested key", managed + "run:\n  rampup: 1s\n  duraton: 60s\n",
-			`s.yaml line 6: unknown key "duraton" in run (known: rampup, duration, vus, client_cpus, sample, prewarm, all_warehouses, keying_thinking, mode)`},
-		{"unknown target key", "target: {managed: true, setings: {a: b}}\nworkload: tproc-c\n",
-			`s.yaml line 1: unknown key "setings" in target (known: managed, settings, pg_bin, servers, memory, cpus, url)`},
-		{"bad memory", "target:\n  managed: true\n  memory: 2 gigs\nworkload: tproc-c\n",
-			`s.yaml line 3: target.memory: want a size such as 512MB, 2GB or 1.5GiB, got "2 gigs"`},
-		{"bad cpus", "target: {managed: true, cpus: 0-}\nworkload: tproc-c\n",
-			`s.yaml line 1: target.cpus: want a CPU list such as 0, 0-1 or 0,2, got "0-"`},
-		{"offline cpu in vary", managed + "vary:\n  cpus: [0, 4095]\n",
-			`s.yaml line 5: vary.cpus: CPU 4095 is not online (online: ` + onlineCPUs() + `)`},
-		{"bad memory in vary", managed + "vary:\n  vus: [1, 2]\n  memory: [1GB, 2XB]\n",
-			`s.yaml line 6: vary.memory: want a size such as 512MB, 2GB or 1.5GiB, got "2XB"`},
-		{"memory in target and vary", "target: {managed: true, memory: 1GB}\nworkload: tproc-c\nvary:\n  memory: [1GB, 2GB]\n",
-			`s.yaml line 4: memory is both in target and in vary: keep it in one place`},
-		{"memory on an external target", ext + "vary:\n  memory: [1GB, 2GB]\n",
-			`s.yaml line 5: memory confines a server dbrig starts; only a managed target (target: {managed: postgres}) can vary it`},
-		{"cpus on an external target", "target: {url: 'sqlite:x.db', cpus: 0}\nworkload: tproc-c\n",
-			`s.yaml line 1: target: memory and cpus confine a server dbrig starts; only a managed target (target: {managed: postgres}) can have them`},
-		{"unknown build key", managed + "build: {warehouses: 1, wharehouses: 2}\n",
-			`s.yaml line 4: unknown key "wharehouses" in build (known: loaders, seed, warehouses)`},
-		{"wrong type: repeat", managed + "repeat: three\n",
-			`s.yaml line 4: repeat: want a whole number of at least 1, got "three"`},
-		{"unknown server kind", "target: {managed: yes please}\nworkload: tproc-c\n",
-			`s.yaml line 1: target.managed: unknown server kind "yes please" (known: mariadb, postgres)`},
-		{"wrong type: managed", "target: {managed: [postgres]}\nworkload: tproc-c\n",
-			`s.yaml line 1: target.managed: want a server kind (mariadb, postgres), got a list`},
-		{"wrong type: run as a list", managed + "run: [1s]\n",
-			`s.yaml line 4: run: want a mapping (key: value ...), got a list`},
-		{"wrong type: vus", managed + "run: {vus: four}\n",
-			`s.yaml line 4: run.vus: want a whole number, got "four"`},
-		{"wrong type: duration", managed + "run:\n  duration: 60\n",
-			`s.yaml line 5: run.duration: want a duration such as 30s or 5m, got "60"`},
-		{"wrong type: workload flag", managed + "vary:\n  all_warehouses: [false, maybe]\n",
-			`s.yaml line 5: vary.all_warehouses: want true or false, got "maybe"`},
-		{"wrong type: build flag", managed + "build: {warehouses: 2.5}\n",
-			`s.yaml line 4: build.warehouses: want a whole number, got "2.5"`},
-		{"vary not a list", managed + "vary:\n  vus: 4\n",
-			`s.yaml line 5: vary.vus: want a list of values, got "4"`},
-		{"empty vary list", managed + "vary:\n  shared_buffers: []\n",
-			`s.yaml line 5: vary.shared_buffers: the list of values is empty`},
-		{"baseline not varied", managed + "vary: {vus: [1, 2]}\nbaseline: {shared_buffers: 128MB}\n",
-			`s.yaml line 5: baseline: shared_buffers is not a varied parameter (varied: vus)`},
-		{"baseline not among values", managed + "vary:\n  shared_buffers: [128MB, 1GB]\nbaseline: {shared_buffers: 256MB}\n",
-			`s.yaml line 6: baseline: shared_buffers=256MB is not among the varied values (128MB, 1GB)`},
-		{"url and managed", "target: {managed: true, url: 'sqlite:x.db'}\nworkload: tproc-c\n",
-			`s.yaml line 1: target: give either url or managed, not both`},
-		{"neither url nor managed", "target: {}\nworkload: tproc-c\n",
-			`s.yaml line 1: target: give managed: postgres (dbrig starts its own server) or url: ...`},
-		{"server setting on an external target", ext + "vary:\n  vus: [1, 2]\n  shared_buffers: [128MB, 1GB]\n",
-			`s.yaml line 6: shared_buffers is a server setting; only a managed target (target: {managed: postgres}) can vary it`},
-		{"settings on an external target", "target: {url: 'sqlite:x.db', settings: {shared_buffers: 1GB}}\nworkload: tproc-c\n",
-			`s.yaml line 1: target.settings: shared_buffers is a server setting; only a managed target (target: {managed: postgres}) can set it`},
-		{"prewarm on SQLite", ext + "vary:\n  prewarm: [none, full]\n",
-			`s.yaml line 5: vary.prewarm: a full-cache warm-up needs a target that can prewarm its cache (postgres)`},
-		{"prewarm value", managed + "vary:\n  prewarm: [none, some]\n",
-			`s.yaml line 5: vary.prewarm: want none or full, got "some"`},
-		{"build parameter varied", managed + "vary:\n  warehouses: [1, 2]\n",
-			`s.yaml line 5: warehouses is a build parameter: the schema is built once per sweep, so it cannot vary`},
-		{"duplicate key", managed + "repeat: 2\nrepeat: 3\n",
-			`s.yaml line 5: duplicate key "repeat" in the spec`},
-		{"unknown workload", "target: {managed: true}\nworkload: tpcc\n",
-			`s.yaml line 2: unknown workload "tpcc" (known: block-io, cpu, dvd-reports, dvd-store, tproc-c)`},
-		{"missing workload", "target: {managed: true}\n",
-			`s.yaml line 1: missing key "workload" (known: block-io, cpu, dvd-reports, dvd-store, tproc-c)`},
-		{"follow an unvaried parameter", managed + "vary: {vus: [1, 2]}\nfollow:\n  memory: {shared_buffers: [1GB, 2GB]}\n",
-			`s.yaml line 6: follow.memory: shared_buffers is not a varied parameter (varied: vus)`},
-		{"follow with too few values", managed + "vary: {shared_buffers: [64MB, 1GB]}\nfollow:\n  memory: {shared_buffers: [1GB]}\n",
-			`s.yaml line 6: follow.memory: 1 values for the 2 of shared_buffers: give one for each`},
-		{"follow and vary", managed + "vary: {shared_buffers: [64MB, 1GB], memory: [1GB, 2GB]}\nfollow:\n  memory: {shared_buffers: [1GB, 2GB]}\n",
-			`s.yaml line 6: memory both varies and follows: keep it in one place`},
-		{"follow two leaders", managed + "vary: {shared_buffers: [64MB, 1GB], vus: [1, 2]}\nfollow:\n  memory: {shared_buffers: [1GB, 2GB], vus: [1GB, 2GB]}\n",
-			`s.yaml line 6: follow.memory: name one varied parameter it follows`},
-		{"bad following memory", managed + "vary: {shared_buffers: [64MB, 1GB]}\nfollow:\n  memory: {shared_buffers: [1GB, lots]}\n",
-			`s.yaml line 6: follow.memory: want a size such as 512MB, 2GB or 1.5GiB, got "lots"`},
-		{"server not among the builds", builds + "vary:\n  server: [pg15, pg17]\n",
-			`s.yaml line 5: vary.server: pg17 is not a build in target.servers (pg15, pg18)`},
-		{"server without builds", managed + "vary:\n  server: [pg15, pg18]\n",
-			`s.yaml line 5: vary.server: name the builds first, in target: {servers: {NAME: BIN_DIR, ...}}`},
-		{"server on an external target", ext + "vary:\n  server: [pg15, pg18]\n",
-			`s.yaml line 5: server picks the binaries of a server dbrig starts; only a managed target (target: {managed: postgres}) can vary it`},
-		{"servers on an external target", "target: {url: 'sqlite:x.db', servers: {pg15: /a}}\nworkload: tproc-c\n",
-			`s.yaml line 1: target.servers names builds of a server dbrig starts; only a managed target (managed: postgres) can have them`},
-		{"servers and pg_bin", "target: {managed: postgres, pg_bin: /a, servers: {pg15: /a}}\nworkload: tproc-c\n",
-			`s.yaml line 1: target: give pg_bin (one build) or servers (several), not both`},
-		{"servers not varied", "target:\n  managed: postgres\n  servers: {pg15: /a, pg18: /b}\nworkload: tproc-c\nvary: {vus: [1, 2]}\n",
-			`s.yaml line 3: target.servers: nothing varies server; add vary: {server: [...]}, or give one build as pg_bin`},
-		{"server name not a directory's", "target:\n  managed: postgres\n  servers:\n    pg15: /a\n    ../x: /b\nworkload: tproc-c\n",
-			`s.yaml line 5: target.servers: "../x": name a build with letters, digits, '.', '_' and '-' only`},
-		{"servers empty", "target:\n  managed: postgres\n  servers: {}\nworkload: tproc-c\n",
-			`s.yaml line 3: target.servers: name at least one build (NAME: BIN_DIR, or NAME: {managed: KIND, bin: BIN_DIR, settings: {...}})`},
-		{"servers not a mapping", "target:\n  managed: postgres\n  servers: [/a, /b]\nworkload: tproc-c\n",
-			`s.yaml line 3: target.servers: want a mapping (key: value ...), got a list`},
-		{"server baseline not a build", builds + "vary: {server: [pg15, pg18]}\nbaseline: {server: pg16}\n",
-			`s.yaml line 5: baseline: server=pg16 is not among the varied values (pg15, pg18)`},
-		{"not YAML", "target: {managed: true\n",
-			`s.yaml: line 1: did not find expected ',' or '}'`},
-	} {
+	for _, tc := range specErrors {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := experiment.Parse("s.yaml", []byte(tc.yaml))
 			if err == nil {
@@ -241,15 +255,17 @@ func onlineCPUs() string {
 	return server.FormatCPUs(cpus)
 }
 
+const serversSpec = `target: {managed: postgres, servers: {pg15: /usr/lib/postgresql/15/bin, pg18: /opt/pg18/bin}}
+workload: tproc-c
+vary: {server: [pg15, pg18], vus: [1, 2]}
+baseline: {server: pg15}
+`
+
 // TestSpecServers: vary.server picks each point's build from
 // target.servers, restarts the server between builds, goes into no run's
 // parameters, and keeps the builds in the spec the sweep document holds.
 func TestSpecServers(t *testing.T) {
-	s, err := experiment.Parse("x.yaml", []byte(`target: {managed: postgres, servers: {pg15: /usr/lib/postgresql/15/bin, pg18: /opt/pg18/bin}}
-workload: tproc-c
-vary: {server: [pg15, pg18], vus: [1, 2]}
-baseline: {server: pg15}
-`))
+	s, err := experiment.Parse("x.yaml", []byte(serversSpec))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,10 +311,7 @@ func builds(bs []experiment.Build) string {
 	return strings.Join(out, " ")
 }
 
-// TestSpecBuildsOfTheirOwn: a build may name its kind and settings of its
-// own, on top of the target's; each point starts with its build's.
-func TestSpecBuildsOfTheirOwn(t *testing.T) {
-	s, err := experiment.Parse("x.yaml", []byte(`target:
+const ownBuildsSpec = `target:
   managed: postgres
   settings: {max_connections: 50}
   servers:
@@ -307,7 +320,12 @@ func TestSpecBuildsOfTheirOwn(t *testing.T) {
 workload: tproc-c
 vary: {server: [small, big]}
 baseline: {server: small}
-`))
+`
+
+// TestSpecBuildsOfTheirOwn: a build may name its kind and settings of its
+// own, on top of the target's; each point starts with its build's.
+func TestSpecBuildsOfTheirOwn(t *testing.T) {
+	s, err := experiment.Parse("x.yaml", []byte(ownBuildsSpec))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -339,15 +357,17 @@ baseline: {server: small}
 	}
 }
 
-// TestSpecConfinement: memory and cpus at the target's level hold for
-// every point, varied ones per point, and both restart the server.
-func TestSpecConfinement(t *testing.T) {
-	s, err := experiment.Parse("x.yaml", []byte(`target: {managed: postgres, cpus: "0", settings: {shared_buffers: 128MB}}
+const confinedSpec = `target: {managed: postgres, cpus: "0", settings: {shared_buffers: 128MB}}
 workload: tproc-c
 vary:
   memory: [1GB, 1.5GiB]
   vus: [1, 2]
-`))
+`
+
+// TestSpecConfinement: memory and cpus at the target's level hold for
+// every point, varied ones per point, and both restart the server.
+func TestSpecConfinement(t *testing.T) {
+	s, err := experiment.Parse("x.yaml", []byte(confinedSpec))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -375,12 +395,7 @@ vary:
 	}
 }
 
-// TestSpecFollow: a following parameter takes the value that goes with
-// its leader's at each point, without multiplying the points, and goes
-// where its kind goes (memory to the confinement, a setting to the
-// server, a run parameter to the run).
-func TestSpecFollow(t *testing.T) {
-	s, err := experiment.Parse("x.yaml", []byte(`target: {managed: postgres}
+const followSpec = `target: {managed: postgres}
 workload: tproc-c
 vary:
   shared_buffers: [64MB, 2GB]
@@ -390,7 +405,14 @@ follow:
   effective_cache_size: {shared_buffers: [128MB, 2GB]}
   vus: {prewarm: [2, 4]}
 baseline: {shared_buffers: 64MB, prewarm: none}
-`))
+`
+
+// TestSpecFollow: a following parameter takes the value that goes with
+// its leader's at each point, without multiplying the points, and goes
+// where its kind goes (memory to the confinement, a setting to the
+// server, a run parameter to the run).
+func TestSpecFollow(t *testing.T) {
+	s, err := experiment.Parse("x.yaml", []byte(followSpec))
 	if err != nil {
 		t.Fatal(err)
 	}

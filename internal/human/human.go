@@ -35,6 +35,12 @@ func FirstLine(s string) string {
 	return s
 }
 
+// Unbroken is s on one line, its line breaks written as \n and \r: a value
+// someone wrote over several lines, shown whole in a one-line message.
+func Unbroken(s string) string { return lineBreaks.Replace(s) }
+
+var lineBreaks = strings.NewReplacer("\n", `\n`, "\r", `\r`)
+
 // OneLine is err's message up to its first line break: the part a person
 // reads in a one-line error or an error sample.
 func OneLine(err error) string { return FirstLine(err.Error()) }

@@ -28,3 +28,9 @@ func TestOneLine(t *testing.T) {
 		t.Errorf("FirstLine = %q", got)
 	}
 }
+
+func TestUnbroken(t *testing.T) {
+	if got, want := Unbroken("a\nb\r\nc"), `a\nb\r\nc`; got != want {
+		t.Errorf("Unbroken = %q, want %q", got, want)
+	}
+}

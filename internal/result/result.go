@@ -245,11 +245,17 @@ func Write(path string, d *Document) error {
 }
 
 func writeJSON(path string, d any) error {
-	b, err := json.MarshalIndent(d, "", "  ")
+	b, err := encode(d)
 	if err != nil {
 		return err
 	}
-	return atomicfile.Write(path, append(b, '\n'), 0o644)
+	return atomicfile.Write(path, b, 0o644)
+}
+
+// encode is a document as Write and WriteSweep store it.
+func encode(d any) ([]byte, error) {
+	b, err := json.MarshalIndent(d, "", "  ")
+	return append(b, '\n'), err
 }
 
 // Read loads a document, refusing one from a newer dbrig and upgrading
@@ -259,6 +265,12 @@ func Read(path string) (*Document, error) {
 	if err != nil {
 		return nil, err
 	}
+	return readRun(path, b)
+}
+
+// readRun is Read of the document b, read from path. An upgraded document
+// says schema 2, as it now is, so that written back it reads back the same.
+func readRun(path string, b []byte) (*Document, error) {
 	version, err := schemaVersion(b)
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a dbrig result: %v", path, err)
@@ -274,6 +286,7 @@ func Read(path string) (*Document, error) {
 		if err := upgradeRun(b, &d); err != nil {
 			return nil, fmt.Errorf("%s: not a dbrig result: %v", path, err)
 		}
+		d.SchemaVersion = SchemaVersion
 	}
 	return &d, nil
 }

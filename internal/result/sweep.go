@@ -122,6 +122,13 @@ func ReadSweep(path string) (*Sweep, error) {
 	if err != nil {
 		return nil, err
 	}
+	return readSweep(path, b)
+}
+
+// readSweep is ReadSweep of the document b, read from path. An upgraded
+// document says schema 2, as it now is: a resumed sweep writes it back in
+// schema 2's shape, which another upgrade would read without its metrics.
+func readSweep(path string, b []byte) (*Sweep, error) {
 	var head struct {
 		Kind          string `json:"kind"`
 		SchemaVersion int    `json:"schema_version"`
@@ -133,8 +140,10 @@ func ReadSweep(path string) (*Sweep, error) {
 		return nil, fmt.Errorf("%s: sweep schema version %d, this dbrig reads up to %d", path, head.SchemaVersion, SchemaVersion)
 	}
 	var s Sweep
+	var err error
 	if head.SchemaVersion == 1 {
 		err = upgradeSweep(b, &s)
+		s.SchemaVersion = SchemaVersion
 	} else {
 		err = json.Unmarshal(b, &s)
 	}

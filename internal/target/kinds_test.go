@@ -71,9 +71,17 @@ func TestRedactByKind(t *testing.T) {
 		{"mysql://user:secret@127.0.0.1:3306/db", "mysql://user:xxxxx@127.0.0.1:3306/db"},
 		{"mariadb://user:secret@127.0.0.1:3306/db", "mariadb://user:xxxxx@127.0.0.1:3306/db"},
 		{"mariadb://user:secret@/db?socket=/run/my.sock", "mariadb://user:xxxxx@/db?socket=/run/my.sock"},
+		// What FuzzRedact found: a keyword/value DSN holding "://", and
+		// unescaped passwords that end a URL's host early.
+		{"host=db password='pa/secret://x'", "host=db password=xxxxx"},
+		{"postgres://bob:12#secret@db/x", "postgres://bob:xxxxx@db/x"},
+		{"postgres://bob:12/secret@db/x", "postgres://bob:xxxxx@db/x"},
+		{"postgres://bob:12?secret@db/x", "postgres://bob:xxxxx@db/x"},
+		{"postgresql://#/x?password=secret", "postgresql://#/x?password=xxxxx"},
+		{"postgres://db/x?sslpassword=secret&sslmode=disable", "postgres://db/x?sslmode=disable&sslpassword=xxxxx"},
 	}
 	for _, c := range cases {
-		if got := target.Redact(c.in); got != c.want {
+		if got := target.Redact(c.in); got != c.want || strings.Contains(got, "secret") {
 			t.Errorf("Redact(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}

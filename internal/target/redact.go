@@ -8,7 +8,12 @@ import (
 // scheme is a URL scheme's name (RFC 3986, 3.1).
 var scheme = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*$`)
 
-var kvPassword = regexp.MustCompile(`(?i)(password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)`)
+// kvPassword is a password= and its value: bare, or quoted as libpq
+// quotes, which counts only if the quote closes a value (a blank or the
+// end follows it). Otherwise the quote after "x password=" that closes
+// another value (user='x password=') would take the next value's
+// opening quote for its end, and the password after it would be left.
+var kvPassword = regexp.MustCompile(`(?i)(password\s*=\s*)(?:'(?:[^'\\]|\\.)*'(\s|$)|\S+)`)
 
 // Redact removes secrets from a target URL, so that a target can be named
 // in output, logs and result documents. The kind that claims url redacts
@@ -28,7 +33,7 @@ func Redact(url string) string {
 // ("user:a://b@tcp(host)/db") is still hidden; and the password=... goes
 // first, so an '@' in its value cannot move the cut.
 func RedactAny(s string) string {
-	s = kvPassword.ReplaceAllString(s, "${1}xxxxx")
+	s = kvPassword.ReplaceAllString(s, "${1}xxxxx${2}")
 	start := 0
 	if i := strings.Index(s, "://"); i >= 0 && scheme.MatchString(s[:i]) {
 		start = i + len("://")

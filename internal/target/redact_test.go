@@ -16,6 +16,12 @@ func TestRedactAny(t *testing.T) {
 		{"host=db password=s3cret user=bob", "host=db password=xxxxx user=bob"},
 		{"host=db password = 'se cret' user=bob", "host=db password = xxxxx user=bob"},
 		{"sqlite:./x.db", "sqlite:./x.db"},
+		// A "://" in the password is no scheme's end.
+		{"user:s3://cret@tcp(127.0.0.1:3306)/db", "user:xxxxx@tcp(127.0.0.1:3306)/db"},
+		// An '@' in a quoted password cannot move the cut.
+		{"host='a:b' password='x@ycret' dbname=d", "host='a:b' password=xxxxx dbname=d"},
+		// Nor can a value that ends in password=.
+		{"user='xpassword=' password='s3cret' dbname=d", "user='xpassword=xxxxx password=xxxxx dbname=d"},
 	}
 	for _, c := range cases {
 		got := RedactAny(c.in)

@@ -12,7 +12,9 @@ import (
 )
 
 // SQLFile is a file of named blocks: a line "-- name: NAME" starts a block
-// that runs to the next such line. Other comment lines are dropped.
+// that runs to the next such line. Other comment lines are dropped; SQL
+// before the first block, or in a block without a name, is an error, not
+// lost.
 type SQLFile map[string]string
 
 // Generic is the directory of the SQL every dialect starts from.
@@ -57,6 +59,11 @@ func ReadSQL(fsys fs.FS, path string) (SQLFile, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parseSQL(path, b)
+}
+
+// parseSQL reads the named blocks of b, the file at path.
+func parseSQL(path string, b []byte) (SQLFile, error) {
 	f := SQLFile{}
 	name := ""
 	var sb strings.Builder
@@ -66,11 +73,14 @@ func ReadSQL(fsys fs.FS, path string) (SQLFile, error) {
 		}
 		sb.Reset()
 	}
-	for _, line := range strings.Split(string(b), "\n") {
+	for i, line := range strings.Split(string(b), "\n") {
 		t := strings.TrimSpace(line)
 		if n, ok := strings.CutPrefix(t, "-- name:"); ok {
 			flush()
 			name = strings.TrimSpace(n)
+			if name == "" {
+				return nil, fmt.Errorf("%s line %d: a block without a name", path, i+1)
+			}
 			if _, dup := f[name]; dup {
 				return nil, fmt.Errorf("%s: block %q named twice", path, name)
 			}
@@ -78,6 +88,9 @@ func ReadSQL(fsys fs.FS, path string) (SQLFile, error) {
 		}
 		if strings.HasPrefix(t, "--") {
 			continue
+		}
+		if name == "" && t != "" {
+			return nil, fmt.Errorf("%s line %d: SQL before the first \"-- name:\" line, in no block", path, i+1)
 		}
 		sb.WriteString(line)
 		sb.WriteByte('\n')

@@ -19,6 +19,8 @@ var sqlTree = fstest.MapFS{
 	"sql/generic/only.sql": {Data: []byte("-- name: x\ngeneric x\n")},
 	"sql/lone/lone.sql":    {Data: []byte("-- name: y\nlone y\n")},
 	"sql/mysql/dup.sql":    {Data: []byte("-- name: y\none\n-- name: y\ntwo\n")},
+	"sql/mysql/loose.sql":  {Data: []byte("-- why\nlost\n-- name: y\none\n")},
+	"sql/mysql/blank.sql":  {Data: []byte("-- name: y\none\n-- name:\nlost\n")},
 }
 
 func TestLoadSQL(t *testing.T) {
@@ -58,6 +60,13 @@ func TestLoadSQLMissing(t *testing.T) {
 	}
 	if _, err := LoadSQL(sqlTree, "sql", mariadb, "dup.sql"); err == nil || !strings.Contains(err.Error(), `"y" named twice`) {
 		t.Errorf("a block named twice in the base: err = %v", err)
+	}
+	// SQL that would go into no block, found by FuzzParseSQL.
+	if _, err := LoadSQL(sqlTree, "sql", mariadb, "loose.sql"); err == nil || !strings.Contains(err.Error(), "loose.sql line 2: SQL before the first") {
+		t.Errorf("SQL before the first block: err = %v", err)
+	}
+	if _, err := LoadSQL(sqlTree, "sql", mariadb, "blank.sql"); err == nil || !strings.Contains(err.Error(), "blank.sql line 3: a block without a name") {
+		t.Errorf("a block without a name: err = %v", err)
 	}
 	// A block in no layer is a bug in the embedded files: Get panics,
 	// naming it, so the tests that resolve every block catch it.
