@@ -16,7 +16,8 @@ test:
 # they found (each package's testdata/fuzz); make fuzz searches further, each
 # for FUZZTIME in turn, with FUZZPARALLEL workers (one core by default).
 FUZZERS = ./internal/experiment:FuzzParse ./internal/target:FuzzRedact \
-	./internal/target:FuzzRedactString ./internal/workload:FuzzParseSQL ./internal/result:FuzzRead
+	./internal/target:FuzzRedactString ./internal/target/mariadb:FuzzConfig \
+	./internal/workload:FuzzParseSQL ./internal/result:FuzzRead
 FUZZTIME ?= 60s
 FUZZPARALLEL ?= 1
 

@@ -81,14 +81,19 @@ func config(s string) (*mysql.Config, error) {
 	}
 	q, err := url.ParseQuery(u.RawQuery)
 	if err != nil {
-		return nil, err
+		return nil, errors.New(human.Unbroken(err.Error()))
 	}
 	socket := q.Get("socket")
 	q.Del("socket")
-	cfg, err := mysql.ParseDSN("/" + db + "?" + q.Encode())
+	// The database is set apart from the DSN: a name holding '?' would
+	// end the DSN's database early, and the driver would open another.
+	cfg, err := mysql.ParseDSN("/?" + q.Encode())
 	if err != nil {
-		return nil, err
+		// The driver quotes the parameter's value as given, line breaks
+		// included.
+		return nil, errors.New(human.Unbroken(err.Error()))
 	}
+	cfg.DBName = db
 	switch {
 	case socket != "" && u.Host != "":
 		return nil, errors.New("give a host or ?socket=, not both")

@@ -21,6 +21,8 @@ func TestConfig(t *testing.T) {
 		{"mariadb://bob:pw@/x?socket=/run/mysqld/mysqld.sock", "unix", "/run/mysqld/mysqld.sock", "bob", "pw", "x"},
 		// An '@' in the password needs no escape: the last one ends the user part.
 		{"mariadb://bob:p@w@db/x", "tcp", "db:3306", "bob", "p@w", "x"},
+		// A '?' in the database's name, escaped, stays in it (FuzzConfig).
+		{"mariadb://bob:pw@db/a%3Fb?timeout=5s", "tcp", "db:3306", "bob", "pw", "a?b"},
 	}
 	for _, c := range cases {
 		cfg, err := config(c.url)
