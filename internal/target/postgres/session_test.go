@@ -4,6 +4,8 @@ package postgres
 
 import (
 	"context"
+	"math"
+	"strconv"
 	"testing"
 	"time"
 
@@ -61,5 +63,42 @@ END $$`); err != nil {
 	n2, at2 := prepared()
 	if n1 != 1 || n2 != 1 || !at1.Equal(at2) {
 		t.Errorf("prepared statements %d (at %v), then %d (at %v): want the one statement, prepared once", n1, at1, n2, at2)
+	}
+}
+
+// TestNumericAsText: a session's float64 goes to a numeric, and comes
+// back, as the same value pgx's binary numeric would give: the shortest
+// decimal that reads back as the float64, scale included, in a batch as
+// in a single statement.
+func TestNumericAsText(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	tg, err := Open(ctx, pgtest.NewDB(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	s, err := tg.Session(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, f := range []float64{0, 0.1, 1.5, 99999.99, 123.45, -3.333333, 1e-7, 5e15, 1.0 / 3} {
+		var back float64
+		var text string
+		if err := s.QueryRow(ctx, "SELECT $1::numeric, $1::numeric::text", f).Scan(&back, &text); err != nil {
+			t.Fatal(err)
+		}
+		if want := strconv.FormatFloat(f, 'f', -1, 64); back != f || text != want {
+			t.Errorf("%v as numeric: back %v, text %q; want %v, %q", f, back, text, f, want)
+		}
+		var cents float64
+		b := []target.Query{{SQL: "SELECT round($1::numeric, 2)", Args: []any{f}, Dest: []any{&cents}}}
+		if err := target.RunBatch(ctx, s, b); err != nil {
+			t.Fatal(err)
+		}
+		if want := math.Round(f*100) / 100; math.Abs(cents-want) > 1e-9*math.Max(1, math.Abs(f)) {
+			t.Errorf("%v rounded to cents in a batch: %v, want %v", f, cents, want)
+		}
 	}
 }
