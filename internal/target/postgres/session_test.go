@@ -13,22 +13,30 @@ import (
 	"github.com/dbrig/dbrig/internal/target"
 )
 
-// TestIntendedRollbackKeepsItsStatement: a routine's intended rollback
-// (SQLSTATE DR001, an error) leaves the statement prepared; the next call
-// runs it without preparing it again.
-func TestIntendedRollbackKeepsItsStatement(t *testing.T) {
+// newSession opens a database of the test's own and one session on it,
+// with a minute to do its work; all are closed when the test ends.
+func newSession(t *testing.T) (context.Context, target.Target, target.Session) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	t.Cleanup(cancel)
 	tg, err := Open(ctx, pgtest.NewDB(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer tg.Close()
+	t.Cleanup(func() { tg.Close() })
 	s, err := tg.Session(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
+	t.Cleanup(func() { s.Close() })
+	return ctx, tg, s
+}
+
+// TestIntendedRollbackKeepsItsStatement: a routine's intended rollback
+// (SQLSTATE DR001, an error) leaves the statement prepared; the next call
+// runs it without preparing it again.
+func TestIntendedRollbackKeepsItsStatement(t *testing.T) {
+	ctx, tg, s := newSession(t)
 	if _, err := s.Exec(ctx, `CREATE FUNCTION roll(n int) RETURNS int LANGUAGE plpgsql AS $$
 BEGIN
 	IF n < 0 THEN RAISE EXCEPTION 'rolled back' USING ERRCODE = 'DR001'; END IF;
@@ -71,18 +79,7 @@ END $$`); err != nil {
 // decimal that reads back as the float64, scale included, in a batch as
 // in a single statement.
 func TestNumericAsText(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	tg, err := Open(ctx, pgtest.NewDB(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tg.Close()
-	s, err := tg.Session(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	ctx, _, s := newSession(t)
 	for _, f := range []float64{0, 0.1, 1.5, 99999.99, 123.45, -3.333333, 1e-7, 5e15, 1.0 / 3} {
 		var back float64
 		var text string
