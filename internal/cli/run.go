@@ -92,17 +92,28 @@ func runLong(w workload.Workload) string {
 		return `Runs the workload's fixed amount of work, every session starting at once,
 and measures it from the first start to the last finish. The result
 document goes to --json, or into --results-dir with its path printed.
-Ctrl-C stops the run early and keeps the result, marked interrupted.` + liveLong
+Ctrl-C stops the run early and keeps the result, marked interrupted.` + faultLong + liveLong
 	}
 	long := `Runs virtual users over a ramp-up, then measures a window of --duration.
 Only the window counts. The result document goes to --json, or into
 --results-dir with its path printed. Ctrl-C ends the window early and keeps
-the result, marked interrupted.` + liveLong + killLong
+the result, marked interrupted.` + faultLong + liveLong + killLong
 	if _, ok := w.(workload.DurabilityAuditor); ok {
 		long += auditLong
 	}
 	return long
 }
+
+// faultLong tells what a run does when its server goes away or stalls.
+const faultLong = `
+
+A server out of reach for --lost-after, every virtual user failing to
+reconnect, ends the run: the result is kept, marked server_lost (when, how
+long without a server, the errors), its figures cover the seconds the
+server was up, and the exit code is 1. A stretch of --stall-after in which
+no transaction ends while virtual users wait in one is named a stall in
+the result's notes. Each second of the series keeps its latency p50, p95,
+p99 and max, which the report draws around kills and stalls.`
 
 // killLong tells what --kill-server-at does.
 const killLong = `
@@ -260,7 +271,11 @@ func run(ctx context.Context, w workload.Workload, url string, f runFlags, stdou
 		if err != nil {
 			return err
 		}
-		doc.Durability, auditErr = auditDurability(context.WithoutCancel(ctx), audited, t, log, stderr)
+		if doc.ServerLost != nil {
+			fmt.Fprintf(stderr, "dbrig: no durability audit: the server was lost; once it is back: dbrig audit durability %s\n", path)
+		} else {
+			doc.Durability, auditErr = auditDurability(context.WithoutCancel(ctx), audited, t, log, stderr)
+		}
 	}
 	if err := result.Write(path, doc); err != nil {
 		return fmt.Errorf("write result: %w", err)
@@ -270,7 +285,11 @@ func run(ctx context.Context, w workload.Workload, url string, f runFlags, stdou
 	}
 	report.Text(stdout, doc)
 	fmt.Fprintf(stdout, "\nResult: %s\n", path)
-	if doc.Durability != nil {
+	switch {
+	case doc.ServerLost != nil:
+		// The document is kept, marked; the run itself failed.
+		return &failure{}
+	case doc.Durability != nil:
 		return durabilityVerdict(doc.Durability)
 	}
 	return nil

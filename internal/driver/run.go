@@ -39,6 +39,14 @@ type Config struct {
 	Observer Observer
 	// Actions are done to the system under test at set moments of the run.
 	Actions []Action
+	// LostAfter is how long the server may stay out of reach, virtual
+	// users failing to reconnect, before the run gives it up and ends
+	// (default target.ReconnectLimit).
+	LostAfter time.Duration
+	// StallAfter is how long no transaction may end while virtual users
+	// wait in one before the stretch counts as a stall (default 3 s; runs
+	// of a fixed amount of work, whose transactions may be long, have none).
+	StallAfter time.Duration
 }
 
 // Action is something done to the system under test at a set moment of a
@@ -126,6 +134,9 @@ type Point struct {
 	Counts []int64
 	// Errors is the transactions that failed in the second, of all types.
 	Errors int64
+	// Latency is the second's completed transactions' percentiles, all
+	// types; nil when none completed.
+	Latency *metrics.Percentiles
 }
 
 // Result is what a run measured.
@@ -142,14 +153,38 @@ type Result struct {
 	ErrorClasses map[string]int64
 	// Events are what the Actions did, in order.
 	Events []Event
+	// Outages are the stretches without a server: from a lost connection
+	// that would not reopen to the first that did. With ServerLost, the
+	// last one lasted LostAfter, or to the window's end, and ended the run.
+	Outages []Span
+	// ServerLost says the run ended without a server.
+	ServerLost bool
+	// Stalls are the stretches of StallAfter or more in which no
+	// transaction ended while virtual users waited in one.
+	Stalls []Span
 }
 
-// WindowSeconds is the measured window's real length.
+// WindowSeconds is the measured window's length, which rates divide by.
+// A run whose server was lost counts it only up to the loss: after it,
+// the run was waiting for a server that never came back.
 func (r *Result) WindowSeconds() float64 {
 	if r.WindowStart.IsZero() {
 		return 0
 	}
-	return r.WindowEnd.Sub(r.WindowStart).Seconds()
+	end := r.WindowEnd
+	if at, ok := r.LostAt(); ok && at.Before(end) {
+		end = at
+	}
+	return max(end.Sub(r.WindowStart).Seconds(), 0)
+}
+
+// LostAt is when the server was lost, in a run that ended without one.
+func (r *Result) LostAt() (time.Time, bool) {
+	if !r.ServerLost || len(r.Outages) == 0 {
+		return time.Time{}, false
+	}
+	at := r.Outages[len(r.Outages)-1].At
+	return r.Started.Add(time.Duration(at * float64(time.Second))), true
 }
 
 // vuState is one VU's figures. The VU goroutine alone writes the
@@ -165,13 +200,19 @@ type vuState struct {
 	tally   Tally
 	scratch Tally // one transaction's counters, reused
 	errAll  atomic.Int64
+	// began and ended are when the VU's last transaction began and ended
+	// (UnixNano), for the stall check; ended starts as the VU starts.
+	began, ended atomic.Int64
+	// second is the latencies of the second secondAt, until it is over.
+	second   *hdrhistogram.Histogram
+	secondAt int
 }
 
 func newVUState(types, tallies int) *vuState {
 	s := &vuState{
 		done: make([]atomic.Int64, types), count: make([]int64, types), errs: make([]int64, types),
 		retries: make([]int64, types), sample: make([]string, types), hist: make([]*hdrhistogram.Histogram, types),
-		tally: make(Tally, tallies), scratch: make(Tally, tallies),
+		tally: make(Tally, tallies), scratch: make(Tally, tallies), second: metrics.NewSecondHistogram(),
 	}
 	for i := range s.hist {
 		s.hist[i] = metrics.NewHistogram()
@@ -193,9 +234,15 @@ func Run(ctx context.Context, w Workload, cfg Config) (*Result, error) {
 	if cfg.Grace == 0 {
 		cfg.Grace = 30 * time.Second
 	}
+	if cfg.LostAfter == 0 {
+		cfg.LostAfter = target.ReconnectLimit
+	}
+	if cfg.StallAfter == 0 {
+		cfg.StallAfter = 3 * time.Second
+	}
 	batch := cfg.Each > 0
 	if batch {
-		cfg.Rampup = 0
+		cfg.Rampup, cfg.StallAfter = 0, -1
 	}
 	names := w.TxNames()
 	tallies := len(w.TallyNames())
@@ -237,6 +284,8 @@ func Run(ctx context.Context, w Workload, cfg Config) (*Result, error) {
 	defer cancelWork()
 
 	res := &Result{Started: time.Now()}
+	sh := &shared{cfg: &cfg, phase: &phase, stop: stop, abort: abort, started: res.Started,
+		health: &health{started: res.Started, lostAfter: cfg.LostAfter, stallAfter: cfg.StallAfter}}
 	openWindow := func() {
 		if cfg.WindowEdge != nil {
 			cfg.WindowEdge(true)
@@ -247,7 +296,9 @@ func Run(ctx context.Context, w Workload, cfg Config) (*Result, error) {
 	closeWindow := func() {
 		setPhase(PhaseDone)
 		res.WindowEnd = time.Now()
-		if cfg.WindowEdge != nil {
+		// A window that closes without a server ends the run as lost, and
+		// its edge has nothing to read.
+		if !sh.health.giveUp(res.WindowEnd) && cfg.WindowEdge != nil {
 			cfg.WindowEdge(false)
 		}
 	}
@@ -274,7 +325,7 @@ func Run(ctx context.Context, w Workload, cfg Config) (*Result, error) {
 			}
 			running.Add(1)
 			defer running.Add(-1)
-			runVU(work, v, states[i], &cfg, &phase, stop, abort)
+			runVU(work, v, states[i], sh)
 		}()
 	}
 	finished := make(chan struct{})
@@ -284,7 +335,7 @@ func Run(ctx context.Context, w Workload, cfg Config) (*Result, error) {
 	ticks := make(chan struct{})
 	go func() {
 		defer close(ticks)
-		tickLoop(res, states, &cfg, &phase, &running, stop)
+		tickLoop(res, states, sh, &running, endRun)
 	}()
 
 	switch {
@@ -292,18 +343,20 @@ func Run(ctx context.Context, w Workload, cfg Config) (*Result, error) {
 		select {
 		case <-finished:
 		case <-runCtx.Done():
-			res.Interrupted = true
+			res.Interrupted = ctx.Err() != nil
 		}
 		closeWindow()
 	case wait(runCtx, time.Until(res.Started.Add(cfg.Rampup))):
 		openWindow()
 		if !wait(runCtx, cfg.Duration) {
-			res.Interrupted = true
+			res.Interrupted = ctx.Err() != nil
 		}
 		closeWindow()
 	default:
-		res.Interrupted = true
+		// Ctrl-C, or a server lost, during ramp-up.
+		res.Interrupted = ctx.Err() != nil
 		setPhase(PhaseDone)
+		sh.health.giveUp(time.Now())
 	}
 	close(stop)
 	select {
@@ -317,6 +370,13 @@ func Run(ctx context.Context, w Workload, cfg Config) (*Result, error) {
 	if abortErr != nil {
 		return nil, abortErr
 	}
+	h := sh.health
+	h.finish(time.Now())
+	res.Outages, res.ServerLost, res.Stalls = h.outages, h.lost, h.stalls
+	for _, s := range states {
+		sh.seconds.add(s.secondAt, s.second)
+	}
+	sh.seconds.attach(res.Series)
 
 	res.Tx = make([]TxResult, len(names))
 	for i, n := range names {
@@ -375,8 +435,21 @@ func act(ctx context.Context, res *Result, actions []Action, stop <-chan struct{
 	return &wg
 }
 
+// shared is what a run's virtual users and its ticker have in common.
+type shared struct {
+	cfg     *Config
+	phase   *atomic.Int32
+	stop    <-chan struct{}
+	abort   func(error)
+	started time.Time
+	health  *health
+	seconds seconds
+}
+
 // runVU is one VU's loop: pick, wait, run with retries, record, wait.
-func runVU(ctx context.Context, v VU, s *vuState, cfg *Config, phase *atomic.Int32, stop <-chan struct{}, abort func(error)) {
+func runVU(ctx context.Context, v VU, s *vuState, sh *shared) {
+	cfg, phase, stop := sh.cfg, sh.phase, sh.stop
+	s.ended.Store(time.Now().UnixNano())
 	pacer, _ := v.(Pacer)
 	for n := 0; cfg.Each == 0 || n < cfg.Each; n++ {
 		select {
@@ -397,6 +470,7 @@ func runVU(ctx context.Context, v VU, s *vuState, cfg *Config, phase *atomic.Int
 		clear(t)
 		retries := int64(0)
 		began := time.Now()
+		s.began.Store(began.UnixNano())
 		err := v.Run(ctx, tx, t)
 		for err != nil && !errors.Is(err, ErrRollback) && cfg.Classify(err) == target.ErrRetry && retries < int64(cfg.MaxRetries) {
 			retries++
@@ -404,8 +478,10 @@ func runVU(ctx context.Context, v VU, s *vuState, cfg *Config, phase *atomic.Int
 			err = v.Run(ctx, tx, t)
 		}
 		ended := time.Now()
+		s.ended.Store(ended.UnixNano())
+		sh.health.ended(ended.UnixNano())
 		if errors.Is(err, ErrAbort) {
-			abort(err)
+			sh.abort(err)
 			return
 		}
 		rolledBack := errors.Is(err, ErrRollback)
@@ -420,6 +496,7 @@ func runVU(ctx context.Context, v VU, s *vuState, cfg *Config, phase *atomic.Int
 		}
 		if ok {
 			s.done[tx].Add(1)
+			recordSecond(s, sh, ended, ended.Sub(began))
 		} else {
 			s.errAll.Add(1)
 			if s.sample[tx] == "" {
@@ -437,7 +514,7 @@ func runVU(ctx context.Context, v VU, s *vuState, cfg *Config, phase *atomic.Int
 				s.byClass[class]++
 			}
 		}
-		if !ok && class == target.ErrConnLost && !reconnect(ctx, v, stop) {
+		if !ok && class == target.ErrConnLost && !reconnect(ctx, v, stop, ended, sh.health) {
 			return
 		}
 		if !sleep(after, stop) {
@@ -456,12 +533,30 @@ func outcome(ok, rolledBack bool) Outcome {
 	return Failed
 }
 
-// reconnect retries with backoff until it works or the run stops.
-func reconnect(ctx context.Context, v VU, stop <-chan struct{}) bool {
+// recordSecond adds a completed transaction's latency to the VU's
+// histogram of the second it ended in, handing the previous second's over
+// first.
+func recordSecond(s *vuState, sh *shared, ended time.Time, took time.Duration) {
+	if i := int(ended.Sub(sh.started) / time.Second); i != s.secondAt {
+		sh.seconds.add(s.secondAt, s.second)
+		s.second.Reset()
+		s.secondAt = i
+	}
+	metrics.Record(s.second, took)
+}
+
+// reconnect retries with backoff until it works or the run stops. A
+// first failure makes the server unreachable since lost, the moment the
+// connection was lost.
+func reconnect(ctx context.Context, v VU, stop <-chan struct{}, lost time.Time, h *health) bool {
 	backoff := 100 * time.Millisecond
-	for {
+	for first := true; ; first = false {
 		if v.Reconnect(ctx) == nil {
+			h.reached(time.Now())
 			return true
+		}
+		if first {
+			h.unreachable(lost)
 		}
 		if !sleep(backoff, stop) {
 			return false
@@ -470,7 +565,10 @@ func reconnect(ctx context.Context, v VU, stop <-chan struct{}) bool {
 	}
 }
 
-func tickLoop(res *Result, states []*vuState, cfg *Config, phase *atomic.Int32, running *atomic.Int32, stop <-chan struct{}) {
+// tickLoop records the series and reports progress each second, and has
+// the run's health checked; a server given up ends the run (end).
+func tickLoop(res *Result, states []*vuState, sh *shared, running *atomic.Int32, end func()) {
+	cfg, phase, stop := sh.cfg, sh.phase, sh.stop
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
 	types := len(states[0].done)
@@ -498,6 +596,9 @@ func tickLoop(res *Result, states []*vuState, cfg *Config, phase *atomic.Int32, 
 			elapsed := now.Sub(res.Started)
 			res.Series = append(res.Series, Point{T: elapsed.Round(time.Millisecond).Seconds(), Phase: p.String(), Counts: delta, Errors: errs - lastErrs})
 			lastErrs = errs
+			if sh.health.check(now, states) {
+				end()
+			}
 			if cfg.Progress != nil && p != PhaseDone {
 				tk := Tick{Phase: p, Elapsed: elapsed, Counts: delta, Errors: errs, VUs: int(running.Load())}
 				if cfg.Each > 0 {

@@ -20,6 +20,33 @@ func NewHistogram() *hdrhistogram.Histogram {
 	return hdrhistogram.New(minMicros, maxMicros, sigFigs)
 }
 
+// NewSecondHistogram returns an empty histogram for one second's
+// latencies: 2 significant figures, a seventh of NewHistogram's size,
+// since a run keeps one per virtual user and second's percentiles to 1%
+// are all a chart over time shows.
+func NewSecondHistogram() *hdrhistogram.Histogram {
+	return hdrhistogram.New(minMicros, maxMicros, 2)
+}
+
+// Percentiles are one second's latency percentiles, in milliseconds, and
+// its slowest: a transaction held through a stall shows in the second it
+// ends as the maximum, where it is too few to move the p99.
+type Percentiles struct {
+	P50 float64 `json:"p50_ms"`
+	P95 float64 `json:"p95_ms"`
+	P99 float64 `json:"p99_ms"`
+	Max float64 `json:"max_ms"`
+}
+
+// PercentilesOf reads h's percentiles; nil when h is empty.
+func PercentilesOf(h *hdrhistogram.Histogram) *Percentiles {
+	if h.TotalCount() == 0 {
+		return nil
+	}
+	ms := func(q float64) float64 { return float64(h.ValueAtQuantile(q)) / 1000 }
+	return &Percentiles{P50: ms(50), P95: ms(95), P99: ms(99), Max: ms(100)}
+}
+
 // Record adds one latency; values beyond the range are clamped so that a
 // pathological stall still counts.
 func Record(h *hdrhistogram.Histogram, d time.Duration) {

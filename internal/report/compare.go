@@ -84,6 +84,9 @@ func compareRuns(c *Comparison, a, b *result.Document) {
 	if a.Interrupted || b.Interrupted {
 		c.Notes = append(c.Notes, "at least one run was interrupted: its window is shorter than configured")
 	}
+	if a.ServerLost != nil || b.ServerLost != nil {
+		c.Notes = append(c.Notes, "at least one run lost its server: its figures cover only the seconds the server was up")
+	}
 	head := CompareGroup{Name: "headline"}
 	add := func(metric string, x, y float64, lower bool) {
 		if math.IsNaN(x) && math.IsNaN(y) {

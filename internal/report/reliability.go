@@ -15,14 +15,27 @@ import (
 // keeps more.
 const missingShown = 10
 
+// lostLine says, in one line, that a run lost its server and what its
+// figures cover; "" for a run that kept it.
+func lostLine(d *result.Document) string {
+	l := d.ServerLost
+	if l == nil {
+		return ""
+	}
+	return fmt.Sprintf("FAILED: server lost at %.1f s and not back %.1f s later; the figures cover the %.1f s of the %.1f s window the server was up.",
+		l.At, l.Seconds, d.WindowSeconds, l.Window)
+}
+
 // reliabilityLines are what was done to the system under test during the
-// run (a server killed and restarted), what it cost (the errors by
-// class) and what the durability audit found; none for a quiet run.
+// run (a server killed and restarted), what happened to it (outages, its
+// loss, stalls), what it cost (the errors by class) and what the
+// durability audit found; none for a quiet run.
 func reliabilityLines(d *result.Document) []string {
 	var lines []string
 	for _, e := range d.Events {
 		lines = append(lines, fmt.Sprintf("At %.1f s: %s", e.T, e.What))
 	}
+	lines = append(lines, d.Notes...)
 	if len(d.ErrorClasses) > 0 {
 		var parts []string
 		for _, c := range slices.Sorted(maps.Keys(d.ErrorClasses)) {

@@ -19,6 +19,9 @@ func runPage(d *result.Document) *page {
 	if d.Interrupted {
 		p.Subtitle = append(p.Subtitle, "Interrupted: the figures cover only the window measured before the stop.")
 	}
+	if l := lostLine(d); l != "" {
+		p.Subtitle = append(p.Subtitle, l)
+	}
 	for _, m := range ordered(d) {
 		if m.DB != nil {
 			p.Stats = append(p.Stats, stat{m.Label + " (database)", fmtValue(*m.DB)})

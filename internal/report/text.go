@@ -18,6 +18,9 @@ func Text(w io.Writer, d *result.Document) {
 	if d.Interrupted {
 		fmt.Fprintf(w, "Interrupted: the figures cover the %.1f s measured before the stop.\n", d.WindowSeconds)
 	}
+	if l := lostLine(d); l != "" {
+		fmt.Fprintln(w, l)
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "transaction\tcount\tper min\terrors\tretries\tp50 ms\tp90 ms\tp95 ms\tp99 ms\tmax ms\t")
 	for _, t := range d.Transactions {

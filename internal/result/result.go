@@ -60,6 +60,18 @@ type Document struct {
 	// Events are what was done to the system under test during the run
 	// (a server killed, and up again), on the series' clock.
 	Events []Event `json:"events,omitempty"`
+	// Outages are the stretches the run had no server: from a lost
+	// connection that would not reopen to the first that did.
+	Outages []Span `json:"outages,omitempty"`
+	// ServerLost marks a run that ended without a server; its rates are
+	// over WindowSeconds, the part of the window up to the loss.
+	ServerLost *ServerLost `json:"server_lost,omitempty"`
+	// Stalls are the stretches in which no transaction ended while
+	// virtual users waited in one.
+	Stalls []Span `json:"stalls,omitempty"`
+	// Notes say in words what happened to the server: outages, its loss,
+	// stalls.
+	Notes []string `json:"notes,omitempty"`
 	// Durability is the durability audit's finding, when the run had one.
 	Durability *Durability `json:"durability,omitempty"`
 	// Telemetry is what the host and the database did during the run;
@@ -119,6 +131,26 @@ type Point struct {
 	Counts []int64 `json:"counts"`
 	// Errors is the transactions that failed in the second, of all types.
 	Errors int64 `json:"errors,omitempty"`
+	// Latency is the second's completed transactions' percentiles, all
+	// types; absent when none completed, and in older documents.
+	Latency *metrics.Percentiles `json:"latency,omitempty"`
+}
+
+// Span is a stretch of a run, on the series' clock.
+type Span struct {
+	At      float64 `json:"at"`
+	Seconds float64 `json:"seconds"`
+}
+
+// ServerLost is when a run's server went away for good, how long the run
+// waited for it, and the window's errors.
+type ServerLost struct {
+	At      float64 `json:"at"`
+	Seconds float64 `json:"seconds_without_server"`
+	Errors  int64   `json:"errors"`
+	// Window is the measured window's full length, of which the run's
+	// rates count only WindowSeconds, up to the loss.
+	Window float64 `json:"window_seconds"`
 }
 
 // Event is something that happened to the system under test during a run.
@@ -205,6 +237,7 @@ func FromRun(run Run) (*Document, error) {
 	for _, e := range r.Events {
 		d.Events = append(d.Events, Event(e))
 	}
+	d.health(r)
 	for _, def := range Defs(run.Info) {
 		v := sum.Values[def.Key]
 		d.Metrics = append(d.Metrics, Metric{MetricDef: def, DB: v.DB, Client: v.Client})
@@ -213,7 +246,7 @@ func FromRun(run Run) (*Document, error) {
 		d.Audit = append(d.Audit, AuditItem(a))
 	}
 	for _, m := range run.Marks {
-		d.Marks = append(d.Marks, Mark(m))
+		d.Marks = append(d.Marks, Mark{At: m.At, Values: m.Values})
 	}
 	for _, p := range r.Series {
 		d.Series = append(d.Series, Point(p))

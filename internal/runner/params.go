@@ -39,6 +39,10 @@ var Params = []Param{
 		field: func(o *Options) any { return &o.ClientCPUs }},
 	{Name: "sample", Default: "1s", Usage: "how often host and database telemetry is sampled",
 		field: func(o *Options) any { return &o.Telemetry.Interval }},
+	{Name: "lost_after", Default: target.ReconnectLimit.String(), Usage: "how long the server may stay out of reach before the run gives it up, ends and fails",
+		field: func(o *Options) any { return &o.LostAfter }},
+	{Name: "stall_after", Default: "3s", Usage: "how long no transaction may end while virtual users wait in one before the run names it a stall",
+		field: func(o *Options) any { return &o.StallAfter }},
 }
 
 // minSample is the shortest telemetry interval: shorter ones would make
@@ -137,6 +141,10 @@ func (o Options) check(name string) error {
 		return fmt.Errorf("must be positive, got %s", o.Duration)
 	case name == "rampup" && o.Rampup < 0:
 		return fmt.Errorf("must not be negative, got %s", o.Rampup)
+	case name == "lost_after" && o.LostAfter < time.Second:
+		return fmt.Errorf("must be at least 1s, got %s", o.LostAfter)
+	case name == "stall_after" && o.StallAfter < time.Second:
+		return fmt.Errorf("must be at least 1s, got %s", o.StallAfter)
 	case name == "sample" && o.Telemetry.Interval != 0 && o.Telemetry.Interval < minSample:
 		return fmt.Errorf("must be at least %s, got %s", minSample, o.Telemetry.Interval)
 	}

@@ -42,6 +42,10 @@ type Options struct {
 	// run (a server killed and restarted); the document records their
 	// events.
 	Actions []driver.Action
+	// LostAfter and StallAfter are the driver's: how long a server may be
+	// out of reach before the run gives it up, and how long nothing may
+	// end while virtual users wait before that is a stall.
+	LostAfter, StallAfter time.Duration
 }
 
 // Live follows a run as it happens (internal/live serves it as metrics):
@@ -74,7 +78,8 @@ func Run(ctx context.Context, t target.Target, w workload.Workload, r workload.R
 	if err := o.Validate(info.FixedWork); err != nil {
 		return nil, err
 	}
-	cfgDriver := driver.Config{VUs: o.VUs, Rampup: o.Rampup, Duration: o.Duration, Classify: t.Classify, Observer: o.Live, Actions: o.Actions}
+	cfgDriver := driver.Config{VUs: o.VUs, Rampup: o.Rampup, Duration: o.Duration, Classify: t.Classify, Observer: o.Live, Actions: o.Actions,
+		LostAfter: o.LostAfter, StallAfter: o.StallAfter}
 	if b, ok := r.(workload.Batch); ok {
 		cfgDriver.VUs, cfgDriver.Each = b.Batch()
 		cfgDriver.Rampup, cfgDriver.Duration = 0, 0
@@ -155,6 +160,13 @@ func Run(ctx context.Context, t target.Target, w workload.Workload, r workload.R
 	if markErr != nil {
 		warn(fmt.Sprintf("database-side counters unavailable: %v", human.OneLine(markErr)))
 		marks = [2]workload.Mark{}
+	}
+	if at, lost := res.LostAt(); lost {
+		marks[1] = workload.Mark{Lost: true}
+		// The telemetry's window ends where the throughput's does.
+		if recording != nil && !res.WindowStart.IsZero() {
+			recording.Window[1] = min(recording.Window[1], at.Sub(started).Seconds())
+		}
 	}
 	cfg := r.Config()
 	if !info.FixedWork {

@@ -38,31 +38,51 @@ func MarkServer(ctx context.Context, t target.Target, v map[string]int64) error 
 	return nil
 }
 
+// Gap says why a rate has no database side.
+type Gap uint8
+
+const (
+	// Counted: there is no gap, the rate is there.
+	Counted Gap = iota
+	// NoCounter: the database keeps no such counter.
+	NoCounter
+	// Reset: the counter was reset during the window.
+	Reset
+	// Lost: the server was lost before the window's end could be read.
+	Lost
+)
+
 // Rate is key's growth per second between two marks. It is nil where
-// either mark lacks the key, or where the counter was reset: PostgreSQL
-// forgets its statistics when it recovers from a crash, so a counter kept
-// per life of the server (perLife) gives no rate over a window in which
-// it restarted, and pg_stat_reset() sends any such counter backwards.
-// Table data survives both, so a count read from it is not perLife.
-func Rate(start, end Mark, key string, perLife bool) (v *float64, reset bool) {
+// either mark lacks the key, where the end could not be read (the server
+// was lost), or where the counter was reset: PostgreSQL forgets its
+// statistics when it recovers from a crash, so a counter kept per life of
+// the server (perLife) gives no rate over a window in which it restarted,
+// and pg_stat_reset() sends any such counter backwards. Table data
+// survives both, so a count read from it is not perLife.
+func Rate(start, end Mark, key string, perLife bool) (*float64, Gap) {
+	if end.Lost {
+		return nil, Lost
+	}
 	a, okA := start.Values[key]
 	b, okB := end.Values[key]
 	seconds := end.At - start.At
 	if !okA || !okB || seconds <= 0 {
-		return nil, false
+		return nil, NoCounter
 	}
 	if b < a || perLife && start.Values[ServerStarted] != end.Values[ServerStarted] {
-		return nil, true
+		return nil, Reset
 	}
 	n := float64(b-a) / seconds
-	return &n, false
+	return &n, Counted
 }
 
 // Agreement says how far apart a rate's two sides are, or why there is
 // only the client's; the figures themselves are in the metrics table.
-func Agreement(name string, db *float64, reset bool, client float64) string {
+func Agreement(name string, db *float64, gap Gap, client float64) string {
 	switch {
-	case reset:
+	case gap == Lost:
+		return name + ": client side only, over the seconds the server was up; the server was lost, so the database's counters could not be read at the window's end"
+	case gap == Reset:
 		return name + ": client side only; the database's counter was reset during the window, by a server restart or a statistics reset, so it gives no rate"
 	case db == nil:
 		return name + ": client side only; the database keeps no counter for it"

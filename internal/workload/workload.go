@@ -160,6 +160,8 @@ type Preparer interface {
 type Mark struct {
 	At     float64 // seconds since the run started
 	Values map[string]int64
+	// Lost says the mark was never read: the run's server was lost.
+	Lost bool
 }
 
 // Summary is what a workload makes of a run: its metrics on both sides,

@@ -127,7 +127,7 @@ func (r *runner) Summarize(res *driver.Result, start, end workload.Mark) workloa
 	}
 	nopm, tpm := workload.Value{Client: &nopmClient}, workload.Value{Client: &tpmClient}
 	// sum(d_next_o_id) is table data, which a restart does not reset.
-	var nopmReset, tpmReset bool
+	var nopmReset, tpmReset workload.Gap
 	nopm.DB, nopmReset = perMinute(workload.Rate(start, end, "d_next_o_id", false))
 	tpm.DB, tpmReset = perMinute(workload.Rate(start, end, workload.Xacts, true))
 	s := workload.Summary{Values: map[string]workload.Value{metricNOPM: nopm, metricTPM: tpm}}
@@ -146,11 +146,11 @@ func (r *runner) Summarize(res *driver.Result, start, end workload.Mark) workloa
 }
 
 // perMinute turns a rate per second into one per minute.
-func perMinute(perSecond *float64, reset bool) (*float64, bool) {
+func perMinute(perSecond *float64, gap workload.Gap) (*float64, workload.Gap) {
 	if perSecond != nil {
 		*perSecond *= 60
 	}
-	return perSecond, reset
+	return perSecond, gap
 }
 
 func (r *runner) Close() error { return r.ctl.Close() }

@@ -1,0 +1,175 @@
+package driver
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/dbrig/dbrig/internal/metrics"
+)
+
+// Span is a stretch of a run, in seconds since it started.
+type Span struct {
+	At      float64
+	Seconds float64
+}
+
+// health follows the server as the virtual users see it: the stretches in
+// which it could not be reached (outages) and those in which it answered
+// nothing while virtual users waited on it (stalls). The virtual users
+// touch it with a few atomics on their path; the ticker reads it once a
+// second and decides.
+type health struct {
+	started               time.Time
+	lostAfter, stallAfter time.Duration
+	// down is when the server was lost (UnixNano): the error of a virtual
+	// user whose first attempt to reconnect then failed. 0 while it is up.
+	down atomic.Int64
+	// stalled is when the open stall began (UnixNano), 0 with none open;
+	// resumed is when the first transaction after it ended.
+	stalled, resumed atomic.Int64
+
+	mu      sync.Mutex
+	outages []Span
+	stalls  []Span
+	lost    bool
+}
+
+func (h *health) span(from, to int64) Span {
+	return Span{
+		At:      time.Unix(0, from).Sub(h.started).Round(time.Millisecond).Seconds(),
+		Seconds: time.Duration(to - from).Round(time.Millisecond).Seconds(),
+	}
+}
+
+// unreachable is a virtual user's: it lost its connection at at and could
+// not open another. The first such report starts the outage.
+func (h *health) unreachable(at time.Time) { h.down.CompareAndSwap(0, at.UnixNano()) }
+
+// reached is a virtual user's: it has a connection again, which ends the
+// outage, unless the run already gave the server up.
+func (h *health) reached(now time.Time) {
+	since := h.down.Swap(0)
+	if since == 0 {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.lost {
+		h.outages = append(h.outages, h.span(since, now.UnixNano()))
+	}
+}
+
+// ended is a virtual user's, as each of its transactions ends: the first
+// end after a stall began closes it.
+func (h *health) ended(now int64) {
+	if h.stalled.Load() != 0 {
+		h.resumed.CompareAndSwap(0, now)
+	}
+}
+
+// check is the ticker's, once a second: it opens and closes stalls, and
+// reports whether the server has now been out of reach for lostAfter,
+// which gives it up and ends the run.
+func (h *health) check(now time.Time, states []*vuState) bool {
+	if since := h.down.Load(); since != 0 && now.Sub(time.Unix(0, since)) >= h.lostAfter {
+		return h.giveUp(now)
+	}
+	if h.stallAfter <= 0 {
+		return false
+	}
+	last, waiting := lastEnd(states)
+	if began := h.stalled.Load(); began != 0 {
+		end := h.resumed.Load()
+		if end == 0 && last > began {
+			// A transaction ended as the stall was being opened.
+			end = last
+		}
+		if end != 0 {
+			h.mu.Lock()
+			h.stalls = append(h.stalls, h.span(began, end))
+			h.mu.Unlock()
+			h.resumed.Store(0)
+			h.stalled.Store(0)
+		}
+		return false
+	}
+	if waiting && last > 0 && now.Sub(time.Unix(0, last)) >= h.stallAfter {
+		h.stalled.Store(last)
+	}
+	return false
+}
+
+// giveUp records the open outage up to now as the server's loss; it
+// reports whether there was one.
+func (h *health) giveUp(now time.Time) bool {
+	since := h.down.Load()
+	if since == 0 {
+		return false
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.lost {
+		h.lost = true
+		h.outages = append(h.outages, h.span(since, now.UnixNano()))
+	}
+	return true
+}
+
+// finish closes a stall still open as the run ends, at now.
+func (h *health) finish(now time.Time) {
+	if began := h.stalled.Load(); began != 0 {
+		end := h.resumed.Load()
+		if end == 0 {
+			end = now.UnixNano()
+		}
+		h.stalls = append(h.stalls, h.span(began, end))
+	}
+}
+
+// lastEnd is when the last transaction of any virtual user ended (each
+// starts with its own start), and whether one is waiting in one now.
+func lastEnd(states []*vuState) (last int64, waiting bool) {
+	for _, s := range states {
+		b, e := s.began.Load(), s.ended.Load()
+		last = max(last, e)
+		waiting = waiting || b > e
+	}
+	return last, waiting
+}
+
+// seconds gathers the virtual users' latencies second by second. Each
+// records into a histogram of its own and hands it over once its second
+// is over, so the lock is taken once per virtual user and second, never
+// per transaction.
+type seconds struct {
+	mu sync.Mutex
+	h  []*hdrhistogram.Histogram // by whole seconds since the run started
+}
+
+func (s *seconds) add(i int, h *hdrhistogram.Histogram) {
+	if i < 0 || h.TotalCount() == 0 {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for len(s.h) <= i {
+		s.h = append(s.h, nil)
+	}
+	if s.h[i] == nil {
+		s.h[i] = metrics.NewSecondHistogram()
+	}
+	s.h[i].Merge(h)
+}
+
+// attach gives each point of the series the percentiles of the second it
+// ends: the point at T covers the second before it.
+func (s *seconds) attach(series []Point) {
+	for k := range series {
+		i := int(series[k].T+0.5) - 1
+		if i >= 0 && i < len(s.h) && s.h[i] != nil {
+			series[k].Latency = metrics.PercentilesOf(s.h[i])
+		}
+	}
+}

@@ -1,0 +1,174 @@
+package driver
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+)
+
+// faulty is a workload on a pretend server that the test takes down or
+// freezes for stretches of the run: down, every call fails as a lost
+// connection and reconnecting fails; frozen, a transaction waits until it
+// thaws.
+type faulty struct {
+	mu           sync.Mutex
+	down, frozen bool
+	thawed       chan struct{}
+}
+
+func (f *faulty) TxNames() []string                      { return []string{"only"} }
+func (f *faulty) TallyNames() []string                   { return nil }
+func (f *faulty) NewVU(context.Context, int) (VU, error) { return &faultyVU{f}, nil }
+
+// at sets the server's state after d: down or up, frozen or thawed.
+func (f *faulty) at(d time.Duration, down, frozen bool) {
+	time.AfterFunc(d, func() {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.down = down
+		if frozen && !f.frozen {
+			f.thawed = make(chan struct{})
+		}
+		if !frozen && f.frozen {
+			close(f.thawed)
+		}
+		f.frozen = frozen
+	})
+}
+
+func (f *faulty) state() (down bool, thawed chan struct{}) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.frozen {
+		thawed = f.thawed
+	}
+	return f.down, thawed
+}
+
+type faultyVU struct{ f *faulty }
+
+func (v *faultyVU) Next() int { return 0 }
+func (v *faultyVU) Run(context.Context, int, Tally) error {
+	down, thawed := v.f.state()
+	if thawed != nil {
+		<-thawed
+	}
+	if down {
+		return errGone
+	}
+	time.Sleep(2 * time.Millisecond)
+	return nil
+}
+func (v *faultyVU) Reconnect(context.Context) error {
+	if down, _ := v.f.state(); down {
+		return errGone
+	}
+	return nil
+}
+func (v *faultyVU) Close() error { return nil }
+
+// TestRunGivesUpALostServer: a server that goes away 1 s into the window
+// and stays away ends the run LostAfter later, not interrupted, with the
+// outage recorded, no end edge read, and rates over the second it was up.
+func TestRunGivesUpALostServer(t *testing.T) {
+	f := &faulty{}
+	f.at(1500*time.Millisecond, true, false)
+	var edges []bool
+	started := time.Now()
+	res, err := Run(context.Background(), f, Config{VUs: 2, Rampup: 500 * time.Millisecond, Duration: time.Minute,
+		Classify: classify, LostAfter: 1500 * time.Millisecond, WindowEdge: func(start bool) { edges = append(edges, start) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(started); took > 10*time.Second {
+		t.Errorf("the run took %s, want it ended soon after the loss", took)
+	}
+	if !res.ServerLost || res.Interrupted || len(res.Outages) != 1 {
+		t.Fatalf("lost %v, interrupted %v, outages %+v; want one outage that lost the server", res.ServerLost, res.Interrupted, res.Outages)
+	}
+	o := res.Outages[0]
+	if o.At < 1.4 || o.At > 1.7 || o.Seconds < 1.5 || o.Seconds > 2.6 {
+		t.Errorf("outage %+v, want from 1.5 s for about 1.5 s (checked each second)", o)
+	}
+	if len(edges) != 1 || !edges[0] {
+		t.Errorf("window edges %v, want only the start: there is no server to read at the end", edges)
+	}
+	if w := res.WindowSeconds(); w < 0.9 || w > 1.2 {
+		t.Errorf("window %.2f s, want the second the server was up", w)
+	}
+	if res.Tx[0].Count == 0 || res.ErrorClasses["connection_lost"] == 0 {
+		t.Errorf("count %d, errors %v; want completions before the loss and lost connections", res.Tx[0].Count, res.ErrorClasses)
+	}
+}
+
+// TestRunRidesOutAShortOutage: a server away for a second and back is an
+// outage in the record, and the run carries on to its end.
+func TestRunRidesOutAShortOutage(t *testing.T) {
+	f := &faulty{}
+	f.at(time.Second, true, false)
+	f.at(2*time.Second, false, false)
+	var edges []bool
+	res, err := Run(context.Background(), f, Config{VUs: 2, Duration: 3 * time.Second, Classify: classify,
+		LostAfter: 5 * time.Second, WindowEdge: func(start bool) { edges = append(edges, start) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ServerLost || len(res.Outages) != 1 || len(edges) != 2 {
+		t.Fatalf("lost %v, outages %+v, edges %v; want one outage, regained, and both edges", res.ServerLost, res.Outages, edges)
+	}
+	if o := res.Outages[0]; o.At < 0.9 || o.At > 1.2 || o.Seconds < 0.8 || o.Seconds > 1.6 {
+		t.Errorf("outage %+v, want from 1 s for about 1 s", o)
+	}
+	if w := res.WindowSeconds(); w < 2.9 {
+		t.Errorf("window %.2f s, want all of it: the server came back", w)
+	}
+}
+
+// TestRunNamesAStall: a server that answers nothing for 2.5 s while the
+// VUs wait is a stall of that length; the seconds around it carry
+// latency percentiles, and the one it ends in shows the wait.
+func TestRunNamesAStall(t *testing.T) {
+	f := &faulty{}
+	f.at(time.Second, false, true)
+	f.at(3500*time.Millisecond, false, false)
+	res, err := Run(context.Background(), f, Config{VUs: 2, Duration: 5 * time.Second, Classify: classify, StallAfter: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Stalls) != 1 || len(res.Outages) != 0 {
+		t.Fatalf("stalls %+v, outages %+v; want one stall and no outage", res.Stalls, res.Outages)
+	}
+	if s := res.Stalls[0]; s.At < 0.9 || s.At > 1.1 || s.Seconds < 2.3 || s.Seconds > 2.7 {
+		t.Errorf("stall %+v, want from 1 s for 2.5 s", s)
+	}
+	var slowest float64
+	for _, p := range res.Series {
+		if p.Latency == nil {
+			continue
+		}
+		if l := p.Latency; l.P50 > l.P95 || l.P95 > l.P99 || l.P99 > l.Max {
+			t.Errorf("at %.0f s: %+v, want p50 <= p95 <= p99 <= max", p.T, *l)
+		}
+		slowest = max(slowest, p.Latency.Max)
+	}
+	if first := res.Series[0].Latency; first == nil || first.P99 > 100 {
+		t.Errorf("first second's latency %+v, want a few ms", first)
+	}
+	if slowest < 2000 {
+		t.Errorf("slowest transaction of a second %.0f ms, want the 2.5 s the stall held one", slowest)
+	}
+}
+
+// TestRunNoStallWhenIdle: virtual users that think between transactions
+// leave seconds without a completion, and none of that is a stall.
+func TestRunNoStallWhenIdle(t *testing.T) {
+	res, err := Run(context.Background(), &counting{counters: 1, wait: 1500 * time.Millisecond}, Config{VUs: 1, Duration: 4 * time.Second, StallAfter: time.Second,
+		Classify: classify})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Stalls) != 0 {
+		t.Errorf("stalls %+v while the only VU was thinking, want none", res.Stalls)
+	}
+}
