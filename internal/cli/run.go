@@ -228,6 +228,9 @@ func run(ctx context.Context, w workload.Workload, url string, f runFlags, stdou
 		mixed := workload.NewMixed(append([]workload.Group{{W: w, Run: r, VUs: f.VUs}}, groups...))
 		w, r, f.VUs = mixed, mixed, mixed.VUs()
 	}
+	if err := workload.CheckVUs(r, f.VUs); err != nil {
+		return err
+	}
 	p := newProgress(stderr)
 	if fixedWork {
 		fmt.Fprintf(stderr, "Running %s on %s\n", w.Name(), t.URL())
