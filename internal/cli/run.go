@@ -167,7 +167,7 @@ func run(ctx context.Context, w workload.Workload, url string, f runFlags, stdou
 	if !fixedWork {
 		runs = f.Rampup + f.Duration
 	}
-	actions, err := f.kill.action(ctx, runs)
+	actions, err := f.kill.action(ctx, runs, url)
 	if err != nil {
 		return err
 	}
