@@ -29,8 +29,9 @@ func (k *killFlags) add(fs *pflag.FlagSet) {
 
 // action checks the flags and returns what kills and restarts the
 // server; none without --kill-server-at. runs is how long the run lasts,
-// 0 when that is not known beforehand.
-func (k *killFlags) action(ctx context.Context, runs time.Duration) ([]driver.Action, error) {
+// 0 when that is not known beforehand; url is the run's target, which
+// must be on the server.
+func (k *killFlags) action(ctx context.Context, runs time.Duration, url string) ([]driver.Action, error) {
 	switch {
 	case k.at == 0 && k.dir == "":
 		return nil, nil
@@ -53,6 +54,9 @@ func (k *killFlags) action(ctx context.Context, runs time.Duration) ([]driver.Ac
 	}
 	if st.State != server.Running {
 		return nil, target.Userf("no server running in %s (%s): start it with dbrig server start --dir %s", k.dir, st.State, k.dir)
+	}
+	if err := server.Serves(k.dir, st, url); err != nil {
+		return nil, fmt.Errorf("--kill-server-at: %w", err)
 	}
 	settings := st.Settings
 	return []driver.Action{{At: k.at, Do: func(ctx context.Context, note func(string)) error {

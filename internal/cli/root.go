@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime/debug"
 	"strings"
 
 	"github.com/dbrig/dbrig/internal/human"
@@ -29,15 +30,49 @@ const DefaultTarget = "sqlite:dbrig-data/dbrig.db"
 
 // Exit codes.
 const (
-	exitFail  = 1 // the command ran and found a failure (a check FAIL)
-	exitUsage = 2 // the user must change something: flag, URL, schema
+	exitFail     = 1 // the command ran and found a failure (a check FAIL)
+	exitUsage    = 2 // the user must change something: flag, URL, schema
+	exitInternal = 3 // a bug in dbrig: a panic, turned into one line
 )
+
+// exitCodes is what --help says about them.
+const exitCodes = `
+
+Exit codes: 0 done; 1 a run or check failed; 2 something to change (a flag,
+a URL, a schema); 3 an internal error, a bug in dbrig to report (--debug
+prints its stack trace).`
 
 // Main runs dbrig with args and returns the process exit code.
 func Main(args []string, stdout, stderr io.Writer) int {
-	root := newRoot(stdout, stderr)
-	root.SetArgs(args)
-	err := root.Execute()
+	var trace bool
+	return recovering(stderr, &trace, func() int {
+		root := newRoot(stdout, stderr, &trace)
+		root.SetArgs(args)
+		return exitCode(root.Execute(), stderr)
+	})
+}
+
+// recovering runs main, and turns a panic in it into one line that asks
+// for a bug report, and exitInternal; the stack trace follows only when
+// *trace is set (--debug), read after the panic, once the flags are parsed.
+func recovering(stderr io.Writer, trace *bool, main func() int) (code int) {
+	defer func() {
+		p := recover()
+		if p == nil {
+			return
+		}
+		fmt.Fprintf(stderr, "dbrig: internal error: %s; this is a bug in dbrig: please report it with the command that ran (--debug adds the stack trace)\n",
+			human.FirstLine(fmt.Sprint(p)))
+		if *trace {
+			stderr.Write(debug.Stack())
+		}
+		code = exitInternal
+	}()
+	return main()
+}
+
+// exitCode reports err, the command's outcome, and returns the exit code.
+func exitCode(err error, stderr io.Writer) int {
 	if err == nil {
 		return 0
 	}
@@ -68,7 +103,7 @@ func isFlagError(err error) bool {
 	return errors.As(err, &u)
 }
 
-func newRoot(stdout, stderr io.Writer) *cobra.Command {
+func newRoot(stdout, stderr io.Writer, trace *bool) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "dbrig",
 		Short: "A test rig for database performance",
@@ -77,7 +112,7 @@ their consistency, and writes every run as a versioned JSON result.
 
 Targets: PostgreSQL (a URL or keyword DSN; PG* environment variables apply)
 and SQLite (sqlite:PATH). Without --target, dbrig uses an embedded SQLite
-file under ./dbrig-data/.`,
+file under ./dbrig-data/.` + exitCodes,
 		Example: `  dbrig run tproc-c
   dbrig build tproc-c --target postgres://bench@localhost/bench --warehouses 4
   dbrig run tproc-c --target postgres://bench@localhost/bench --vus 4 --duration 5m`,
@@ -87,6 +122,7 @@ file under ./dbrig-data/.`,
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.PersistentFlags().BoolVar(trace, "debug", false, "on an internal error (exit 3), print its stack trace too")
 	root.AddCommand(newBuild(), newRun(), newCheck(), newDrop(), newServer(), newSweep())
 	root.AddCommand(newReport(), newCompare(), newAudit())
 	return root

@@ -178,7 +178,7 @@ func run(ctx context.Context, w workload.Workload, url string, f runFlags, stdou
 	if !fixedWork {
 		runs = f.Rampup + f.Duration
 	}
-	actions, err := f.kill.action(ctx, runs)
+	actions, err := f.kill.action(ctx, runs, url)
 	if err != nil {
 		return err
 	}
@@ -238,6 +238,9 @@ func run(ctx context.Context, w workload.Workload, url string, f runFlags, stdou
 		}
 		mixed := workload.NewMixed(append([]workload.Group{{W: w, Run: r, VUs: f.VUs}}, groups...))
 		w, r, f.VUs = mixed, mixed, mixed.VUs()
+	}
+	if err := workload.CheckVUs(r, f.VUs); err != nil {
+		return err
 	}
 	p := newProgress(stderr)
 	if fixedWork {

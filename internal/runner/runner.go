@@ -85,6 +85,9 @@ func Run(ctx context.Context, t target.Target, w workload.Workload, r workload.R
 		cfgDriver.Rampup, cfgDriver.Duration = 0, 0
 		o.VUs = cfgDriver.VUs
 	}
+	if err := workload.CheckVUs(r, cfgDriver.VUs); err != nil {
+		return nil, err
+	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(o.clientProcs()))
 	version, err := t.Version(ctx)
 	if err != nil {

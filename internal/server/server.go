@@ -206,11 +206,7 @@ func PointNames(points []map[string]string) []string {
 // state file records; a directory from before kinds were recorded holds
 // the default kind's.
 func AttachDir(dir string) (Server, error) {
-	kind := Default()
-	if rec, err := ReadState(dir); err == nil && rec.Kind != "" {
-		kind = rec.Kind
-	}
-	return Attach(kind, dir)
+	return Attach(kindIn(dir), dir)
 }
 
 // Closest returns the name in known nearest to name by edit distance, if

@@ -156,6 +156,9 @@ type Opener struct {
 	Prewarms bool
 	// Redact removes the secrets from a URL this kind accepted.
 	Redact func(url string) string
+	// Endpoint, for a kind whose databases are on a server, says where
+	// the server a URL names listens, without connecting.
+	Endpoint func(url string) (Endpoint, error)
 }
 
 var openers []Opener

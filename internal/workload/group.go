@@ -60,6 +60,7 @@ var (
 	_ Workload  = (*Mixed)(nil)
 	_ Run       = (*Mixed)(nil)
 	_ Rater     = (*Mixed)(nil)
+	_ VULimiter = (*Mixed)(nil)
 	_ driver.VU = (*mixedVU)(nil)
 )
 
@@ -153,6 +154,16 @@ func (m *Mixed) NewVU(ctx context.Context, id int) (driver.VU, error) {
 		return nil, err
 	}
 	return &mixedVU{VU: v, base: m.base[i], tbase: m.tbase[i], tallies: len(g.Run.TallyNames())}, nil
+}
+
+// CheckVUs asks each group that limits its virtual users about its own.
+func (m *Mixed) CheckVUs(int) error {
+	for _, g := range m.groups {
+		if err := CheckVUs(g.Run, g.VUs); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (m *Mixed) Config() map[string]any {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -25,12 +26,20 @@ const Generic = "generic"
 // block of the same name in dir/<base>/file and then in dir/<name>/file.
 // A dialect file thus holds only the statements that differ, plus any
 // only it has. Any of the three files may be missing, but not all.
+//
+// A workload runs on the dialects it has a directory for, its own or its
+// base's: the generic blocks are what those share, not a dialect of their
+// own, so a dialect without one is refused in one line here, before any
+// statement is looked for.
 func LoadSQL(fsys fs.FS, dir string, d target.Dialect, file string) (SQLFile, error) {
 	layers := []string{Generic}
 	for _, l := range []string{d.Base, d.Name} {
 		if l != "" && l != Generic {
 			layers = append(layers, l)
 		}
+	}
+	if err := runsOn(fsys, dir, layers[1:], d); err != nil {
+		return nil, err
 	}
 	f := SQLFile{}
 	found := false
@@ -51,6 +60,26 @@ func LoadSQL(fsys fs.FS, dir string, d target.Dialect, file string) (SQLFile, er
 		return nil, fmt.Errorf("no %s for dialect %s in %s/{%s}", file, d.Name, dir, strings.Join(layers, ","))
 	}
 	return f, nil
+}
+
+// runsOn refuses dialect d unless the SQL tree under dir has a directory
+// of one of its layers (its base's or its own).
+func runsOn(fsys fs.FS, dir string, layers []string, d target.Dialect) error {
+	entries, err := fs.ReadDir(fsys, dir)
+	if err != nil {
+		return err
+	}
+	var have []string
+	for _, e := range entries {
+		if !e.IsDir() || e.Name() == Generic {
+			continue
+		}
+		if slices.Contains(layers, e.Name()) {
+			return nil
+		}
+		have = append(have, e.Name())
+	}
+	return target.Userf("this workload does not run on %s: it has SQL for %s only", d.Name, strings.Join(have, ", "))
 }
 
 // ReadSQL reads a named-block file from a workload's embedded files.

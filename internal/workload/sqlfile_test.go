@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"strings"
@@ -36,7 +37,6 @@ func TestLoadSQL(t *testing.T) {
 		{target.Dialect{Name: "postgres"}, "tx.sql", SQLFile{"a": "postgres a", "b": "generic b", "c": "generic c"}},
 		// A dialect without a file of its own gets its base's and the generic one.
 		{target.Dialect{Name: "tidb", Base: "mysql"}, "tx.sql", SQLFile{"a": "generic a", "b": "mysql b", "c": "generic c", "d": "mysql d"}},
-		{target.Dialect{Name: "sqlite"}, "tx.sql", SQLFile{"a": "generic a", "b": "generic b", "c": "generic c"}},
 		{mariadb, "only.sql", SQLFile{"x": "generic x"}},
 		// A file only the dialect has.
 		{target.Dialect{Name: "lone"}, "lone.sql", SQLFile{"y": "lone y"}},
@@ -57,6 +57,13 @@ func TestLoadSQLMissing(t *testing.T) {
 	mariadb := target.Dialect{Name: "mariadb", Base: "mysql"}
 	if _, err := LoadSQL(sqlTree, "sql", mariadb, "none.sql"); err == nil || !strings.Contains(err.Error(), "none.sql") {
 		t.Errorf("a file in no layer: err = %v, want one naming it", err)
+	}
+	// The generic blocks alone are no dialect: a workload runs on those it
+	// has a directory for, its own or its base's.
+	_, err := LoadSQL(sqlTree, "sql", target.Dialect{Name: "sqlite"}, "tx.sql")
+	var ue *target.UserError
+	if !errors.As(err, &ue) || err.Error() != "this workload does not run on sqlite: it has SQL for lone, mariadb, mysql, postgres only" {
+		t.Errorf("a dialect without a directory: err = %v, want a user error naming the dialects it has", err)
 	}
 	if _, err := LoadSQL(sqlTree, "sql", mariadb, "dup.sql"); err == nil || !strings.Contains(err.Error(), `"y" named twice`) {
 		t.Errorf("a block named twice in the base: err = %v", err)

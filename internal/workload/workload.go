@@ -155,6 +155,21 @@ type Preparer interface {
 	Prepare(ctx context.Context) error
 }
 
+// VULimiter is a Run that takes only so many virtual users, which the
+// runner asks before anything starts.
+type VULimiter interface {
+	// CheckVUs refuses, in one line, a run of vus virtual users.
+	CheckVUs(vus int) error
+}
+
+// CheckVUs asks r, if it limits its virtual users, about a run of vus.
+func CheckVUs(r Run, vus int) error {
+	if l, ok := r.(VULimiter); ok {
+		return l.CheckVUs(vus)
+	}
+	return nil
+}
+
 // Mark is a reading of database-side counters; what they are is the
 // workload's business.
 type Mark struct {

@@ -24,7 +24,7 @@ func init() {
 	// The driver logs a lost connection to stderr as well as returning it;
 	// dbrig says what an error means in its own one line.
 	mysql.SetLogger(&mysql.NopLogger{})
-	target.Register(target.Opener{Kind: Kind, Prefixes: prefixes, Redact: Redact, Prewarms: true,
+	target.Register(target.Opener{Kind: Kind, Prefixes: prefixes, Redact: Redact, Prewarms: true, Endpoint: Endpoint,
 		Open: func(ctx context.Context, url string, _ bool) (target.Target, error) { return Open(ctx, url) }})
 }
 
@@ -135,7 +135,7 @@ type Target struct {
 func Open(ctx context.Context, rawURL string) (target.Target, error) {
 	cfg, err := config(rawURL)
 	if err != nil {
-		return nil, target.Userf("target %s: %s", Redact(rawURL), target.Scrub(human.OneLine(err), secretOf(rawURL)))
+		return nil, badURL(rawURL, err)
 	}
 	t := &Target{cfg: cfg, url: Redact(rawURL), secret: cfg.Passwd}
 	localInfile, err := t.sessionSettings(ctx)

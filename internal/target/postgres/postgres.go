@@ -15,7 +15,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/dbrig/dbrig/internal/human"
 	"github.com/dbrig/dbrig/internal/target"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -23,7 +22,7 @@ import (
 )
 
 func init() {
-	target.Register(target.Opener{Kind: "postgres", Prefixes: prefixes, Match: keywordValue, Redact: Redact, Prewarms: true,
+	target.Register(target.Opener{Kind: "postgres", Prefixes: prefixes, Match: keywordValue, Redact: Redact, Prewarms: true, Endpoint: Endpoint,
 		Open: func(ctx context.Context, url string, _ bool) (target.Target, error) { return Open(ctx, url) }})
 }
 
@@ -109,7 +108,7 @@ var _ target.Restartable = (*Target)(nil)
 func Open(ctx context.Context, url string) (target.Target, error) {
 	cfg, err := pgx.ParseConfig(url)
 	if err != nil {
-		return nil, target.Userf("target %s: %s", Redact(url), target.Scrub(human.OneLine(err), secretOf(url)))
+		return nil, badURL(url, err)
 	}
 	if cfg.ConnectTimeout == 0 {
 		cfg.ConnectTimeout = 10 * time.Second

@@ -45,3 +45,29 @@ func TestSummarizeCounterReset(t *testing.T) {
 		})
 	}
 }
+
+// TestKeyedShape: a keyed run takes the specification's ten terminals a
+// warehouse at most, and an efficiency over 100% comes with its reason.
+func TestKeyedShape(t *testing.T) {
+	r := &runner{cfg: runConfig{Warehouses: 2, Keying: true}}
+	if err := r.CheckVUs(20); err != nil {
+		t.Errorf("20 keyed VUs on 2 warehouses: %v", err)
+	}
+	err := r.CheckVUs(21)
+	if err == nil || !strings.Contains(err.Error(), "--vus 20 or fewer") || !strings.Contains(err.Error(), "issue 22") {
+		t.Errorf("21 keyed VUs on 2 warehouses: err = %v, want a refusal naming the limit", err)
+	}
+	r.cfg.Keying = false
+	if err := r.CheckVUs(4000); err != nil {
+		t.Errorf("without keying any number goes: %v", err)
+	}
+	for _, c := range []struct {
+		nopm float64
+		why  bool
+	}{{12.86, false}, {25, false}, {26, true}} {
+		line := efficiencyLine(c.nopm, 2, 60)
+		if strings.Contains(line, "over 100%: think times are random") != c.why {
+			t.Errorf("NOPM %.2f on 2 warehouses: %q", c.nopm, line)
+		}
+	}
+}

@@ -1,0 +1,77 @@
+package cli_test
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dbrig/dbrig/internal/server"
+	"github.com/dbrig/dbrig/internal/server/mariadb/mariatest"
+	"github.com/dbrig/dbrig/internal/server/postgres/pgtest"
+	"github.com/dbrig/dbrig/internal/target"
+)
+
+// TestKeyedTerminalsSQLite: a keyed run of more than the specification's
+// ten terminals a warehouse is refused in one line before it starts.
+func TestKeyedTerminalsSQLite(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	u := "sqlite:" + filepath.Join(dir, "k.db")
+	mustRun(t, "build", "tproc-c", "--target", u, "--warehouses", "1")
+	out := filepath.Join(dir, "r.json")
+	msg := usageError(t, dbrig(t, "run", "tproc-c", "--target", u, "--keying-thinking", "--vus", "11", "--duration", "1s", "--json", out))
+	wantIn(t, "refusal", msg, "10 terminals a warehouse")
+	wantIn(t, "refusal", msg, "--vus 10 or fewer")
+	noFile(t, out)
+}
+
+// TestKillServerElsewhere: --kill-server-at kills only the managed server
+// the run's target is on; a target elsewhere (an SQLite file, another
+// kind's URL, another server's port) is refused in one line before
+// anything runs, and the server keeps running.
+func TestKillServerElsewhere(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	pg := pgtest.Start(t)
+	maria := mariatest.Start(t)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "r.json")
+	sqlite := "sqlite:" + filepath.Join(dir, "x.db")
+	for _, c := range []struct {
+		name, url, dir, want string
+	}{
+		{"sqlite on mariadb", sqlite, maria.Dir, "is a sqlite database, not one on the mariadb server in " + maria.Dir},
+		{"sqlite on postgres", sqlite, pg.Dir, "is a sqlite database, not one on the postgres server in " + pg.Dir},
+		{"mariadb url on postgres", "mariadb://u@127.0.0.1:1/x", pg.Dir, "is a mariadb database, not one on the postgres server"},
+		{"another postgres", "postgres://dbrig@127.0.0.1:1/x", pg.Dir, "is at tcp 127.0.0.1:1, not on the postgres server in " + pg.Dir + ", which listens at tcp 127.0.0.1:"},
+		{"another mariadb", "mariadb://u@localhost:1/x", maria.Dir, "is at tcp 127.0.0.1:1, not on the mariadb server"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			msg := usageError(t, dbrig(t, "run", "cpu", "--target", c.url, "--loops", "1000",
+				"--kill-server-at", "1s", "--server-dir", c.dir, "--json", out))
+			wantIn(t, "refusal", msg, "--kill-server-at: the target ")
+			wantIn(t, "refusal", msg, c.want)
+		})
+	}
+	noFile(t, out)
+	// What is on the server passes, by TCP under any loopback name or by
+	// its socket.
+	for _, m := range []struct {
+		s   server.Server
+		dir string
+	}{{pg, pg.Dir}, {maria, maria.Dir}} {
+		st, err := m.s.Status(ctx)
+		if err != nil || st.State != server.Running {
+			t.Fatalf("the server in %s: %v %v, want it running after the refusals", m.dir, st.State, err)
+		}
+		u := m.s.URLFor("x")
+		for _, u := range []string{u, strings.Replace(u, "127.0.0.1", "localhost", 1), st.Socket} {
+			if err := server.Serves(m.dir, st, u); err != nil {
+				t.Errorf("%s is on the server in %s: %v", target.Redact(u), m.dir, err)
+			}
+		}
+	}
+}

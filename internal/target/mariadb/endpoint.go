@@ -1,0 +1,34 @@
+package mariadb
+
+import (
+	"net"
+	"strconv"
+
+	"github.com/dbrig/dbrig/internal/human"
+
+	"github.com/dbrig/dbrig/internal/target"
+)
+
+// Endpoint is where the server url names listens: its host and port, or
+// its ?socket=.
+func Endpoint(url string) (target.Endpoint, error) {
+	cfg, err := config(url)
+	if err != nil {
+		return target.Endpoint{}, badURL(url, err)
+	}
+	if cfg.Net == "unix" {
+		return target.Unix(cfg.Addr), nil
+	}
+	host, port, err := net.SplitHostPort(cfg.Addr)
+	n, perr := strconv.Atoi(port)
+	if err != nil || perr != nil {
+		return target.Endpoint{}, target.Userf("target %s: not a host:port", Redact(url))
+	}
+	return target.TCP(host, n), nil
+}
+
+// badURL is the one line about a url that cannot be read, its password
+// scrubbed.
+func badURL(url string, err error) error {
+	return target.Userf("target %s: %s", Redact(url), target.Scrub(human.OneLine(err), secretOf(url)))
+}
