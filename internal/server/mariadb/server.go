@@ -53,8 +53,8 @@ var _ server.Server = (*Server)(nil)
 
 // ServerUser is the account dbrig creates in a managed server, with every
 // privilege, from 127.0.0.1 and the socket only. Its password is made at
-// Init and kept in Dir/dbrig-secret, readable by dbrig's user alone; URLs
-// that print show it as xxxxx. root can log in only through the socket, as
+// Init and kept in Dir/dbrig-secret, readable by dbrig's user alone; the
+// server's URLs name that file (passfile=) and hold no password. root can log in only through the socket, as
 // the OS's root (unix_socket authentication).
 const ServerUser = "dbrig"
 
@@ -479,20 +479,20 @@ func (s *Server) Port() int { return s.live.Port() }
 // Socket is the running server's unix socket.
 func (s *Server) Socket() string { return s.live.Socket() }
 
-// URLFor is the URL of database db over loopback TCP, with the dbrig
-// account's password in it: dbrig opens targets from it, and prints only
-// target.Redact's form of it.
+// URLFor is the URL of database db over loopback TCP. It names the file
+// that holds the dbrig account's password (passfile=) instead of holding
+// it, so it prints as it is, works for whoever can read that file, and
+// puts no secret on a command line.
 func (s *Server) URLFor(db string) string {
-	pw, _ := s.password()
-	return (&url.URL{Scheme: "mariadb", User: url.UserPassword(ServerUser, pw),
-		Host: net.JoinHostPort("127.0.0.1", strconv.Itoa(s.Port())), Path: "/" + db}).String()
+	return (&url.URL{Scheme: "mariadb", User: url.User(ServerUser),
+		Host: net.JoinHostPort("127.0.0.1", strconv.Itoa(s.Port())), Path: "/" + db,
+		RawQuery: url.Values{"passfile": {s.secretFile()}}.Encode()}).String()
 }
 
 // SocketURLFor is the URL of database db through the unix socket.
 func (s *Server) SocketURLFor(db string) string {
-	pw, _ := s.password()
-	return (&url.URL{Scheme: "mariadb", User: url.UserPassword(ServerUser, pw), Path: "/" + db,
-		RawQuery: "socket=" + url.QueryEscape(s.Socket())}).String()
+	return (&url.URL{Scheme: "mariadb", User: url.User(ServerUser), Path: "/" + db,
+		RawQuery: url.Values{"passfile": {s.secretFile()}, "socket": {s.Socket()}}.Encode()}).String()
 }
 
 // CreateDB creates database name unless it exists.
@@ -583,8 +583,7 @@ func (s *Server) Status(ctx context.Context) (server.Status, error) {
 		found.live.Listen(saved.SocketDir, filepath.Dir(saved.SocketDir), false)
 		found.live.Up(saved.Port)
 		st.State, st.PID = server.Running, pid
-		st.URL = target.Redact(found.URLFor("mysql"))
-		st.Socket = target.Redact(found.SocketURLFor("mysql"))
+		st.URL, st.Socket = found.URLFor("mysql"), found.SocketURLFor("mysql")
 		st.MemoryCgroup = server.NewCgroup(s.Dir, st.Confinement).Dir("memory")
 		return st, nil
 	}
