@@ -44,7 +44,7 @@ in doubt (the commit was sent, the answer never came), which are not counted
 as lost. The exit code is 1 when any is missing or the check fails.
 
 The target is the one the result names, unless --target gives another: a
-result never holds a password, so a URL that needs one must be given again.`,
+result never holds a password, so a URL that needs one must be given again.` + targetLong,
 		Example: `  dbrig audit durability dbrig-results/tproc-c-20261122T120000Z.json
   dbrig audit durability r.json --target postgres://bench@localhost/bench`,
 		Args: cobra.ExactArgs(1),

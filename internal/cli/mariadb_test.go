@@ -3,7 +3,6 @@ package cli_test
 import (
 	"encoding/json"
 	"io/fs"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,12 +16,7 @@ import (
 // and writes its document, and neither holds the password.
 func TestMariaDBRunKeepsThePassword(t *testing.T) {
 	t.Parallel()
-	u := mariatest.NewDB(t)
-	pu, err := url.Parse(u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pw, _ := pu.User.Password()
+	u, pw := withPassword(t, mariatest.NewDB(t))
 	if len(pw) < 16 {
 		t.Fatalf("the managed server's password %q is no secret", pw)
 	}
@@ -38,6 +32,39 @@ func TestMariaDBRunKeepsThePassword(t *testing.T) {
 	}
 	if strings.Contains(o.stdout+o.stderr+string(doc), pw) {
 		t.Error("the password was printed or written")
+	}
+}
+
+// TestMariaDBServerURLWorksAsPrinted: the URLs dbrig server start --kind
+// mariadb prints hold no password and no placeholder for one, and a run
+// takes each of them as printed (the password is read from the file the
+// URL names, so it never is on a command line).
+func TestMariaDBServerURLWorksAsPrinted(t *testing.T) {
+	t.Parallel()
+	mariatest.Bin(t)
+	dir := t.TempDir()
+	t.Cleanup(func() { dbrig(t, "server", "stop", "--dir", dir) })
+	start := mustRun(t, "server", "start", "--kind", "mariadb", "--dir", dir)
+	secret, err := os.ReadFile(filepath.Join(dir, "dbrig-secret"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pw := strings.TrimSpace(string(secret))
+	for _, label := range []string{"URL", "Socket"} {
+		u := field(t, start.stdout, label)
+		if strings.Contains(u, pw) || strings.Contains(u, "xxxxx") || !strings.Contains(u, "passfile=") {
+			t.Errorf("%s %s: want a passfile and no password", label, u)
+		}
+		o := mustRun(t, "run", "cpu", "--target", u, "--loops", "100000", "--arith", "float",
+			"--json", filepath.Join(t.TempDir(), "cpu.json"))
+		wantIn(t, "run through the printed "+label, o.stdout, "Result ")
+		if strings.Contains(o.stdout+o.stderr, pw) {
+			t.Errorf("the run through %s printed the password", label)
+		}
+	}
+	status := mustRun(t, "server", "status", "--dir", dir)
+	if got := field(t, status.stdout, "url"); got != field(t, start.stdout, "URL") {
+		t.Errorf("status url %q, start printed %q", got, field(t, start.stdout, "URL"))
 	}
 }
 

@@ -28,6 +28,22 @@ import (
 // DefaultTarget is the embedded SQLite file a run uses when given none.
 const DefaultTarget = "sqlite:dbrig-data/dbrig.db"
 
+// targetFlag is --target's usage line, targetLong what its URL forms and
+// passwords are, for the help of every command that takes one.
+const (
+	targetFlag = "PostgreSQL URL or keyword DSN, mariadb:// or mysql:// URL, or sqlite:PATH"
+	targetLong = `
+
+--target takes postgres://USER@HOST:PORT/DB (or a libpq keyword/value DSN;
+PG* environment variables apply), mariadb://USER@HOST:PORT/DB (also mysql://,
+or mariadb://USER@/DB?socket=PATH), or sqlite:PATH. A password need not be on
+the command line, where every local user can read it: PostgreSQL takes
+passfile=PATH (libpq's format) or $PGPASSWORD, MariaDB passfile=PATH (a file
+whose first line is the password) or $MYSQL_PWD; a password in the URL wins.
+The URLs dbrig server start prints name their server's passfile. A password
+never prints, nor is written into a result.`
+)
+
 // Exit codes.
 const (
 	exitFail     = 1 // the command ran and found a failure (a check FAIL)
@@ -110,8 +126,9 @@ func newRoot(stdout, stderr io.Writer, trace *bool) *cobra.Command {
 		Long: `dbrig builds benchmark databases, drives them with virtual users, checks
 their consistency, and writes every run as a versioned JSON result.
 
-Targets: PostgreSQL (a URL or keyword DSN; PG* environment variables apply)
-and SQLite (sqlite:PATH). Without --target, dbrig uses an embedded SQLite
+Targets: PostgreSQL (a URL or keyword DSN; PG* environment variables apply),
+MariaDB (mariadb://; $MYSQL_PWD holds a password the URL does not) and SQLite
+(sqlite:PATH). Without --target, dbrig uses an embedded SQLite
 file under ./dbrig-data/.` + exitCodes,
 		Example: `  dbrig run tproc-c
   dbrig build tproc-c --target postgres://bench@localhost/bench --warehouses 4
@@ -149,7 +166,11 @@ func workloadCommand(use, short string, sub func(w workload.Workload, url *strin
 		s := sub(w, &url)
 		s.Use = name
 		s.Args = cobra.NoArgs
-		s.Flags().StringVar(&url, "target", DefaultTarget, "PostgreSQL URL or keyword DSN, or sqlite:PATH")
+		s.Flags().StringVar(&url, "target", DefaultTarget, targetFlag)
+		if s.Long == "" {
+			s.Long = s.Short + "."
+		}
+		s.Long += targetLong
 		c.AddCommand(s)
 	}
 	return c

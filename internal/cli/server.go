@@ -35,7 +35,8 @@ password. The socket's directory is mode 0700. The binaries are looked for in
 newest version).
 
 mariadb: the user "dbrig" with a password generated at creation, kept in
-DIR/dbrig-secret (mode 0600) and never printed: URLs show it as xxxxx. The
+DIR/dbrig-secret (mode 0600); the URLs printed name that file (passfile=), so
+they work as printed, for you and nobody else, and hold no password. The
 binaries are looked for in --bin, $MARIADB_BIN, then mariadbd on PATH and in
 /usr/sbin.
 

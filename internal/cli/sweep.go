@@ -49,7 +49,7 @@ checked before anything runs; builds that cannot read each other's data
 get a cluster each (DIR/server-NAME), built from the same seed.
 
 Ctrl-C stops after the current run; a second Ctrl-C interrupts that run.
-Either way, dbrig sweep --resume DIR carries on from there.`,
+Either way, dbrig sweep --resume DIR carries on from there.` + targetLong,
 		Example: `  dbrig sweep experiments/buffer-cache.yaml --dry-run
   dbrig sweep experiments/buffer-cache.yaml --out results/bc
   dbrig sweep --resume results/bc

@@ -173,15 +173,24 @@ func ReadFrom(path string, offset int64) string {
 }
 
 // LastLines joins the last n non-blank lines of s into one line.
-func LastLines(s string, n int) string {
+func LastLines(s string, n int) string { return HeadTail(s, 0, n) }
+
+// HeadTail joins the first head and the last tail non-blank lines of s
+// into one line, with "..." where lines were left out: a setup command
+// says what it was doing first and why it gave up last, and its cause can
+// be at either end.
+func HeadTail(s string, head, tail int) string {
 	var lines []string
 	for _, l := range strings.Split(s, "\n") {
 		if l = strings.TrimSpace(l); l != "" {
 			lines = append(lines, l)
 		}
 	}
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
+	if len(lines) > head+tail {
+		lines = append(lines[:head:head], append([]string{"..."}, lines[len(lines)-tail:]...)...)
+		if head == 0 {
+			lines = lines[1:]
+		}
 	}
 	return strings.Join(lines, "; ")
 }

@@ -62,3 +62,23 @@ func TestClosest(t *testing.T) {
 		}
 	}
 }
+
+// TestHeadTail: a failing setup command's output keeps its first and its
+// last lines, and says where lines were left out.
+func TestHeadTail(t *testing.T) {
+	out := "Installing system tables ...\n\nERROR: 6  Error on delete of '/tmp/#sql-1'\n" +
+		"advice 1\nadvice 2\nadvice 3\nsee the bug tracker\n"
+	cases := []struct {
+		head, tail int
+		want       string
+	}{
+		{2, 1, "Installing system tables ...; ERROR: 6  Error on delete of '/tmp/#sql-1'; ...; see the bug tracker"},
+		{0, 2, "advice 3; see the bug tracker"},
+		{4, 4, "Installing system tables ...; ERROR: 6  Error on delete of '/tmp/#sql-1'; advice 1; advice 2; advice 3; see the bug tracker"},
+	}
+	for _, c := range cases {
+		if got := HeadTail(out, c.head, c.tail); got != c.want {
+			t.Errorf("HeadTail(%d, %d) = %q, want %q", c.head, c.tail, got, c.want)
+		}
+	}
+}

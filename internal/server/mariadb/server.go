@@ -53,8 +53,8 @@ var _ server.Server = (*Server)(nil)
 
 // ServerUser is the account dbrig creates in a managed server, with every
 // privilege, from 127.0.0.1 and the socket only. Its password is made at
-// Init and kept in Dir/dbrig-secret, readable by dbrig's user alone; URLs
-// that print show it as xxxxx. root can log in only through the socket, as
+// Init and kept in Dir/dbrig-secret, readable by dbrig's user alone; the
+// server's URLs name that file (passfile=) and hold no password. root can log in only through the socket, as
 // the OS's root (unix_socket authentication).
 const ServerUser = "dbrig"
 
@@ -148,6 +148,22 @@ func (s *Server) dataDir() string    { return filepath.Join(s.Dir, "data") }
 func (s *Server) pidFile() string    { return filepath.Join(s.dataDir(), "mariadbd.pid") }
 func (s *Server) secretFile() string { return filepath.Join(s.Dir, "dbrig-secret") }
 
+// tmpDir is the server's own directory for temporary files. In the shared
+// /tmp, a mariadbd that starts deletes every "#sql..." file there, the
+// temporary tables of any other server that is running or being created
+// included: concurrent mariadb-install-db runs then failed with "Error on
+// delete of '/tmp/#sql-temptable-...'" or "Unknown table
+// 'mysql.tmp_user_sys'".
+func (s *Server) tmpDir() string { return filepath.Join(s.Dir, "tmp") }
+
+// makeTmpDir makes tmpDir, for the server's user alone.
+func (s *Server) makeTmpDir() error {
+	if err := os.Mkdir(s.tmpDir(), 0o700); err != nil && !errors.Is(err, os.ErrExist) {
+		return err
+	}
+	return server.Own(s.tmpDir(), s.host.Cred)
+}
+
 // LogPath is the server's error log; every start appends to it.
 func (s *Server) LogPath() string { return filepath.Join(s.Dir, "server.log") }
 
@@ -188,6 +204,9 @@ func (s *Server) Init(ctx context.Context) error {
 	if err := s.host.MakeDataDir(s.Dir, s.dataDir(), "mariadbd"); err != nil {
 		return err
 	}
+	if err := s.makeTmpDir(); err != nil {
+		return err
+	}
 	password, err := newPassword()
 	if err != nil {
 		return err
@@ -209,13 +228,14 @@ func (s *Server) Init(ctx context.Context) error {
 		"--no-defaults",
 		"--datadir="+s.dataDir(),
 		"--basedir="+filepath.Dir(s.host.Bin),
+		"--tmpdir="+s.tmpDir(),
 		"--skip-test-db",
 		"--auth-root-authentication-method=socket",
 		"--extra-file="+extra,
 	)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		os.Remove(s.secretFile())
-		return fmt.Errorf("mariadb-install-db in %s: %v: %s", s.dataDir(), err, server.LastLines(string(out), 8))
+		return fmt.Errorf("mariadb-install-db in %s: %v: %s", s.dataDir(), err, server.HeadTail(string(out), 8, 8))
 	}
 	return nil
 }
@@ -282,6 +302,10 @@ func (s *Server) Start(ctx context.Context, settings map[string]string) error {
 	if err != nil {
 		return err
 	}
+	// A server created before it had a directory of its own gets one.
+	if err := s.makeTmpDir(); err != nil {
+		return err
+	}
 	sockDir, temp, err := server.MakeSocketDir(s.Dir, socketFile, s.host.Cred)
 	if err != nil {
 		return err
@@ -295,6 +319,7 @@ func (s *Server) Start(ctx context.Context, settings map[string]string) error {
 			"--no-defaults",
 			"--datadir=" + s.dataDir(),
 			"--basedir=" + filepath.Dir(s.host.Bin),
+			"--tmpdir=" + s.tmpDir(),
 			"--socket=" + s.live.Socket(),
 			"--port=" + strconv.Itoa(port),
 			"--bind-address=127.0.0.1",
@@ -479,20 +504,20 @@ func (s *Server) Port() int { return s.live.Port() }
 // Socket is the running server's unix socket.
 func (s *Server) Socket() string { return s.live.Socket() }
 
-// URLFor is the URL of database db over loopback TCP, with the dbrig
-// account's password in it: dbrig opens targets from it, and prints only
-// target.Redact's form of it.
+// URLFor is the URL of database db over loopback TCP. It names the file
+// that holds the dbrig account's password (passfile=) instead of holding
+// it, so it prints as it is, works for whoever can read that file, and
+// puts no secret on a command line.
 func (s *Server) URLFor(db string) string {
-	pw, _ := s.password()
-	return (&url.URL{Scheme: "mariadb", User: url.UserPassword(ServerUser, pw),
-		Host: net.JoinHostPort("127.0.0.1", strconv.Itoa(s.Port())), Path: "/" + db}).String()
+	return (&url.URL{Scheme: "mariadb", User: url.User(ServerUser),
+		Host: net.JoinHostPort("127.0.0.1", strconv.Itoa(s.Port())), Path: "/" + db,
+		RawQuery: url.Values{"passfile": {s.secretFile()}}.Encode()}).String()
 }
 
 // SocketURLFor is the URL of database db through the unix socket.
 func (s *Server) SocketURLFor(db string) string {
-	pw, _ := s.password()
-	return (&url.URL{Scheme: "mariadb", User: url.UserPassword(ServerUser, pw), Path: "/" + db,
-		RawQuery: "socket=" + url.QueryEscape(s.Socket())}).String()
+	return (&url.URL{Scheme: "mariadb", User: url.User(ServerUser), Path: "/" + db,
+		RawQuery: url.Values{"passfile": {s.secretFile()}, "socket": {s.Socket()}}.Encode()}).String()
 }
 
 // CreateDB creates database name unless it exists.
@@ -583,8 +608,7 @@ func (s *Server) Status(ctx context.Context) (server.Status, error) {
 		found.live.Listen(saved.SocketDir, filepath.Dir(saved.SocketDir), false)
 		found.live.Up(saved.Port)
 		st.State, st.PID = server.Running, pid
-		st.URL = target.Redact(found.URLFor("mysql"))
-		st.Socket = target.Redact(found.SocketURLFor("mysql"))
+		st.URL, st.Socket = found.URLFor("mysql"), found.SocketURLFor("mysql")
 		st.MemoryCgroup = server.NewCgroup(s.Dir, st.Confinement).Dir("memory")
 		return st, nil
 	}

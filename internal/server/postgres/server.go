@@ -310,7 +310,7 @@ func (s *Server) Init(ctx context.Context) error {
 	out, err := cmd.CombinedOutput()
 	os.Remove(pwfile)
 	if err != nil {
-		return fmt.Errorf("initdb in %s: %v: %s", s.dataDir(), err, server.LastLines(string(out), 8))
+		return fmt.Errorf("initdb in %s: %v: %s", s.dataDir(), err, server.HeadTail(string(out), 8, 8))
 	}
 	if err := s.writeOwned(filepath.Join(s.dataDir(), "pg_hba.conf"), hba); err != nil {
 		return err

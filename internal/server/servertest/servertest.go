@@ -171,17 +171,25 @@ func (h *Harness[S]) binDir() (bin, why string, err error) {
 	return "", err.Error(), nil
 }
 
-// NewServer initialises a server of the test's own in a temporary
-// directory, for tests that restart it with settings of their own; it is
-// stopped when the test ends.
-func (h *Harness[S]) NewServer(tb testing.TB) S {
+// Bin is the directory of the server's binaries, for tests that start a
+// server through dbrig's command line; without them the test is skipped,
+// or fails when the kind's Require variable is set.
+func (h *Harness[S]) Bin(tb testing.TB) string {
 	tb.Helper()
 	bin, why, err := h.binDir()
 	if err != nil {
 		tb.Fatalf("%s: %v", h.kind.Tag, err)
 	}
 	h.skipWithout(tb, why)
-	return h.NewServerFrom(tb, bin)
+	return bin
+}
+
+// NewServer initialises a server of the test's own in a temporary
+// directory, for tests that restart it with settings of their own; it is
+// stopped when the test ends.
+func (h *Harness[S]) NewServer(tb testing.TB) S {
+	tb.Helper()
+	return h.NewServerFrom(tb, h.Bin(tb))
 }
 
 // NewServerFrom is NewServer with the binaries in bin, for tests of

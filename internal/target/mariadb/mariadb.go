@@ -8,9 +8,11 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/url"
+	"os"
 	"strings"
 	"time"
 
@@ -64,9 +66,13 @@ func Redact(s string) string {
 //
 //	mariadb://USER:PASSWORD@HOST[:PORT]/DB[?PARAMS]
 //	mariadb://USER:PASSWORD@/DB?socket=/run/mysqld/mysqld.sock
+//	mariadb://USER@HOST[:PORT]/DB?passfile=PATH
 //
 // PARAMS are the driver's own (tls, timeout, ...), except socket, which
-// names a unix socket instead of a host.
+// names a unix socket instead of a host, and passfile, a file whose first
+// line is the password. The password is the URL's own, else the
+// passfile's, else $MYSQL_PWD (the MySQL clients' variable): a password
+// kept out of the URL never shows in a process list.
 func config(s string) (*mysql.Config, error) {
 	u, err := url.Parse(s)
 	if err != nil {
@@ -83,8 +89,9 @@ func config(s string) (*mysql.Config, error) {
 	if err != nil {
 		return nil, errors.New(human.Unbroken(err.Error()))
 	}
-	socket := q.Get("socket")
+	socket, passfile := q.Get("socket"), q.Get("passfile")
 	q.Del("socket")
+	q.Del("passfile")
 	// The database is set apart from the DSN: a name holding '?' would
 	// end the DSN's database early, and the driver would open another.
 	cfg, err := mysql.ParseDSN("/?" + q.Encode())
@@ -107,10 +114,17 @@ func config(s string) (*mysql.Config, error) {
 			cfg.Addr = net.JoinHostPort(u.Hostname(), defaultPort)
 		}
 	}
-	if u.User != nil {
-		cfg.User = u.User.Username()
-		cfg.Passwd, _ = u.User.Password()
+	pw, has := u.User.Password()
+	switch {
+	case has:
+	case passfile != "":
+		if pw, err = readPassfile(passfile); err != nil {
+			return nil, err
+		}
+	default:
+		pw = os.Getenv(PasswordEnv)
 	}
+	cfg.User, cfg.Passwd = u.User.Username(), pw
 	if cfg.Timeout == 0 {
 		cfg.Timeout = 10 * time.Second
 	}
@@ -118,6 +132,20 @@ func config(s string) (*mysql.Config, error) {
 		cfg.Params = map[string]string{}
 	}
 	return cfg, nil
+}
+
+// PasswordEnv holds the password of a URL that has none and names no
+// passfile.
+const PasswordEnv = "MYSQL_PWD"
+
+// readPassfile is the first line of the file at path.
+func readPassfile(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("passfile: %w", err)
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	return strings.TrimSuffix(line, "\r"), nil
 }
 
 var _ target.Target = (*Target)(nil)

@@ -15,6 +15,7 @@ func FuzzConfig(f *testing.F) {
 	f.Add("bob", "s3cret", "db:3307", "x", "timeout=5s")
 	f.Add("bob", "p@w/?#", "[::1]", "tpcc", "tls=true")
 	f.Add("bob", "s3cret", "", "x", "socket=/run/mysqld/mysqld.sock")
+	f.Add("bob", "", "db", "x", "passfile=%2Fnonexistent%2Fdbrig-secret")
 	f.Fuzz(func(t *testing.T, user, pw, host, db, query string) {
 		if strings.ContainsAny(host, "@/?#") {
 			return // not a host: the URL would say something else

@@ -3,6 +3,8 @@ package mariadb
 import (
 	"math/rand/v2"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -49,6 +51,48 @@ func TestConfig(t *testing.T) {
 		if _, err := config(u); err == nil {
 			t.Errorf("config(%q) accepted it", u)
 		}
+	}
+}
+
+// TestConfigPassword: a password the URL does not hold comes from its
+// passfile, else from $MYSQL_PWD; the URL's own wins over both, and a
+// passfile wins over the environment. Neither the passfile's name nor its
+// password reaches the driver as a session variable.
+func TestConfigPassword(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "secret")
+	if err := os.WriteFile(file, []byte("fromfile\r\nsecond line\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	pf := "passfile=" + url.QueryEscape(file)
+	t.Setenv(PasswordEnv, "fromenv")
+	cases := []struct{ url, pw string }{
+		{"mariadb://bob@db/x?" + pf, "fromfile"},
+		{"mariadb://bob@/x?socket=/s&" + pf, "fromfile"},
+		{"mariadb://bob@db/x", "fromenv"},
+		{"mariadb://bob:own@db/x?" + pf, "own"},
+		{"mariadb://bob:@db/x", ""}, // an empty password, given
+		{"mariadb://db/x?" + pf, "fromfile"},
+	}
+	for _, c := range cases {
+		cfg, err := config(c.url)
+		if err != nil {
+			t.Errorf("config(%q): %v", c.url, err)
+			continue
+		}
+		if cfg.Passwd != c.pw {
+			t.Errorf("config(%q): password %q, want %q", c.url, cfg.Passwd, c.pw)
+		}
+		if _, ok := cfg.Params["passfile"]; ok {
+			t.Errorf("config(%q) passes passfile to the server as a variable", c.url)
+		}
+	}
+	missing := "mariadb://bob@db/x?passfile=" + url.QueryEscape(filepath.Join(dir, "none"))
+	if _, err := config(missing); err == nil || !strings.Contains(err.Error(), "passfile") {
+		t.Errorf("config(%q) = %v, want an error about the passfile", missing, err)
+	}
+	if got := target.Redact("mariadb://bob@db/x?" + pf); got != "mariadb://bob@db/x?"+pf {
+		t.Errorf("Redact changed a URL that holds no secret: %q", got)
 	}
 }
 

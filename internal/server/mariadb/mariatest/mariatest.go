@@ -37,6 +37,10 @@ func Main(m *testing.M) { servertest.Main(m) }
 // Start returns the shared server, starting it on first use.
 func Start(tb testing.TB) *mariadb.Server { tb.Helper(); return h.Start(tb) }
 
+// Bin is the directory of mariadbd; the test is skipped without it, or
+// fails under DBRIG_REQUIRE_MARIADB=1.
+func Bin(tb testing.TB) string { tb.Helper(); return h.Bin(tb) }
+
 // NewServer initialises a server of the test's own in a temporary
 // directory, for tests that restart it with settings of their own; it is
 // stopped when the test ends.
