@@ -23,11 +23,15 @@ func explainHTML(p *page, d *result.Document) []block {
 		b := &blocks[i]
 		switch b.key {
 		case waitsKey:
-			b.Charts = []chartRef{waitsChart(p, rec)}
-			b.ChartCaption = "Average active sessions in each interval of the measured window, by wait class."
+			plugins := obj{}
+			gaps := gapMarks(rec, plugins)
+			b.Charts = []chartRef{waitsChart(p, rec, plugins)}
+			b.ChartCaption = "Average active sessions in each interval of the measured window, by wait class." + gaps
 		case cpusKey:
-			b.Charts = []chartRef{cpuChart(p, rec)}
-			b.ChartCaption = "The host's CPU time over the run, in % of all CPUs: the client (dbrig), the server's processes, everything else, and time lost to IO wait and to the hypervisor (steal). Shaded: before the measured window."
+			plugins := beforeWindow(rec)
+			gaps := gapMarks(rec, plugins)
+			b.Charts = []chartRef{cpuChart(p, rec, plugins)}
+			b.ChartCaption = "The host's CPU time over the run, in % of all CPUs: the client (dbrig), the server's processes, everything else, and time lost to IO wait and to the hypervisor (steal). Shaded: before the measured window." + gaps
 			if c, ok := diskChart(p, rec, s.Host); ok {
 				b.Charts = append(b.Charts, c)
 				b.ChartCaption += " Right: the data disk's IOs per second and its mean read latency."
@@ -65,7 +69,7 @@ func stackedY(title string) obj {
 	return obj{"y": obj{"beginAtZero": true, "stacked": true, "title": axisTitle(title)}}
 }
 
-func waitsChart(p *page, rec *telemetry.Recording) chartRef {
+func waitsChart(p *page, rec *telemetry.Recording, plugins obj) chartRef {
 	totals := map[string]int{}
 	for _, b := range rec.DB.Sessions.Buckets {
 		for k, n := range b.Counts {
@@ -92,10 +96,10 @@ func waitsChart(p *page, rec *telemetry.Recording) chartRef {
 	for i, c := range classes {
 		sets[i] = area(c, i, data[i])
 	}
-	return timeChart(p, "active sessions by wait class", "Active sessions by wait class", sets, stackedY("average active sessions"), obj{})
+	return timeChart(p, "active sessions by wait class", "Active sessions by wait class", sets, stackedY("average active sessions"), plugins)
 }
 
-func cpuChart(p *page, rec *telemetry.Recording) chartRef {
+func cpuChart(p *page, rec *telemetry.Recording, plugins obj) chartRef {
 	var client, server, other, iowait, steal []obj
 	hasServer := false
 	for _, s := range charted(rec) {
@@ -119,7 +123,7 @@ func cpuChart(p *page, rec *telemetry.Recording) chartRef {
 	sets = append(sets, gray, area("iowait", 5, iowait), area("steal", 3, steal))
 	y := stackedY("% of all CPUs")
 	y["y"].(obj)["max"] = 100
-	return timeChart(p, "host CPU over time", "Host CPU", sets, y, beforeWindow(rec))
+	return timeChart(p, "host CPU over time", "Host CPU", sets, y, plugins)
 }
 
 // diskChart draws the data disk (or the busiest) over the run; false

@@ -36,6 +36,7 @@ func reliabilityLines(d *result.Document) []string {
 		lines = append(lines, fmt.Sprintf("At %.1f s: %s", e.T, e.What))
 	}
 	lines = append(lines, d.Notes...)
+	lines = append(lines, gapLines(d.Telemetry)...)
 	if len(d.ErrorClasses) > 0 {
 		var parts []string
 		for _, c := range slices.Sorted(maps.Keys(d.ErrorClasses)) {

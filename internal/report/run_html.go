@@ -41,6 +41,9 @@ func runPage(d *result.Document) *page {
 	if b, ok := seriesBlock(p, d); ok {
 		p.Blocks = append(p.Blocks, b)
 	}
+	if b, ok := latencySeriesBlock(p, d); ok {
+		p.Blocks = append(p.Blocks, b)
+	}
 	p.Blocks = append(p.Blocks, latencyBlock(p, d))
 	if len(d.Lines) > 0 {
 		p.Blocks = append(p.Blocks, block{Heading: "Summary", Pre: strings.Join(d.Lines, "\n")})
@@ -113,16 +116,9 @@ func seriesBlock(p *page, d *result.Document) (block, bool) {
 		plugins["rampShade"] = obj{"until": rampEnd, "label": "ramp-up"}
 		caption += fmt.Sprintf(" Shaded: the %.0f s ramp-up, not counted in the results.", rampEnd)
 	}
-	if len(d.Events) > 0 {
-		// The moments something was done to the system under test, so
-		// that the dip and the recovery around them show.
-		var marks []obj
-		for _, e := range d.Events {
-			marks = append(marks, obj{"at": e.T, "label": e.What})
-		}
-		plugins["eventMarks"] = obj{"marks": marks}
-		caption += " Dashed lines: what was done to the system under test (see Reliability)."
-	}
+	// What happened to the server, so that the dip and the recovery
+	// around it show.
+	caption += faultMarks(d, plugins)
 	if slices.ContainsFunc(d.Series, func(pt result.Point) bool { return pt.Errors > 0 }) {
 		e := seriesLine("errors per second", "#c0392b", errs)
 		e["yAxisID"] = "y1"

@@ -1,6 +1,7 @@
 package telemetry
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -59,6 +60,9 @@ type Host struct {
 	primed    bool
 	// broken says why this host cannot be sampled at all.
 	broken string
+	// serverGone says the last reading found no server process where
+	// there was one: it was killed, or restarted as another.
+	serverGone bool
 }
 
 // snapshot is one reading of every cumulative counter.
@@ -202,7 +206,9 @@ func (h *Host) read(now time.Time) bool {
 	}
 	c.serverOK = false
 	if h.cfg.ServerPID != 0 {
-		if c.server, err = h.tree.serverSeconds(h.cfg.ProcRoot, h.cfg.ServerPID); err != nil {
+		c.server, err = h.tree.serverSeconds(h.cfg.ProcRoot, h.cfg.ServerPID)
+		h.serverGone = errors.Is(err, errGone)
+		if err != nil {
 			h.unavailable["server_cpu"] = fmt.Sprintf("server process %d: %v", h.cfg.ServerPID, err)
 		} else {
 			c.serverOK = true
@@ -216,6 +222,17 @@ func (h *Host) read(now time.Time) bool {
 		h.unavailable["disks"] = err.Error()
 	}
 	return true
+}
+
+// ServerGone says the last sample found the server's process gone.
+func (h *Host) ServerGone() bool { return h.serverGone }
+
+// Follow watches the server's new process, once it has restarted. The
+// first sample after counts no server CPU: the new process's counters do
+// not continue the old one's.
+func (h *Host) Follow(pid int) {
+	h.cfg.ServerPID, h.serverGone = pid, false
+	h.prev.serverOK = false
 }
 
 // Close releases the perf counters.

@@ -34,6 +34,10 @@ type Recorder struct {
 	hasEdge [2]bool
 	// embedded: the source's database runs in this process.
 	embedded bool
+	// lastRead is when the database was last read (hasRead: if ever);
+	// gapFrom is when the open gap began, negative with none open.
+	lastRead, gapFrom float64
+	hasRead           bool
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -53,7 +57,7 @@ func Start(ctx context.Context, cfg Config, src Source, started time.Time) *Reco
 	if cfg.Interval <= 0 {
 		cfg.Interval = DefaultInterval
 	}
-	r := &Recorder{cfg: cfg, started: started, src: src}
+	r := &Recorder{cfg: cfg, started: started, src: src, gapFrom: -1}
 	r.rec = Recording{Interval: cfg.Interval.Seconds(), Unavailable: map[string]string{}}
 	ctx, r.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	if src != nil {
@@ -160,17 +164,27 @@ func (r *Recorder) every(ctx context.Context, period time.Duration, cost *float6
 func (r *Recorder) sample(ctx context.Context, keep bool) float64 {
 	var counters map[string]float64
 	var err error
+	pid := 0
 	if r.src != nil {
 		rctx, cancel := context.WithTimeout(ctx, sourceTimeout)
 		counters, err = r.src.Counters(rctx)
+		if err == nil && r.serverGone() {
+			pid = r.findServer(rctx)
+		}
 		cancel()
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	t := r.since()
+	if pid > 0 {
+		r.host.Follow(pid)
+	}
 	if hs, ok := r.host.Sample(time.Now()); ok && keep {
 		hs.T = t
 		r.rec.Host.Samples = append(r.rec.Host.Samples, hs)
+	}
+	if r.src != nil {
+		r.gap(t, err == nil, pid)
 	}
 	r.note("database_counters", err)
 	if counters != nil {
@@ -182,6 +196,54 @@ func (r *Recorder) sample(ctx context.Context, keep bool) float64 {
 		r.bucket = SessionBucket{}
 	}
 	return t
+}
+
+// serverGone says the host lost the server's process.
+func (r *Recorder) serverGone() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.host.ServerGone()
+}
+
+// findServer asks the source where the server's process is, after the
+// one the host watched went away; 0 when it does not say.
+func (r *Recorder) findServer(ctx context.Context) int {
+	pid, _, err := r.src.Local(ctx)
+	if err != nil || pid <= 0 {
+		return 0
+	}
+	return pid
+}
+
+// gap opens a gap at the last read when the database could not be read
+// at t, and closes it at t when it could; a read that comes more than two
+// intervals after the last (it waited for a server that was restarting)
+// closes one too. pid is the server's new process, found at t: it belongs
+// to the gap just closed, or makes one of its own, since the host lost the
+// server even if the reads missed it. Called under mu.
+func (r *Recorder) gap(t float64, read bool, pid int) {
+	if !read {
+		if r.gapFrom < 0 {
+			r.gapFrom = r.lastRead
+		}
+		return
+	}
+	late := r.hasRead && t-r.lastRead > 2*r.rec.Interval
+	gaps := r.rec.Gaps
+	switch {
+	case r.gapFrom >= 0 || late:
+		from := r.gapFrom
+		if from < 0 {
+			from = r.lastRead
+		}
+		r.rec.Gaps = append(gaps, Gap{From: from, To: t, ServerPID: pid})
+		r.gapFrom = -1
+	case pid > 0 && len(gaps) > 0 && gaps[len(gaps)-1].To == r.lastRead:
+		gaps[len(gaps)-1].ServerPID = pid
+	case pid > 0:
+		r.rec.Gaps = append(gaps, Gap{From: r.lastRead, To: t, ServerPID: pid})
+	}
+	r.lastRead, r.hasRead = t, true
 }
 
 // sampleSessions samples the active sessions once; false once the

@@ -33,6 +33,19 @@ type Recording struct {
 	// Cost is the client CPU the recording's own sampling took, where
 	// the OS tells a thread's CPU time.
 	Cost *Cost `json:"cost,omitempty"`
+	// Gaps are the stretches in which the database could not be read (its
+	// server down or restarting): from the last sample that read it to the
+	// first that did again.
+	Gaps []Gap `json:"gaps,omitempty"`
+}
+
+// Gap is a stretch without the database's side of telemetry.
+type Gap struct {
+	From float64 `json:"from"`
+	To   float64 `json:"to"`
+	// ServerPID is the server's process after the gap, where it is
+	// another than before: the host's side follows it from then on.
+	ServerPID int `json:"server_pid,omitempty"`
 }
 
 // Cost is what the samplers cost the client over the whole recording, in

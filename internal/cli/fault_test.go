@@ -1,0 +1,215 @@
+package cli_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/dbrig/dbrig/internal/result"
+	"github.com/dbrig/dbrig/internal/server"
+	"github.com/dbrig/dbrig/internal/server/postgres"
+)
+
+// TestServerLostPostgres: a managed PostgreSQL killed 3 s into a run and
+// never started again ends the run --lost-after later, long before its
+// window would have: exit 1, the result kept and marked with the loss,
+// its figures over the seconds the server was up, and no database-side
+// figure, for the right reason.
+func TestServerLostPostgres(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills a server of its own")
+	}
+	s, u := managedTPROCC(t, nil)
+	out := filepath.Join(t.TempDir(), "r.json")
+	time.AfterFunc(3*time.Second, func() {
+		if _, err := server.Kill(context.Background(), s); err != nil {
+			t.Error(err)
+		}
+	})
+	began := time.Now()
+	o := dbrig(t, "run", "tproc-c", "--target", u, "--vus", "2", "--rampup", "1s", "--duration", "60s",
+		"--lost-after", "2s", "--json", out)
+	if took := time.Since(began); took > 30*time.Second {
+		t.Errorf("the run took %s, want it ended soon after the loss", took)
+	}
+	if o.code != 1 {
+		t.Errorf("exit %d, want 1: a run that lost its server failed", o.code)
+	}
+	wantIn(t, "stdout", o.stdout, "FAILED: server lost at ")
+	doc, err := result.Read(out)
+	if err != nil {
+		t.Fatalf("the result was not kept: %v", err)
+	}
+	l := doc.ServerLost
+	if l == nil {
+		t.Fatal("the result is not marked server_lost")
+	}
+	if l.At < 2.5 || l.At > 4.5 || l.Seconds < 2 || l.Errors < 1 {
+		t.Errorf("server lost %+v, want at about 3 s, 2 s or more without a server, and errors", *l)
+	}
+	if up := l.At - 1; doc.WindowSeconds < up-0.5 || doc.WindowSeconds > up+0.5 || l.Window < doc.WindowSeconds+l.Seconds-1.5 {
+		t.Errorf("window %.1f s of %.1f s, want the %.1f s from its start to the loss", doc.WindowSeconds, l.Window, up)
+	}
+	var orders int64
+	for _, tx := range doc.Transactions {
+		if tx.Name == doc.PrimaryTx {
+			orders = tx.Count
+			if want := float64(tx.Count) * 60 / doc.WindowSeconds; tx.PerMinute != want {
+				t.Errorf("%s per minute %.1f, want %.1f, over the seconds the server was up", tx.Name, tx.PerMinute, want)
+			}
+		}
+	}
+	m, _ := doc.Metric(doc.PrimaryMetric)
+	if m.DB != nil || m.Client == nil || orders == 0 {
+		t.Errorf("%s: database %v, client %v, %d orders; want the client's alone", m.Key, m.DB, m.Client, orders)
+	}
+	if !slices.ContainsFunc(doc.Lines, func(l string) bool { return strings.Contains(l, "the server was lost") }) {
+		t.Errorf("summary lines %q, want the database's figure missing because the server was lost", doc.Lines)
+	}
+	if !slices.ContainsFunc(doc.Notes, func(n string) bool { return strings.HasPrefix(n, "Server lost at") }) {
+		t.Errorf("notes %q, want the loss named", doc.Notes)
+	}
+	// Acknowledge the crash, as dbrig server stop would.
+	if err := s.Stop(context.Background()); err != nil && !errors.Is(err, server.ErrCrashed) {
+		t.Error(err)
+	}
+}
+
+// TestStallPostgres: a managed PostgreSQL whose processes are all stopped
+// (SIGSTOP) for 3 s mid-window is named a stall of that length, and the
+// seconds around it carry latency percentiles that the report draws.
+func TestStallPostgres(t *testing.T) {
+	if testing.Short() {
+		t.Skip("stops a server of its own")
+	}
+	s, u := managedTPROCC(t, nil)
+	out := filepath.Join(t.TempDir(), "r.json")
+	time.AfterFunc(3*time.Second, func() {
+		pids := serverTree(t, s)
+		signal(t, pids, syscall.SIGSTOP)
+		time.Sleep(3 * time.Second)
+		signal(t, pids, syscall.SIGCONT)
+	})
+	o := dbrig(t, "run", "tproc-c", "--target", u, "--vus", "2", "--rampup", "1s", "--duration", "8s",
+		"--stall-after", "2s", "--json", out)
+	if o.code != 0 {
+		t.Errorf("exit %d, want 0: a stall is named, not a failure", o.code)
+	}
+	doc, err := result.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Stalls) != 1 || doc.ServerLost != nil {
+		t.Fatalf("stalls %+v, lost %+v; want one stall and the server kept", doc.Stalls, doc.ServerLost)
+	}
+	if st := doc.Stalls[0]; st.At < 2.5 || st.At > 3.5 || st.Seconds < 2.7 || st.Seconds > 4 {
+		t.Errorf("stall %+v, want from about 3 s for about 3 s", st)
+	}
+	wantIn(t, "stdout", o.stdout, "Stall from ")
+	var slowest float64
+	with := 0
+	for _, p := range doc.Series {
+		if p.Latency != nil {
+			with++
+			slowest = max(slowest, p.Latency.Max)
+		}
+	}
+	if with < 5 || slowest < 2700 {
+		t.Errorf("%d seconds with latency, slowest %.0f ms; want most seconds, and the transactions the stall held", with, slowest)
+	}
+	html := filepath.Join(t.TempDir(), "r.html")
+	mustRun(t, "report", out, "-o", html)
+	page, err := os.ReadFile(html)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Latency per second", `"spanShade":{"spans":[{"color"`, `"label":"stall"`} {
+		wantIn(t, "report", string(page), want)
+	}
+}
+
+// TestTelemetryFollowsRestartPostgres: after --kill-server-at and its
+// restart, the host's side follows the server's new process and the
+// database's side reads the new server; the gap between is recorded and
+// reported.
+func TestTelemetryFollowsRestartPostgres(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills and restarts a server of its own")
+	}
+	s, u := managedTPROCC(t, nil)
+	out := filepath.Join(t.TempDir(), "r.json")
+	mustRun(t, "run", "tproc-c", "--target", u, "--vus", "2", "--rampup", "1s", "--duration", "9s",
+		"--kill-server-at", "3s", "--restart-after", "1s", "--server-dir", s.Dir, "--json", out)
+	doc, err := result.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := doc.Telemetry
+	if rec == nil || rec.DB == nil || rec.Host == nil {
+		t.Fatal("no telemetry recorded")
+	}
+	if len(rec.Gaps) != 1 {
+		t.Fatalf("telemetry gaps %+v, want one around the restart", rec.Gaps)
+	}
+	g := rec.Gaps[0]
+	if g.From > 3.5 || g.To < 4 || g.ServerPID <= 0 || g.ServerPID == rec.Host.Facts.ServerPID {
+		t.Errorf("gap %+v (first server pid %d), want one over the kill at 3 s and the restart, with the new server's pid", g, rec.Host.Facts.ServerPID)
+	}
+	var serverCPU, counters int
+	for _, h := range rec.Host.Samples {
+		if h.T > g.To && h.Server != nil {
+			serverCPU++
+		}
+	}
+	for _, c := range rec.DB.Samples {
+		if c.T > g.To && c.Counters["commits"] > 0 {
+			counters++
+		}
+	}
+	if serverCPU < 2 || counters < 2 {
+		t.Errorf("after the restart: %d host samples with the server's CPU, %d database samples with commits; want them carried on", serverCPU, counters)
+	}
+	wantIn(t, "report", mustRun(t, "report", "--text", out).stdout, "Telemetry: no database readings from ")
+}
+
+// serverTree is the managed server's postmaster and its children.
+func serverTree(t *testing.T, s *postgres.Server) []int {
+	t.Helper()
+	st, err := s.Status(context.Background())
+	if err != nil {
+		t.Error(err)
+		return nil
+	}
+	pids := []int{st.PID}
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+		if len(f) > 1 && f[1] == strconv.Itoa(st.PID) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+func signal(t *testing.T, pids []int, sig syscall.Signal) {
+	for _, pid := range pids {
+		if err := syscall.Kill(pid, sig); err != nil {
+			t.Errorf("%v to %d: %v", sig, pid, err)
+		}
+	}
+}
