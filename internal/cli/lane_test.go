@@ -75,3 +75,83 @@ func TestKillServerElsewhere(t *testing.T) {
 		}
 	}
 }
+
+// onTarget runs stmt on the database at u, as its user would, outside
+// dbrig's commands; a query's one integer comes back.
+func onTarget(t *testing.T, u, stmt string) int {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	tg, err := target.Open(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	s, err := tg.Session(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if !strings.HasPrefix(stmt, "SELECT") {
+		if _, err := s.Exec(ctx, stmt); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+		return 0
+	}
+	var n int
+	if err := s.QueryRow(ctx, stmt).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", stmt, err)
+	}
+	return n
+}
+
+// forceKeepsUsersTable: build --force and drop remove only what dbrig's
+// build record lists. A user's table that shares a name with one of the
+// workload's is named and kept, with its row, and nothing is dropped; a
+// build from before the record is refused with what to do.
+func forceKeepsUsersTable(t *testing.T, u string) {
+	build := []string{"build", "tproc-c", "--target", u, "--warehouses", "1", "--loaders", "1"}
+	onTarget(t, u, "CREATE TABLE customer (id int)")
+	onTarget(t, u, "INSERT INTO customer VALUES (42)")
+	msg := usageError(t, dbrig(t, build...))
+	wantIn(t, "build over a user's table", msg, "table customer on ")
+	wantIn(t, "build over a user's table", msg, "not built by dbrig")
+	for _, args := range [][]string{append(build, "--force"), {"drop", "tproc-c", "--target", u}} {
+		msg := usageError(t, dbrig(t, args...))
+		wantIn(t, args[0]+" over a user's table", msg, "table customer on ")
+		wantIn(t, args[0]+" over a user's table", msg, "nothing was dropped")
+		if n := onTarget(t, u, "SELECT count(*) FROM customer WHERE id = 42"); n != 1 {
+			t.Fatalf("after %s: the user's customer table has %d of its row", args[0], n)
+		}
+	}
+	// Out of the way, the user's table stays through builds, a rebuild
+	// and a drop.
+	onTarget(t, u, "ALTER TABLE customer RENAME TO my_customer")
+	mustRun(t, build...)
+	mustRun(t, append(build, "--force")...)
+	mustRun(t, "drop", "tproc-c", "--target", u)
+	if n := onTarget(t, u, "SELECT count(*) FROM my_customer WHERE id = 42"); n != 1 {
+		t.Fatalf("the user's table has %d of its row after a build, a rebuild and a drop", n)
+	}
+	// A build from before the record: nothing of it is dropped.
+	mustRun(t, build...)
+	onTarget(t, u, "DROP TABLE dbrig_built")
+	for _, args := range [][]string{append(build, "--force"), {"drop", "tproc-c", "--target", u}} {
+		msg := usageError(t, dbrig(t, args...))
+		wantIn(t, args[0]+" of an old build", msg, "from before builds recorded what they made")
+		wantIn(t, args[0]+" of an old build", msg, "drop them yourself")
+	}
+	if n := onTarget(t, u, "SELECT count(*) FROM warehouse"); n != 1 {
+		t.Errorf("the old build has %d warehouses, want its 1 kept", n)
+	}
+}
+
+func TestForceKeepsUsersTable(t *testing.T) {
+	t.Parallel()
+	forceKeepsUsersTable(t, pgtest.NewDB(t))
+}
+
+func TestForceKeepsUsersTableSQLite(t *testing.T) {
+	t.Parallel()
+	forceKeepsUsersTable(t, "sqlite:"+filepath.Join(t.TempDir(), "u.db"))
+}

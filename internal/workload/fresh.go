@@ -26,8 +26,10 @@ type Fresh struct {
 // returns ErrNoSchema where there is none, nil for a finished schema (and
 // says what it is), or another error for something in the way. Once the
 // way is clear it runs build on that session, with the schema's SQL file,
-// and times it. A failed build's partial schema is dropped, even when ctx
-// is what failed, so no half-built schema is left behind.
+// and times it. What the build made is recorded in dbrig_built, which is
+// what Drop goes by (RecordBuilt). A failed build's partial schema is
+// dropped, even when ctx is what failed, so no half-built schema is left
+// behind.
 func (f Fresh) Build(ctx context.Context, t target.Target,
 	read func(s target.Session, schema SQLFile) (have string, err error),
 	build func(s target.Session, schema SQLFile) (BuildSummary, error)) (BuildSummary, error) {
@@ -54,11 +56,18 @@ func (f Fresh) Build(ctx context.Context, t target.Target,
 		}
 	}
 	sum, err := build(s, q)
+	rerr := RecordBuilt(context.WithoutCancel(ctx), t, s, f.Name, q)
 	if err != nil {
-		if derr := f.Drop(context.WithoutCancel(ctx), t); derr != nil {
-			err = fmt.Errorf("%w (and dropping the partial schema failed too: %v)", err, derr)
+		if rerr == nil {
+			rerr = f.Drop(context.WithoutCancel(ctx), t)
+		}
+		if rerr != nil {
+			err = fmt.Errorf("%w (and dropping the partial schema failed too: %v)", err, rerr)
 		}
 		return sum, err
+	}
+	if rerr != nil {
+		return sum, rerr
 	}
 	sum.Seconds = time.Since(began).Seconds()
 	return sum, nil
@@ -88,8 +97,11 @@ func OpenControl(ctx context.Context, t target.Target, fsys fs.FS, read func(s t
 // on a session of its own), the routines of the procs file ("proc:"
 // blocks) where the target has them, the "sequences" where the dialect
 // has any, "analyze"; then it records the build with "meta_write" and
-// record, and measures the schema with "size".
+// record, and measures the schema with "size". The tables are in
+// dbrig_built as soon as they are made (Name is the workload's), so that
+// even a build killed while it loads can be dropped.
 type Tables struct {
+	Name     string
 	FS       fs.FS
 	Loaders  int
 	Jobs     []LoadJob
@@ -113,6 +125,9 @@ func (b Tables) Build(ctx context.Context, t target.Target, s target.Session, q 
 		return nil
 	}
 	if err := exec("create tables", q.Statements("tables")); err != nil {
+		return sum, err
+	}
+	if err := RecordBuilt(ctx, t, s, b.Name, q); err != nil {
 		return sum, err
 	}
 	rows, err := Load(ctx, t, b.Loaders, b.Jobs, "loading", progress)

@@ -16,6 +16,8 @@ import (
 // blocks are written out again. Seeded with every workload's SQL.
 func FuzzParseSQL(f *testing.F) {
 	files, err := filepath.Glob("*/sql/*/*.sql")
+	shared, _ := filepath.Glob("sql/*/*.sql")
+	files = append(files, shared...)
 	if err != nil || len(files) == 0 {
 		f.Fatalf("no SQL files to seed with (%v)", err)
 	}

@@ -144,68 +144,56 @@ type meta struct {
 	pages pages
 }
 
+// record is where the build records itself.
+var record = workload.Record{Name: Name, Table: "dbrig_blockio", Layout: layout}
+
 // readMeta reads what the build recorded in dbrig_blockio, and checks it
 // has all its tables.
 func readMeta(ctx context.Context, t target.Target, s target.Session, q workload.SQLFile) (meta, error) {
 	var m meta
 	var seed int64
-	err := workload.Record{Name: Name, Table: "dbrig_blockio", Layout: layout}.Read(ctx, t, s, q,
+	err := record.Read(ctx, t, s, q,
 		&m.scale, &m.schemas, &seed, &m.blockSize, &m.pages.blocks, &m.pages.indexPages)
 	m.seed, m.pages.rows = uint64(seed), m.scale
 	if err != nil {
 		return m, err
 	}
-	var tables, records int
-	if err := s.QueryRow(ctx, q.Get("exists")).Scan(&tables, &records); err != nil {
+	present, err := workload.Present(ctx, s, q)
+	if err != nil {
 		return m, err
 	}
-	if tables != m.schemas {
+	if tables := len(present) - 1; tables != m.schemas {
 		return m, target.Userf("the %s schema on %s should have %d tables and has %d: rebuild with `dbrig build %s --target %s --force`", Name, t.URL(), m.schemas, tables, Name, t.URL())
 	}
 	return m, nil
 }
 
 // Drop removes every blockio table, however many a build made, and the
-// record of the build.
+// record of the build, once dbrig's build record shows they are all its
+// own.
 func (w *blockio) Drop(ctx context.Context, t target.Target) error {
 	q, err := sqlFor(t, "schema.sql")
 	if err != nil {
 		return err
 	}
-	s, err := t.Session(ctx)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	var tables []string
-	rows, err := s.Query(ctx, q.Get("tables"))
-	if err != nil {
-		return fmt.Errorf("list the %s tables: %w", Name, err)
-	}
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			rows.Close()
+	return record.Drop(ctx, t, q, func(s target.Session) error {
+		present, err := workload.Present(ctx, s, q)
+		if err != nil {
 			return err
 		}
-		tables = append(tables, name)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+		for _, name := range present {
+			if name == record.Table {
+				continue
+			}
+			for _, stmt := range q.Statements("drop_table") {
+				if _, err := s.Exec(ctx, forTable(stmt, name)); err != nil {
+					return err
+				}
+			}
+		}
+		_, err = s.Exec(ctx, q.Get("drop_meta"))
 		return err
-	}
-	var stmts []string
-	for _, name := range tables {
-		for _, stmt := range q.Statements("drop_table") {
-			stmts = append(stmts, forTable(stmt, name))
-		}
-	}
-	for _, stmt := range append(stmts, q.Get("drop_meta")) {
-		if _, err := s.Exec(ctx, stmt); err != nil {
-			return fmt.Errorf("drop: %w", err)
-		}
-	}
-	return nil
+	})
 }
 
 // Check verifies what the method rests on: every table has SCALE rows,

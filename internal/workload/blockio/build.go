@@ -84,6 +84,9 @@ func (w *blockio) build(ctx context.Context, t target.Target, s target.Session, 
 				Source: func() target.RowSource { return newRows(p, from, to, filler) }})
 		}
 	}
+	if err := workload.RecordBuilt(ctx, t, s, Name, q); err != nil {
+		return sum, err
+	}
 	grew := fileGrowth(ctx, s, q)
 	rows, err := workload.Load(ctx, t, w.loaders, jobs, "loading", progress)
 	sum.Rows = rows

@@ -40,7 +40,7 @@ func (w *dvdstore) Build(ctx context.Context, t target.Target, opt workload.Buil
 		m, err := readMeta(ctx, t, s, q)
 		return fmt.Sprintf("a %s schema of %d customers", Name, m.scale.Customers), err
 	}, func(s target.Session, q workload.SQLFile) (workload.BuildSummary, error) {
-		return workload.Tables{FS: sqlFiles, Loaders: w.loaders, Jobs: loadJobs(w.seed, sc),
+		return workload.Tables{Name: Name, FS: sqlFiles, Loaders: w.loaders, Jobs: loadJobs(w.seed, sc),
 			Record: []any{layout, sc.Customers, sc.Products, sc.OrdersPerMonth, int64(w.seed)}, Progress: opt.Progress}.Build(ctx, t, s, q)
 	})
 	if err == nil {

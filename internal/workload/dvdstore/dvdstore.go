@@ -59,11 +59,14 @@ type meta struct {
 	seed  uint64
 }
 
+// record is where the build records itself.
+var record = workload.Record{Name: Name, Table: "dbrig_dvdstore", Layout: layout}
+
 // readMeta reads what the build recorded in dbrig_dvdstore.
 func readMeta(ctx context.Context, t target.Target, s target.Session, q workload.SQLFile) (meta, error) {
 	var m meta
 	var seed int64
-	err := workload.Record{Name: Name, Table: "dbrig_dvdstore", Layout: layout}.Read(ctx, t, s, q,
+	err := record.Read(ctx, t, s, q,
 		&m.scale.Customers, &m.scale.Products, &m.scale.OrdersPerMonth, &seed)
 	m.seed = uint64(seed)
 	return m, err
@@ -74,7 +77,7 @@ func (w *dvdstore) Drop(ctx context.Context, t target.Target) error {
 	if err != nil {
 		return err
 	}
-	return workload.DropStatements(ctx, t, q)
+	return record.Drop(ctx, t, q, nil)
 }
 
 // Check runs the conditions that hold after a build and after any run.

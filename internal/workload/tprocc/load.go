@@ -34,7 +34,7 @@ func (w *tprocc) Build(ctx context.Context, t target.Target, opt workload.BuildO
 		return fmt.Sprintf("a %s schema with %d warehouses", Name, m.warehouses), err
 	}, func(s target.Session, q workload.SQLFile) (workload.BuildSummary, error) {
 		g := genConfig{Seed: w.seed, CLoad: loadConstant(w.seed), Now: time.Now().UTC().Truncate(time.Microsecond)}
-		return workload.Tables{FS: sqlFiles, Loaders: w.loaders, Jobs: loadJobs(g, w.warehouses),
+		return workload.Tables{Name: Name, FS: sqlFiles, Loaders: w.loaders, Jobs: loadJobs(g, w.warehouses),
 			Record: []any{layout, w.warehouses, int64(w.seed), g.CLoad}, Progress: opt.Progress}.Build(ctx, t, s, q)
 	})
 }

@@ -92,11 +92,14 @@ type meta struct {
 	cLoad      int
 }
 
+// record is where the build records itself.
+var record = workload.Record{Name: Name, Table: "dbrig_tprocc", Layout: layout}
+
 // readMeta reads what the build recorded in dbrig_tprocc.
 func readMeta(ctx context.Context, t target.Target, s target.Session, q workload.SQLFile) (meta, error) {
 	var m meta
 	var seed int64
-	err := workload.Record{Name: Name, Table: "dbrig_tprocc", Layout: layout}.Read(ctx, t, s, q, &m.warehouses, &seed, &m.cLoad)
+	err := record.Read(ctx, t, s, q, &m.warehouses, &seed, &m.cLoad)
 	m.seed = uint64(seed)
 	return m, err
 }
@@ -106,7 +109,7 @@ func (w *tprocc) Drop(ctx context.Context, t target.Target) error {
 	if err != nil {
 		return err
 	}
-	return workload.DropStatements(ctx, t, q)
+	return record.Drop(ctx, t, q, nil)
 }
 
 func (w *tprocc) Check(ctx context.Context, t target.Target, out io.Writer) (bool, error) {

@@ -30,10 +30,6 @@ SELECT pg_relation_size('{table}') / current_setting('block_size')::int, (SELECT
   coalesce((SELECT pg_relation_size(reltoastrelid) FROM pg_class WHERE oid = '{table}'::regclass AND reltoastrelid <> 0), 0)
     / current_setting('block_size')::int
 
--- name: tables
-SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-WHERE n.nspname = current_schema() AND c.relkind = 'r' AND c.relname ~ '^blockio[0-9]+$' ORDER BY 1
-
 -- name: drop_table
 DROP TABLE IF EXISTS {table} CASCADE;
 DROP FUNCTION IF EXISTS {table}_read(bigint, bigint);
@@ -42,10 +38,11 @@ DROP FUNCTION IF EXISTS {table}_update(bigint, bigint, text, boolean);
 -- name: drop_meta
 DROP TABLE IF EXISTS dbrig_blockio
 
--- name: exists
-SELECT count(*) FILTER (WHERE c.relname ~ '^blockio[0-9]+$'), count(*) FILTER (WHERE c.relname = 'dbrig_blockio')
-FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-WHERE n.nspname = current_schema() AND c.relkind = 'r'
+-- The tables of the workload's names that are here: any one of them is a
+-- schema in the way, and dbrig drops only those its build record lists.
+-- name: present
+SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE n.nspname = current_schema() AND c.relkind = 'r' AND (c.relname ~ '^blockio[0-9]+$' OR c.relname = 'dbrig_blockio')
 
 -- name: meta_write
 INSERT INTO dbrig_blockio VALUES ($1, $2, $3, $4, $5, $6, $7, now())

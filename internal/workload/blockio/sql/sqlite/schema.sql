@@ -36,18 +36,15 @@ SELECT page_count - freelist_count FROM pragma_page_count(), pragma_freelist_cou
 -- name: rows
 SELECT count(*) FROM {table}
 
--- name: tables
-SELECT name FROM sqlite_master WHERE type = 'table' AND name GLOB 'blockio[0-9]*' ORDER BY 1
-
 -- name: drop_table
 DROP TABLE IF EXISTS {table};
 
 -- name: drop_meta
 DROP TABLE IF EXISTS dbrig_blockio
 
--- name: exists
-SELECT count(*) FILTER (WHERE name GLOB 'blockio[0-9]*'), count(*) FILTER (WHERE name = 'dbrig_blockio')
-FROM sqlite_master WHERE type = 'table'
+-- The tables of the workload's names that are here (see postgres/schema.sql).
+-- name: present
+SELECT name FROM sqlite_master WHERE type = 'table' AND (name GLOB 'blockio[0-9]*' OR name = 'dbrig_blockio')
 
 -- name: meta_write
 INSERT INTO dbrig_blockio VALUES ($1, $2, $3, $4, $5, $6, $7, datetime('now'))

@@ -48,8 +48,9 @@ DROP TABLE IF EXISTS ds_inventory;
 DROP TABLE IF EXISTS ds_categories;
 DROP TABLE IF EXISTS ds_reorder;
 
--- name: exists
-SELECT count(*), count(*) FILTER (WHERE name = 'dbrig_dvdstore') FROM sqlite_master WHERE type = 'table'
+-- The tables of the workload's names that are here (see postgres/schema.sql).
+-- name: present
+SELECT name FROM sqlite_master WHERE type = 'table'
   AND name IN ('dbrig_dvdstore', 'ds_customers', 'ds_cust_hist', 'ds_orders', 'ds_orderlines', 'ds_products',
                'ds_inventory', 'ds_categories', 'ds_reorder')
 

@@ -48,10 +48,11 @@ ALTER TABLE stock ADD PRIMARY KEY (s_w_id, s_i_id);
 DROP TABLE IF EXISTS dbrig_tprocc, warehouse, district, customer, history, new_order, orders,
   order_line, item, stock CASCADE;
 
--- Any one of the tables existing means a schema (perhaps half-built, or
--- another tool's) is in the way.
--- name: exists
-SELECT count(*), count(*) FILTER (WHERE c.relname = 'dbrig_tprocc') FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+-- The tables of the workload's names that are here: any one of them is a
+-- schema (perhaps half-built, or another tool's) in the way, and dbrig
+-- drops only those its build record lists.
+-- name: present
+SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
 WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p')
   AND c.relname IN ('dbrig_tprocc', 'warehouse', 'district', 'customer', 'history', 'new_order',
                     'orders', 'order_line', 'item', 'stock')

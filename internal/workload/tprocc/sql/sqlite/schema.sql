@@ -55,8 +55,9 @@ DROP TABLE IF EXISTS order_line;
 DROP TABLE IF EXISTS item;
 DROP TABLE IF EXISTS stock;
 
--- name: exists
-SELECT count(*), count(*) FILTER (WHERE name = 'dbrig_tprocc') FROM sqlite_master WHERE type = 'table'
+-- The tables of the workload's names that are here (see postgres/schema.sql).
+-- name: present
+SELECT name FROM sqlite_master WHERE type = 'table'
   AND name IN ('dbrig_tprocc', 'warehouse', 'district', 'customer', 'history', 'new_order',
                'orders', 'order_line', 'item', 'stock')
 

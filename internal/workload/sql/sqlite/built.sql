@@ -1,0 +1,2 @@
+-- name: exists
+SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'dbrig_built'
