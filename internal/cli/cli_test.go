@@ -20,6 +20,7 @@ import (
 	"github.com/dbrig/dbrig/internal/cli"
 	"github.com/dbrig/dbrig/internal/result"
 	"github.com/dbrig/dbrig/internal/server/postgres/pgtest"
+	"github.com/dbrig/dbrig/internal/server/servertest"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -377,19 +378,11 @@ func TestPasswordNeverPrinted(t *testing.T) {
 // instead, and that password.
 func withPassword(t *testing.T, u string) (string, string) {
 	t.Helper()
-	pu, err := url.Parse(u)
+	bare, pw := servertest.SplitPassfile(t, u)
+	pu, err := url.Parse(bare)
 	if err != nil {
 		t.Fatal(err)
 	}
-	q := pu.Query()
-	b, err := os.ReadFile(q.Get("passfile"))
-	if err != nil {
-		t.Fatalf("the test server's password file: %v", err)
-	}
-	line := strings.TrimSpace(string(b))
-	pw := line[strings.LastIndex(line, ":")+1:]
-	q.Del("passfile")
-	pu.RawQuery = q.Encode()
 	pu.User = url.UserPassword(pu.User.Username(), pw)
 	return pu.String(), pw
 }

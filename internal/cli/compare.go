@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/dbrig/dbrig/internal/human"
 	"github.com/dbrig/dbrig/internal/report"
 	"github.com/dbrig/dbrig/internal/target"
 	"github.com/spf13/cobra"
@@ -42,7 +43,7 @@ each metric. --html also writes the comparison as a self-contained page.`,
 			if err != nil {
 				return err
 			}
-			cmp.Text(c.OutOrStdout())
+			cmp.Text(human.SafeWriter(c.OutOrStdout()))
 			if htmlOut != "" {
 				var buf bytes.Buffer
 				if err := report.CompareHTML(&buf, cmp); err != nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dbrig/dbrig/internal/human"
 	"golang.org/x/term"
 )
 
@@ -28,7 +29,10 @@ func newProgress(w io.Writer) *progress {
 	return p
 }
 
+// update shows line, which may hold a spec's or a workload's text, with
+// what a terminal would act on written out.
 func (p *progress) update(line string) {
+	line = human.Safe(line)
 	if p.live {
 		pad := ""
 		if n := p.width - len(line); n > 0 {

@@ -41,7 +41,9 @@ only; it never re-runs anything. With --text it prints the same sections
 				return err
 			}
 			if text {
-				report.PlainText(c.OutOrStdout(), d)
+				// A document is anyone's text: nothing in it reaches the
+				// terminal as a control sequence.
+				report.PlainText(human.SafeWriter(c.OutOrStdout()), d)
 				return nil
 			}
 			if out == "" {

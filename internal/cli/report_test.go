@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -109,5 +110,43 @@ func TestSchema1Documents(t *testing.T) {
 	o = mustRun(t, "compare", filepath.Join(v1, "sweep", "sweep.json"), filepath.Join(v1, "sweep", "sweep.json"))
 	for _, want := range []string{"vus=2", "nopm (mean)", "46,859", "+0.0%"} {
 		wantIn(t, "schema-1 sweep compare", o.stdout, want)
+	}
+}
+
+// TestTextOutputIsSafe: a crafted document whose text holds terminal
+// escapes (retitle the window, clear the screen, ring the bell, go back to
+// the line's start) prints them written out in report --text and compare,
+// never as the control characters themselves.
+func TestTextOutputIsSafe(t *testing.T) {
+	dir := copyFixture(t, "run.json")
+	var doc map[string]any
+	b, err := os.ReadFile(filepath.Join(dir, "run.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	const evil = "\x1b]0;owned\a\x1b[2J\rfake"
+	tg := doc["target"].(map[string]any)
+	tg["version"] = "3.53" + evil
+	tg["url"] = "sqlite:x.db" + evil
+	doc["summary_lines"] = append(doc["summary_lines"].([]any), "line"+evil)
+	if b, err = json.Marshal(doc); err != nil {
+		t.Fatal(err)
+	}
+	crafted := filepath.Join(dir, "crafted.json")
+	if err := os.WriteFile(crafted, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"report", "--text", crafted},
+		{"compare", crafted, filepath.Join(dir, "run.json")},
+	} {
+		o := mustRun(t, args...)
+		if strings.ContainsAny(o.stdout, "\x1b\a\r") {
+			t.Errorf("dbrig %s printed control characters:\n%q", args[0], o.stdout)
+		}
+		wantIn(t, args[0], o.stdout, `3.53\x1b]0;owned\a\x1b[2J\rfake`)
 	}
 }

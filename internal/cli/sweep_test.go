@@ -13,6 +13,7 @@ import (
 
 	"github.com/dbrig/dbrig/internal/result"
 	"github.com/dbrig/dbrig/internal/server/postgres"
+	"github.com/dbrig/dbrig/internal/server/postgres/pgtest"
 )
 
 // sqliteSweep writes a small sweep spec on an SQLite file: vus 1 and 2,
@@ -510,9 +511,9 @@ func TestSweepWithSQLite(t *testing.T) {
 // under another name, sharing A's cluster. A has a setting of its own.
 func TestSweepServerAB(t *testing.T) {
 	t.Parallel()
-	other, major := os.Getenv("DBRIG_PG18_BIN"), "18."
-	if other == "" {
-		other, major = "%[1]s", ""
+	other, major := "%[1]s", ""
+	if bin, ok := pgtest.PG18Bin(t); ok {
+		other, major = bin, "18."
 	}
 	spec, out := managedSpec(t, "name: ab\n"+
 		"target: {managed: postgres, servers: {a: {bin: '%[1]s', settings: {max_connections: 77}}, b: '"+other+"'}}\n"+

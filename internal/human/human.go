@@ -1,5 +1,5 @@
 // Package human formats what dbrig shows people: numbers with thousands
-// separators, and errors cut to one line.
+// separators, errors cut to one line, and text made safe for a terminal.
 package human
 
 import (

@@ -2,7 +2,9 @@ package human
 
 import (
 	"errors"
+	"io"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -32,5 +34,28 @@ func TestOneLine(t *testing.T) {
 func TestUnbroken(t *testing.T) {
 	if got, want := Unbroken("a\nb\r\nc"), `a\nb\r\nc`; got != want {
 		t.Errorf("Unbroken = %q, want %q", got, want)
+	}
+}
+
+// TestSafe: what a terminal acts on is written out, the rest is kept.
+func TestSafe(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"NOPM 72,975 µs ✓", "NOPM 72,975 µs ✓"},
+		{"\x1b]0;owned\a\x1b[2J", `\x1b]0;owned\a\x1b[2J`},
+		{"ok\rfake", `ok\rfake`},
+		{"a\nb\tc", `a\nb\tc`},
+		{"csi \u009b2J", `csi \u009b2J`},
+		{"abc\u202edef", `abc\u202edef`},
+		{"bad \xff\xfe utf-8", `bad \xff\xfe utf-8`},
+	}
+	for _, c := range cases {
+		if got := Safe(c.in); got != c.want {
+			t.Errorf("Safe(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	var b strings.Builder
+	io.WriteString(SafeWriter(&b), "title \x1b[31mred\n\nend\r\n")
+	if want := "title \\x1b[31mred\n\nend\\r\n"; b.String() != want {
+		t.Errorf("SafeWriter wrote %q, want %q", b.String(), want)
 	}
 }

@@ -1,9 +1,5 @@
 //go:build unix
 
-// Package mariadb is the MariaDB server dbrig manages itself: created with
-// mariadb-install-db, started as mariadbd with settings of its own per
-// start, stopped with SIGTERM (a clean shutdown). The target that speaks
-// to it is internal/target/mariadb.
 package mariadb
 
 import (

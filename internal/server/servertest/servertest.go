@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"os/signal"
 	"strings"
@@ -290,4 +291,25 @@ func RequireCgroups(t *testing.T, c server.Confinement) {
 		}
 		t.Skipf("%v (set DBRIG_REQUIRE_CGROUPS=1 to fail instead)", err)
 	}
+}
+
+// SplitPassfile is a managed server's URL u without its passfile
+// parameter, and the password that file holds: the last field of its first
+// line, which is the whole line in a MariaDB server's file and the last of
+// libpq's host:port:db:user:password.
+func SplitPassfile(tb testing.TB, u string) (bare, password string) {
+	tb.Helper()
+	pu, err := url.Parse(u)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	q := pu.Query()
+	b, err := os.ReadFile(q.Get("passfile"))
+	if err != nil {
+		tb.Fatalf("the server's password file: %v", err)
+	}
+	line, _, _ := strings.Cut(strings.TrimSpace(string(b)), "\n")
+	q.Del("passfile")
+	pu.RawQuery = q.Encode()
+	return pu.String(), line[strings.LastIndex(line, ":")+1:]
 }

@@ -2,13 +2,12 @@ package mariadb_test
 
 import (
 	"context"
-	"net/url"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/dbrig/dbrig/internal/server/mariadb/mariatest"
+	"github.com/dbrig/dbrig/internal/server/servertest"
 	"github.com/dbrig/dbrig/internal/target"
 	"github.com/dbrig/dbrig/internal/target/mariadb"
 )
@@ -18,19 +17,7 @@ import (
 // a wrong one is refused without showing it.
 func TestPasswordFromEnvironment(t *testing.T) {
 	withFile := mariatest.NewDB(t)
-	u, err := url.Parse(withFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	b, err := os.ReadFile(q.Get("passfile"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pw := strings.TrimSpace(string(b))
-	q.Del("passfile")
-	u.RawQuery = q.Encode()
-	bare := u.String()
+	bare, pw := servertest.SplitPassfile(t, withFile)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	open := func(u string) error {

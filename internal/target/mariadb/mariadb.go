@@ -152,10 +152,11 @@ var _ target.Target = (*Target)(nil)
 
 // Target is an opened MariaDB database.
 type Target struct {
-	cfg    *mysql.Config
-	url    string
-	secret string
-	db     sqldb.DB
+	cfg      *mysql.Config
+	url      string
+	secret   string
+	db       sqldb.DB
+	greeting greeting
 }
 
 // Open parses url, connects once to prove the target works and sets every
@@ -205,8 +206,15 @@ func (t *Target) open(cfg *mysql.Config) (*sql.DB, error) {
 	return sql.OpenDB(c), nil
 }
 
+// connectError says why a connection failed: what answered at the
+// address, when it was not MariaDB, else the driver's or the server's
+// words.
 func (t *Target) connectError(err error) error {
-	return target.Userf("cannot connect to %s: %s", t.url, t.scrub(human.OneLine(err)))
+	why := t.greeting.reason()
+	if why == "" {
+		why = t.scrub(human.OneLine(err))
+	}
+	return target.Userf("cannot connect to %s: %s", t.url, why)
 }
 
 func (t *Target) scrub(s string) string { return target.Scrub(s, t.secret) }
@@ -217,9 +225,12 @@ func (t *Target) scrub(s string) string { return target.Scrub(s, t.secret) }
 // repeatable-read transaction fail with "Record has changed since last
 // read" where a lock wait would do, which OLTP benchmarks' transactions do
 // not expect; older servers lack the variable and behave as if it were
-// OFF. The probe also tells whether the server takes LOAD DATA LOCAL.
+// OFF. The probe also tells whether the server takes LOAD DATA LOCAL, and
+// its connection whether a MariaDB server answered at all (greeting).
 func (t *Target) sessionSettings(ctx context.Context) (localInfile bool, err error) {
-	probe, err := t.open(t.cfg)
+	first := t.cfg.Clone()
+	first.DialFunc = t.greeting.dial(first.Timeout)
+	probe, err := t.open(first)
 	if err != nil {
 		return false, err
 	}

@@ -11,27 +11,16 @@ import (
 	"time"
 
 	"github.com/dbrig/dbrig/internal/server/postgres/pgtest"
+	"github.com/dbrig/dbrig/internal/server/servertest"
 )
 
 // TestPasswordFromEnvironment: a URL with neither a password nor a
 // passfile takes $PGPASSWORD, so no password need be on a command line;
 // a wrong one is refused, and the refusal does not show it.
 func TestPasswordFromEnvironment(t *testing.T) {
-	u, err := url.Parse(pgtest.NewDB(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	b, err := os.ReadFile(q.Get("passfile"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	line := strings.TrimSpace(string(b))
-	pw := line[strings.LastIndex(line, ":")+1:]
+	u, pw := servertest.SplitPassfile(t, pgtest.NewDB(t))
 	// An empty passfile keeps ~/.pgpass out of the test.
-	q.Set("passfile", os.DevNull)
-	u.RawQuery = q.Encode()
-	bare := u.String()
+	bare := u + "&passfile=" + url.QueryEscape(os.DevNull)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 

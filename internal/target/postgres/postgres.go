@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -138,9 +139,64 @@ func secretOf(url string) string {
 func (t *Target) connect(ctx context.Context, cfg *pgx.ConnConfig) (*pgx.Conn, error) {
 	c, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
-		return nil, target.Userf("cannot connect to %s: %s", t.url, t.scrub(connectReason(err)))
+		return nil, target.Userf("cannot connect to %s: %s", t.url, t.scrub(t.connectWhy(err)))
 	}
 	return c, nil
+}
+
+// connectWhy says why a connection failed: the server's error; that the
+// address took no connection, or no answer, within the connect timeout;
+// that what answered there is not PostgreSQL; else what pgx says.
+func (t *Target) connectWhy(err error) string {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return connectReason(err)
+	}
+	addr := t.cfg.Host
+	if !strings.HasPrefix(addr, "/") {
+		addr = net.JoinHostPort(addr, strconv.Itoa(int(t.cfg.Port)))
+	}
+	var ne net.Error
+	if errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout() {
+		return fmt.Sprintf("%s did not answer within %s", addr, t.cfg.ConnectTimeout)
+	}
+	var oe *net.OpError
+	if !strings.HasPrefix(addr, "/") && !(errors.As(err, &oe) && oe.Op == "dial") && !speaksPostgres(addr) {
+		return addr + " answered, but not as PostgreSQL"
+	}
+	return connectReason(err)
+}
+
+// sslRequest is what a PostgreSQL client may send first: its length (8)
+// and the request code 80877103.
+var sslRequest = []byte{0, 0, 0, 8, 0x04, 0xd2, 0x16, 0x2f}
+
+// speaksPostgres asks addr, on a connection of its own, what only a
+// PostgreSQL server answers with one byte, S or N, and nothing more. A
+// server of another protocol answers otherwise: a MySQL server greets
+// first, an HTTP server replies with text. An address that takes no
+// connection, or says nothing, cannot tell, and counts as PostgreSQL.
+func speaksPostgres(addr string) bool {
+	c, err := net.DialTimeout("tcp", addr, time.Second)
+	if err != nil {
+		return true
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(time.Second))
+	if _, err := c.Write(sslRequest); err != nil {
+		return true
+	}
+	b := make([]byte, 256)
+	n, _ := c.Read(b)
+	switch {
+	case n == 0:
+		return true
+	case n > 1 || b[0] != 'S' && b[0] != 'N':
+		return false
+	}
+	c.SetDeadline(time.Now().Add(200 * time.Millisecond))
+	more, _ := c.Read(b)
+	return more == 0
 }
 
 // connectReason keeps the part of a pgx connect error that says why. pgx

