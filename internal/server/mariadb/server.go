@@ -67,8 +67,9 @@ var serverOwned = map[string]bool{
 // Server is a MariaDB server that dbrig creates, starts and stops itself.
 // Everything it writes lives under Dir: the data in Dir/data, the error
 // log in Dir/server.log (appended to by every start), the password in
-// Dir/dbrig-secret, what it was started with in Dir/dbrig-server.json and,
-// when the path is short enough, the socket in Dir/sock.
+// Dir/dbrig-secret, what it was started with in Dir/dbrig-server.json, its
+// temporary files in Dir/tmp and, when the path is short enough, the socket
+// in Dir/sock.
 //
 // As root, the server runs as an unprivileged user (RunAs, else "mysql"
 // if that user exists, else "nobody"). It listens on 127.0.0.1 at a free
