@@ -193,3 +193,14 @@ func TestRunWaitsForAServerAtTheEnd(t *testing.T) {
 		t.Errorf("outage %+v, want about 1.6 s: the VUs retry at once when the window closes", o)
 	}
 }
+
+// BenchmarkRecordSecond is what each completed transaction costs the VU
+// for the per-second latencies: one record into its own histogram, and,
+// once a second, the hand-over (run with -benchtime to span seconds).
+func BenchmarkRecordSecond(b *testing.B) {
+	sh := &shared{started: time.Now()}
+	s := newVUState(1, 0)
+	for b.Loop() {
+		recordSecond(s, sh, time.Now(), 3*time.Millisecond)
+	}
+}
