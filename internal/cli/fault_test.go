@@ -1,3 +1,5 @@
+//go:build linux
+
 package cli_test
 
 import (
@@ -6,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -15,6 +16,7 @@ import (
 	"github.com/dbrig/dbrig/internal/result"
 	"github.com/dbrig/dbrig/internal/server"
 	"github.com/dbrig/dbrig/internal/server/postgres"
+	"github.com/dbrig/dbrig/internal/server/servertest"
 )
 
 // TestServerLostPostgres: a managed PostgreSQL killed 3 s into a run and
@@ -179,7 +181,7 @@ func TestTelemetryFollowsRestartPostgres(t *testing.T) {
 	wantIn(t, "report", mustRun(t, "report", "--text", out).stdout, "Telemetry: no database readings from ")
 }
 
-// serverTree is the managed server's postmaster and its children.
+// serverTree is the managed server's postmaster and the processes below it.
 func serverTree(t *testing.T, s *postgres.Server) []int {
 	t.Helper()
 	st, err := s.Status(context.Background())
@@ -187,23 +189,7 @@ func serverTree(t *testing.T, s *postgres.Server) []int {
 		t.Error(err)
 		return nil
 	}
-	pids := []int{st.PID}
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
-		if len(f) > 1 && f[1] == strconv.Itoa(st.PID) {
-			pids = append(pids, pid)
-		}
-	}
-	return pids
+	return servertest.Descendants(t, st.PID)
 }
 
 func signal(t *testing.T, pids []int, sig syscall.Signal) {

@@ -101,6 +101,29 @@ func (h *health) check(now time.Time, states []*vuState) bool {
 	return false
 }
 
+// await waits, as the window closes, for a server out of reach to come
+// back, up to lostAfter since it went, and gives it up if it does not;
+// it reports whether there is a server.
+func (h *health) await() bool {
+	for {
+		since := h.down.Load()
+		if since == 0 {
+			return !h.gaveUp()
+		}
+		if h.gaveUp() || time.Since(time.Unix(0, since)) >= h.lostAfter {
+			h.giveUp(time.Now())
+			return false
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func (h *health) gaveUp() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.lost
+}
+
 // giveUp records the open outage up to now as the server's loss; it
 // reports whether there was one.
 func (h *health) giveUp(now time.Time) bool {

@@ -172,3 +172,35 @@ func TestRunNoStallWhenIdle(t *testing.T) {
 		t.Errorf("stalls %+v while the only VU was thinking, want none", res.Stalls)
 	}
 }
+
+// TestRunWaitsForAServerAtTheEnd: a window that closes while the server
+// is restarting waits for it, within LostAfter, before reading its end
+// edge: the server came back, so the run did not lose it.
+func TestRunWaitsForAServerAtTheEnd(t *testing.T) {
+	f := &faulty{}
+	f.at(time.Second, true, false)
+	f.at(2600*time.Millisecond, false, false)
+	var edges []bool
+	res, err := Run(context.Background(), f, Config{VUs: 2, Duration: 2 * time.Second, Classify: classify,
+		LostAfter: 5 * time.Second, WindowEdge: func(start bool) { edges = append(edges, start) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ServerLost || len(edges) != 2 || len(res.Outages) != 1 {
+		t.Fatalf("lost %v, edges %v, outages %+v; want the server waited for, both edges read and one outage", res.ServerLost, edges, res.Outages)
+	}
+	if o := res.Outages[0]; o.Seconds < 1.5 || o.Seconds > 2.2 {
+		t.Errorf("outage %+v, want about 1.6 s: the VUs retry at once when the window closes", o)
+	}
+}
+
+// BenchmarkRecordSecond is what each completed transaction costs the VU
+// for the per-second latencies: one record into its own histogram, and,
+// once a second, the hand-over (run with -benchtime to span seconds).
+func BenchmarkRecordSecond(b *testing.B) {
+	sh := &shared{started: time.Now()}
+	s := newVUState(1, 0)
+	for b.Loop() {
+		recordSecond(s, sh, time.Now(), 3*time.Millisecond)
+	}
+}

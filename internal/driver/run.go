@@ -284,7 +284,7 @@ func Run(ctx context.Context, w Workload, cfg Config) (*Result, error) {
 	defer cancelWork()
 
 	res := &Result{Started: time.Now()}
-	sh := &shared{cfg: &cfg, phase: &phase, stop: stop, abort: abort, started: res.Started,
+	sh := &shared{cfg: &cfg, phase: &phase, stop: stop, hurry: make(chan struct{}), abort: abort, started: res.Started,
 		health: &health{started: res.Started, lostAfter: cfg.LostAfter, stallAfter: cfg.StallAfter}}
 	openWindow := func() {
 		if cfg.WindowEdge != nil {
@@ -296,9 +296,11 @@ func Run(ctx context.Context, w Workload, cfg Config) (*Result, error) {
 	closeWindow := func() {
 		setPhase(PhaseDone)
 		res.WindowEnd = time.Now()
-		// A window that closes without a server ends the run as lost, and
-		// its edge has nothing to read.
-		if !sh.health.giveUp(res.WindowEnd) && cfg.WindowEdge != nil {
+		// A window that closes without a server waits for it, up to
+		// LostAfter since it went, the virtual users hurried to reconnect;
+		// without it the run ends as lost, and its edge has nothing to read.
+		close(sh.hurry)
+		if sh.health.await() && cfg.WindowEdge != nil {
 			cfg.WindowEdge(false)
 		}
 	}
@@ -437,9 +439,12 @@ func act(ctx context.Context, res *Result, actions []Action, stop <-chan struct{
 
 // shared is what a run's virtual users and its ticker have in common.
 type shared struct {
-	cfg     *Config
-	phase   *atomic.Int32
-	stop    <-chan struct{}
+	cfg   *Config
+	phase *atomic.Int32
+	stop  <-chan struct{}
+	// hurry closes as the window does: virtual users reconnecting then
+	// try every 100 ms, so that a server back shows at once.
+	hurry   chan struct{}
 	abort   func(error)
 	started time.Time
 	health  *health
@@ -514,8 +519,12 @@ func runVU(ctx context.Context, v VU, s *vuState, sh *shared) {
 				s.byClass[class]++
 			}
 		}
-		if !ok && class == target.ErrConnLost && !reconnect(ctx, v, stop, ended, sh.health) {
-			return
+		if !ok && class == target.ErrConnLost {
+			// A VU back after the window closed has nothing more to do:
+			// its transactions would count on the database's side alone.
+			if !reconnect(ctx, v, sh, ended) || Phase(phase.Load()) == PhaseDone {
+				return
+			}
 		}
 		if !sleep(after, stop) {
 			return
@@ -548,20 +557,30 @@ func recordSecond(s *vuState, sh *shared, ended time.Time, took time.Duration) {
 // reconnect retries with backoff until it works or the run stops. A
 // first failure makes the server unreachable since lost, the moment the
 // connection was lost.
-func reconnect(ctx context.Context, v VU, stop <-chan struct{}, lost time.Time, h *health) bool {
-	backoff := 100 * time.Millisecond
-	for first := true; ; first = false {
+func reconnect(ctx context.Context, v VU, sh *shared, lost time.Time) bool {
+	const first = 100 * time.Millisecond
+	backoff, hurry := first, sh.hurry
+	for tries := 0; ; tries++ {
 		if v.Reconnect(ctx) == nil {
-			h.reached(time.Now())
+			sh.health.reached(time.Now())
 			return true
 		}
-		if first {
-			h.unreachable(lost)
+		if tries == 0 {
+			sh.health.unreachable(lost)
 		}
-		if !sleep(backoff, stop) {
+		t := time.NewTimer(backoff)
+		select {
+		case <-sh.stop:
+			t.Stop()
 			return false
+		case <-hurry:
+			hurry, backoff = nil, first
+		case <-t.C:
 		}
-		backoff = min(2*backoff, 5*time.Second)
+		t.Stop()
+		if hurry != nil {
+			backoff = min(2*backoff, 5*time.Second)
+		}
 	}
 }
 

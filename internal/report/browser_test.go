@@ -61,6 +61,12 @@ func TestBrowserReport(t *testing.T) {
 		// (--kill-server-at 15s --audit-durability): the kill and the
 		// restart marked on the throughput chart, with the errors per second.
 		{"durability-run", func(path string) error { return writeReport(path, "testdata/durability-run.json") }, 5},
+		// A run whose server was killed 30 s in and never restarted, and
+		// one whose server was stopped (SIGSTOP) for 15 s: the stretch
+		// without a server, or the stall, shaded on the throughput and the
+		// latency per second, and the telemetry's gap on its charts.
+		{"lost-run", func(path string) error { return writeReport(path, "testdata/lost-run.json") }, 6},
+		{"stall-run", func(path string) error { return writeReport(path, "testdata/stall-run.json") }, 6},
 		// A block-io run: the same charts, and the run in one line.
 		{"blockio-run", func(path string) error { return writeReport(path, "testdata/blockio-run.json") }, 5},
 		// The block-io sessions sweep: physical reads, logical reads and

@@ -36,9 +36,14 @@ func faultMarks(d *result.Document, plugins obj) string {
 		plugins["eventMarks"] = obj{"marks": marks}
 		caption += " Dashed lines: what was done to the system under test (see Reliability)."
 	}
+	if len(d.Outages) > 0 {
+		caption += " Shaded red: no server."
+	}
+	if len(d.Stalls) > 0 {
+		caption += " Shaded orange: a stall, nothing ended while virtual users waited."
+	}
 	if len(spans) > 0 {
 		plugins["spanShade"] = obj{"spans": spans}
-		caption += " Shaded red: no server; orange: a stall, nothing ended while virtual users waited."
 	}
 	return caption
 }

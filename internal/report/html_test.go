@@ -313,3 +313,40 @@ func TestHTMLDurabilityRun(t *testing.T) {
 		}
 	}
 }
+
+// TestHTMLLostRun: a run whose managed PostgreSQL 15 was killed 30 s in
+// and never restarted: the page says it failed and what its figures
+// cover, and the stretch without a server is shaded on the throughput and
+// the latency-per-second charts.
+func TestHTMLLostRun(t *testing.T) {
+	out := render(t, "testdata/lost-run.json")
+	for _, want := range []string{
+		"FAILED: server lost at 29.8 s and not back 30.0 s later; the figures cover the 24.8 s of the 50.0 s window the server was up.",
+		"Latency per second", `"spanShade":{"spans":[{"color":"rgba(192, 57, 43, 0.18)","from":29.8`, `"label":"no server"`,
+		"Throughput is over the 24.8 s of the window the server was up",
+		"the server was lost, so the database",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("lost run report lacks %q", want)
+		}
+	}
+	if strings.Contains(out, "keeps no counter") {
+		t.Error("the report gives the wrong reason for the database's missing figures")
+	}
+}
+
+// TestHTMLStallRun: a run whose server's processes were stopped for 15 s
+// (SIGSTOP) 30 s in: the stall is named and shaded, the second it ends in
+// shows the 15 s its transactions waited, and the telemetry's gap is
+// shaded on its charts.
+func TestHTMLStallRun(t *testing.T) {
+	out := render(t, "testdata/stall-run.json")
+	for _, want := range []string{
+		"Stall from 29.9 s for 15.1 s", `"label":"stall"`, `"y":15138.815`,
+		"Telemetry: no database readings from 29.1 s to 45.2 s", `"label":"no database telemetry"`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stall run report lacks %q", want)
+		}
+	}
+}

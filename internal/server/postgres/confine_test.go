@@ -57,7 +57,7 @@ func TestConfinedServer(t *testing.T) {
 	}
 
 	want := "/dbrig/" + filepath.Base(memDir)
-	tree := descendants(t, st.PID)
+	tree := servertest.Descendants(t, st.PID)
 	if len(tree) < 5 { // postmaster, checkpointer, bgwriter, walwriter, our backend...
 		t.Fatalf("postmaster %d has only %v in its tree", st.PID, tree)
 	}
@@ -118,42 +118,6 @@ func readFirst(t *testing.T, paths ...string) string {
 	}
 	t.Fatalf("none of %v exists", paths)
 	return ""
-}
-
-// descendants lists root and every process below it, from each process's
-// parent in /proc/PID/stat.
-func descendants(t *testing.T, root int) []int {
-	t.Helper()
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	parent := map[int]int{}
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		// The parent is the second field after the command's parenthesis.
-		f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
-		if len(f) > 1 {
-			parent[pid], _ = strconv.Atoi(f[1])
-		}
-	}
-	var out []int
-	for pid := range parent {
-		for p := pid; p > 1; p = parent[p] {
-			if p == root {
-				out = append(out, pid)
-				break
-			}
-		}
-	}
-	return out
 }
 
 // outside returns the line of /proc/PID/cgroup that puts pid's memory or
