@@ -23,7 +23,8 @@ import (
 // never started again ends the run --lost-after later, long before its
 // window would have: exit 1, the result kept and marked with the loss,
 // its figures over the seconds the server was up, and no database-side
-// figure, for the right reason.
+// figure, for the right reason. In a sweep, such a run is kept apart, not
+// counted, and fails the sweep.
 func TestServerLostPostgres(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kills a server of its own")
@@ -77,6 +78,33 @@ func TestServerLostPostgres(t *testing.T) {
 	}
 	if !slices.ContainsFunc(doc.Notes, func(n string) bool { return strings.HasPrefix(n, "Server lost at") }) {
 		t.Errorf("notes %q, want the loss named", doc.Notes)
+	}
+
+	// In a sweep, the run that lost its server is kept apart and not
+	// counted, and the sweep stops there, failed, to be resumed.
+	if err := server.Restart(context.Background(), s, nil); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "lost.yaml")
+	body := "name: lost\ntarget: {url: '" + u + "'}\nworkload: tproc-c\nrun: {rampup: 1s, duration: 30s, lost_after: 2s}\nvary:\n  vus: [1, 2]\n"
+	if err := os.WriteFile(spec, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	time.AfterFunc(3*time.Second, func() {
+		if _, err := server.Kill(context.Background(), s); err != nil {
+			t.Error(err)
+		}
+	})
+	sweep := filepath.Join(dir, "out")
+	if o := dbrig(t, "sweep", spec, "--out", sweep); o.code != 1 {
+		t.Errorf("sweep: exit %d, want 1", o.code)
+	}
+	if lost, err := result.Read(filepath.Join(sweep, "runs", "p01-r1-lost.json")); err != nil || lost.ServerLost == nil {
+		t.Errorf("the sweep's run that lost its server: %v, want it kept and marked", err)
+	}
+	if sw := readSweep(t, sweep); sw.Done != 0 || sw.Complete || len(sw.Points[0].Runs) > 0 && sw.Points[0].Runs[0] != "" {
+		t.Errorf("sweep done %d, complete %v, point 1's runs %q; want nothing counted", sw.Done, sw.Complete, sw.Points[0].Runs)
 	}
 	// Acknowledge the crash, as dbrig server stop would.
 	if err := s.Stop(context.Background()); err != nil && !errors.Is(err, server.ErrCrashed) {
