@@ -79,6 +79,11 @@ func TestServerLostPostgres(t *testing.T) {
 	if !slices.ContainsFunc(doc.Notes, func(n string) bool { return strings.HasPrefix(n, "Server lost at") }) {
 		t.Errorf("notes %q, want the loss named", doc.Notes)
 	}
+	if rec := doc.Telemetry; rec == nil || len(rec.Gaps) != 1 || rec.Gaps[0].From > l.At+0.2 || rec.Gaps[0].To < l.At+l.Seconds-0.5 {
+		t.Errorf("telemetry %+v, want one gap from the loss to the end", rec)
+	} else if w := rec.Window; w[1] > l.At+0.1 {
+		t.Errorf("telemetry's window %v, want it to end with the throughput's, at the loss (%.1f s)", w, l.At)
+	}
 
 	// In a sweep, the run that lost its server is kept apart and not
 	// counted, and the sweep stops there, failed, to be resumed.
@@ -191,6 +196,9 @@ func TestTelemetryFollowsRestartPostgres(t *testing.T) {
 	g := rec.Gaps[0]
 	if g.From > 3.5 || g.To < 4 || g.ServerPID <= 0 || g.ServerPID == rec.Host.Facts.ServerPID {
 		t.Errorf("gap %+v (first server pid %d), want one over the kill at 3 s and the restart, with the new server's pid", g, rec.Host.Facts.ServerPID)
+	}
+	if why, ok := rec.Unavailable["database_counters"]; ok {
+		t.Errorf("database counters said unavailable (%s), though read on both sides of the gap", why)
 	}
 	var serverCPU, counters int
 	for _, h := range rec.Host.Samples {
