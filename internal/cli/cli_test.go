@@ -314,6 +314,8 @@ func TestBadInputs(t *testing.T) {
 		{"negative vus", []string{"run", "tproc-c", "--target", u, "--vus", "-1", "--json", out}, "--vus"},
 		{"zero duration", []string{"run", "tproc-c", "--target", u, "--duration", "0s", "--json", out}, "--duration"},
 		{"bad mode", []string{"run", "tproc-c", "--target", u, "--mode", "fast", "--json", out}, "--mode"},
+		{"short lost-after", []string{"run", "tproc-c", "--target", u, "--lost-after", "100ms", "--json", out}, "--lost-after"},
+		{"negative stall-after", []string{"run", "tproc-c", "--target", u, "--stall-after", "-1s", "--json", out}, "--stall-after"},
 		{"non-number", []string{"run", "tproc-c", "--target", u, "--vus", "many", "--json", out}, "--vus"},
 		{"unknown workload", []string{"run", "nosuch"}, `"nosuch"`},
 		{"no workload", []string{"build"}, "tproc-c"},

@@ -23,7 +23,8 @@ import (
 // never started again ends the run --lost-after later, long before its
 // window would have: exit 1, the result kept and marked with the loss,
 // its figures over the seconds the server was up, and no database-side
-// figure, for the right reason.
+// figure, for the right reason. In a sweep, such a run is kept apart, not
+// counted, and fails the sweep.
 func TestServerLostPostgres(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kills a server of its own")
@@ -77,6 +78,38 @@ func TestServerLostPostgres(t *testing.T) {
 	}
 	if !slices.ContainsFunc(doc.Notes, func(n string) bool { return strings.HasPrefix(n, "Server lost at") }) {
 		t.Errorf("notes %q, want the loss named", doc.Notes)
+	}
+	if rec := doc.Telemetry; rec == nil || len(rec.Gaps) != 1 || rec.Gaps[0].From > l.At+0.2 || rec.Gaps[0].To < l.At+l.Seconds-0.5 {
+		t.Errorf("telemetry %+v, want one gap from the loss to the end", rec)
+	} else if w := rec.Window; w[1] > l.At+0.1 {
+		t.Errorf("telemetry's window %v, want it to end with the throughput's, at the loss (%.1f s)", w, l.At)
+	}
+
+	// In a sweep, the run that lost its server is kept apart and not
+	// counted, and the sweep stops there, failed, to be resumed.
+	if err := server.Restart(context.Background(), s, nil); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "lost.yaml")
+	body := "name: lost\ntarget: {url: '" + u + "'}\nworkload: tproc-c\nrun: {rampup: 1s, duration: 30s, lost_after: 2s}\nvary:\n  vus: [1, 2]\n"
+	if err := os.WriteFile(spec, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	time.AfterFunc(3*time.Second, func() {
+		if _, err := server.Kill(context.Background(), s); err != nil {
+			t.Error(err)
+		}
+	})
+	sweep := filepath.Join(dir, "out")
+	if o := dbrig(t, "sweep", spec, "--out", sweep); o.code != 1 {
+		t.Errorf("sweep: exit %d, want 1", o.code)
+	}
+	if lost, err := result.Read(filepath.Join(sweep, "runs", "p01-r1-lost.json")); err != nil || lost.ServerLost == nil {
+		t.Errorf("the sweep's run that lost its server: %v, want it kept and marked", err)
+	}
+	if sw := readSweep(t, sweep); sw.Done != 0 || sw.Complete || len(sw.Points[0].Runs) > 0 && sw.Points[0].Runs[0] != "" {
+		t.Errorf("sweep done %d, complete %v, point 1's runs %q; want nothing counted", sw.Done, sw.Complete, sw.Points[0].Runs)
 	}
 	// Acknowledge the crash, as dbrig server stop would.
 	if err := s.Stop(context.Background()); err != nil && !errors.Is(err, server.ErrCrashed) {
@@ -163,6 +196,9 @@ func TestTelemetryFollowsRestartPostgres(t *testing.T) {
 	g := rec.Gaps[0]
 	if g.From > 3.5 || g.To < 4 || g.ServerPID <= 0 || g.ServerPID == rec.Host.Facts.ServerPID {
 		t.Errorf("gap %+v (first server pid %d), want one over the kill at 3 s and the restart, with the new server's pid", g, rec.Host.Facts.ServerPID)
+	}
+	if why, ok := rec.Unavailable["database_counters"]; ok {
+		t.Errorf("database counters said unavailable (%s), though read on both sides of the gap", why)
 	}
 	var serverCPU, counters int
 	for _, h := range rec.Host.Samples {

@@ -839,11 +839,19 @@ func (r *run) measure(ctx context.Context, pi, rep int, params []Param) (string,
 	}
 	doc := r.Doc
 	rel := filepath.Join("runs", fmt.Sprintf("p%02d-r%d.json", pi+1, rep))
-	if d.Interrupted {
+	switch {
+	case d.ServerLost != nil:
+		rel = filepath.Join("runs", fmt.Sprintf("p%02d-r%d-lost.json", pi+1, rep))
+	case d.Interrupted:
 		rel = filepath.Join("runs", fmt.Sprintf("p%02d-r%d-interrupted.json", pi+1, rep))
 	}
 	if err := result.Write(filepath.Join(r.Dir, rel), d); err != nil {
 		return "", fmt.Errorf("write %s: %w", rel, err)
+	}
+	if d.ServerLost != nil {
+		// Every run after it would fail the same way.
+		return "", fmt.Errorf("run %d (point %d, repetition %d) lost its server %.1f s in: %s is kept but not counted; once the server is back, a resume runs it again",
+			doc.Done+1, pi+1, rep, d.ServerLost.At, rel)
 	}
 	if d.Interrupted {
 		r.addNote(fmt.Sprintf("run %d (point %d, repetition %d) was interrupted; %s is kept but not counted, and a resume runs it again",

@@ -141,9 +141,10 @@ func (o Options) check(name string) error {
 		return fmt.Errorf("must be positive, got %s", o.Duration)
 	case name == "rampup" && o.Rampup < 0:
 		return fmt.Errorf("must not be negative, got %s", o.Rampup)
-	case name == "lost_after" && o.LostAfter < time.Second:
+	// Zero is the driver's default, for Options made without Defaults.
+	case name == "lost_after" && o.LostAfter != 0 && o.LostAfter < time.Second:
 		return fmt.Errorf("must be at least 1s, got %s", o.LostAfter)
-	case name == "stall_after" && o.StallAfter < time.Second:
+	case name == "stall_after" && o.StallAfter != 0 && o.StallAfter < time.Second:
 		return fmt.Errorf("must be at least 1s, got %s", o.StallAfter)
 	case name == "sample" && o.Telemetry.Interval != 0 && o.Telemetry.Interval < minSample:
 		return fmt.Errorf("must be at least %s, got %s", minSample, o.Telemetry.Interval)

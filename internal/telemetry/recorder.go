@@ -329,6 +329,7 @@ func (r *Recorder) Stop() *Recording {
 	if r.rec.DB != nil && r.hasEdge[0] && r.hasEdge[1] {
 		r.rec.DB.Tables = Diff(r.edges[0], r.edges[1])
 	}
+	r.closeGaps()
 	if len(r.rec.Unavailable) == 0 {
 		r.rec.Unavailable = nil
 	}
@@ -336,6 +337,25 @@ func (r *Recorder) Stop() *Recording {
 		r.rec.Cost = &r.cost
 	}
 	return &r.rec
+}
+
+// closeGaps ends a gap still open at the recording's end (a server that
+// never came back) there. A database read on both sides of its gaps was
+// recorded, so the errors of reads in them are not its reason for
+// missing: the gaps say what was.
+func (r *Recorder) closeGaps() {
+	if r.src != nil && r.gapFrom >= 0 {
+		r.rec.Gaps = append(r.rec.Gaps, Gap{From: r.gapFrom, To: r.since()})
+	}
+	if len(r.rec.Gaps) == 0 || r.rec.DB == nil {
+		return
+	}
+	if len(r.rec.DB.Samples) > 0 {
+		delete(r.rec.Unavailable, "database_counters")
+	}
+	if r.rec.DB.Sessions != nil && len(r.rec.DB.Sessions.Buckets) > 0 {
+		delete(r.rec.Unavailable, "sessions")
+	}
 }
 
 // Diff is each table of end minus its start, row by row (matched by
