@@ -204,7 +204,13 @@ func Run(ctx context.Context, w Workload, cfg Config) (*Result, error) {
 	vus := make([]VU, cfg.VUs)
 	for i := range vus {
 		v, err := w.NewVU(ctx, i)
+		if err == nil {
+			err = flush(ctx, v)
+		}
 		if err != nil {
+			if v != nil {
+				v.Close()
+			}
 			for _, o := range vus[:i] {
 				o.Close()
 			}
@@ -237,19 +243,33 @@ func Run(ctx context.Context, w Workload, cfg Config) (*Result, error) {
 	defer cancelWork()
 
 	res := &Result{Started: time.Now()}
+	// The VUs stop at each edge of the window while it is read (see
+	// Flusher). A fixed amount of work has no start edge to stop at: its
+	// VUs were flushed as they opened, and start once the window is open.
+	edges := []*edge{newEdge(len(vus)), newEdge(len(vus))}
+	first := 0
+	if batch {
+		first = 1
+	}
 	openWindow := func() {
+		if !batch {
+			edges[0].hold(cfg.Grace)
+		}
 		if cfg.WindowEdge != nil {
 			cfg.WindowEdge(true)
 		}
 		res.WindowStart = time.Now()
 		setPhase(PhaseMeasure)
+		close(edges[0].read)
 	}
 	closeWindow := func() {
+		edges[1].hold(cfg.Grace)
 		setPhase(PhaseDone)
 		res.WindowEnd = time.Now()
 		if cfg.WindowEdge != nil {
 			cfg.WindowEdge(false)
 		}
+		close(edges[1].read)
 	}
 	if batch {
 		// Every transaction of a fixed amount of work counts, so the
@@ -265,16 +285,18 @@ func Run(ctx context.Context, w Workload, cfg Config) (*Result, error) {
 		if cfg.VUs > 1 {
 			delay = cfg.Rampup * time.Duration(i) / time.Duration(cfg.VUs)
 		}
+		ve := &vuEdges{all: edges, next: first, v: v}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			defer v.Close()
-			if !sleep(delay, stop) {
+			defer ve.leave(work)
+			if !ve.sleep(work, delay, stop) {
 				return
 			}
 			running.Add(1)
 			defer running.Add(-1)
-			runVU(work, v, states[i], &cfg, &phase, stop, abort)
+			runVU(work, v, ve, states[i], &cfg, &phase, stop, abort)
 		}()
 	}
 	finished := make(chan struct{})
@@ -376,20 +398,18 @@ func act(ctx context.Context, res *Result, actions []Action, stop <-chan struct{
 }
 
 // runVU is one VU's loop: pick, wait, run with retries, record, wait.
-func runVU(ctx context.Context, v VU, s *vuState, cfg *Config, phase *atomic.Int32, stop <-chan struct{}, abort func(error)) {
+func runVU(ctx context.Context, v VU, ve *vuEdges, s *vuState, cfg *Config, phase *atomic.Int32, stop <-chan struct{}, abort func(error)) {
 	pacer, _ := v.(Pacer)
 	for n := 0; cfg.Each == 0 || n < cfg.Each; n++ {
-		select {
-		case <-stop:
+		if !ve.sleep(ctx, 0, stop) {
 			return
-		default:
 		}
 		tx := v.Next()
 		var after time.Duration
 		if pacer != nil {
 			var before time.Duration
 			before, after = pacer.Pacing(tx)
-			if !sleep(before, stop) {
+			if !ve.sleep(ctx, before, stop) {
 				return
 			}
 		}
@@ -437,10 +457,10 @@ func runVU(ctx context.Context, v VU, s *vuState, cfg *Config, phase *atomic.Int
 				s.byClass[class]++
 			}
 		}
-		if !ok && class == target.ErrConnLost && !reconnect(ctx, v, stop) {
+		if !ok && class == target.ErrConnLost && !reconnect(ctx, v, ve, stop) {
 			return
 		}
-		if !sleep(after, stop) {
+		if !ve.sleep(ctx, after, stop) {
 			return
 		}
 	}
@@ -457,13 +477,13 @@ func outcome(ok, rolledBack bool) Outcome {
 }
 
 // reconnect retries with backoff until it works or the run stops.
-func reconnect(ctx context.Context, v VU, stop <-chan struct{}) bool {
+func reconnect(ctx context.Context, v VU, ve *vuEdges, stop <-chan struct{}) bool {
 	backoff := 100 * time.Millisecond
 	for {
 		if v.Reconnect(ctx) == nil {
 			return true
 		}
-		if !sleep(backoff, stop) {
+		if !ve.sleep(ctx, backoff, stop) {
 			return false
 		}
 		backoff = min(2*backoff, 5*time.Second)

@@ -19,8 +19,14 @@ const (
 
 // MarkServer adds to v what every workload's mark reads from the target
 // itself: when its server started (a target.Restartable) and its
-// transaction counter, where it keeps one.
-func MarkServer(ctx context.Context, t target.Target, v map[string]int64) error {
+// transaction counter, where it keeps one. read, if not nil, is the
+// workload's own part of the mark, on own, its session in the measured
+// database: it runs after the server's start is known (so that time spent
+// reconnecting to a restarted server is not inside the mark), and before
+// the counter, which leaves out the transactions own has run and reads
+// them published (own is flushed first). So the marks never count as the
+// workload's, at either edge.
+func MarkServer(ctx context.Context, t target.Target, v map[string]int64, own *Conn, read func() error) error {
 	if rs, ok := t.(target.Restartable); ok {
 		at, err := rs.Started(ctx)
 		if err != nil {
@@ -28,12 +34,22 @@ func MarkServer(ctx context.Context, t target.Target, v map[string]int64) error 
 		}
 		v[ServerStarted] = at.UnixMicro()
 	}
+	var reads int64
+	if own != nil {
+		if err := read(); err != nil {
+			return err
+		}
+		if err := own.Flush(ctx); err != nil {
+			return fmt.Errorf("publish the mark's own reads: %w", err)
+		}
+		reads = own.reads
+	}
 	n, ok, err := t.Xacts(ctx)
 	if err != nil {
 		return fmt.Errorf("read transaction counter: %w", err)
 	}
 	if ok {
-		v[Xacts] = n
+		v[Xacts] = n - reads
 	}
 	return nil
 }

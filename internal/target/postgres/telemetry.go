@@ -38,6 +38,7 @@ var _ telemetry.Source = (*source)(nil)
 // stats reads counters and settings, sampler only the sessions, so that
 // a slow read of the former never delays the 10 Hz sampling.
 type source struct {
+	t        *Target
 	major    int // of server_version_num
 	version  string
 	db       string // the measured database
@@ -65,7 +66,7 @@ func (t *Target) Telemetry(ctx context.Context) (telemetry.Source, error) {
 		cfg.RuntimeParams = map[string]string{}
 	}
 	cfg.RuntimeParams["application_name"] = telemetryApp
-	s := &source{db: cfg.Database}
+	s := &source{t: t, db: t.db}
 	var err error
 	if s.edge, err = t.link(ctx, cfg); err != nil {
 		return nil, err
@@ -171,6 +172,7 @@ func (s *source) Counters(ctx context.Context) (map[string]float64, error) {
 	}
 	sql := "SELECT " + values(s.counters) + " FROM " + from + " WHERE d.datname = $1"
 	var vs []float64
+	flushed := s.t.flushes.Load()
 	err := s.stats.do(ctx, func(ctx context.Context, c *pgx.Conn) error {
 		return c.QueryRow(ctx, sql, s.db).Scan(&vs)
 	})
@@ -181,6 +183,8 @@ func (s *source) Counters(ctx context.Context) (map[string]float64, error) {
 	for i, st := range s.counters {
 		out[st.Key] = vs[i]
 	}
+	// The flushes are dbrig's transactions, not the workload's (see Xacts).
+	out[telemetry.Commits] -= float64(flushed)
 	return out, nil
 }
 

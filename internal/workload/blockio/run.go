@@ -166,18 +166,21 @@ func (r *runner) Config() map[string]any {
 // the database's logical and physical reads.
 func (r *runner) Mark(ctx context.Context) (workload.Mark, error) {
 	v := map[string]int64{}
-	if err := workload.MarkServer(ctx, r.t, v); err != nil {
+	if _, ok := r.schema["mark"]; !ok {
+		err := workload.MarkServer(ctx, r.t, v, nil, nil)
+		return workload.Mark{Values: v}, err
+	}
+	err := workload.MarkServer(ctx, r.t, v, r.ctl, func() error {
+		var logical, physical int64
+		if err := r.ctl.ReadRow(ctx, r.schema.Get("mark"), &logical, &physical); err != nil {
+			return fmt.Errorf("read the database's block reads: %w", err)
+		}
+		v[markLogical], v[markPhysical] = logical, physical
+		return nil
+	})
+	if err != nil {
 		return workload.Mark{}, err
 	}
-	if _, ok := r.schema["mark"]; !ok {
-		return workload.Mark{Values: v}, nil
-	}
-	var logical, physical int64
-	err := r.ctl.ReadRow(ctx, r.schema.Get("mark"), &logical, &physical)
-	if err != nil {
-		return workload.Mark{}, fmt.Errorf("read the database's block reads: %w", err)
-	}
-	v[markLogical], v[markPhysical] = logical, physical
 	return workload.Mark{Values: v}, nil
 }
 
