@@ -205,12 +205,12 @@ func Run(ctx context.Context, w Workload, cfg Config) (*Result, error) {
 	for i := range vus {
 		v, err := w.NewVU(ctx, i)
 		if err == nil {
-			err = flush(ctx, v)
-		}
-		if err != nil {
-			if v != nil {
+			// Its start-up, published before anything is read.
+			if err = flush(ctx, v); err != nil {
 				v.Close()
 			}
+		}
+		if err != nil {
 			for _, o := range vus[:i] {
 				o.Close()
 			}

@@ -21,11 +21,10 @@ const (
 // itself: when its server started (a target.Restartable) and its
 // transaction counter, where it keeps one. read, if not nil, is the
 // workload's own part of the mark, on own, its session in the measured
-// database: it runs after the server's start is known (so that time spent
-// reconnecting to a restarted server is not inside the mark), and before
-// the counter, which leaves out the transactions own has run and reads
-// them published (own is flushed first). So the marks never count as the
-// workload's, at either edge.
+// database. It runs before the counter is read, which then holds its
+// transactions published (own is flushed first) and leaves out all that
+// own has run, so that the marks never count as the workload's, at
+// either edge.
 func MarkServer(ctx context.Context, t target.Target, v map[string]int64, own *Conn, read func() error) error {
 	if rs, ok := t.(target.Restartable); ok {
 		at, err := rs.Started(ctx)
@@ -34,11 +33,13 @@ func MarkServer(ctx context.Context, t target.Target, v map[string]int64, own *C
 		}
 		v[ServerStarted] = at.UnixMicro()
 	}
-	var reads int64
-	if own != nil {
+	if read != nil {
 		if err := read(); err != nil {
 			return err
 		}
+	}
+	var reads int64
+	if own != nil {
 		if err := own.Flush(ctx); err != nil {
 			return fmt.Errorf("publish the mark's own reads: %w", err)
 		}

@@ -31,9 +31,12 @@ var _ telemetry.Source = (*source)(nil)
 // maintenance database and name the measured one; only the reads at the
 // window's edges, outside it, use the measured database itself (edge):
 // the settings and extensions there, and pg_stat_statements, which shows
-// only where it is installed. Where the maintenance database will not
-// take a connection, everything runs in the measured database and the
-// settings say so.
+// only where it is installed. Those at the start are published (flushed)
+// before the window's first mark and sample, and those at the end come
+// after its last, so they never count inside it either; the flush's own
+// transaction is counted out like the sessions'. Where the maintenance
+// database will not take a connection, everything runs in the measured
+// database and the settings say so.
 //
 // stats reads counters and settings, sampler only the sessions, so that
 // a slow read of the former never delays the 10 Hz sampling.
