@@ -41,6 +41,16 @@ type Pacer interface {
 	Pacing(tx int) (before, after time.Duration)
 }
 
+// Flusher is a VU whose work reaches the database's own counters late.
+// Flush publishes it, so that the counters read next hold all the VU has
+// done. The driver calls it as the VU opens, and at each edge of the
+// measured window, between two transactions, while every VU waits for
+// the edge to be read: so the database counts on each side of an edge
+// exactly the transactions the client does.
+type Flusher interface {
+	Flush(ctx context.Context) error
+}
+
 // Tally is a workload's per-transaction counters, one slot per TallyNames entry.
 type Tally []int64
 

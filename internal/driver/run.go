@@ -251,6 +251,12 @@ func Run(ctx context.Context, w Workload, cfg Config) (*Result, error) {
 	vus := make([]VU, cfg.VUs)
 	for i := range vus {
 		v, err := w.NewVU(ctx, i)
+		if err == nil {
+			// Its start-up, published before anything is read.
+			if err = flush(ctx, v); err != nil {
+				v.Close()
+			}
+		}
 		if err != nil {
 			for _, o := range vus[:i] {
 				o.Close()
@@ -286,23 +292,39 @@ func Run(ctx context.Context, w Workload, cfg Config) (*Result, error) {
 	res := &Result{Started: time.Now()}
 	sh := &shared{cfg: &cfg, phase: &phase, stop: stop, hurry: make(chan struct{}), abort: abort, started: res.Started,
 		health: &health{started: res.Started, lostAfter: cfg.LostAfter, stallAfter: cfg.StallAfter}}
+	// The VUs stop at each edge of the window while it is read (see
+	// Flusher). A fixed amount of work has no start edge to stop at: its
+	// VUs were flushed as they opened, and start once the window is open.
+	edges := []*edge{newEdge(len(vus)), newEdge(len(vus))}
+	first := 0
+	if batch {
+		first = 1
+	}
 	openWindow := func() {
+		if !batch {
+			edges[0].hold(cfg.Grace)
+		}
 		if cfg.WindowEdge != nil {
 			cfg.WindowEdge(true)
 		}
 		res.WindowStart = time.Now()
 		setPhase(PhaseMeasure)
+		close(edges[0].read)
 	}
 	closeWindow := func() {
+		// Virtual users reconnecting are hurried, and stop at the edge
+		// once they are back (a reconnect does not stop there).
+		close(sh.hurry)
+		edges[1].hold(cfg.Grace)
 		setPhase(PhaseDone)
 		res.WindowEnd = time.Now()
 		// A window that closes without a server waits for it, up to
-		// LostAfter since it went, the virtual users hurried to reconnect;
-		// without it the run ends as lost, and its edge has nothing to read.
-		close(sh.hurry)
+		// LostAfter since it went; without it the run ends as lost, and
+		// its edge has nothing to read.
 		if sh.health.await() && cfg.WindowEdge != nil {
 			cfg.WindowEdge(false)
 		}
+		close(edges[1].read)
 	}
 	if batch {
 		// Every transaction of a fixed amount of work counts, so the
@@ -318,16 +340,18 @@ func Run(ctx context.Context, w Workload, cfg Config) (*Result, error) {
 		if cfg.VUs > 1 {
 			delay = cfg.Rampup * time.Duration(i) / time.Duration(cfg.VUs)
 		}
+		ve := &vuEdges{all: edges, next: first, v: v}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			defer v.Close()
-			if !sleep(delay, stop) {
+			defer ve.leave(work)
+			if !ve.sleep(work, delay, stop) {
 				return
 			}
 			running.Add(1)
 			defer running.Add(-1)
-			runVU(work, v, states[i], sh)
+			runVU(work, v, ve, states[i], sh)
 		}()
 	}
 	finished := make(chan struct{})
@@ -452,22 +476,20 @@ type shared struct {
 }
 
 // runVU is one VU's loop: pick, wait, run with retries, record, wait.
-func runVU(ctx context.Context, v VU, s *vuState, sh *shared) {
+func runVU(ctx context.Context, v VU, ve *vuEdges, s *vuState, sh *shared) {
 	cfg, phase, stop := sh.cfg, sh.phase, sh.stop
 	s.ended.Store(time.Now().UnixNano())
 	pacer, _ := v.(Pacer)
 	for n := 0; cfg.Each == 0 || n < cfg.Each; n++ {
-		select {
-		case <-stop:
+		if !ve.sleep(ctx, 0, stop) {
 			return
-		default:
 		}
 		tx := v.Next()
 		var after time.Duration
 		if pacer != nil {
 			var before time.Duration
 			before, after = pacer.Pacing(tx)
-			if !sleep(before, stop) {
+			if !ve.sleep(ctx, before, stop) {
 				return
 			}
 		}
@@ -526,7 +548,7 @@ func runVU(ctx context.Context, v VU, s *vuState, sh *shared) {
 				return
 			}
 		}
-		if !sleep(after, stop) {
+		if !ve.sleep(ctx, after, stop) {
 			return
 		}
 	}

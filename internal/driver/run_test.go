@@ -367,3 +367,62 @@ func TestActions(t *testing.T) {
 		t.Errorf("run with a failed action: %v, want %v", err, failed)
 	}
 }
+
+// lagging is a workload whose VUs' transactions reach its "database"
+// counter late, as PostgreSQL's statistics do: only every seventh
+// transaction publishes what came before it, unless the VU is flushed.
+type lagging struct {
+	published atomic.Int64
+	pace      time.Duration
+}
+
+func (l *lagging) TxNames() []string    { return []string{"a"} }
+func (l *lagging) TallyNames() []string { return nil }
+func (l *lagging) NewVU(context.Context, int) (VU, error) {
+	return &laggingVU{w: l, pending: 1}, nil // its start-up counts too
+}
+
+type laggingVU struct {
+	w       *lagging
+	pending int64
+}
+
+func (v *laggingVU) Next() int { return 0 }
+func (v *laggingVU) Run(context.Context, int, Tally) error {
+	time.Sleep(time.Millisecond)
+	if v.pending++; v.pending%7 == 0 {
+		v.Flush(context.Background())
+	}
+	return nil
+}
+func (v *laggingVU) Flush(context.Context) error {
+	v.w.published.Add(v.pending)
+	v.pending = 0
+	return nil
+}
+func (v *laggingVU) Pacing(int) (time.Duration, time.Duration) { return 0, v.w.pace }
+func (v *laggingVU) Reconnect(context.Context) error           { return nil }
+func (v *laggingVU) Close() error                              { return nil }
+
+// TestEdgesFlush: the counter read at each edge of the window holds
+// exactly the transactions the client counts on the same side of it,
+// whether the VUs are busy or waiting out their pacing at the edge.
+func TestEdgesFlush(t *testing.T) {
+	for _, pace := range []time.Duration{0, 30 * time.Millisecond} {
+		w := &lagging{pace: pace}
+		var marks []int64
+		res, err := Run(context.Background(), w, Config{
+			VUs: 6, Rampup: 100 * time.Millisecond, Duration: 500 * time.Millisecond, Classify: classify,
+			WindowEdge: func(bool) { marks = append(marks, w.published.Load()) },
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(marks) != 2 || res.Tx[0].Count == 0 {
+			t.Fatalf("pace %v: marks %v, %d transactions", pace, marks, res.Tx[0].Count)
+		}
+		if db := marks[1] - marks[0]; db != res.Tx[0].Count {
+			t.Errorf("pace %v: %d transactions published over the window, %d counted by the client", pace, db, res.Tx[0].Count)
+		}
+	}
+}

@@ -60,6 +60,29 @@ type Session interface {
 	Close() error
 }
 
+// Preparer is a Session that can prepare statements ahead of their first
+// use. On PostgreSQL a prepare is a round trip (Parse, Describe, Sync) that
+// the server counts as a transaction of its own, without logging it as a
+// statement: a virtual user that prepared on first use added one to the
+// database's count inside the measured window for each statement it first
+// ran there, which in a keyed run, where a virtual user runs a few
+// transactions a minute, was most of them. Prepared as the session opens,
+// they are all before the window.
+type Preparer interface {
+	Prepare(ctx context.Context, sqls ...string) error
+}
+
+// Flusher is a Session whose database publishes what it did to its own
+// counters some time after it did it (PostgreSQL: when the backend goes
+// idle, at most once a second, and a start-up or a prepare only with the
+// next statement that reads a table). Flush publishes it now, so that a
+// read of the counters that follows sees everything the session has
+// done. The transactions Flush runs itself are left out of the target's
+// Xacts.
+type Flusher interface {
+	Flush(ctx context.Context) error
+}
+
 // Row is a single-row result.
 type Row interface {
 	Scan(dest ...any) error

@@ -294,12 +294,21 @@ func (r *Recorder) Edge(ctx context.Context, start bool) {
 	}
 	var tables []Table
 	var err error
+	var t float64
+	// The tables' reads may run in the measured database: they come
+	// before the sample that opens the window and after the one that
+	// closes it, so that the counters never count them.
+	if !start {
+		t = r.sample(context.WithoutCancel(ctx), true)
+	}
 	if r.src != nil {
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), sourceTimeout)
 		tables, err = r.src.Tables(rctx)
 		cancel()
 	}
-	t := r.sample(context.WithoutCancel(ctx), true)
+	if start {
+		t = r.sample(context.WithoutCancel(ctx), true)
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	i := 1

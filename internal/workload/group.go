@@ -57,11 +57,12 @@ type Mixed struct {
 }
 
 var (
-	_ Workload  = (*Mixed)(nil)
-	_ Run       = (*Mixed)(nil)
-	_ Rater     = (*Mixed)(nil)
-	_ VULimiter = (*Mixed)(nil)
-	_ driver.VU = (*mixedVU)(nil)
+	_ Workload       = (*Mixed)(nil)
+	_ Run            = (*Mixed)(nil)
+	_ Rater          = (*Mixed)(nil)
+	_ VULimiter      = (*Mixed)(nil)
+	_ driver.VU      = (*mixedVU)(nil)
+	_ driver.Flusher = (*mixedVU)(nil)
 )
 
 // NewMixed makes the mixed run of groups; the first is the main one.
@@ -301,6 +302,13 @@ func (v *mixedVU) Next() int { return v.base + v.VU.Next() }
 
 func (v *mixedVU) Run(ctx context.Context, tx int, t driver.Tally) error {
 	return v.VU.Run(ctx, tx-v.base, t[v.tbase:v.tbase+v.tallies])
+}
+
+func (v *mixedVU) Flush(ctx context.Context) error {
+	if f, ok := v.VU.(driver.Flusher); ok {
+		return f.Flush(ctx)
+	}
+	return nil
 }
 
 func (v *mixedVU) Pacing(tx int) (before, after time.Duration) {

@@ -19,8 +19,13 @@ const (
 
 // MarkServer adds to v what every workload's mark reads from the target
 // itself: when its server started (a target.Restartable) and its
-// transaction counter, where it keeps one.
-func MarkServer(ctx context.Context, t target.Target, v map[string]int64) error {
+// transaction counter, where it keeps one. read, if not nil, is the
+// workload's own part of the mark, on own, its session in the measured
+// database. It runs before the counter is read, which then holds its
+// transactions published (own is flushed first) and leaves out all that
+// own has run, so that the marks never count as the workload's, at
+// either edge.
+func MarkServer(ctx context.Context, t target.Target, v map[string]int64, own *Conn, read func() error) error {
 	if rs, ok := t.(target.Restartable); ok {
 		at, err := rs.Started(ctx)
 		if err != nil {
@@ -28,12 +33,24 @@ func MarkServer(ctx context.Context, t target.Target, v map[string]int64) error 
 		}
 		v[ServerStarted] = at.UnixMicro()
 	}
+	if read != nil {
+		if err := read(); err != nil {
+			return err
+		}
+	}
+	var reads int64
+	if own != nil {
+		if err := own.Flush(ctx); err != nil {
+			return fmt.Errorf("publish the mark's own reads: %w", err)
+		}
+		reads = own.reads
+	}
 	n, ok, err := t.Xacts(ctx)
 	if err != nil {
 		return fmt.Errorf("read transaction counter: %w", err)
 	}
 	if ok {
-		v[Xacts] = n
+		v[Xacts] = n - reads
 	}
 	return nil
 }

@@ -147,7 +147,7 @@ func TestCounters(t *testing.T) {
 		t.Errorf("Started %v: not this server's start", first)
 	}
 	m := map[string]int64{}
-	if err := workload.MarkServer(ctx, tg, m); err != nil || m[workload.Xacts] == 0 || m[workload.ServerStarted] == 0 {
+	if err := workload.MarkServer(ctx, tg, m, nil, nil); err != nil || m[workload.Xacts] == 0 || m[workload.ServerStarted] == 0 {
 		t.Errorf("MarkServer: %v %v", m, err)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dbrig/dbrig/internal/target"
@@ -96,9 +97,22 @@ type Target struct {
 	cfg    *pgx.ConnConfig
 	url    string
 	secret string
+	// db is the measured database's name.
+	db string
 	// ctl runs the harness's own queries (version, counters) so they never
-	// share a connection with a virtual user.
+	// share a connection with a virtual user. It connects to the server's
+	// maintenance database and names the measured one, so that none of
+	// them counts in the measured database's own counters; where the
+	// maintenance database refuses the connection, it reads in the
+	// measured database, whose counter then holds a transaction or two of
+	// its per mark.
 	ctl *link
+	// flushSQL is what Flush runs: empty before 15, which has no way to
+	// publish a backend's statistics on demand.
+	flushSQL string
+	// flushes counts the transactions Flush has run in the measured
+	// database, which Xacts leaves out (and the telemetry's commits).
+	flushes atomic.Int64
 }
 
 var _ target.Restartable = (*Target)(nil)
@@ -121,10 +135,50 @@ func Open(ctx context.Context, url string) (target.Target, error) {
 		return dialQuiet(ctx, network, addr)
 	}
 	t := &Target{cfg: cfg, url: Redact(url), secret: cfg.Password}
-	if t.ctl, err = t.link(ctx, cfg); err != nil {
+	own, err := t.link(ctx, cfg)
+	if err != nil {
 		return nil, err
 	}
+	var major int
+	err = own.do(ctx, func(ctx context.Context, c *pgx.Conn) error {
+		return c.QueryRow(ctx, "SELECT current_database(), current_setting('server_version_num')::int / 10000").Scan(&t.db, &major)
+	})
+	if err != nil {
+		own.close()
+		return nil, err
+	}
+	if major >= 15 {
+		t.flushSQL = flushSQL
+	}
+	side := cfg.Copy()
+	side.Database = maintenanceDB
+	if t.ctl, err = t.link(ctx, side); err != nil {
+		t.ctl = own
+		return t, nil
+	}
+	own.close()
 	return t, nil
+}
+
+// flushSQL asks the backend to publish its statistics as it goes idle
+// after this statement, before it answers (pg_stat_force_next_flush, 15
+// and later). It reads a catalog because a backend publishes nothing while
+// none of its pending statistics is a table's: it keeps the transactions
+// counted of statements that read no table (its start-up, a prepare, this
+// very call) until one does.
+const flushSQL = "SELECT pg_stat_force_next_flush() FROM pg_database WHERE datname = current_database()"
+
+// flush publishes what c has done to the measured database's counters,
+// counting the transaction it runs for it.
+func (t *Target) flush(ctx context.Context, c *pgx.Conn) error {
+	if t.flushSQL == "" {
+		return nil
+	}
+	if _, err := c.Exec(ctx, t.flushSQL); err != nil {
+		return err
+	}
+	t.flushes.Add(1)
+	return nil
 }
 
 // secretOf finds the password in a URL that pgx could not parse, so the
@@ -237,20 +291,22 @@ func (t *Target) Version(ctx context.Context) (string, error) {
 func (t *Target) Size(ctx context.Context) (int64, error) {
 	var n int64
 	err := t.ctl.do(ctx, func(ctx context.Context, c *pgx.Conn) error {
-		return c.QueryRow(ctx, "SELECT pg_database_size(current_database())").Scan(&n)
+		return c.QueryRow(ctx, "SELECT pg_database_size($1)", t.db).Scan(&n)
 	})
 	return n, err
 }
 
-// Xacts reads this database's counter, not the cluster's, so other
-// databases' traffic does not inflate the rate.
+// Xacts reads the measured database's counter, not the cluster's, so
+// other databases' traffic does not inflate the rate, less the
+// transactions Flush ran: those Flush has counted it has also published.
 func (t *Target) Xacts(ctx context.Context) (int64, bool, error) {
 	var n int64
+	flushed := t.flushes.Load()
 	err := t.ctl.do(ctx, func(ctx context.Context, c *pgx.Conn) error {
 		return c.QueryRow(ctx,
-			"SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = current_database()").Scan(&n)
+			"SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = $1", t.db).Scan(&n)
 	})
-	return n, err == nil, err
+	return n - flushed, err == nil, err
 }
 
 // Started is when the postmaster started: a crash and restart changes it,
@@ -315,7 +371,7 @@ func (t *Target) Session(ctx context.Context) (target.Session, error) {
 		return nil, err
 	}
 	c.TypeMap().RegisterType(&pgtype.Type{Name: "numeric", OID: pgtype.NumericOID, Codec: textNumeric{}})
-	return &session{c: c, names: map[string]string{}}, nil
+	return &session{t: t, c: c, names: map[string]string{}}, nil
 }
 
 // textNumeric has a session's numeric arguments and results go as text.
@@ -363,6 +419,7 @@ func (t *Target) Classify(err error) target.ErrClass {
 // a DEALLOCATE and a new PREPARE on the statement's next call, and
 // extra transactions in the database's own count.
 type session struct {
+	t     *Target
 	c     *pgx.Conn
 	names map[string]string // by SQL
 }
@@ -389,6 +446,28 @@ func (s *session) prepared(ctx context.Context, sql string) (string, error) {
 	}
 	s.names[sql] = name
 	return name, nil
+}
+
+var (
+	_ target.Preparer = (*session)(nil)
+	_ target.Flusher  = (*session)(nil)
+)
+
+// Flush publishes the session's statistics. Before 15 there is no way to:
+// a backend sends them at most twice a second as its transactions end,
+// and what it did last waits for its next transaction, so the counters
+// read at a window's edge miss up to half a second of each session's
+// transactions, and a session's start-up until its first transaction.
+func (s *session) Flush(ctx context.Context) error { return s.t.flush(ctx, s.c) }
+
+// Prepare prepares each of sqls now, as their first use would.
+func (s *session) Prepare(ctx context.Context, sqls ...string) error {
+	for _, sql := range sqls {
+		if _, err := s.prepared(ctx, sql); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (s *session) Exec(ctx context.Context, sql string, args ...any) (int64, error) {

@@ -99,3 +99,63 @@ func TestNumericAsText(t *testing.T) {
 		}
 	}
 }
+
+// TestFlushCountsExactly: after a flush the database's transaction count
+// holds exactly what the session did, the round trips log_statement never
+// shows included (a connection's start-up, each prepare); the flushes and
+// the target's own reads of the counter add nothing to it.
+func TestFlushCountsExactly(t *testing.T) {
+	ctx, tg, s := newSession(t)
+	xacts := func() int64 {
+		t.Helper()
+		if err := s.(target.Flusher).Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+		n, ok, err := tg.Xacts(ctx)
+		if !ok || err != nil {
+			t.Fatalf("Xacts: %v %v", ok, err)
+		}
+		return n
+	}
+	prepared := 0
+	steps := []struct {
+		what string
+		do   func() error
+		want int64
+	}{
+		{"nothing but reading the counter", func() error { return nil }, 0},
+		{"one statement", func() error { _, err := s.Exec(ctx, "SELECT 1"); return err }, 1},
+		{"a prepare", func() error {
+			prepared++
+			return s.(target.Preparer).Prepare(ctx, "SELECT $1::int + "+strconv.Itoa(prepared))
+		}, 1},
+		{"the prepared statement, run", func() error { _, err := s.Exec(ctx, "SELECT $1::int + 1", 1); return err }, 1},
+		{"another session's start-up and its flush", func() error {
+			o, err := tg.Session(ctx)
+			if err != nil {
+				return err
+			}
+			defer o.Close()
+			return o.(target.Flusher).Flush(ctx)
+		}, 1},
+	}
+	// Autovacuum's visits to the database count too, a couple of
+	// transactions about once a minute: a step that counts more than it
+	// should gets two more tries, one that counts less none.
+	for _, st := range steps {
+		for try := 1; ; try++ {
+			before := xacts()
+			if err := st.do(); err != nil {
+				t.Fatalf("%s: %v", st.what, err)
+			}
+			got := xacts() - before
+			if got == st.want {
+				break
+			}
+			if got < st.want || try == 3 {
+				t.Errorf("%s: %d transactions counted, want %d", st.what, got, st.want)
+				break
+			}
+		}
+	}
+}

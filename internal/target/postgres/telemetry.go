@@ -31,13 +31,17 @@ var _ telemetry.Source = (*source)(nil)
 // maintenance database and name the measured one; only the reads at the
 // window's edges, outside it, use the measured database itself (edge):
 // the settings and extensions there, and pg_stat_statements, which shows
-// only where it is installed. Where the maintenance database will not
-// take a connection, everything runs in the measured database and the
-// settings say so.
+// only where it is installed. Those at the start are published (flushed)
+// before the window's first mark and sample, and those at the end come
+// after its last, so they never count inside it either; the flush's own
+// transaction is counted out like the sessions'. Where the maintenance
+// database will not take a connection, everything runs in the measured
+// database and the settings say so.
 //
 // stats reads counters and settings, sampler only the sessions, so that
 // a slow read of the former never delays the 10 Hz sampling.
 type source struct {
+	t        *Target
 	major    int // of server_version_num
 	version  string
 	db       string // the measured database
@@ -65,7 +69,7 @@ func (t *Target) Telemetry(ctx context.Context) (telemetry.Source, error) {
 		cfg.RuntimeParams = map[string]string{}
 	}
 	cfg.RuntimeParams["application_name"] = telemetryApp
-	s := &source{db: cfg.Database}
+	s := &source{t: t, db: t.db}
 	var err error
 	if s.edge, err = t.link(ctx, cfg); err != nil {
 		return nil, err
@@ -171,6 +175,7 @@ func (s *source) Counters(ctx context.Context) (map[string]float64, error) {
 	}
 	sql := "SELECT " + values(s.counters) + " FROM " + from + " WHERE d.datname = $1"
 	var vs []float64
+	flushed := s.t.flushes.Load()
 	err := s.stats.do(ctx, func(ctx context.Context, c *pgx.Conn) error {
 		return c.QueryRow(ctx, sql, s.db).Scan(&vs)
 	})
@@ -181,6 +186,8 @@ func (s *source) Counters(ctx context.Context) (map[string]float64, error) {
 	for i, st := range s.counters {
 		out[st.Key] = vs[i]
 	}
+	// The flushes are dbrig's transactions, not the workload's (see Xacts).
+	out[telemetry.Commits] -= float64(flushed)
 	return out, nil
 }
 

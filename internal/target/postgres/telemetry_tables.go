@@ -192,6 +192,11 @@ func (s *source) Tables(ctx context.Context) ([]telemetry.Table, error) {
 		out = append(out, t)
 		return nil
 	})
+	if err == nil {
+		// Published now: the start edge's reads come before the window's
+		// marks, and must not count inside the window.
+		err = s.edge.do(ctx, s.t.flush)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("reading tables: %w", err)
 	}

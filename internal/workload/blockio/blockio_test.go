@@ -185,11 +185,8 @@ func exactReads(t *testing.T, tg target.Target, w *blockio, n int) {
 	defer v.Close()
 	tally := make([]int64, len(tallyNames))
 	blocks := func() int64 {
-		// Flushed at the end of the session's next transaction.
-		for _, q := range []string{"SELECT pg_stat_force_next_flush()", "SELECT 1"} {
-			if _, err := v.S.Exec(ctx, q); err != nil {
-				t.Fatal(err)
-			}
+		if err := v.Flush(ctx); err != nil {
+			t.Fatal(err)
 		}
 		m, err := run.Mark(ctx)
 		if err != nil {
@@ -217,10 +214,9 @@ func exactReads(t *testing.T, tg target.Target, w *blockio, n int) {
 
 // On PostgreSQL the two sides' logical reads count the same blocks: the
 // client's rows and index pages against pg_stat_database's hits and reads,
-// exactly on one session (exactReads) and within a run's window, where the
-// view's statistics reach it up to a second late at either edge: in 5 s of
-// 2 sessions that can be several percent, so the run is held only to the
-// same order; the README's minute-long runs agree within 0.2%.
+// on one session (exactReads) and over a run's window, whose edges read
+// counters every session has published. What the database counts besides
+// is the catalog blocks of autovacuum's visits, a few dozen a minute.
 func TestBlockIOPostgres(t *testing.T) {
 	url := pgtest.NewDB(t)
 	w := &blockio{scale: "16MB", schemas: 1, loaders: 2, seed: 1, workUnit: 64, redo: redoLite, hotspotSize: "8MB"}
@@ -230,8 +226,12 @@ func TestBlockIOPostgres(t *testing.T) {
 		exactReads(t, tg, w, 500)
 		d := run(t, tg, w, 2)
 		lio := metric(t, d, metricLogical)
-		if lio.DB == nil || *lio.Client <= 0 || math.Abs(*lio.Client / *lio.DB - 1) > 0.25 {
-			t.Errorf("%s: logical reads %v (database) and %.0f (client), want within 25%%", mode, lio.DB, *lio.Client)
+		if lio.DB == nil || *lio.Client <= 0 {
+			t.Fatalf("%s: logical reads %v (database) and %v (client)", mode, lio.DB, lio.Client)
+		}
+		t.Logf("%s: logical reads %.0f (database) and %.0f (client) per second", mode, *lio.DB, *lio.Client)
+		if math.Abs(*lio.Client / *lio.DB - 1) > 0.01 {
+			t.Errorf("%s: logical reads %.0f (database) and %.0f (client), want within 1%%", mode, *lio.DB, *lio.Client)
 		}
 		if p := metric(t, d, metricPhysical); p.DB == nil || p.Client != nil {
 			t.Errorf("%s: physical reads %v (database) and %v (client), want the database's only", mode, p.DB, p.Client)

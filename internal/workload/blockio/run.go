@@ -166,18 +166,33 @@ func (r *runner) Config() map[string]any {
 // the database's logical and physical reads.
 func (r *runner) Mark(ctx context.Context) (workload.Mark, error) {
 	v := map[string]int64{}
-	if err := workload.MarkServer(ctx, r.t, v); err != nil {
+	if _, ok := r.schema["mark"]; !ok {
+		err := workload.MarkServer(ctx, r.t, v, nil, nil)
+		return workload.Mark{Values: v}, err
+	}
+	// The mark's own query reads catalog blocks in the measured database
+	// whenever its session's caches were reset (by other databases' DDL,
+	// say): hundreds of them, which would count as the workload's. So it
+	// reads twice, publishing the first read's blocks before the second,
+	// whose session's caches are then warm and whose figures count.
+	err := workload.MarkServer(ctx, r.t, v, r.ctl, func() error {
+		var logical, physical int64
+		for i := range 2 {
+			if err := r.ctl.ReadRow(ctx, r.schema.Get("mark"), &logical, &physical); err != nil {
+				return fmt.Errorf("read the database's block reads: %w", err)
+			}
+			if i == 0 {
+				if err := r.ctl.Flush(ctx); err != nil {
+					return fmt.Errorf("publish the mark's own reads: %w", err)
+				}
+			}
+		}
+		v[markLogical], v[markPhysical] = logical, physical
+		return nil
+	})
+	if err != nil {
 		return workload.Mark{}, err
 	}
-	if _, ok := r.schema["mark"]; !ok {
-		return workload.Mark{Values: v}, nil
-	}
-	var logical, physical int64
-	err := r.ctl.ReadRow(ctx, r.schema.Get("mark"), &logical, &physical)
-	if err != nil {
-		return workload.Mark{}, fmt.Errorf("read the database's block reads: %w", err)
-	}
-	v[markLogical], v[markPhysical] = logical, physical
 	return workload.Mark{Values: v}, nil
 }
 

@@ -134,7 +134,7 @@ func (r *reportRun) Config() map[string]any {
 // Mark reads the target's own counters; the reports write nothing to count.
 func (r *reportRun) Mark(ctx context.Context) (workload.Mark, error) {
 	v := map[string]int64{}
-	err := workload.MarkServer(ctx, r.t, v)
+	err := workload.MarkServer(ctx, r.t, v, nil, nil)
 	return workload.Mark{Values: v}, err
 }
 

@@ -183,15 +183,17 @@ func (r *runner) Config() map[string]any {
 // Mark reads the target's own counters and the orders the database holds.
 func (r *runner) Mark(ctx context.Context) (workload.Mark, error) {
 	v := map[string]int64{}
-	if err := workload.MarkServer(ctx, r.t, v); err != nil {
+	err := workload.MarkServer(ctx, r.t, v, r.ctl, func() error {
+		var n int64
+		if err := r.ctl.ReadRow(ctx, r.cfg.q.Get("mark"), &n); err != nil {
+			return fmt.Errorf("count the orders: %w", err)
+		}
+		v["orders"] = n
+		return nil
+	})
+	if err != nil {
 		return workload.Mark{}, err
 	}
-	var n int64
-	err := r.ctl.ReadRow(ctx, r.cfg.q.Get("mark"), &n)
-	if err != nil {
-		return workload.Mark{}, fmt.Errorf("count the orders: %w", err)
-	}
-	v["orders"] = n
 	return workload.Mark{Values: v}, nil
 }
 

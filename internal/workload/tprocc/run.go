@@ -108,19 +108,20 @@ func (r *runner) Config() map[string]any {
 // and the database's transaction counter where it keeps one, with when the
 // server started where a restart resets that counter. A lost connection is
 // reopened, so that a server restarted mid-window still gives the window's
-// end. sum(d_next_o_id) is read last: the mark is timed as it returns, and
-// NOPM must not count as window the time another read spent reconnecting.
+// end.
 func (r *runner) Mark(ctx context.Context) (workload.Mark, error) {
 	v := map[string]int64{}
-	if err := workload.MarkServer(ctx, r.t, v); err != nil {
+	err := workload.MarkServer(ctx, r.t, v, r.ctl, func() error {
+		var next int64
+		if err := r.ctl.ReadRow(ctx, r.schema.Get("mark"), &next); err != nil {
+			return fmt.Errorf("read sum(d_next_o_id): %w", err)
+		}
+		v["d_next_o_id"] = next
+		return nil
+	})
+	if err != nil {
 		return workload.Mark{}, err
 	}
-	var next int64
-	err := r.ctl.ReadRow(ctx, r.schema.Get("mark"), &next)
-	if err != nil {
-		return workload.Mark{}, fmt.Errorf("read sum(d_next_o_id): %w", err)
-	}
-	v["d_next_o_id"] = next
 	return workload.Mark{Values: v}, nil
 }
 

@@ -3,6 +3,7 @@ package tprocc
 import (
 	"context"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/dbrig/dbrig/internal/driver"
@@ -143,15 +144,16 @@ func loadTxSQL(f workload.SQLFile, procs bool) txSQL {
 
 // newVU makes virtual user id (0-based) with a session of its own.
 func newVU(ctx context.Context, t target.Target, cfg *runConfig, id int) (*vu, error) {
-	s, err := t.Session(ctx)
-	if err != nil {
+	procs := cfg.Mode == workload.ModeProcs
+	c := workload.Conn{T: t, Prepare: modeSQL(cfg.Q, procs)}
+	if err := c.Reconnect(ctx); err != nil {
 		return nil, err
 	}
 	seed := workload.Mix(cfg.Seed, uint64(id))
 	v := &vu{
-		Conn: workload.Conn{T: t, S: s}, cfg: cfg,
-		q:     loadTxSQL(cfg.Q, cfg.Mode == workload.ModeProcs),
-		procs: cfg.Mode == workload.ModeProcs,
+		Conn: c, cfg: cfg,
+		q:     loadTxSQL(cfg.Q, procs),
+		procs: procs,
 		r:     workload.NewRand(seed, streamInputs),
 		pace:  workload.NewRand(seed, streamPacing),
 		home:  id%cfg.Warehouses + 1,
@@ -166,6 +168,18 @@ func newVU(ctx context.Context, t target.Target, cfg *runConfig, id int) (*vu, e
 		v.sinkDest[i] = &v.sink[i]
 	}
 	return v, nil
+}
+
+// modeSQL is every statement of tx.sql that a virtual user runs in its
+// mode: the routine calls, or all the others.
+func modeSQL(f workload.SQLFile, procs bool) []string {
+	var out []string
+	for _, name := range f.Named("") {
+		if strings.HasPrefix(name, "call:") == procs {
+			out = append(out, f[name])
+		}
+	}
+	return out
 }
 
 // txImpl is each transaction type's input generator and its two

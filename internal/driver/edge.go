@@ -1,0 +1,132 @@
+package driver
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// edge is one edge of the measured window as the VUs meet it: each
+// finishes the transaction in hand, publishes what it has done (Flusher)
+// and waits while the edge is read, so that the database's counters read
+// there and the client's phase agree on which side of the edge every
+// transaction fell.
+type edge struct {
+	// asked closes when the driver asks the VUs to stop at the edge.
+	asked chan struct{}
+	// arrived waits for every VU to have stopped there, or left.
+	arrived sync.WaitGroup
+	// read closes once the edge has been read, and the VUs go on.
+	read chan struct{}
+}
+
+func newEdge(vus int) *edge {
+	e := &edge{asked: make(chan struct{}), read: make(chan struct{})}
+	e.arrived.Add(vus)
+	return e
+}
+
+// hold asks every VU to stop at the edge and waits until all have, or
+// until wait has passed: a VU stuck in a transaction (a stalled server)
+// does not hold the edge longer.
+func (e *edge) hold(wait time.Duration) {
+	close(e.asked)
+	all := make(chan struct{})
+	go func() { e.arrived.Wait(); close(all) }()
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-all:
+	case <-t.C:
+	}
+}
+
+// vuEdges is one VU's way through the window's edges.
+type vuEdges struct {
+	all  []*edge
+	next int // the first edge the VU has yet to reach
+	v    VU
+}
+
+// asked closes when the next edge is asked for; it is nil, which never
+// closes, after the last one.
+func (e *vuEdges) asked() <-chan struct{} {
+	if e.next == len(e.all) {
+		return nil
+	}
+	return e.all[e.next].asked
+}
+
+// reach stops the VU at the next edge until it has been read. It reports
+// whether the VU goes on: not after the last edge, nor once stop closes.
+// A flush that fails (a lost session) leaves the counters as they are.
+func (e *vuEdges) reach(ctx context.Context, stop <-chan struct{}) bool {
+	ed := e.all[e.next]
+	e.next++
+	flush(ctx, e.v)
+	ed.arrived.Done()
+	if e.next == len(e.all) {
+		return false
+	}
+	select {
+	case <-ed.read:
+		return true
+	case <-stop:
+		return false
+	}
+}
+
+// sleep waits d, stopping at any edge asked for meanwhile (at once when
+// d is zero); it reports whether the VU goes on.
+func (e *vuEdges) sleep(ctx context.Context, d time.Duration, stop <-chan struct{}) bool {
+	end := time.Now().Add(d)
+	for {
+		select {
+		case <-stop:
+			return false
+		case <-e.asked():
+			if !e.reach(ctx, stop) {
+				return false
+			}
+			continue
+		default:
+		}
+		left := time.Until(end)
+		if left <= 0 {
+			return true
+		}
+		t := time.NewTimer(left)
+		select {
+		case <-stop:
+			t.Stop()
+			return false
+		case <-e.asked():
+			t.Stop()
+			if !e.reach(ctx, stop) {
+				return false
+			}
+		case <-t.C:
+			return true
+		}
+	}
+}
+
+// leave, as the VU stops, publishes what it has done and arrives at
+// every edge it has not reached, so that none waits for it.
+func (e *vuEdges) leave(ctx context.Context) {
+	if e.next == len(e.all) {
+		return
+	}
+	flush(ctx, e.v)
+	for ; e.next < len(e.all); e.next++ {
+		e.all[e.next].arrived.Done()
+	}
+}
+
+// flush publishes what v has done, if it is a Flusher.
+func flush(ctx context.Context, v VU) error {
+	if f, ok := v.(Flusher); ok {
+		return f.Flush(ctx)
+	}
+	return nil
+}
