@@ -26,10 +26,11 @@ func newEdge(vus int) *edge {
 	return e
 }
 
-// hold asks every VU to stop at the edge and waits until all have, or
-// until wait has passed: a VU stuck in a transaction (a stalled server)
-// does not hold the edge longer.
-func (e *edge) hold(wait time.Duration) {
+// hold asks every VU to stop at the edge and waits until all have, until
+// wait has passed, or until gone closes: a VU stuck in a transaction (a
+// stalled server) does not hold the edge longer, and VUs still trying to
+// reach a server given up never come.
+func (e *edge) hold(wait time.Duration, gone <-chan struct{}) {
 	close(e.asked)
 	all := make(chan struct{})
 	go func() { e.arrived.Wait(); close(all) }()
@@ -38,6 +39,7 @@ func (e *edge) hold(wait time.Duration) {
 	select {
 	case <-all:
 	case <-t.C:
+	case <-gone:
 	}
 }
 

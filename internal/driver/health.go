@@ -30,10 +30,17 @@ type health struct {
 	// resumed is when the first transaction after it ended.
 	stalled, resumed atomic.Int64
 
+	// gone closes as the run gives the server up.
+	gone chan struct{}
+
 	mu      sync.Mutex
 	outages []Span
 	stalls  []Span
 	lost    bool
+}
+
+func newHealth(started time.Time, lostAfter, stallAfter time.Duration) *health {
+	return &health{started: started, lostAfter: lostAfter, stallAfter: stallAfter, gone: make(chan struct{})}
 }
 
 func (h *health) span(from, to int64) Span {
@@ -136,6 +143,7 @@ func (h *health) giveUp(now time.Time) bool {
 	if !h.lost {
 		h.lost = true
 		h.outages = append(h.outages, h.span(since, now.UnixNano()))
+		close(h.gone)
 	}
 	return true
 }

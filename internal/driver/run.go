@@ -291,7 +291,7 @@ func Run(ctx context.Context, w Workload, cfg Config) (*Result, error) {
 
 	res := &Result{Started: time.Now()}
 	sh := &shared{cfg: &cfg, phase: &phase, stop: stop, hurry: make(chan struct{}), abort: abort, started: res.Started,
-		health: &health{started: res.Started, lostAfter: cfg.LostAfter, stallAfter: cfg.StallAfter}}
+		health: newHealth(res.Started, cfg.LostAfter, cfg.StallAfter)}
 	// The VUs stop at each edge of the window while it is read (see
 	// Flusher). A fixed amount of work has no start edge to stop at: its
 	// VUs were flushed as they opened, and start once the window is open.
@@ -302,7 +302,7 @@ func Run(ctx context.Context, w Workload, cfg Config) (*Result, error) {
 	}
 	openWindow := func() {
 		if !batch {
-			edges[0].hold(cfg.Grace)
+			edges[0].hold(cfg.Grace, sh.health.gone)
 		}
 		if cfg.WindowEdge != nil {
 			cfg.WindowEdge(true)
@@ -315,7 +315,7 @@ func Run(ctx context.Context, w Workload, cfg Config) (*Result, error) {
 		// Virtual users reconnecting are hurried, and stop at the edge
 		// once they are back (a reconnect does not stop there).
 		close(sh.hurry)
-		edges[1].hold(cfg.Grace)
+		edges[1].hold(cfg.Grace, sh.health.gone)
 		setPhase(PhaseDone)
 		res.WindowEnd = time.Now()
 		// A window that closes without a server waits for it, up to
