@@ -146,13 +146,27 @@ func (w *cpu) Open(ctx context.Context, t target.Target) (workload.Run, error) {
 		}
 		defer s.Close()
 		var a, b float64
-		if err := s.QueryRow(ctx, check).Scan(&a, &b); err != nil {
-			return nil, target.Userf("%s lacks the math functions the loop needs (%v); a cgo build of dbrig needs -tags sqlite_math_functions, which `make build` passes",
-				t.URL(), human.OneLine(err))
+		var own bool
+		if err := s.QueryRow(ctx, check).Scan(&a, &b, &own); err != nil {
+			return nil, target.Userf("%s lacks the math functions the loop needs (%v)", t.URL(), human.OneLine(err))
 		}
+		r.functions = functionsOwn
+		line := fmt.Sprintf("Math functions: %s's own", t.Kind())
+		if !own {
+			r.functions = functionsApp
+			line = fmt.Sprintf("Math functions: registered from Go, as this build of %s lacks its own: a Go callback per call, slower than its C functions, so the figure is not comparable with one that used them", t.Kind())
+		}
+		r.notes = append(r.notes, line)
 	}
 	return r, nil
 }
+
+// Where the loop's math functions came from, for a database that checks
+// them: its own, or functions the application registered in its place.
+const (
+	functionsOwn = "database"
+	functionsApp = "application"
+)
 
 // txLoop is the one transaction type: one loop.
 const txLoop = "loop"
@@ -165,6 +179,8 @@ type run struct {
 	q     workload.SQLFile
 	loop  string
 	notes []string
+	// functions is where the math functions came from; "" where not checked.
+	functions string
 
 	// Prepare's reference figures.
 	want     string  // the result the loop must return
@@ -317,6 +333,9 @@ func (r *run) Summarize(res *driver.Result, _, _ workload.Mark) workload.Summary
 		}
 	}
 	s := workload.Summary{Values: map[string]workload.Value{}, Lines: slices.Clone(r.notes), Extra: map[string]any{}}
+	if r.functions != "" {
+		s.Extra["math_functions"] = r.functions
+	}
 	if len(all) == 0 {
 		s.Lines = append(s.Lines, "No loop finished.")
 		return s

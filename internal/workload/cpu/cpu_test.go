@@ -93,17 +93,25 @@ func checkDoc(t *testing.T, d *result.Document, loops int, dbClock bool) {
 
 // TestCPUSQLite: the study's loop, 10,000,000 iterations, returns
 // 873729.72 in both arithmetic modes on SQLite (where numeric runs as
-// float, and says so).
+// float, and says so), and says whose math functions it ran with: SQLite's
+// own, or, in a cgo build without -tags sqlite_math_functions, those
+// registered from Go (which `make test` runs as CPUSQLite/float).
 func TestCPUSQLite(t *testing.T) {
 	url := "sqlite:" + filepath.Join(t.TempDir(), "cpu.db")
 	for _, arith := range []string{arithNumeric, arithFloat} {
-		w := &cpu{sessions: 1, loops: Loops, arith: arith, repeat: 1}
-		tg, r := open(t, url, w)
-		d := measure(t, tg, w, r)
-		checkDoc(t, d, 1, false)
-		if arith == arithNumeric && !strings.Contains(strings.Join(d.Lines, "\n"), "no decimal arithmetic") {
-			t.Errorf("numeric on SQLite does not say it ran in float: %q", d.Lines)
-		}
+		t.Run(arith, func(t *testing.T) {
+			w := &cpu{sessions: 1, loops: Loops, arith: arith, repeat: 1}
+			tg, r := open(t, url, w)
+			d := measure(t, tg, w, r)
+			checkDoc(t, d, 1, false)
+			lines := strings.Join(d.Lines, "\n")
+			if arith == arithNumeric && !strings.Contains(lines, "no decimal arithmetic") {
+				t.Errorf("numeric on SQLite does not say it ran in float: %q", d.Lines)
+			}
+			if d.Extra["math_functions"] != wantFunctions || !strings.Contains(lines, "Math functions: "+wantLine) {
+				t.Errorf("math functions %v, lines %q; want %s, %q", d.Extra["math_functions"], d.Lines, wantFunctions, wantLine)
+			}
+		})
 	}
 }
 

@@ -6,8 +6,12 @@
 -- own clock; an embedded database has none apart from the client's, so it
 -- is -1 (not measured).
 
+-- The loop's math functions, and whether both are SQLite's own (1) or
+-- application-defined (0): dbrig registers Go ones where the SQLite it was
+-- built with lacks them.
 -- name: functions
-SELECT sqrt(4.0), floor(2.5)
+SELECT sqrt(4.0), floor(2.5),
+  (SELECT min(builtin) FROM pragma_function_list WHERE name IN ('sqrt', 'floor'))
 
 -- name: loop_float
 WITH RECURSIVE loop(f, n) AS (
