@@ -128,12 +128,17 @@ func Run(ctx context.Context, t target.Target, w workload.Workload, r workload.R
 			rec.Edge(ctx, start)
 		}
 		// The marks are read even after Ctrl-C, which is what ends the
-		// window. A mark is the database's counters at some instant of
-		// its query: the middle is the best guess, and the telemetry's
-		// sample after the end mark must not stretch the interval.
+		// window. The driver holds the virtual users still while they are
+		// read, so the counters are the window edge's at any instant of
+		// the mark: it is stamped where the client's window starts, as the
+		// VUs go on, and where it ends, as they stopped, so that the two
+		// sides divide by the same time.
 		before := time.Since(started)
 		m, err := r.Mark(context.WithoutCancel(ctx))
-		m.At = (before + time.Since(started)).Seconds() / 2
+		m.At = before.Seconds()
+		if start {
+			m.At = time.Since(started).Seconds()
+		}
 		if !start {
 			rec.Edge(ctx, start)
 		}

@@ -156,7 +156,14 @@ func Open(ctx context.Context, url string) (target.Target, error) {
 		t.ctl = own
 		return t, nil
 	}
+	// Its start-up and its query count in the measured database: they are
+	// published now, not as its backend exits, when a window may be open.
+	err = own.do(ctx, t.flush)
 	own.close()
+	if err != nil {
+		t.ctl.close()
+		return nil, err
+	}
 	return t, nil
 }
 

@@ -462,8 +462,17 @@ func TestTelemetryLeavesCommitsAlone(t *testing.T) {
 	if src.shared {
 		t.Fatalf("the source reads in the measured database %s, not in %s", src.db, maintenanceDB)
 	}
-	if n := grow(src); n != 0 {
-		t.Errorf("100 reads added %v commits to the measured database, want 0", n)
+	// An autovacuum worker's visit to the database adds a couple of
+	// commits about once a minute: more than none gets two more tries.
+	for try := 1; ; try++ {
+		n := grow(src)
+		if n == 0 {
+			break
+		}
+		if n < 0 || try == 3 {
+			t.Errorf("100 reads added %v commits to the measured database, want 0", n)
+			break
+		}
 	}
 
 	role := "nomaint_" + strconv.FormatInt(time.Now().UnixNano(), 36)

@@ -16,15 +16,18 @@ import (
 // telemetry recording, the database's own transaction count is the
 // client's, within 0.2%: the sessions' start-up and prepares, the marks,
 // the telemetry and the flushes at the edges all stay out of it. What is
-// left is autovacuum's visits to the database, a couple of transactions
-// each, which nothing can tell apart.
+// left is autovacuum's: its work on the tables, which the test turns off,
+// and its visits to the database, a couple of transactions each, which
+// nothing can tell apart.
 func TestTPMAgreesPostgres(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a minute-long run")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	w, tg := buildOn(t, pgtest.NewDB(t), 4)
+	url := pgtest.NewDB(t)
+	w, tg := buildOn(t, url, 4)
+	pgtest.NoAutovacuum(t, url)
 	w.mode = workload.ModeProcs
 	r, err := w.Open(ctx, tg)
 	if err != nil {

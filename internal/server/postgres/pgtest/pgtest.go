@@ -3,11 +3,13 @@
 package pgtest
 
 import (
+	"context"
 	"os"
 	"testing"
 
 	"github.com/dbrig/dbrig/internal/server/postgres"
 	"github.com/dbrig/dbrig/internal/server/servertest"
+	"github.com/jackc/pgx/v5"
 )
 
 var h = servertest.New(servertest.Kind[*postgres.Server]{
@@ -57,4 +59,26 @@ func PG18Bin(tb testing.TB) (bin string, ok bool) {
 		tb.Fatal("pgtest: DBRIG_REQUIRE_PG18=1 but DBRIG_PG18_BIN is not set")
 	}
 	return bin, bin != ""
+}
+
+// NoAutovacuum turns autovacuum off for every table of the database at
+// url, for a test that compares the database's own counters with the
+// client's: autovacuum's vacuums and analyzes of the tables a run changes
+// count in the database's transactions and block reads, and nothing can
+// tell them apart. Its visits to the database still count, a couple of
+// transactions about once a minute.
+func NoAutovacuum(tb testing.TB, url string) {
+	tb.Helper()
+	ctx := context.Background()
+	c, err := pgx.Connect(ctx, url)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer c.Close(ctx)
+	if _, err := c.Exec(ctx, `DO $$DECLARE r record; BEGIN
+		FOR r IN SELECT oid::regclass AS t FROM pg_class WHERE relnamespace = 'public'::regnamespace AND relkind = 'r' LOOP
+			EXECUTE format('ALTER TABLE %s SET (autovacuum_enabled = off)', r.t);
+		END LOOP; END$$`); err != nil {
+		tb.Fatal(err)
+	}
 }
