@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/report"
 	"github.com/dbrig/dbrig/internal/result"
 	"github.com/dbrig/dbrig/internal/target"
@@ -23,7 +24,7 @@ func newAudit() *cobra.Command {
 		Short: "Audit what a run left in the database",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			return target.Userf("name what to audit: dbrig audit durability RESULT")
+			return exitcode.Userf("name what to audit: dbrig audit durability RESULT")
 		},
 	}
 	c.AddCommand(newAuditDurability())
@@ -51,10 +52,10 @@ result never holds a password, so a URL that needs one must be given again.` + t
 		RunE: func(c *cobra.Command, args []string) error {
 			doc, err := result.Read(args[0])
 			if errors.Is(err, fs.ErrNotExist) {
-				return target.Userf("no result document %s", args[0])
+				return exitcode.Userf("no result document %s", args[0])
 			}
 			if err != nil {
-				return target.Userf("%v", err)
+				return exitcode.Userf("%v", err)
 			}
 			// A run whose own audit failed has its log but no finding.
 			log := ackLogPath(args[0])
@@ -62,11 +63,11 @@ result never holds a password, so a URL that needs one must be given again.` + t
 				log = filepath.Join(filepath.Dir(args[0]), doc.Durability.Log)
 			}
 			if _, err := os.Stat(log); err != nil {
-				return target.Userf("%s has no acknowledgement log %s: run the workload with --audit-durability", args[0], log)
+				return exitcode.Userf("%s has no acknowledgement log %s: run the workload with --audit-durability", args[0], log)
 			}
 			w, ok := workload.New(doc.Workload)
 			if !ok {
-				return target.Userf("%s is a run of %q, which this dbrig does not know", args[0], doc.Workload)
+				return exitcode.Userf("%s is a run of %q, which this dbrig does not know", args[0], doc.Workload)
 			}
 			if url == "" {
 				url = doc.Target.URL
@@ -98,11 +99,11 @@ func ackLogPath(path string) string { return strings.TrimSuffix(path, ".json") +
 func auditDurability(ctx context.Context, w workload.Workload, t target.Target, path string, progress io.Writer) (*result.Durability, error) {
 	a, ok := w.(workload.DurabilityAuditor)
 	if !ok {
-		return nil, target.Userf("%s has no durability audit", w.Name())
+		return nil, exitcode.Userf("%s has no durability audit", w.Name())
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, target.Userf("the acknowledgement log: %v", err)
+		return nil, exitcode.Userf("the acknowledgement log: %v", err)
 	}
 	defer f.Close()
 	fmt.Fprintf(progress, "Looking up every change the database acknowledged, from %s\n", path)
@@ -145,7 +146,7 @@ type ackRecording struct {
 func recordAcks(w workload.Workload, r workload.Run, dir string) (*ackRecording, error) {
 	l, ok := r.(workload.AckLogger)
 	if _, audits := w.(workload.DurabilityAuditor); !ok || !audits {
-		return nil, target.Userf("%s has no durability audit", w.Name())
+		return nil, exitcode.Userf("%s has no durability audit", w.Name())
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/target"
 	"github.com/dbrig/dbrig/internal/workload"
 	"github.com/spf13/cobra"
@@ -60,7 +61,7 @@ func build(ctx context.Context, name string, b workload.Builder, t target.Target
 	p.done()
 	if err != nil {
 		if ctx.Err() != nil {
-			return target.Userf("build interrupted; the partial schema was dropped")
+			return exitcode.Userf("build interrupted; the partial schema was dropped")
 		}
 		return err
 	}
@@ -78,7 +79,7 @@ func lacking(w workload.Workload, has, command string) *cobra.Command {
 	return &cobra.Command{
 		Short: fmt.Sprintf("(%s has %s)", w.Name(), has),
 		RunE: func(*cobra.Command, []string) error {
-			return target.Userf("%s has %s; there is nothing to %s", w.Name(), has, command)
+			return exitcode.Userf("%s has %s; there is nothing to %s", w.Name(), has, command)
 		},
 	}
 }

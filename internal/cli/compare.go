@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/human"
 	"github.com/dbrig/dbrig/internal/report"
-	"github.com/dbrig/dbrig/internal/target"
 	"github.com/spf13/cobra"
 )
 
@@ -23,7 +23,7 @@ each metric. --html also writes the comparison as a self-contained page.`,
 			"  dbrig compare sweeps/pg15/sweep.json sweeps/pg18/sweep.json --html pg15-vs-18.html",
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 2 {
-				return target.Userf("name two documents: dbrig compare A.json B.json [--html out.html]")
+				return exitcode.Userf("name two documents: dbrig compare A.json B.json [--html out.html]")
 			}
 			return nil
 		},
@@ -38,7 +38,7 @@ each metric. --html also writes the comparison as a self-contained page.`,
 			}
 			cmp, err := report.Compare(a, b)
 			if errors.Is(err, report.ErrMixedKinds) {
-				return target.Userf("%v", err)
+				return exitcode.Userf("%v", err)
 			}
 			if err != nil {
 				return err

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/dbrig/dbrig/internal/driver"
+	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/server"
-	"github.com/dbrig/dbrig/internal/target"
 	"github.com/spf13/pflag"
 )
 
@@ -36,13 +36,13 @@ func (k *killFlags) action(ctx context.Context, runs time.Duration, url string) 
 	case k.at == 0 && k.dir == "":
 		return nil, nil
 	case k.at <= 0:
-		return nil, target.Userf("--server-dir is for --kill-server-at: say when to kill the server, such as --kill-server-at 15s")
+		return nil, exitcode.Userf("--server-dir is for --kill-server-at: say when to kill the server, such as --kill-server-at 15s")
 	case k.dir == "":
-		return nil, target.Userf("--kill-server-at needs a managed server: name its directory with --server-dir DIR (dbrig server start --dir DIR)")
+		return nil, exitcode.Userf("--kill-server-at needs a managed server: name its directory with --server-dir DIR (dbrig server start --dir DIR)")
 	case k.pause < 0:
-		return nil, target.Userf("--restart-after %s: want a pause of 0 or more", k.pause)
+		return nil, exitcode.Userf("--restart-after %s: want a pause of 0 or more", k.pause)
 	case runs > 0 && k.at >= runs:
-		return nil, target.Userf("--kill-server-at %s is past the run's end, %s after it starts", k.at, runs)
+		return nil, exitcode.Userf("--kill-server-at %s is past the run's end, %s after it starts", k.at, runs)
 	}
 	s, err := server.AttachDir(k.dir)
 	if err != nil {
@@ -53,7 +53,7 @@ func (k *killFlags) action(ctx context.Context, runs time.Duration, url string) 
 		return nil, err
 	}
 	if st.State != server.Running {
-		return nil, target.Userf("no server running in %s (%s): start it with dbrig server start --dir %s", k.dir, st.State, k.dir)
+		return nil, exitcode.Userf("no server running in %s (%s): start it with dbrig server start --dir %s", k.dir, st.State, k.dir)
 	}
 	if err := server.Serves(k.dir, st, url); err != nil {
 		return nil, fmt.Errorf("--kill-server-at: %w", err)

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/live"
-	"github.com/dbrig/dbrig/internal/target"
 	"github.com/spf13/pflag"
 )
 
@@ -25,7 +25,7 @@ func serveMetrics(addr string, stderr io.Writer) (*live.Server, error) {
 	}
 	s, err := live.Listen(addr)
 	if err != nil {
-		return nil, target.Userf("--metrics-addr: %v", err)
+		return nil, exitcode.Userf("--metrics-addr: %v", err)
 	}
 	fmt.Fprintf(stderr, "Serving live metrics on http://%s/metrics\n", s.Addr())
 	return s, nil

@@ -9,9 +9,9 @@ import (
 	"strings"
 
 	"github.com/dbrig/dbrig/internal/atomicfile"
+	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/human"
 	"github.com/dbrig/dbrig/internal/report"
-	"github.com/dbrig/dbrig/internal/target"
 	"github.com/spf13/cobra"
 )
 
@@ -31,7 +31,7 @@ only; it never re-runs anything. With --text it prints the same sections
 			"  dbrig report sweeps/buffer-cache/sweep.json -o buffer-cache.html",
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
-				return target.Userf("name one result or sweep document: dbrig report FILE.json [-o report.html]")
+				return exitcode.Userf("name one result or sweep document: dbrig report FILE.json [-o report.html]")
 			}
 			return nil
 		},
@@ -70,21 +70,21 @@ only; it never re-runs anything. With --text it prints the same sections
 func loadDoc(path string) (*report.Doc, error) {
 	d, err := report.Load(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, target.Userf("%s: no such file; name a result document (dbrig run --json) or a sweep document", path)
+		return nil, exitcode.Userf("%s: no such file; name a result document (dbrig run --json) or a sweep document", path)
 	}
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
-			return nil, target.Userf("cannot read %s: %v", path, pe.Err)
+			return nil, exitcode.Userf("cannot read %s: %v", path, pe.Err)
 		}
-		return nil, target.Userf("%s", human.OneLine(err))
+		return nil, exitcode.Userf("%s", human.OneLine(err))
 	}
 	return d, nil
 }
 
 func writeFile(path string, b []byte) error {
 	if err := atomicfile.Write(path, b, 0o644); err != nil {
-		return target.Userf("cannot write %s: %v", path, unwrapPath(err))
+		return exitcode.Userf("cannot write %s: %v", path, unwrapPath(err))
 	}
 	return nil
 }

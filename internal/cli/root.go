@@ -8,8 +8,8 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/human"
-	"github.com/dbrig/dbrig/internal/target"
 	"github.com/dbrig/dbrig/internal/workload"
 	"github.com/spf13/cobra"
 
@@ -44,13 +44,6 @@ The URLs dbrig server start prints name their server's passfile. A password
 never prints, nor is written into a result.`
 )
 
-// Exit codes.
-const (
-	exitFail     = 1 // the command ran and found a failure (a check FAIL)
-	exitUsage    = 2 // the user must change something: flag, URL, schema
-	exitInternal = 3 // a bug in dbrig: a panic, turned into one line
-)
-
 // exitCodes is what --help says about them.
 const exitCodes = `
 
@@ -69,7 +62,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 }
 
 // recovering runs main, and turns a panic in it into one line that asks
-// for a bug report, and exitInternal; the stack trace follows only when
+// for a bug report, and exitcode.Internal; the stack trace follows only when
 // *trace is set (--debug), read after the panic, once the flags are parsed.
 func recovering(stderr io.Writer, trace *bool, main func() int) (code int) {
 	defer func() {
@@ -82,7 +75,7 @@ func recovering(stderr io.Writer, trace *bool, main func() int) (code int) {
 		if *trace {
 			stderr.Write(debug.Stack())
 		}
-		code = exitInternal
+		code = exitcode.Internal
 	}()
 	return main()
 }
@@ -94,14 +87,14 @@ func exitCode(err error, stderr io.Writer) int {
 	}
 	var fe *failure
 	if errors.As(err, &fe) {
-		return exitFail
+		return exitcode.Fail
 	}
 	fmt.Fprintln(stderr, "dbrig: "+human.OneLine(err))
-	var ue *target.UserError
+	var ue *exitcode.UserError
 	if errors.As(err, &ue) || isFlagError(err) {
-		return exitUsage
+		return exitcode.Usage
 	}
-	return exitFail
+	return exitcode.Fail
 }
 
 // failure is a command's verdict (a failed check), already reported.
@@ -155,9 +148,9 @@ func workloadCommand(use, short string, sub func(w workload.Workload, url *strin
 		Args:  cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return target.Userf("name a workload: dbrig %s %s", use, strings.Join(workload.Names(), "|"))
+				return exitcode.Userf("name a workload: dbrig %s %s", use, strings.Join(workload.Names(), "|"))
 			}
-			return target.Userf("unknown workload %q (known: %s)", args[0], strings.Join(workload.Names(), ", "))
+			return exitcode.Userf("unknown workload %q (known: %s)", args[0], strings.Join(workload.Names(), ", "))
 		},
 	}
 	for _, name := range workload.Names() {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/report"
 	"github.com/dbrig/dbrig/internal/result"
 	"github.com/dbrig/dbrig/internal/runner"
@@ -311,7 +312,7 @@ func parseWith(args []string) ([]withSpec, error) {
 		name, n, ok := strings.Cut(a, ":")
 		vus, err := strconv.Atoi(n)
 		if !ok || err != nil {
-			return nil, target.Userf("--with %q: want WORKLOAD:VUS, such as dvd-reports:2", a)
+			return nil, exitcode.Userf("--with %q: want WORKLOAD:VUS, such as dvd-reports:2", a)
 		}
 		out = append(out, withSpec{a, name, vus})
 	}

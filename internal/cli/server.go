@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/result"
 	"github.com/dbrig/dbrig/internal/server"
 	"github.com/dbrig/dbrig/internal/target"
@@ -43,7 +44,7 @@ binaries are looked for in --bin, $MARIADB_BIN, then mariadbd on PATH and in
 Managed servers need a unix host.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			return target.Userf("name a subcommand: dbrig server start|stop|status --dir DIR")
+			return exitcode.Userf("name a subcommand: dbrig server start|stop|status --dir DIR")
 		},
 	}
 	c.AddCommand(newServerStart(), newServerStop(), newServerStatus())
@@ -89,7 +90,7 @@ this host then keeps its client off those CPUs where others are left.`,
 			}
 			confined, err := server.ParseConfinement(memory, cpus)
 			if err != nil {
-				return target.Userf("--%v", err)
+				return exitcode.Userf("--%v", err)
 			}
 			ctx, stop := signalContext(c.ErrOrStderr())
 			defer stop()
@@ -105,7 +106,7 @@ this host then keeps its client off those CPUs where others are left.`,
 				return err
 			}
 			if running, err := server.AttachDir(dir); err == nil && running.Running() {
-				return target.Userf("a server is already running in %s: stop it first with dbrig server stop --dir %s", dir, dir)
+				return exitcode.Userf("a server is already running in %s: stop it first with dbrig server stop --dir %s", dir, dir)
 			}
 			// Nothing is printed until the server is up, so that a failure
 			// is the one line on stderr that says why.
@@ -299,14 +300,14 @@ func prewarmDB(ctx context.Context, url string) (target.Residency, error) {
 	defer t.Close()
 	pw, ok := t.(target.Prewarmer)
 	if !ok {
-		return target.Residency{}, target.Userf("a %s target cannot warm its cache", t.Kind())
+		return target.Residency{}, exitcode.Userf("a %s target cannot warm its cache", t.Kind())
 	}
 	return pw.Prewarm(ctx)
 }
 
 func needDir(dir string) error {
 	if dir == "" {
-		return target.Userf("--dir is required: the directory that holds the server's cluster, log and socket")
+		return exitcode.Userf("--dir is required: the directory that holds the server's cluster, log and socket")
 	}
 	return nil
 }
@@ -325,10 +326,10 @@ func parseSettings(sets []string) (map[string]string, error) {
 		name, value, ok := strings.Cut(kv, "=")
 		name = strings.TrimSpace(name)
 		if !ok || !settingNameRE.MatchString(name) {
-			return nil, target.Userf("--set %q: want name=value, e.g. --set shared_buffers=1GB", kv)
+			return nil, exitcode.Userf("--set %q: want name=value, e.g. --set shared_buffers=1GB", kv)
 		}
 		if prev, dup := seen[strings.ToLower(name)]; dup {
-			return nil, target.Userf("--set %s given twice (also as %s): give each setting once", name, prev)
+			return nil, exitcode.Userf("--set %s given twice (also as %s): give each setting once", name, prev)
 		}
 		seen[strings.ToLower(name)] = name
 		settings[name] = value

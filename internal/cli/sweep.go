@@ -14,6 +14,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/experiment"
 	"github.com/dbrig/dbrig/internal/human"
 	"github.com/dbrig/dbrig/internal/result"
@@ -62,22 +63,22 @@ With --metrics-addr, one server follows the whole sweep: each run's series
 			var sw *experiment.Sweep
 			switch {
 			case resume != "" && len(args) > 0:
-				return target.Userf("give either a spec file or --resume DIR, not both")
+				return exitcode.Userf("give either a spec file or --resume DIR, not both")
 			case resume != "" && out != "":
-				return target.Userf("--out does not apply to --resume: the sweep carries on in its own directory")
+				return exitcode.Userf("--out does not apply to --resume: the sweep carries on in its own directory")
 			case resume != "":
 				var err error
 				if sw, err = experiment.Resume(resume, url); err != nil {
 					return err
 				}
 			case len(args) == 0:
-				return target.Userf("name an experiment spec: dbrig sweep FILE.yaml (or dbrig sweep --resume DIR)")
+				return exitcode.Userf("name an experiment spec: dbrig sweep FILE.yaml (or dbrig sweep --resume DIR)")
 			case url != "":
-				return target.Userf("--target applies to --resume only; the spec names its target")
+				return exitcode.Userf("--target applies to --resume only; the spec names its target")
 			default:
 				data, err := os.ReadFile(args[0])
 				if err != nil {
-					return target.Userf("read the experiment spec: %v", err)
+					return exitcode.Userf("read the experiment spec: %v", err)
 				}
 				spec, err := experiment.Parse(args[0], data)
 				if err != nil {
@@ -109,7 +110,7 @@ With --metrics-addr, one server follows the whole sweep: each run's series
 			}
 			if resume == "" {
 				if _, err := os.Stat(sw.Path()); err == nil {
-					return target.Userf("%s already holds a sweep: carry it on with `dbrig sweep --resume %s`, or choose another --out", sw.Dir, sw.Dir)
+					return exitcode.Userf("%s already holds a sweep: carry it on with `dbrig sweep --resume %s`, or choose another --out", sw.Dir, sw.Dir)
 				}
 			} else if sw.Doc.Complete {
 				fmt.Fprintf(stderr, "The sweep in %s is already complete.\n", sw.Dir)
@@ -184,8 +185,8 @@ func runSweep(sw *experiment.Sweep, metricsAddr string, stdout, stderr io.Writer
 	err = sw.Run(ctx, opt)
 	p.done()
 	if err != nil {
-		if ctx.Err() != nil && !errors.As(err, new(*target.UserError)) {
-			return target.Userf("sweep interrupted: %v; carry on with `dbrig sweep --resume %s`", err, sw.Dir)
+		if ctx.Err() != nil && !errors.As(err, new(*exitcode.UserError)) {
+			return exitcode.Userf("sweep interrupted: %v; carry on with `dbrig sweep --resume %s`", err, sw.Dir)
 		}
 		return err
 	}
@@ -252,7 +253,7 @@ func checkSettingNames(ctx context.Context, sw *experiment.Sweep, builds []exper
 			if b.Name != "" {
 				err = fmt.Errorf("target.servers.%s: %w", b.Name, err)
 			}
-			return "", target.Userf("%s: %v", sw.Spec.File, err)
+			return "", exitcode.Userf("%s: %v", sw.Spec.File, err)
 		}
 		checked = true
 	}

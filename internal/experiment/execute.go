@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/human"
 	"github.com/dbrig/dbrig/internal/result"
 	"github.com/dbrig/dbrig/internal/runner"
@@ -82,11 +83,11 @@ func (s *Sweep) Path() string { return filepath.Join(s.Dir, "sweep.json") }
 func Resume(dir, url string) (*Sweep, error) {
 	path := filepath.Join(dir, "sweep.json")
 	if _, err := os.Stat(path); err != nil {
-		return nil, target.Userf("%s holds no sweep to resume (no sweep.json)", dir)
+		return nil, exitcode.Userf("%s holds no sweep to resume (no sweep.json)", dir)
 	}
 	doc, err := result.ReadSweep(path)
 	if err != nil {
-		return nil, target.Userf("%v", err)
+		return nil, exitcode.Userf("%v", err)
 	}
 	spec, err := Parse(path+" (spec)", doc.Spec)
 	if err != nil {
@@ -94,19 +95,19 @@ func Resume(dir, url string) (*Sweep, error) {
 	}
 	switch {
 	case url != "" && spec.Target.Managed:
-		return nil, target.Userf("--target: the sweep in %s runs on a managed server, not a URL", dir)
+		return nil, exitcode.Userf("--target: the sweep in %s runs on a managed server, not a URL", dir)
 	case url != "" && target.Redact(url) != spec.Target.URL:
-		return nil, target.Userf("--target %s is not the sweep's target (%s)", target.Redact(url), spec.Target.URL)
+		return nil, exitcode.Userf("--target %s is not the sweep's target (%s)", target.Redact(url), spec.Target.URL)
 	case url != "":
 		spec.Target.URL = url
 	}
 	points := spec.Points()
 	if len(points) != len(doc.Points) || len(doc.Order) != len(points)*spec.Repeat || doc.Done > len(doc.Order) {
-		return nil, target.Userf("%s: the points do not match the sweep's spec; the document was edited", path)
+		return nil, exitcode.Userf("%s: the points do not match the sweep's spec; the document was edited", path)
 	}
 	for i, p := range points {
 		if !maps.Equal(p.Map(), doc.Points[i].Params) {
-			return nil, target.Userf("%s: point %d does not match the sweep's spec; the document was edited", path, i+1)
+			return nil, exitcode.Userf("%s: point %d does not match the sweep's spec; the document was edited", path, i+1)
 		}
 	}
 	return &Sweep{Spec: spec, Points: points, Doc: doc, Dir: dir}, nil
@@ -194,7 +195,7 @@ func (s *Sweep) save() error {
 // Run carries the sweep on from Doc.Done until every run is done, Stop is
 // closed, or ctx is cancelled. It rewrites the sweep document after every
 // run. A stop or interruption returns nil with Doc.Interrupted set; a
-// setting the server rejects returns a target.UserError.
+// setting the server rejects returns a exitcode.UserError.
 func (s *Sweep) Run(ctx context.Context, o Options) (err error) {
 	if o.Log == nil {
 		o.Log = io.Discard
@@ -259,7 +260,7 @@ func (s *Sweep) Run(ctx context.Context, o Options) (err error) {
 }
 
 func isUser(err error) bool {
-	var ue *target.UserError
+	var ue *exitcode.UserError
 	return errors.As(err, &ue)
 }
 
@@ -375,7 +376,7 @@ func (s *Sweep) UsableServerBuilds(ctx context.Context) ([]ServerBuild, error) {
 		bad = append(bad, b.Name+": "+human.OneLine(b.Err))
 	}
 	if len(bad) > 0 {
-		return nil, target.Userf("%s: target.servers: %s", s.Spec.File, strings.Join(bad, "; "))
+		return nil, exitcode.Userf("%s: target.servers: %s", s.Spec.File, strings.Join(bad, "; "))
 	}
 	return builds, nil
 }
@@ -456,7 +457,7 @@ func (r *run) initBuild(ctx context.Context, b ServerBuild) error {
 	// A sweep killed outright leaves its server behind; the sweep cannot
 	// know what state it is in, so the user stops it.
 	if st, err := b.Server.Status(ctx); err == nil && st.State == server.Running {
-		return target.Userf("a server from an earlier run of this sweep is still running in %s: stop it with `dbrig server stop --dir %s`, then resume",
+		return exitcode.Userf("a server from an earlier run of this sweep is still running in %s: stop it with `dbrig server stop --dir %s`, then resume",
 			b.Dir, b.Dir)
 	}
 	return nil
@@ -516,7 +517,7 @@ func copyFile(from, to string) {
 func (r *run) pointError(pi int, err error) error {
 	msg := strings.ReplaceAll(err.Error(), "\n", " ")
 	r.Doc.Points[pi].Errors = append(r.Doc.Points[pi].Errors, msg)
-	return target.Userf("point %d (%s): %s; the sweep stopped there, results so far are in %s",
+	return exitcode.Userf("point %d (%s): %s; the sweep stopped there, results so far are in %s",
 		pi+1, r.Points[pi].Label(), msg, r.Dir)
 }
 

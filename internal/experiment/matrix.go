@@ -7,9 +7,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/runner"
 	"github.com/dbrig/dbrig/internal/server"
-	"github.com/dbrig/dbrig/internal/target"
 	"github.com/dbrig/dbrig/internal/workload"
 	"github.com/spf13/pflag"
 )
@@ -268,7 +268,7 @@ func (s *Spec) configure(params []Param) (workload.Workload, runner.Options, err
 			err = setFlag(fs, p.Name, p.Value)
 		}
 		if err != nil {
-			return nil, o, target.Userf("%s: %v", p.Name, err)
+			return nil, o, exitcode.Userf("%s: %v", p.Name, err)
 		}
 	}
 	return w, o, nil
@@ -296,7 +296,7 @@ func (s *Spec) builder() (w workload.Workload, b workload.Builder, err error) {
 	b.BuildFlags(fs)
 	for _, p := range s.Build {
 		if err := setFlag(fs, p.Name, p.Value); err != nil {
-			return w, nil, target.Userf("build.%s: %v", p.Name, err)
+			return w, nil, exitcode.Userf("build.%s: %v", p.Name, err)
 		}
 	}
 	return w, b, nil

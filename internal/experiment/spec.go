@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/human"
 	"github.com/dbrig/dbrig/internal/runner"
 	"github.com/dbrig/dbrig/internal/server"
@@ -134,9 +135,9 @@ const (
 func specError(file string, line int, format string, args ...any) error {
 	msg := human.Unbroken(fmt.Sprintf(format, args...))
 	if line > 0 {
-		return target.Userf("%s line %d: %s", file, line, msg)
+		return exitcode.Userf("%s line %d: %s", file, line, msg)
 	}
-	return target.Userf("%s: %s", file, msg)
+	return exitcode.Userf("%s: %s", file, msg)
 }
 
 // Parse reads and validates a spec. file names it in messages.

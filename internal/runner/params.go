@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/target"
 	"github.com/dbrig/dbrig/internal/telemetry"
 	"github.com/spf13/pflag"
@@ -124,7 +125,7 @@ func (o Options) Validate(fixedWork bool) error {
 			continue
 		}
 		if err := o.check(p.Name); err != nil {
-			return target.Userf("--%s %v", FlagName(p.Name), err)
+			return exitcode.Userf("--%s %v", FlagName(p.Name), err)
 		}
 	}
 	return nil

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/dbrig/dbrig/internal/driver"
+	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/human"
 	"github.com/dbrig/dbrig/internal/result"
 	"github.com/dbrig/dbrig/internal/target"
@@ -104,7 +105,7 @@ func Run(ctx context.Context, t target.Target, w workload.Workload, r workload.R
 		progress("preparing, outside the measured window")
 		if err := p.Prepare(ctx); err != nil {
 			if ctx.Err() != nil {
-				return nil, target.Userf("stopped while preparing, before the measured window: nothing was measured")
+				return nil, exitcode.Userf("stopped while preparing, before the measured window: nothing was measured")
 			}
 			return nil, err
 		}

@@ -15,7 +15,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/dbrig/dbrig/internal/target"
+	"github.com/dbrig/dbrig/internal/exitcode"
 	"golang.org/x/sys/unix"
 )
 
@@ -83,21 +83,21 @@ func (c Confinement) controllers() []string {
 // Check finds the hierarchies the confinement needs and makes sure this
 // process may create cgroups in them, before anything runs: a missing
 // controller, a read-only mount or a user who is not allowed is one line,
-// a target.UserError.
+// a exitcode.UserError.
 func (g *Cgroup) Check() error {
 	if err := g.find(); err != nil {
 		return err
 	}
 	for _, h := range g.hs {
 		if h.readOnly {
-			return target.Userf("confining the server needs to write cgroups, and %s is mounted read-only (in a container, give it a writable cgroup mount)", h.mount)
+			return exitcode.Userf("confining the server needs to write cgroups, and %s is mounted read-only (in a container, give it a writable cgroup mount)", h.mount)
 		}
 		dir := filepath.Join(h.mount, "dbrig")
 		if _, err := os.Stat(dir); err != nil {
 			dir = h.mount
 		}
 		if err := unix.Access(dir, unix.W_OK); err != nil {
-			return target.Userf("confining the server needs to write cgroups, and %s is not writable by this user (%v): run dbrig as root", dir, err)
+			return exitcode.Userf("confining the server needs to write cgroups, and %s is not writable by this user (%v): run dbrig as root", dir, err)
 		}
 	}
 	return nil
@@ -110,7 +110,7 @@ func (g *Cgroup) find() error {
 	}
 	mountinfo, err := os.ReadFile(mountinfoPath)
 	if err != nil {
-		return target.Userf("confining the server needs Linux cgroups, and %s cannot be read: %v", mountinfoPath, err)
+		return exitcode.Userf("confining the server needs Linux cgroups, and %s cannot be read: %v", mountinfoPath, err)
 	}
 	g.hs, err = findHierarchies(string(mountinfo), g.conf.controllers())
 	return err
@@ -157,7 +157,7 @@ func findHierarchies(mountinfo string, need []string) ([]hierarchy, error) {
 		} else if v2 != nil && slices.Contains(v2.controllers, c) {
 			add(*v2, c)
 		} else {
-			return nil, target.Userf("confining the server needs the cgroup %s controller, and this host has it in neither a cgroup v1 mount nor the cgroup v2 root", c)
+			return nil, exitcode.Userf("confining the server needs the cgroup %s controller, and this host has it in neither a cgroup v1 mount nor the cgroup v2 root", c)
 		}
 	}
 	return out, nil

@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/dbrig/dbrig/internal/target"
+	"github.com/dbrig/dbrig/internal/exitcode"
 )
 
 // thisHost is the mountinfo of the machine dbrig is developed on: cgroup
@@ -74,7 +74,7 @@ func TestCheckRefuses(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			useMountinfo(t, c.mountinfo)
 			err := NewCgroup("/srv/pg", Confinement{Memory: 1 << 30}).Check()
-			var ue *target.UserError
+			var ue *exitcode.UserError
 			if err == nil || err.Error() != c.want || !errors.As(err, &ue) {
 				t.Errorf("Check() = %v, want the user error %q", err, c.want)
 			}

@@ -5,7 +5,7 @@ package server
 import (
 	"os/exec"
 
-	"github.com/dbrig/dbrig/internal/target"
+	"github.com/dbrig/dbrig/internal/exitcode"
 )
 
 // Cgroup stands in for Linux's cgroups, which no other OS has: every
@@ -15,7 +15,7 @@ type Cgroup struct{}
 // NewCgroup is the cgroup of the server in serverDir.
 func NewCgroup(serverDir string, c Confinement) *Cgroup { return &Cgroup{} }
 
-var errNoCgroups = target.Userf("confining a server to a memory size and CPUs needs Linux cgroups")
+var errNoCgroups = exitcode.Userf("confining a server to a memory size and CPUs needs Linux cgroups")
 
 // Check refuses: there are no cgroups here.
 func (g *Cgroup) Check() error { return errNoCgroups }

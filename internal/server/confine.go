@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/human"
-	"github.com/dbrig/dbrig/internal/target"
 )
 
 // Confinement is the machine a managed server is given: a memory size
@@ -76,18 +76,18 @@ func ParseCPUs(s string) (string, error) {
 
 // ParseConfinement reads the memory and cpus the user gave, either of them
 // "", as a spec or the server command spells them; what is wrong is a
-// target.UserError.
+// exitcode.UserError.
 func ParseConfinement(memory, cpus string) (Confinement, error) {
 	var c Confinement
 	var err error
 	if memory != "" {
 		if c.Memory, err = ParseMemory(memory); err != nil {
-			return c, target.Userf("memory: %v", err)
+			return c, exitcode.Userf("memory: %v", err)
 		}
 	}
 	if cpus != "" {
 		if c.CPUs, err = ParseCPUs(cpus); err != nil {
-			return c, target.Userf("cpus: %v", err)
+			return c, exitcode.Userf("cpus: %v", err)
 		}
 	}
 	return c, nil
@@ -157,7 +157,7 @@ type Confined struct {
 // that this host can apply it; a running server keeps its own.
 func (c *Confined) Confine(dir string, running bool, conf Confinement) error {
 	if running {
-		return target.Userf("the server in %s is running: stop it before changing what it is confined to", dir)
+		return exitcode.Userf("the server in %s is running: stop it before changing what it is confined to", dir)
 	}
 	if !conf.IsZero() {
 		if err := NewCgroup(dir, conf).Check(); err != nil {

@@ -21,7 +21,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/dbrig/dbrig/internal/target"
+	"github.com/dbrig/dbrig/internal/exitcode"
 )
 
 // What every kind of managed server needs from this host, whatever the
@@ -91,7 +91,7 @@ func CheckReachable(dir string, cred *syscall.Credential, runAs, program string,
 			}
 			rel, err := filepath.Rel(tmp, real)
 			if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, "../") {
-				return target.Userf("%s runs as user %s, which cannot enter %s (mode %04o): "+
+				return exitcode.Userf("%s runs as user %s, which cannot enter %s (mode %04o): "+
 					"put the server directory elsewhere or grant search permission",
 					program, runAs, d, fi.Mode().Perm())
 			}
@@ -544,7 +544,7 @@ func SettingOrder(settings map[string]string, owned func(name string) bool) ([]s
 	names := make([]string, 0, len(settings))
 	for name := range settings {
 		if owned(name) {
-			return nil, target.Userf("setting %s is managed by dbrig's server and cannot be overridden", name)
+			return nil, exitcode.Userf("setting %s is managed by dbrig's server and cannot be overridden", name)
 		}
 		names = append(names, name)
 	}

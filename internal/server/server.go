@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dbrig/dbrig/internal/target"
+	"github.com/dbrig/dbrig/internal/exitcode"
 )
 
 // Server is one managed server, in a directory of its own.
@@ -26,12 +26,12 @@ type Server interface {
 	Init(ctx context.Context) error
 	// Confine sets the confinement of the starts that follow (the zero
 	// Confinement: none), after checking that this host can apply it; what
-	// it cannot is a target.UserError. Start then runs every process of
+	// it cannot is a exitcode.UserError. Start then runs every process of
 	// the server inside it, and Stop removes it.
 	Confine(c Confinement) error
 	// Start starts the server with settings by name, for this start only,
 	// and returns once it accepts connections. A setting the server
-	// rejects is a target.UserError in the server's own words.
+	// rejects is a exitcode.UserError in the server's own words.
 	Start(ctx context.Context, settings map[string]string) error
 	// Stop shuts the server down cleanly; stopping a stopped server does
 	// nothing. A server found dead returns an error wrapping ErrCrashed.
@@ -167,9 +167,9 @@ func Lookup(name string) (Kind, error) {
 		return k, nil
 	}
 	if len(kinds) == 0 {
-		return Kind{}, target.Userf("managed servers need a unix host; on this one, give the URL of a server you run")
+		return Kind{}, exitcode.Userf("managed servers need a unix host; on this one, give the URL of a server you run")
 	}
-	return Kind{}, target.Userf("unknown server kind %q (known: %s)", name, strings.Join(Kinds(), ", "))
+	return Kind{}, exitcode.Userf("unknown server kind %q (known: %s)", name, strings.Join(Kinds(), ", "))
 }
 
 // New returns a server of kind in dir; see Kind.New.

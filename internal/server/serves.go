@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/target"
 )
 
@@ -36,7 +37,7 @@ func Serves(dir string, st Status, url string) error {
 		if kind == "" {
 			kind = "unknown"
 		}
-		return target.Userf("the target %s is a %s database, not one on %s: give the URL of a database on it (dbrig server status --dir %s)", target.Redact(url), kind, what, dir)
+		return exitcode.Userf("the target %s is a %s database, not one on %s: give the URL of a database on it (dbrig server status --dir %s)", target.Redact(url), kind, what, dir)
 	}
 	var listens []string
 	for _, u := range []string{st.URL, st.Socket} {
@@ -47,6 +48,6 @@ func Serves(dir string, st Status, url string) error {
 			listens = append(listens, e.String())
 		}
 	}
-	return target.Userf("the target %s is at %s, not on %s, which listens at %s: give the URL of a database on it (dbrig server status --dir %s)",
+	return exitcode.Userf("the target %s is at %s, not on %s, which listens at %s: give the URL of a database on it (dbrig server status --dir %s)",
 		target.Redact(url), at, what, strings.Join(listens, " and "), dir)
 }

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/dbrig/dbrig/internal/target"
+	"github.com/dbrig/dbrig/internal/exitcode"
 )
 
 // StateFile is what dbrig records about a managed server in its
@@ -102,7 +102,7 @@ func Found(dir string, exists func(abs string) bool, what, start string) (string
 		return "", nil, err
 	}
 	if !exists(abs) {
-		return "", nil, target.Userf("no dbrig %s server in %s: start one with %s %s", what, abs, start, dir)
+		return "", nil, exitcode.Userf("no dbrig %s server in %s: start one with %s %s", what, abs, start, dir)
 	}
 	rec, err := ReadState(abs)
 	if errors.Is(err, os.ErrNotExist) {

@@ -6,7 +6,7 @@ package target
 import (
 	"context"
 	"errors"
-	"fmt"
+	"github.com/dbrig/dbrig/internal/exitcode"
 	"slices"
 	"strings"
 	"time"
@@ -149,17 +149,6 @@ func SQLState(err error) string {
 	return ""
 }
 
-// UserError is a problem the user can fix; the CLI prints it as one line
-// and exits with status 2.
-type UserError struct{ Msg string }
-
-func (e *UserError) Error() string { return e.Msg }
-
-// Userf builds a UserError.
-func Userf(format string, args ...any) error {
-	return &UserError{Msg: fmt.Sprintf(format, args...)}
-}
-
 // Opener opens a target from a URL the registry gave it. With create
 // false, a target that would have to be created (an SQLite file that does
 // not exist) is an error instead.
@@ -246,5 +235,5 @@ func open(ctx context.Context, url string, create bool) (Target, error) {
 	for _, o := range openers {
 		kinds = append(kinds, o.Kind)
 	}
-	return nil, Userf("target %q: not a URL dbrig knows (kinds: %s)", Redact(url), strings.Join(kinds, ", "))
+	return nil, exitcode.Userf("target %q: not a URL dbrig knows (kinds: %s)", Redact(url), strings.Join(kinds, ", "))
 }

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"time"
 
+	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/target"
 )
 
@@ -47,7 +48,7 @@ func (f Fresh) Build(ctx context.Context, t target.Target,
 	switch {
 	case errors.Is(found, ErrNoSchema):
 	case !f.Force && found == nil:
-		return BuildSummary{}, target.Userf("%s already exists on %s: use --force to drop and rebuild it, or `dbrig drop %s --target %s`", have, t.URL(), f.Name, t.URL())
+		return BuildSummary{}, exitcode.Userf("%s already exists on %s: use --force to drop and rebuild it, or `dbrig drop %s --target %s`", have, t.URL(), f.Name, t.URL())
 	case !f.Force:
 		return BuildSummary{}, found
 	default:

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/dbrig/dbrig/internal/driver"
+	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/target"
 	"github.com/spf13/pflag"
 )
@@ -20,7 +21,7 @@ type Group struct {
 
 // NoSchema is the error for a target that lacks w's schema: what to do.
 func NoSchema(w Workload, t target.Target) error {
-	return target.Userf("no %s schema on %s: build it first with `dbrig build %s --target %s`", w.Name(), t.URL(), w.Name(), t.URL())
+	return exitcode.Userf("no %s schema on %s: build it first with `dbrig build %s --target %s`", w.Name(), t.URL(), w.Name(), t.URL())
 }
 
 // OpenGroup opens workload name on t, with its default options, as a
@@ -29,11 +30,11 @@ func OpenGroup(ctx context.Context, t target.Target, name string, vus int) (Grou
 	w, found := New(name)
 	switch {
 	case !found:
-		return Group{}, target.Userf("no workload %q to run with (known: %s)", name, strings.Join(Names(), ", "))
+		return Group{}, exitcode.Userf("no workload %q to run with (known: %s)", name, strings.Join(Names(), ", "))
 	case w.Info().FixedWork:
-		return Group{}, target.Userf("%s runs a fixed amount of work, not in a timed window: it cannot run with another", name)
+		return Group{}, exitcode.Userf("%s runs a fixed amount of work, not in a timed window: it cannot run with another", name)
 	case vus < 1:
-		return Group{}, target.Userf("%s needs at least 1 virtual user, got %d", name, vus)
+		return Group{}, exitcode.Userf("%s needs at least 1 virtual user, got %d", name, vus)
 	}
 	r, err := w.Open(ctx, t)
 	if errors.Is(err, ErrNoSchema) {

@@ -1,6 +1,9 @@
 package workload
 
-import "github.com/dbrig/dbrig/internal/target"
+import (
+	"github.com/dbrig/dbrig/internal/exitcode"
+	"github.com/dbrig/dbrig/internal/target"
+)
 
 // Implementations of a workload's transactions.
 const (
@@ -19,9 +22,9 @@ func PickMode(mode string, t target.Target) (string, error) {
 	case mode == "":
 		return ModeSQL, nil
 	case mode == ModeProcs && !t.HasRoutines():
-		return "", target.Userf("--mode procs needs stored routines, which %s does not have: use --mode sql", t.Kind())
+		return "", exitcode.Userf("--mode procs needs stored routines, which %s does not have: use --mode sql", t.Kind())
 	case mode != ModeProcs && mode != ModeSQL:
-		return "", target.Userf("--mode %q: use procs or sql", mode)
+		return "", exitcode.Userf("--mode %q: use procs or sql", mode)
 	}
 	return mode, nil
 }

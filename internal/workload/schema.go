@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/target"
 )
 
@@ -34,18 +35,18 @@ func (rc Record) Read(ctx context.Context, t target.Target, s target.Session, q 
 	case len(present) == 0:
 		return ErrNoSchema
 	case !slices.Contains(present, rc.Table):
-		return target.Userf("%s on %s: not built by dbrig (no %s table): rename or drop %s yourself, or use another database",
+		return exitcode.Userf("%s on %s: not built by dbrig (no %s table): rename or drop %s yourself, or use another database",
 			tables(present), t.URL(), rc.Table, them(present))
 	}
 	var layout int
 	err = s.QueryRow(ctx, q.Get("meta_read")).Scan(append([]any{&layout}, dest...)...)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		return target.Userf("the %s schema on %s was never finished (%s is empty): %s", rc.Name, t.URL(), rc.Table, rebuild)
+		return exitcode.Userf("the %s schema on %s was never finished (%s is empty): %s", rc.Name, t.URL(), rc.Table, rebuild)
 	case err != nil:
-		return target.Userf("read %s on %s: %v", rc.Table, t.URL(), err)
+		return exitcode.Userf("read %s on %s: %v", rc.Table, t.URL(), err)
 	case layout != rc.Layout:
-		return target.Userf("the %s schema was built with layout %d; this dbrig uses layout %d: %s", rc.Name, layout, rc.Layout, rebuild)
+		return exitcode.Userf("the %s schema was built with layout %d; this dbrig uses layout %d: %s", rc.Name, layout, rc.Layout, rebuild)
 	}
 	return nil
 }
@@ -203,10 +204,10 @@ func (rc Record) Drop(ctx context.Context, t target.Target, q SQLFile, drop func
 	}
 	switch {
 	case len(foreign) > 0 && len(made) == 0 && slices.Contains(present, rc.Table):
-		return target.Userf("the %s schema on %s was built by a dbrig from before builds recorded what they made, so dbrig drops none of it: check that %s are dbrig's and drop them yourself, then build again",
+		return exitcode.Userf("the %s schema on %s was built by a dbrig from before builds recorded what they made, so dbrig drops none of it: check that %s are dbrig's and drop them yourself, then build again",
 			rc.Name, t.URL(), tables(present))
 	case len(foreign) > 0:
-		return target.Userf("%s on %s: not built by dbrig (dbrig's build record does not list %s), so nothing was dropped: rename or drop %s yourself, or use another database",
+		return exitcode.Userf("%s on %s: not built by dbrig (dbrig's build record does not list %s), so nothing was dropped: rename or drop %s yourself, or use another database",
 			tables(foreign), t.URL(), them(foreign), them(foreign))
 	}
 	if drop == nil {

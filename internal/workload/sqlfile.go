@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/target"
 )
 
@@ -79,7 +80,7 @@ func runsOn(fsys fs.FS, dir string, layers []string, d target.Dialect) error {
 		}
 		have = append(have, e.Name())
 	}
-	return target.Userf("this workload does not run on %s: it has SQL for %s only", d.Name, strings.Join(have, ", "))
+	return exitcode.Userf("this workload does not run on %s: it has SQL for %s only", d.Name, strings.Join(have, ", "))
 }
 
 // ReadSQL reads a named-block file from a workload's embedded files.

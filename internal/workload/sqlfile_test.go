@@ -8,6 +8,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/target"
 )
 
@@ -61,7 +62,7 @@ func TestLoadSQLMissing(t *testing.T) {
 	// The generic blocks alone are no dialect: a workload runs on those it
 	// has a directory for, its own or its base's.
 	_, err := LoadSQL(sqlTree, "sql", target.Dialect{Name: "sqlite"}, "tx.sql")
-	var ue *target.UserError
+	var ue *exitcode.UserError
 	if !errors.As(err, &ue) || err.Error() != "this workload does not run on sqlite: it has SQL for lone, mariadb, mysql, postgres only" {
 		t.Errorf("a dialect without a directory: err = %v, want a user error naming the dialects it has", err)
 	}

@@ -22,8 +22,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/server"
-	"github.com/dbrig/dbrig/internal/target"
 	"github.com/go-sql-driver/mysql"
 )
 
@@ -105,7 +105,7 @@ func FindBinDir(explicit string) (string, error) {
 			continue
 		}
 		if !isExecutable(filepath.Join(dir, "mariadbd")) {
-			return "", target.Userf("no mariadbd in %s", dir)
+			return "", exitcode.Userf("no mariadbd in %s", dir)
 		}
 		return dir, nil
 	}
@@ -115,7 +115,7 @@ func FindBinDir(explicit string) (string, error) {
 	if isExecutable("/usr/sbin/mariadbd") {
 		return "/usr/sbin", nil
 	}
-	return "", target.Userf("no MariaDB server binaries found (mariadbd is not on PATH nor in /usr/sbin): install mariadb-server, or set MARIADB_BIN")
+	return "", exitcode.Userf("no MariaDB server binaries found (mariadbd is not on PATH nor in /usr/sbin): install mariadb-server, or set MARIADB_BIN")
 }
 
 func isExecutable(path string) bool {
@@ -138,7 +138,7 @@ func installDB(binDir string) (string, error) {
 	if p, err := exec.LookPath("mariadb-install-db"); err == nil {
 		return p, nil
 	}
-	return "", target.Userf("no mariadb-install-db beside %s/mariadbd nor on PATH", binDir)
+	return "", exitcode.Userf("no mariadb-install-db beside %s/mariadbd nor on PATH", binDir)
 }
 
 func (s *Server) dataDir() string    { return filepath.Join(s.Dir, "data") }
@@ -286,7 +286,7 @@ func (s *Server) Start(ctx context.Context, settings map[string]string) error {
 		return fmt.Errorf("no MariaDB server in %s: call Init first", s.Dir)
 	}
 	if pid, ok := s.alive(); ok {
-		return target.Userf("a mariadbd (pid %d) is already running in %s: stop it with dbrig server stop --dir %s", pid, s.Dir, s.Dir)
+		return exitcode.Userf("a mariadbd (pid %d) is already running in %s: stop it with dbrig server stop --dir %s", pid, s.Dir, s.Dir)
 	}
 	if err := server.WriteStopped(s.Dir); err != nil {
 		return err
@@ -356,7 +356,7 @@ func (s *Server) launch(ctx context.Context, args []string) (inUse bool, err err
 		case <-exited:
 			tail := server.ReadFrom(s.LogPath(), logStart)
 			return strings.Contains(tail, "Address already in use"),
-				target.Userf("mariadbd in %s did not start: %s", s.Dir, logExcerpt(tail))
+				exitcode.Userf("mariadbd in %s did not start: %s", s.Dir, logExcerpt(tail))
 		case <-ctx.Done():
 			s.kill()
 			return false, fmt.Errorf("starting mariadbd in %s: %w", s.Dir, ctx.Err())

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/server"
 	"github.com/dbrig/dbrig/internal/server/mariadb/mariatest"
 	"github.com/dbrig/dbrig/internal/server/servertest"
@@ -106,7 +107,7 @@ func TestRejectedSetting(t *testing.T) {
 	s := mariatest.NewServer(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	var ue *target.UserError
+	var ue *exitcode.UserError
 	err := s.Start(ctx, map[string]string{"innodb_flush_method": "bogus"})
 	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "bogus") || strings.Contains(err.Error(), "\n") {
 		t.Errorf("start with innodb_flush_method=bogus: %v; want one line in the server's words", err)

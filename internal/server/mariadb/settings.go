@@ -16,8 +16,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/server"
-	"github.com/dbrig/dbrig/internal/target"
 )
 
 // Version is a MariaDB server's release.
@@ -184,9 +184,9 @@ func checkNames(names, known []string) error {
 			continue
 		}
 		if near := server.Closest(normalName(name), known); near != "" {
-			return target.Userf("unknown MariaDB setting %q (did you mean %s?)", name, near)
+			return exitcode.Userf("unknown MariaDB setting %q (did you mean %s?)", name, near)
 		}
-		return target.Userf("unknown MariaDB setting %q: mariadbd --verbose --help does not list it", name)
+		return exitcode.Userf("unknown MariaDB setting %q: mariadbd --verbose --help does not list it", name)
 	}
 	return nil
 }
@@ -208,7 +208,7 @@ func preflight(points []map[string]string, meminfo string) error {
 	for _, p := range points {
 		for name, value := range p {
 			if normalName(name) == "large_pages" && isOn(value) && server.HugePagesTotal(meminfo) == 0 {
-				return target.Userf("this sweep cannot run here: large_pages=%s needs huge pages reserved, and /proc/meminfo shows HugePages_Total: 0 (as root: sysctl vm.nr_hugepages=N, with N x 2 MB above innodb_buffer_pool_size)", value)
+				return exitcode.Userf("this sweep cannot run here: large_pages=%s needs huge pages reserved, and /proc/meminfo shows HugePages_Total: 0 (as root: sysctl vm.nr_hugepages=N, with N x 2 MB above innodb_buffer_pool_size)", value)
 			}
 		}
 	}

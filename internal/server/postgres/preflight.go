@@ -13,8 +13,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/server"
-	"github.com/dbrig/dbrig/internal/target"
 )
 
 // minMajor names settings that exist only from some PostgreSQL release on.
@@ -68,7 +68,7 @@ func preflight(points []map[string]string, v ServerVersion, binDir, configure, m
 		}
 	}
 	if len(problems) > 0 {
-		return target.Userf("this sweep cannot run here: %s", strings.Join(problems, "; "))
+		return exitcode.Userf("this sweep cannot run here: %s", strings.Join(problems, "; "))
 	}
 	return nil
 }
@@ -104,7 +104,7 @@ func checkNames(names, known []string) error {
 			continue
 		}
 		if near := server.Closest(name, known); near != "" {
-			return target.Userf("unknown PostgreSQL setting %q (did you mean %s?)", name, near)
+			return exitcode.Userf("unknown PostgreSQL setting %q (did you mean %s?)", name, near)
 		}
 	}
 	return nil

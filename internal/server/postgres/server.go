@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/dbrig/dbrig/internal/atomicfile"
+	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/server"
 	"github.com/dbrig/dbrig/internal/target"
 	"github.com/jackc/pgx/v5"
@@ -149,7 +150,7 @@ func FindBinDir(explicit string) (string, error) {
 			return dir, nil
 		}
 	}
-	return "", target.Userf("no PostgreSQL server binaries found (postgres, initdb, pg_ctl): " +
+	return "", exitcode.Userf("no PostgreSQL server binaries found (postgres, initdb, pg_ctl): " +
 		"install PostgreSQL or set PG_BIN to the directory that holds them")
 }
 
@@ -169,7 +170,7 @@ func checkServerBinDir(dir string) error {
 		}
 	}
 	if len(missing) > 0 {
-		return target.Userf("%s has no PostgreSQL server binaries (%s missing)", dir, strings.Join(missing, ", "))
+		return exitcode.Userf("%s has no PostgreSQL server binaries (%s missing)", dir, strings.Join(missing, ", "))
 	}
 	return nil
 }
@@ -388,7 +389,7 @@ func (s *Server) Start(ctx context.Context, settings map[string]string) error {
 	// and the cleanup after that failure stop it; refuse before touching it.
 	s.awaitReaped(ctx)
 	if s.postmasterAlive(ctx) {
-		return target.Userf("a postgres server is already running in %s: stop it with %s stop -D %s",
+		return exitcode.Userf("a postgres server is already running in %s: stop it with %s stop -D %s",
 			s.dataDir(), filepath.Join(s.host.Bin, "pg_ctl"), s.dataDir())
 	}
 	// A crash nobody acknowledged is superseded by this start: what it
@@ -459,7 +460,7 @@ func (s *Server) pgctlStart(ctx context.Context, opts []string) (inUse bool, err
 		return false, fmt.Errorf("starting postgres in %s: %w: %s", s.dataDir(), ctx.Err(), msg)
 	}
 	return strings.Contains(logTail, "Address already in use"),
-		target.Userf("postgres in %s did not start: %s", s.dataDir(), msg)
+		exitcode.Userf("postgres in %s did not start: %s", s.dataDir(), msg)
 }
 
 func (s *Server) stopQuietly() {

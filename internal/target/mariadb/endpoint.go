@@ -4,6 +4,7 @@ import (
 	"net"
 	"strconv"
 
+	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/human"
 
 	"github.com/dbrig/dbrig/internal/target"
@@ -22,7 +23,7 @@ func Endpoint(url string) (target.Endpoint, error) {
 	host, port, err := net.SplitHostPort(cfg.Addr)
 	n, perr := strconv.Atoi(port)
 	if err != nil || perr != nil {
-		return target.Endpoint{}, target.Userf("target %s: not a host:port", Redact(url))
+		return target.Endpoint{}, exitcode.Userf("target %s: not a host:port", Redact(url))
 	}
 	return target.TCP(host, n), nil
 }
@@ -30,5 +31,5 @@ func Endpoint(url string) (target.Endpoint, error) {
 // badURL is the one line about a url that cannot be read, its password
 // scrubbed.
 func badURL(url string, err error) error {
-	return target.Userf("target %s: %s", Redact(url), target.Scrub(human.OneLine(err), secretOf(url)))
+	return exitcode.Userf("target %s: %s", Redact(url), target.Scrub(human.OneLine(err), secretOf(url)))
 }

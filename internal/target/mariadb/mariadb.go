@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/human"
 	"github.com/dbrig/dbrig/internal/target"
 	"github.com/dbrig/dbrig/internal/target/sqldb"
@@ -201,7 +202,7 @@ func secretOf(s string) string {
 func (t *Target) open(cfg *mysql.Config) (*sql.DB, error) {
 	c, err := mysql.NewConnector(cfg)
 	if err != nil {
-		return nil, target.Userf("target %s: %s", t.url, t.scrub(human.OneLine(err)))
+		return nil, exitcode.Userf("target %s: %s", t.url, t.scrub(human.OneLine(err)))
 	}
 	return sql.OpenDB(c), nil
 }
@@ -214,7 +215,7 @@ func (t *Target) connectError(err error) error {
 	if why == "" {
 		why = t.scrub(human.OneLine(err))
 	}
-	return target.Userf("cannot connect to %s: %s", t.url, why)
+	return exitcode.Userf("cannot connect to %s: %s", t.url, why)
 }
 
 func (t *Target) scrub(s string) string { return target.Scrub(s, t.secret) }

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/human"
 	"github.com/dbrig/dbrig/internal/target"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -27,5 +28,5 @@ func Endpoint(url string) (target.Endpoint, error) {
 // badURL is the one line about a url that cannot be read, its password
 // scrubbed.
 func badURL(url string, err error) error {
-	return target.Userf("target %s: %s", Redact(url), target.Scrub(human.OneLine(err), secretOf(url)))
+	return exitcode.Userf("target %s: %s", Redact(url), target.Scrub(human.OneLine(err), secretOf(url)))
 }

@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/target"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -200,7 +201,7 @@ func secretOf(url string) string {
 func (t *Target) connect(ctx context.Context, cfg *pgx.ConnConfig) (*pgx.Conn, error) {
 	c, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
-		return nil, target.Userf("cannot connect to %s: %s", t.url, t.scrub(t.connectWhy(err)))
+		return nil, exitcode.Userf("cannot connect to %s: %s", t.url, t.scrub(t.connectWhy(err)))
 	}
 	return c, nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/target"
 	"github.com/jackc/pgx/v5"
 )
@@ -111,11 +112,11 @@ func (t *Target) connectForResidency(ctx context.Context, extensions ...string) 
 		if _, err := conn.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS "+ext); err != nil {
 			conn.Close(context.WithoutCancel(ctx))
 			if strings.Contains(err.Error(), "could not open extension control file") {
-				return nil, target.Userf("%s is not installed on this server: install the contrib package "+
+				return nil, exitcode.Userf("%s is not installed on this server: install the contrib package "+
 					"(Debian's postgresql-contrib, or the postgresql-NN package of the server's version)", ext)
 			}
 			if strings.Contains(err.Error(), "permission denied") {
-				return nil, target.Userf("creating extension %s: %v: connect as a superuser, or have one run CREATE EXTENSION %s", ext, err, ext)
+				return nil, exitcode.Userf("creating extension %s: %v: connect as a superuser, or have one run CREATE EXTENSION %s", ext, err, ext)
 			}
 			return nil, fmt.Errorf("creating extension %s: %w", ext, err)
 		}

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/target"
 	"github.com/dbrig/dbrig/internal/target/sqldb"
 )
@@ -41,21 +42,21 @@ type Target struct {
 func OpenURL(ctx context.Context, url string, create bool) (target.Target, error) {
 	path := strings.TrimPrefix(url, Prefix)
 	if path == "" {
-		return nil, target.Userf("target %q: give a file, as sqlite:PATH", url)
+		return nil, exitcode.Userf("target %q: give a file, as sqlite:PATH", url)
 	}
 	if _, err := os.Stat(path); err != nil && !create {
-		return nil, target.Userf("target %s: no such file (a build creates it)", url)
+		return nil, exitcode.Userf("target %s: no such file (a build creates it)", url)
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, target.Userf("target %s: %v", url, err)
+		return nil, exitcode.Userf("target %s: %v", url, err)
 	}
 	db, err := sql.Open(driverName, dsn(path))
 	if err != nil {
-		return nil, target.Userf("target %s: %v", url, err)
+		return nil, exitcode.Userf("target %s: %v", url, err)
 	}
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
-		return nil, target.Userf("target %s: %v", url, err)
+		return nil, exitcode.Userf("target %s: %v", url, err)
 	}
 	// Writers take the write lock up front: a deferred transaction that
 	// has to upgrade its read lock midway can only be refused, not queued.

@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/dbrig/dbrig/internal/driver"
+	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/target"
 	"github.com/dbrig/dbrig/internal/workload"
 	"github.com/spf13/pflag"
@@ -163,7 +164,7 @@ func readMeta(ctx context.Context, t target.Target, s target.Session, q workload
 		return m, err
 	}
 	if tables := len(present) - 1; tables != m.schemas {
-		return m, target.Userf("the %s schema on %s should have %d tables and has %d: rebuild with `dbrig build %s --target %s --force`", Name, t.URL(), m.schemas, tables, Name, t.URL())
+		return m, exitcode.Userf("the %s schema on %s should have %d tables and has %d: rebuild with `dbrig build %s --target %s --force`", Name, t.URL(), m.schemas, tables, Name, t.URL())
 	}
 	return m, nil
 }

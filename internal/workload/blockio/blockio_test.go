@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/result"
 	runpkg "github.com/dbrig/dbrig/internal/runner"
 	"github.com/dbrig/dbrig/internal/server/postgres/pgtest"
@@ -66,7 +67,7 @@ func TestBadRunOptions(t *testing.T) {
 		{blockio{workUnit: 64, redo: redoLite, think: "50ms,10ms"}, "--think"},
 	} {
 		_, _, err := c.w.validate()
-		var ue *target.UserError
+		var ue *exitcode.UserError
 		if !errors.As(err, &ue) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: got %v, want a user error about %s", c.w, err, c.want)
 		}

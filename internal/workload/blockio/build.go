@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/target"
 	"github.com/dbrig/dbrig/internal/workload"
 )
@@ -36,9 +37,9 @@ func (w *blockio) Build(ctx context.Context, t target.Target, opt workload.Build
 	var sum workload.BuildSummary
 	switch {
 	case w.schemas < 1:
-		return sum, target.Userf("--schemas must be at least 1, got %d", w.schemas)
+		return sum, exitcode.Userf("--schemas must be at least 1, got %d", w.schemas)
 	case w.loaders < 1:
-		return sum, target.Userf("--loaders must be at least 1, got %d", w.loaders)
+		return sum, exitcode.Userf("--loaders must be at least 1, got %d", w.loaders)
 	}
 	fresh := workload.Fresh{Name: Name, Force: opt.Force, Drop: w.Drop, FS: sqlFiles}
 	return fresh.Build(ctx, t, func(s target.Session, q workload.SQLFile) (string, error) {
@@ -61,10 +62,10 @@ func (w *blockio) build(ctx context.Context, t target.Target, s target.Session, 
 	}
 	scale, err := parseScale(w.scale, blockSize)
 	if err != nil {
-		return sum, target.Userf("%v", err)
+		return sum, exitcode.Userf("%v", err)
 	}
 	if scale < minScale {
-		return sum, target.Userf("--scale %s is %d blocks of %d bytes; the least is %d", w.scale, scale, blockSize, minScale)
+		return sum, exitcode.Userf("--scale %s is %d blocks of %d bytes; the least is %d", w.scale, scale, blockSize, minScale)
 	}
 	if _, err := s.Exec(ctx, q.Get("meta")); err != nil {
 		return sum, fmt.Errorf("create dbrig_blockio: %w", err)

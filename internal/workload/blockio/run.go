@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/dbrig/dbrig/internal/driver"
+	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/human"
 	"github.com/dbrig/dbrig/internal/target"
 	"github.com/dbrig/dbrig/internal/workload"
@@ -68,13 +69,13 @@ type runner struct {
 func (w *blockio) validate() (thinkMin, thinkMax time.Duration, err error) {
 	switch {
 	case w.workUnit < 1:
-		return 0, 0, target.Userf("--work-unit must be at least 1, got %d", w.workUnit)
+		return 0, 0, exitcode.Userf("--work-unit must be at least 1, got %d", w.workUnit)
 	case w.updatePct < 0 || w.updatePct > 100:
-		return 0, 0, target.Userf("--update-pct must be 0 to 100, got %d", w.updatePct)
+		return 0, 0, exitcode.Userf("--update-pct must be 0 to 100, got %d", w.updatePct)
 	case w.redo != redoLite && w.redo != redoHeavy:
-		return 0, 0, target.Userf("--redo %q: use lite or heavy", w.redo)
+		return 0, 0, exitcode.Userf("--redo %q: use lite or heavy", w.redo)
 	case w.hotspot < 0:
-		return 0, 0, target.Userf("--hotspot must be 0 (none) or more, got %d", w.hotspot)
+		return 0, 0, exitcode.Userf("--hotspot must be 0 (none) or more, got %d", w.hotspot)
 	}
 	if w.think == "" {
 		return 0, 0, nil
@@ -83,7 +84,7 @@ func (w *blockio) validate() (thinkMin, thinkMax time.Duration, err error) {
 	thinkMin, err1 := time.ParseDuration(strings.TrimSpace(lo))
 	thinkMax, err2 := time.ParseDuration(strings.TrimSpace(hi))
 	if !ok || err1 != nil || err2 != nil || thinkMin < 0 || thinkMax < thinkMin {
-		return 0, 0, target.Userf("--think %q: want MIN,MAX durations, such as 10ms,50ms", w.think)
+		return 0, 0, exitcode.Userf("--think %q: want MIN,MAX durations, such as 10ms,50ms", w.think)
 	}
 	return thinkMin, thinkMax, nil
 }
@@ -122,7 +123,7 @@ func (w *blockio) complete(ctx context.Context, t target.Target, ctl target.Sess
 	}
 	cfg.Scale, cfg.Schemas, cfg.BlockSize = m.scale, m.schemas, m.blockSize
 	if cfg.WorkUnit > cfg.Scale {
-		return target.Userf("--work-unit %d is more than the %d blocks a table has", cfg.WorkUnit, cfg.Scale)
+		return exitcode.Userf("--work-unit %d is more than the %d blocks a table has", cfg.WorkUnit, cfg.Scale)
 	}
 	var blockSize int
 	if err := ctl.QueryRow(ctx, schema.Get("geometry")).Scan(&blockSize, &cfg.Width); err != nil {
@@ -131,7 +132,7 @@ func (w *blockio) complete(ctx context.Context, t target.Target, ctl target.Sess
 	if cfg.Hotspot > 0 {
 		size, err := human.ParseSize(w.hotspotSize)
 		if err != nil {
-			return target.Userf("--hotspot-size: %v", err)
+			return exitcode.Userf("--hotspot-size: %v", err)
 		}
 		cfg.HotKeys = min(max(size/int64(cfg.BlockSize), cfg.WorkUnit), cfg.Scale)
 	}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/dbrig/dbrig/internal/driver"
+	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/human"
 	"github.com/dbrig/dbrig/internal/target"
 	"github.com/dbrig/dbrig/internal/workload"
@@ -113,13 +114,13 @@ func (w *cpu) RunTime() time.Duration {
 func (w *cpu) validate() error {
 	switch {
 	case w.sessions < 1:
-		return target.Userf("--sessions must be at least 1, got %d", w.sessions)
+		return exitcode.Userf("--sessions must be at least 1, got %d", w.sessions)
 	case w.loops < 1:
-		return target.Userf("--loops must be at least 1, got %d", w.loops)
+		return exitcode.Userf("--loops must be at least 1, got %d", w.loops)
 	case w.repeat < 1:
-		return target.Userf("--repeat must be at least 1, got %d", w.repeat)
+		return exitcode.Userf("--repeat must be at least 1, got %d", w.repeat)
 	case w.arith != arithNumeric && w.arith != arithFloat:
-		return target.Userf("--arith %q: use numeric or float", w.arith)
+		return exitcode.Userf("--arith %q: use numeric or float", w.arith)
 	}
 	return nil
 }
@@ -131,7 +132,7 @@ func (w *cpu) Open(ctx context.Context, t target.Target) (workload.Run, error) {
 	}
 	q, err := workload.LoadSQL(sqlFiles, "sql", t.Dialect(), "cpu.sql")
 	if err != nil {
-		return nil, target.Userf("%s has no CPU loop for %s databases", Name, t.Kind())
+		return nil, exitcode.Userf("%s has no CPU loop for %s databases", Name, t.Kind())
 	}
 	r := &run{t: t, opt: *w, arith: w.arith, q: q}
 	if _, ok := q["loop_"+w.arith]; !ok {
@@ -148,7 +149,7 @@ func (w *cpu) Open(ctx context.Context, t target.Target) (workload.Run, error) {
 		var a, b float64
 		var own bool
 		if err := s.QueryRow(ctx, check).Scan(&a, &b, &own); err != nil {
-			return nil, target.Userf("%s lacks the math functions the loop needs (%v)", t.URL(), human.OneLine(err))
+			return nil, exitcode.Userf("%s lacks the math functions the loop needs (%v)", t.URL(), human.OneLine(err))
 		}
 		r.functions = functionsOwn
 		line := fmt.Sprintf("Math functions: %s's own", t.Kind())

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/dbrig/dbrig/internal/driver"
+	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/result"
 	"github.com/dbrig/dbrig/internal/runner"
 	"github.com/dbrig/dbrig/internal/server/mariadb/mariatest"
@@ -192,7 +193,7 @@ func TestOptions(t *testing.T) {
 		{sessions: 1, loops: 1, arith: arithFloat, repeat: 0},
 	} {
 		_, err := w.Open(context.Background(), tg)
-		var ue *target.UserError
+		var ue *exitcode.UserError
 		if !errors.As(err, &ue) {
 			t.Errorf("%+v: err %v, want a user error", *w, err)
 		}

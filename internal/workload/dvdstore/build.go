@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/target"
 	"github.com/dbrig/dbrig/internal/workload"
 )
@@ -33,7 +34,7 @@ func (w *dvdstore) Build(ctx context.Context, t target.Target, opt workload.Buil
 		return sum, err
 	}
 	if w.loaders < 1 {
-		return sum, target.Userf("--loaders must be at least 1, got %d", w.loaders)
+		return sum, exitcode.Userf("--loaders must be at least 1, got %d", w.loaders)
 	}
 	fresh := workload.Fresh{Name: Name, Force: opt.Force, Drop: w.Drop, FS: sqlFiles}
 	sum, err = fresh.Build(ctx, t, func(s target.Session, q workload.SQLFile) (string, error) {

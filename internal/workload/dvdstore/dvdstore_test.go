@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/result"
 	runpkg "github.com/dbrig/dbrig/internal/runner"
 	"github.com/dbrig/dbrig/internal/server/postgres/pgtest"
@@ -32,7 +33,7 @@ func TestParseScale(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"XL", "0MB", "-5MB", "1KB"} {
-		var ue *target.UserError
+		var ue *exitcode.UserError
 		if _, err := parseScale(bad); !errors.As(err, &ue) {
 			t.Errorf("parseScale(%q): %v, want a user error", bad, err)
 		}

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/human"
-	"github.com/dbrig/dbrig/internal/target"
 	"github.com/dbrig/dbrig/internal/workload"
 )
 
@@ -47,7 +47,7 @@ func parseScale(size string) (scale, error) {
 	}
 	bytes, err := human.ParseSize(size)
 	if err != nil || bytes < 1<<20 {
-		return scale{}, target.Userf("--size %q: use S, M, L or a size of 1MB or more such as 50MB or 2GB", size)
+		return scale{}, exitcode.Userf("--size %q: use S, M, L or a size of 1MB or more such as 50MB or 2GB", size)
 	}
 	mb := float64(bytes) / (1 << 20)
 	switch {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/dbrig/dbrig/internal/driver"
+	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/target"
 	"github.com/dbrig/dbrig/internal/workload"
 	"github.com/spf13/pflag"
@@ -120,13 +121,13 @@ type runner struct {
 func (o runOptions) validate() error {
 	switch {
 	case o.pctNew < 0 || o.pctNew > 100:
-		return target.Userf("--pct-new-customers must be 0 to 100, got %d", o.pctNew)
+		return exitcode.Userf("--pct-new-customers must be 0 to 100, got %d", o.pctNew)
 	case o.searches < 1 || o.batch < 1:
-		return target.Userf("--n-searches and --search-batch must be at least 1")
+		return exitcode.Userf("--n-searches and --search-batch must be at least 1")
 	case o.lineItems < 1 || o.lineItems > 5:
-		return target.Userf("--n-line-items must be 1 to 5 (an order holds at most 9 lines), got %d", o.lineItems)
+		return exitcode.Userf("--n-line-items must be 1 to 5 (an order holds at most 9 lines), got %d", o.lineItems)
 	case o.think < 0:
-		return target.Userf("--think must not be negative")
+		return exitcode.Userf("--think must not be negative")
 	}
 	return nil
 }

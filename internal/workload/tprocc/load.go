@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/target"
 	"github.com/dbrig/dbrig/internal/workload"
 )
@@ -23,10 +24,10 @@ type genConfig struct {
 func (w *tprocc) Build(ctx context.Context, t target.Target, opt workload.BuildOptions) (workload.BuildSummary, error) {
 	var sum workload.BuildSummary
 	if w.warehouses < 1 {
-		return sum, target.Userf("--warehouses must be at least 1, got %d", w.warehouses)
+		return sum, exitcode.Userf("--warehouses must be at least 1, got %d", w.warehouses)
 	}
 	if w.loaders < 1 {
-		return sum, target.Userf("--loaders must be at least 1, got %d", w.loaders)
+		return sum, exitcode.Userf("--loaders must be at least 1, got %d", w.loaders)
 	}
 	fresh := workload.Fresh{Name: Name, Force: opt.Force, Drop: w.Drop, FS: sqlFiles}
 	return fresh.Build(ctx, t, func(s target.Session, q workload.SQLFile) (string, error) {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/dbrig/dbrig/internal/driver"
+	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/target"
 	"github.com/dbrig/dbrig/internal/workload"
 )
@@ -85,7 +86,7 @@ func (r *runner) CheckVUs(vus int) error {
 	if r.cfg.Warehouses == 1 {
 		warehouses = "1 warehouse"
 	}
-	return target.Userf("--keying-thinking with %d VUs on %s is more than the specification's %d terminals a warehouse (clause 4.2.2): use --vus %d or fewer, or build more warehouses (a flag to ask for more explicitly comes with issue 22)",
+	return exitcode.Userf("--keying-thinking with %d VUs on %s is more than the specification's %d terminals a warehouse (clause 4.2.2): use --vus %d or fewer, or build more warehouses (a flag to ask for more explicitly comes with issue 22)",
 		vus, warehouses, terminalsPerWarehouse, terminalsPerWarehouse*r.cfg.Warehouses)
 }
 
