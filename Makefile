@@ -14,14 +14,14 @@ TAGS ?= sqlite_math_functions
 # test's loop on the math functions registered from Go.
 test:
 	$(GO) test -tags $(TAGS) -count=1 -timeout 20m ./...
-	CGO_ENABLED=0 $(GO) test -count=1 -timeout 10m -run 'SQLite|Tampered' ./internal/target/sqlite/ ./internal/workload/tprocc/ ./internal/workload/cpu/ ./internal/cli/
-	$(GO) test -count=1 -timeout 10m -run 'MathFunctionsSQLite|CPUSQLite/float' ./internal/target/sqlite/ ./internal/workload/cpu/
+	CGO_ENABLED=0 $(GO) test -count=1 -timeout 10m -run 'SQLite|Tampered' ./internal/dbtarget/sqlite/ ./internal/workload/tprocc/ ./internal/workload/cpu/ ./internal/cli/
+	$(GO) test -count=1 -timeout 10m -run 'MathFunctionsSQLite|CPUSQLite/float' ./internal/dbtarget/sqlite/ ./internal/workload/cpu/
 
 # The fuzzers, as package:Fuzzer. make test replays their seeds and what
 # they found (each package's testdata/fuzz); make fuzz searches further, each
 # for FUZZTIME in turn, with FUZZPARALLEL workers (one core by default).
-FUZZERS = ./internal/experiment:FuzzParse ./internal/target:FuzzRedact \
-	./internal/target:FuzzRedactString ./internal/target/mariadb:FuzzConfig \
+FUZZERS = ./internal/experiment:FuzzParse ./internal/dbtarget:FuzzRedact \
+	./internal/dbtarget:FuzzRedactString ./internal/dbtarget/mariadb:FuzzConfig \
 	./internal/workload:FuzzParseSQL ./internal/result:FuzzRead
 FUZZTIME ?= 60s
 FUZZPARALLEL ?= 1

@@ -39,10 +39,10 @@ import (
 	"time"
 
 	"github.com/dbrig/dbrig/bench/internal/harness"
+	pgtarget "github.com/dbrig/dbrig/internal/dbtarget/postgres"
 	"github.com/dbrig/dbrig/internal/human"
 	"github.com/dbrig/dbrig/internal/result"
 	"github.com/dbrig/dbrig/internal/server/postgres"
-	pgtarget "github.com/dbrig/dbrig/internal/target/postgres"
 	"github.com/dbrig/dbrig/internal/workload"
 	"github.com/jackc/pgx/v5"
 )

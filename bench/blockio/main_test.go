@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/dbrig/dbrig/bench/internal/harness"
-	pgtarget "github.com/dbrig/dbrig/internal/target/postgres"
+	pgtarget "github.com/dbrig/dbrig/internal/dbtarget/postgres"
 	"github.com/dbrig/dbrig/internal/workload"
 )
 

@@ -10,10 +10,10 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/dbrig/dbrig/internal/dbtarget"
 	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/report"
 	"github.com/dbrig/dbrig/internal/result"
-	"github.com/dbrig/dbrig/internal/target"
 	"github.com/dbrig/dbrig/internal/workload"
 	"github.com/spf13/cobra"
 )
@@ -74,7 +74,7 @@ result never holds a password, so a URL that needs one must be given again.` + t
 			}
 			ctx, stop := signalContext(c.ErrOrStderr())
 			defer stop()
-			t, err := target.OpenExisting(ctx, url)
+			t, err := dbtarget.OpenExisting(ctx, url)
 			if err != nil {
 				return err
 			}
@@ -96,7 +96,7 @@ func ackLogPath(path string) string { return strings.TrimSuffix(path, ".json") +
 
 // auditDurability looks up on t every change the log at path names, then
 // runs w's consistency check, whose lines go to progress.
-func auditDurability(ctx context.Context, w workload.Workload, t target.Target, path string, progress io.Writer) (*result.Durability, error) {
+func auditDurability(ctx context.Context, w workload.Workload, t dbtarget.Target, path string, progress io.Writer) (*result.Durability, error) {
 	a, ok := w.(workload.DurabilityAuditor)
 	if !ok {
 		return nil, exitcode.Userf("%s has no durability audit", w.Name())

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/dbrig/dbrig/internal/dbtarget"
 	"github.com/dbrig/dbrig/internal/exitcode"
-	"github.com/dbrig/dbrig/internal/target"
 	"github.com/dbrig/dbrig/internal/workload"
 	"github.com/spf13/cobra"
 )
@@ -26,7 +26,7 @@ func newBuild() *cobra.Command {
 			RunE: func(c *cobra.Command, _ []string) error {
 				ctx, stop := signalContext(c.ErrOrStderr())
 				defer stop()
-				t, err := target.Open(ctx, *url)
+				t, err := dbtarget.Open(ctx, *url)
 				if err != nil {
 					return err
 				}
@@ -41,7 +41,7 @@ func newBuild() *cobra.Command {
 }
 
 // build runs a workload's build with progress on stderr and the summary on stdout.
-func build(ctx context.Context, name string, b workload.Builder, t target.Target, force bool, stdout, stderr io.Writer) error {
+func build(ctx context.Context, name string, b workload.Builder, t dbtarget.Target, force bool, stdout, stderr io.Writer) error {
 	p := newProgress(stderr)
 	// The header waits for the first progress report: a build the workload
 	// refuses up front (a bad flag, an existing schema) must print only its

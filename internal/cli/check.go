@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/dbrig/dbrig/internal/target"
+	"github.com/dbrig/dbrig/internal/dbtarget"
 	"github.com/dbrig/dbrig/internal/workload"
 	"github.com/spf13/cobra"
 )
@@ -22,7 +22,7 @@ func newCheck() *cobra.Command {
 			RunE: func(c *cobra.Command, _ []string) error {
 				ctx, stop := signalContext(c.ErrOrStderr())
 				defer stop()
-				t, err := target.OpenExisting(ctx, *url)
+				t, err := dbtarget.OpenExisting(ctx, *url)
 				if err != nil {
 					return err
 				}
@@ -45,4 +45,4 @@ func newCheck() *cobra.Command {
 	})
 }
 
-func noSchema(w workload.Workload, t target.Target) error { return workload.NoSchema(w, t) }
+func noSchema(w workload.Workload, t dbtarget.Target) error { return workload.NoSchema(w, t) }

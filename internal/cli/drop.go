@@ -3,7 +3,7 @@ package cli
 import (
 	"fmt"
 
-	"github.com/dbrig/dbrig/internal/target"
+	"github.com/dbrig/dbrig/internal/dbtarget"
 	"github.com/dbrig/dbrig/internal/workload"
 	"github.com/spf13/cobra"
 )
@@ -20,7 +20,7 @@ func newDrop() *cobra.Command {
 			RunE: func(c *cobra.Command, _ []string) error {
 				ctx, stop := signalContext(c.ErrOrStderr())
 				defer stop()
-				t, err := target.OpenExisting(ctx, *url)
+				t, err := dbtarget.OpenExisting(ctx, *url)
 				if err != nil {
 					return err
 				}

@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbrig/dbrig/internal/dbtarget"
 	"github.com/dbrig/dbrig/internal/server"
 	"github.com/dbrig/dbrig/internal/server/mariadb/mariatest"
 	"github.com/dbrig/dbrig/internal/server/postgres/pgtest"
-	"github.com/dbrig/dbrig/internal/target"
 )
 
 // TestKeyedTerminalsSQLite: a keyed run of more than the specification's
@@ -70,7 +70,7 @@ func TestKillServerElsewhere(t *testing.T) {
 		u := m.s.URLFor("x")
 		for _, u := range []string{u, strings.Replace(u, "127.0.0.1", "localhost", 1), st.Socket} {
 			if err := server.Serves(m.dir, st, u); err != nil {
-				t.Errorf("%s is on the server in %s: %v", target.Redact(u), m.dir, err)
+				t.Errorf("%s is on the server in %s: %v", dbtarget.Redact(u), m.dir, err)
 			}
 		}
 	}
@@ -82,7 +82,7 @@ func onTarget(t *testing.T, u, stmt string) int {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	tg, err := target.Open(ctx, u)
+	tg, err := dbtarget.Open(ctx, u)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,11 +14,11 @@ import (
 	"github.com/spf13/cobra"
 
 	// The targets and workloads register themselves.
+	_ "github.com/dbrig/dbrig/internal/dbtarget/mariadb"
+	_ "github.com/dbrig/dbrig/internal/dbtarget/postgres"
+	_ "github.com/dbrig/dbrig/internal/dbtarget/sqlite"
 	_ "github.com/dbrig/dbrig/internal/server/mariadb"
 	_ "github.com/dbrig/dbrig/internal/server/postgres"
-	_ "github.com/dbrig/dbrig/internal/target/mariadb"
-	_ "github.com/dbrig/dbrig/internal/target/postgres"
-	_ "github.com/dbrig/dbrig/internal/target/sqlite"
 	_ "github.com/dbrig/dbrig/internal/workload/blockio"
 	_ "github.com/dbrig/dbrig/internal/workload/cpu"
 	_ "github.com/dbrig/dbrig/internal/workload/dvdstore"

@@ -10,11 +10,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dbrig/dbrig/internal/dbtarget"
 	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/report"
 	"github.com/dbrig/dbrig/internal/result"
 	"github.com/dbrig/dbrig/internal/runner"
-	"github.com/dbrig/dbrig/internal/target"
 	"github.com/dbrig/dbrig/internal/workload"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -193,9 +193,9 @@ func run(ctx context.Context, w workload.Workload, url string, f runFlags, stdou
 	// Only the default target, which builds itself below, or a workload
 	// with nothing to build may create a database here; otherwise a typing
 	// error in a path would leave an empty file behind.
-	open := target.OpenExisting
+	open := dbtarget.OpenExisting
 	if _, builds := w.(workload.Builder); url == DefaultTarget || !builds {
-		open = target.Open
+		open = dbtarget.Open
 	}
 	t, err := open(ctx, url)
 	if err != nil {
@@ -321,7 +321,7 @@ func parseWith(args []string) ([]withSpec, error) {
 
 // withGroups opens the workloads --with names on t, each with its own
 // virtual users and its default options.
-func withGroups(ctx context.Context, t target.Target, with []withSpec) ([]workload.Group, error) {
+func withGroups(ctx context.Context, t dbtarget.Target, with []withSpec) ([]workload.Group, error) {
 	var groups []workload.Group
 	for _, w := range with {
 		g, err := workload.OpenGroup(ctx, t, w.name, w.vus)

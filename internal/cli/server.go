@@ -9,10 +9,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dbrig/dbrig/internal/dbtarget"
 	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/result"
 	"github.com/dbrig/dbrig/internal/server"
-	"github.com/dbrig/dbrig/internal/target"
 	"github.com/spf13/cobra"
 )
 
@@ -127,8 +127,8 @@ this host then keeps its client off those CPUs where others are left.`,
 			out := c.OutOrStdout()
 			fmt.Fprintf(out, "%s from %s\n", st.Version, st.BinDir)
 			fmt.Fprintf(out, "Cluster: %s (%s)\n", dir, cluster)
-			fmt.Fprintf(out, "URL:     %s\n", target.Redact(st.URL))
-			fmt.Fprintf(out, "Socket:  %s\n", target.Redact(st.Socket))
+			fmt.Fprintf(out, "URL:     %s\n", dbtarget.Redact(st.URL))
+			fmt.Fprintf(out, "Socket:  %s\n", dbtarget.Redact(st.Socket))
 			fmt.Fprintf(out, "Log:     %s\n", st.LogPath)
 			if len(settings) > 0 {
 				fmt.Fprintf(out, "Settings: %s\n", result.Settings(settings))
@@ -257,8 +257,8 @@ func printStatus(w io.Writer, dir string, st server.Status) {
 	switch st.State {
 	case server.Running:
 		fmt.Fprintf(w, "  pid:      %d\n", st.PID)
-		fmt.Fprintf(w, "  url:      %s\n", target.Redact(st.URL))
-		fmt.Fprintf(w, "  socket:   %s\n", target.Redact(st.Socket))
+		fmt.Fprintf(w, "  url:      %s\n", dbtarget.Redact(st.URL))
+		fmt.Fprintf(w, "  socket:   %s\n", dbtarget.Redact(st.Socket))
 	case server.Crashed:
 		fmt.Fprintf(w, "  reason:   %s\n", st.Reason)
 	}
@@ -292,15 +292,15 @@ func attach(dir string) (server.Server, error) {
 
 // prewarmDB loads the database at url into the server's cache, when its
 // kind of target can.
-func prewarmDB(ctx context.Context, url string) (target.Residency, error) {
-	t, err := target.OpenExisting(ctx, url)
+func prewarmDB(ctx context.Context, url string) (dbtarget.Residency, error) {
+	t, err := dbtarget.OpenExisting(ctx, url)
 	if err != nil {
-		return target.Residency{}, err
+		return dbtarget.Residency{}, err
 	}
 	defer t.Close()
-	pw, ok := t.(target.Prewarmer)
+	pw, ok := t.(dbtarget.Prewarmer)
 	if !ok {
-		return target.Residency{}, exitcode.Userf("a %s target cannot warm its cache", t.Kind())
+		return dbtarget.Residency{}, exitcode.Userf("a %s target cannot warm its cache", t.Kind())
 	}
 	return pw.Prewarm(ctx)
 }

@@ -14,12 +14,12 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/dbrig/dbrig/internal/dbtarget"
 	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/experiment"
 	"github.com/dbrig/dbrig/internal/human"
 	"github.com/dbrig/dbrig/internal/result"
 	"github.com/dbrig/dbrig/internal/runner"
-	"github.com/dbrig/dbrig/internal/target"
 	"github.com/dbrig/dbrig/internal/workload"
 	"github.com/spf13/cobra"
 )
@@ -295,7 +295,7 @@ func targetName(s *experiment.Spec) string {
 		}
 		return "a managed " + kinds[0] + " server"
 	}
-	return target.Redact(s.Target.URL)
+	return dbtarget.Redact(s.Target.URL)
 }
 
 // printPlan is --dry-run: the matrix, the order and the estimate.

@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/dbrig/dbrig/internal/dbtarget"
 	"github.com/dbrig/dbrig/internal/human"
 	"github.com/dbrig/dbrig/internal/metrics"
-	"github.com/dbrig/dbrig/internal/target"
 )
 
 // Config is how to drive a workload.
@@ -24,7 +24,7 @@ type Config struct {
 	// Each transactions, and the window closes when the last one finishes.
 	Each int
 	// Classify says what an error from Run means.
-	Classify func(error) target.ErrClass
+	Classify func(error) dbtarget.ErrClass
 	// MaxRetries bounds the retries of one transaction (default 10).
 	MaxRetries int
 	// WindowEdge is called as the measured window starts (start true) and
@@ -41,7 +41,7 @@ type Config struct {
 	Actions []Action
 	// LostAfter is how long the server may stay out of reach, virtual
 	// users failing to reconnect, before the run gives it up and ends
-	// (default target.ReconnectLimit).
+	// (default dbtarget.ReconnectLimit).
 	LostAfter time.Duration
 	// StallAfter is how long no transaction may end while virtual users
 	// wait in one before the stretch counts as a stall (default 3 s; runs
@@ -149,7 +149,7 @@ type Result struct {
 	Tally       Tally
 	Series      []Point
 	// ErrorClasses counts the measured window's errors by what the
-	// target said they were (target.ErrClass's names); nil without errors.
+	// target said they were (dbtarget.ErrClass's names); nil without errors.
 	ErrorClasses map[string]int64
 	// Events are what the Actions did, in order.
 	Events []Event
@@ -195,7 +195,7 @@ type vuState struct {
 	errs    []int64
 	retries []int64
 	sample  []string
-	byClass [target.ErrUserRollback + 1]int64 // the window's errors by class
+	byClass [dbtarget.ErrUserRollback + 1]int64 // the window's errors by class
 	hist    []*hdrhistogram.Histogram
 	tally   Tally
 	scratch Tally // one transaction's counters, reused
@@ -235,7 +235,7 @@ func Run(ctx context.Context, w Workload, cfg Config) (*Result, error) {
 		cfg.Grace = 30 * time.Second
 	}
 	if cfg.LostAfter == 0 {
-		cfg.LostAfter = target.ReconnectLimit
+		cfg.LostAfter = dbtarget.ReconnectLimit
 	}
 	if cfg.StallAfter == 0 {
 		cfg.StallAfter = 3 * time.Second
@@ -426,7 +426,7 @@ func Run(ctx context.Context, w Workload, cfg Config) (*Result, error) {
 				if res.ErrorClasses == nil {
 					res.ErrorClasses = map[string]int64{}
 				}
-				res.ErrorClasses[target.ErrClass(c).String()] += n
+				res.ErrorClasses[dbtarget.ErrClass(c).String()] += n
 			}
 		}
 	}
@@ -499,7 +499,7 @@ func runVU(ctx context.Context, v VU, ve *vuEdges, s *vuState, sh *shared) {
 		began := time.Now()
 		s.began.Store(began.UnixNano())
 		err := v.Run(ctx, tx, t)
-		for err != nil && !errors.Is(err, ErrRollback) && cfg.Classify(err) == target.ErrRetry && retries < int64(cfg.MaxRetries) {
+		for err != nil && !errors.Is(err, ErrRollback) && cfg.Classify(err) == dbtarget.ErrRetry && retries < int64(cfg.MaxRetries) {
 			retries++
 			clear(t)
 			err = v.Run(ctx, tx, t)
@@ -517,7 +517,7 @@ func runVU(ctx context.Context, v VU, ve *vuEdges, s *vuState, sh *shared) {
 			cfg.Observer.Transaction(tx, ended.Sub(began), int(retries), outcome(ok, rolledBack))
 		}
 		measured := Phase(phase.Load()) == PhaseMeasure
-		class := target.ErrOther
+		class := dbtarget.ErrOther
 		if !ok {
 			class = cfg.Classify(err)
 		}
@@ -541,7 +541,7 @@ func runVU(ctx context.Context, v VU, ve *vuEdges, s *vuState, sh *shared) {
 				s.byClass[class]++
 			}
 		}
-		if !ok && class == target.ErrConnLost {
+		if !ok && class == dbtarget.ErrConnLost {
 			// A VU back after the window closed has nothing more to do:
 			// its transactions would count on the database's side alone.
 			if !reconnect(ctx, v, sh, ended) || Phase(phase.Load()) == PhaseDone {

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbrig/dbrig/internal/target"
+	"github.com/dbrig/dbrig/internal/dbtarget"
 )
 
 var (
@@ -64,14 +64,14 @@ func (v *scriptedVU) Run(_ context.Context, tx int, t Tally) error {
 func (v *scriptedVU) Reconnect(context.Context) error { v.w.reconnects.Add(1); return nil }
 func (v *scriptedVU) Close() error                    { return nil }
 
-func classify(err error) target.ErrClass {
+func classify(err error) dbtarget.ErrClass {
 	switch err {
 	case errBusy:
-		return target.ErrRetry
+		return dbtarget.ErrRetry
 	case errGone:
-		return target.ErrConnLost
+		return dbtarget.ErrConnLost
 	}
-	return target.ErrOther
+	return dbtarget.ErrOther
 }
 
 func TestRunCountsOnlyTheWindow(t *testing.T) {

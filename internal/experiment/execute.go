@@ -15,12 +15,12 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/dbrig/dbrig/internal/dbtarget"
 	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/human"
 	"github.com/dbrig/dbrig/internal/result"
 	"github.com/dbrig/dbrig/internal/runner"
 	"github.com/dbrig/dbrig/internal/server"
-	"github.com/dbrig/dbrig/internal/target"
 	"github.com/dbrig/dbrig/internal/telemetry"
 	"github.com/dbrig/dbrig/internal/workload"
 )
@@ -57,7 +57,7 @@ func New(spec *Spec, dir string) *Sweep {
 			}
 		}
 	} else {
-		doc.Target = result.Target{URL: target.Redact(spec.Target.URL)}
+		doc.Target = result.Target{URL: dbtarget.Redact(spec.Target.URL)}
 	}
 	if len(spec.Baseline) > 0 {
 		doc.Baseline = map[string]string{}
@@ -96,8 +96,8 @@ func Resume(dir, url string) (*Sweep, error) {
 	switch {
 	case url != "" && spec.Target.Managed:
 		return nil, exitcode.Userf("--target: the sweep in %s runs on a managed server, not a URL", dir)
-	case url != "" && target.Redact(url) != spec.Target.URL:
-		return nil, exitcode.Userf("--target %s is not the sweep's target (%s)", target.Redact(url), spec.Target.URL)
+	case url != "" && dbtarget.Redact(url) != spec.Target.URL:
+		return nil, exitcode.Userf("--target %s is not the sweep's target (%s)", dbtarget.Redact(url), spec.Target.URL)
 	case url != "":
 		spec.Target.URL = url
 	}
@@ -170,7 +170,7 @@ type run struct {
 	pin      *server.ClientPin
 	facts    telemetry.Server // what the runs' telemetry records of the server
 	url      string
-	t        target.Target
+	t        dbtarget.Target
 	built    map[string]bool // by cluster directory; "" for a URL
 	dropNote bool
 	// settleNote: the note that the target could not settle is made once.
@@ -689,7 +689,7 @@ func (r *run) next(ctx context.Context) (stop bool, err error) {
 		}
 	}
 	if r.t == nil {
-		if r.t, err = target.Open(ctx, r.url); err != nil {
+		if r.t, err = dbtarget.Open(ctx, r.url); err != nil {
 			return false, err
 		}
 		if r.Doc.Target.Kind == "" || r.srv != nil {
@@ -727,7 +727,7 @@ func (r *run) next(ctx context.Context) (stop bool, err error) {
 
 	// What the last run left the server to do (old row versions to
 	// purge, dirty pages to write) is done now, not on this run's time.
-	if st, ok := r.t.(target.Settler); ok {
+	if st, ok := r.t.(dbtarget.Settler); ok {
 		sctx, cancel := r.stoppable(ctx)
 		line, err := st.Settle(sctx)
 		cancel()
@@ -757,7 +757,7 @@ func (r *run) next(ctx context.Context) (stop bool, err error) {
 	}
 	if lookup(params, "prewarm") == PrewarmFull {
 		// The spec was refused unless the target's kind can prewarm.
-		pw, ok := r.t.(target.Prewarmer)
+		pw, ok := r.t.(dbtarget.Prewarmer)
 		if !ok {
 			return false, r.pointError(pi, fmt.Errorf("prewarm: a %s target cannot warm its cache", r.t.Kind()))
 		}

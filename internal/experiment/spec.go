@@ -15,11 +15,11 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dbrig/dbrig/internal/dbtarget"
 	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/human"
 	"github.com/dbrig/dbrig/internal/runner"
 	"github.com/dbrig/dbrig/internal/server"
-	"github.com/dbrig/dbrig/internal/target"
 	"github.com/dbrig/dbrig/internal/workload"
 	"github.com/spf13/pflag"
 	"go.yaml.in/yaml/v3"
@@ -521,7 +521,7 @@ func (s *Spec) validate(p parser, lines map[string]int) error {
 	runFlags := pflag.NewFlagSet("run", pflag.ContinueOnError)
 	w.RunFlags(runFlags)
 	// The target kinds the runs open: the URL's, or each build's.
-	targetKinds := []string{target.KindOf(s.Target.URL)}
+	targetKinds := []string{dbtarget.KindOf(s.Target.URL)}
 	if s.Target.Managed {
 		targetKinds = nil
 		for _, kind := range s.Target.Kinds() {
@@ -567,8 +567,8 @@ func (s *Spec) validate(p parser, lines map[string]int) error {
 			if value != PrewarmNone && value != PrewarmFull {
 				return true, fmt.Errorf("want none or full, got %q", value)
 			}
-			if value == PrewarmFull && slices.ContainsFunc(targetKinds, func(k string) bool { return !target.CanPrewarm(k) }) {
-				return true, fmt.Errorf("a full-cache warm-up needs a target that can prewarm its cache (%s)", strings.Join(target.Prewarming(), ", "))
+			if value == PrewarmFull && slices.ContainsFunc(targetKinds, func(k string) bool { return !dbtarget.CanPrewarm(k) }) {
+				return true, fmt.Errorf("a full-cache warm-up needs a target that can prewarm its cache (%s)", strings.Join(dbtarget.Prewarming(), ", "))
 			}
 		default:
 			if runFlags.Lookup(flagName(name)) == nil {
@@ -831,7 +831,7 @@ func (s *Spec) JSON() json.RawMessage {
 		Baseline orderedJSON   `json:"baseline,omitempty"`
 		Repeat   int           `json:"repeat"`
 		With     orderedJSON   `json:"with,omitempty"`
-	}{s.Name, targetJSON{s.Target.Server, s.Target.Settings, s.Target.PGBin, servers, memory, cpus, target.Redact(s.Target.URL)},
+	}{s.Name, targetJSON{s.Target.Server, s.Target.Settings, s.Target.PGBin, servers, memory, cpus, dbtarget.Redact(s.Target.URL)},
 		s.Workload, s.Build, s.Run, s.Vary, s.Follow, s.Baseline, s.Repeat, s.With}
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {

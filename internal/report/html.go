@@ -13,8 +13,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dbrig/dbrig/internal/dbtarget"
 	"github.com/dbrig/dbrig/internal/result"
-	"github.com/dbrig/dbrig/internal/target"
 )
 
 // The page inlines its chart libraries so that a report opens from disk
@@ -196,7 +196,7 @@ func hostRows(h result.Host, t result.Target) [][2]string {
 		{"kernel", h.Kernel},
 		{"OS / arch", strings.Trim(h.OS+" / "+h.Arch, " /")},
 		{"server", t.Server()},
-		{"target", target.Redact(t.URL)},
+		{"target", dbtarget.Redact(t.URL)},
 		{"dbrig built with", h.GoVersion},
 	}
 	out := rows[:0]

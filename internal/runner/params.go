@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dbrig/dbrig/internal/dbtarget"
 	"github.com/dbrig/dbrig/internal/exitcode"
-	"github.com/dbrig/dbrig/internal/target"
 	"github.com/dbrig/dbrig/internal/telemetry"
 	"github.com/spf13/pflag"
 )
@@ -40,7 +40,7 @@ var Params = []Param{
 		field: func(o *Options) any { return &o.ClientCPUs }},
 	{Name: "sample", Default: "1s", Usage: "how often host and database telemetry is sampled",
 		field: func(o *Options) any { return &o.Telemetry.Interval }},
-	{Name: "lost_after", Default: target.ReconnectLimit.String(), Usage: "how long the server may stay out of reach before the run gives it up, ends and fails",
+	{Name: "lost_after", Default: dbtarget.ReconnectLimit.String(), Usage: "how long the server may stay out of reach before the run gives it up, ends and fails",
 		field: func(o *Options) any { return &o.LostAfter }},
 	{Name: "stall_after", Default: "3s", Usage: "how long no transaction may end while virtual users wait in one before the run names it a stall",
 		field: func(o *Options) any { return &o.StallAfter }},

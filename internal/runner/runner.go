@@ -11,11 +11,11 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/dbrig/dbrig/internal/dbtarget"
 	"github.com/dbrig/dbrig/internal/driver"
 	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/human"
 	"github.com/dbrig/dbrig/internal/result"
-	"github.com/dbrig/dbrig/internal/target"
 	"github.com/dbrig/dbrig/internal/telemetry"
 	"github.com/dbrig/dbrig/internal/workload"
 )
@@ -74,7 +74,7 @@ func (o Options) clientProcs() int {
 
 // Run drives r, an opened w, on t and returns the document. Cancelling ctx
 // ends the measured window early; the document is then marked interrupted.
-func Run(ctx context.Context, t target.Target, w workload.Workload, r workload.Run, o Options) (*result.Document, error) {
+func Run(ctx context.Context, t dbtarget.Target, w workload.Workload, r workload.Run, o Options) (*result.Document, error) {
 	info := w.Info()
 	if err := o.Validate(info.FixedWork); err != nil {
 		return nil, err
@@ -195,7 +195,7 @@ func Run(ctx context.Context, t target.Target, w workload.Workload, r workload.R
 
 // telemetrySource opens t's database side of telemetry, if it has one. A
 // source that will not open costs the run only its database telemetry.
-func telemetrySource(ctx context.Context, t target.Target, warn func(string)) telemetry.Source {
+func telemetrySource(ctx context.Context, t dbtarget.Target, warn func(string)) telemetry.Source {
 	s, ok := t.(telemetry.Sourcer)
 	if !ok {
 		return nil

@@ -43,7 +43,7 @@ type Server interface {
 	// CreateDB creates a database; one that exists already is not an error.
 	CreateDB(ctx context.Context, name string) error
 	// URLFor is the URL of database db on the running server, which
-	// target.Open accepts.
+	// dbtarget.Open accepts.
 	URLFor(db string) string
 	// LogPath is the server's log, kept across starts.
 	LogPath() string
@@ -112,7 +112,7 @@ type Status struct {
 // Kind is a kind of managed server, as its package registers it.
 type Kind struct {
 	Name string
-	// Target is the target kind (see target.Register) its URLs open as.
+	// Target is the target kind (see dbtarget.Register) its URLs open as.
 	Target string
 	// New returns the server in dir without touching it; binHint names
 	// the directory of its binaries, "" to look in the usual places.

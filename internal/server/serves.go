@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/dbrig/dbrig/internal/dbtarget"
 	"github.com/dbrig/dbrig/internal/exitcode"
-	"github.com/dbrig/dbrig/internal/target"
 )
 
 // kindIn names the kind of the server dbrig manages in dir: the one its
@@ -21,14 +21,14 @@ func kindIn(dir string) string {
 // Serves refuses, in one line, a target url that is not on the running
 // server st of dir: a database of another kind, or one whose URL names
 // another endpoint than the server's own URLs do. Each kind's targets
-// read their URLs themselves (target.EndpointOf), so nothing here knows
+// read their URLs themselves (dbtarget.EndpointOf), so nothing here knows
 // a kind's URL form.
 func Serves(dir string, st Status, url string) error {
 	k, err := Lookup(kindIn(dir))
 	if err != nil {
 		return err
 	}
-	kind, at, located, err := target.EndpointOf(url)
+	kind, at, located, err := dbtarget.EndpointOf(url)
 	if err != nil {
 		return err
 	}
@@ -37,11 +37,11 @@ func Serves(dir string, st Status, url string) error {
 		if kind == "" {
 			kind = "unknown"
 		}
-		return exitcode.Userf("the target %s is a %s database, not one on %s: give the URL of a database on it (dbrig server status --dir %s)", target.Redact(url), kind, what, dir)
+		return exitcode.Userf("the target %s is a %s database, not one on %s: give the URL of a database on it (dbrig server status --dir %s)", dbtarget.Redact(url), kind, what, dir)
 	}
 	var listens []string
 	for _, u := range []string{st.URL, st.Socket} {
-		if _, e, ok, _ := target.EndpointOf(u); ok {
+		if _, e, ok, _ := dbtarget.EndpointOf(u); ok {
 			if e == at {
 				return nil
 			}
@@ -49,5 +49,5 @@ func Serves(dir string, st Status, url string) error {
 		}
 	}
 	return exitcode.Userf("the target %s is at %s, not on %s, which listens at %s: give the URL of a database on it (dbrig server status --dir %s)",
-		target.Redact(url), at, what, strings.Join(listens, " and "), dir)
+		dbtarget.Redact(url), at, what, strings.Join(listens, " and "), dir)
 }

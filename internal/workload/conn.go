@@ -4,31 +4,31 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/dbrig/dbrig/internal/target"
+	"github.com/dbrig/dbrig/internal/dbtarget"
 )
 
 // Conn is a virtual user's own session, which the driver reopens when it
 // is lost. Embedded in a VU it gives it the driver's Reconnect and Close.
 type Conn struct {
-	T target.Target
+	T dbtarget.Target
 	// Setup runs on every new session before the VU uses it.
 	Setup []string
 	// Prepare is prepared on every new session, where it is a
-	// target.Preparer, so that the VU's first calls of these statements
+	// dbtarget.Preparer, so that the VU's first calls of these statements
 	// cost no extra round trip, and no extra transaction in the
 	// database's count, inside the measured window.
 	Prepare []string
-	S       target.Session
+	S       dbtarget.Session
 	// reads counts the transactions ReadRow has run, which MarkServer
 	// leaves out of the database's count.
 	reads int64
 }
 
 // Flush publishes what the session has done to the database's own
-// counters, where it is a target.Flusher; the driver calls it at the
+// counters, where it is a dbtarget.Flusher; the driver calls it at the
 // window's edges.
 func (c *Conn) Flush(ctx context.Context) error {
-	if f, ok := c.S.(target.Flusher); ok {
+	if f, ok := c.S.(dbtarget.Flusher); ok {
 		return f.Flush(ctx)
 	}
 	return nil
@@ -47,7 +47,7 @@ func (c *Conn) Reconnect(ctx context.Context) error {
 			return fmt.Errorf("set up the session: %w", err)
 		}
 	}
-	if p, ok := s.(target.Preparer); ok {
+	if p, ok := s.(dbtarget.Preparer); ok {
 		if err := p.Prepare(ctx, c.Prepare...); err != nil {
 			s.Close()
 			return fmt.Errorf("prepare the session's statements: %w", err)
@@ -68,10 +68,10 @@ func (c *Conn) Close() error {
 }
 
 // ReadRow reads one row of sql into dest, reopening the session when it
-// was lost (target.Reconnecting), so that a server restarted mid-run
+// was lost (dbtarget.Reconnecting), so that a server restarted mid-run
 // still gives a mark.
 func (c *Conn) ReadRow(ctx context.Context, sql string, dest ...any) error {
-	err := target.Reconnecting(ctx, c.T.Classify, c.Reconnect, func(ctx context.Context) error {
+	err := dbtarget.Reconnecting(ctx, c.T.Classify, c.Reconnect, func(ctx context.Context) error {
 		return c.S.QueryRow(ctx, sql).Scan(dest...)
 	})
 	if err == nil {

@@ -4,7 +4,7 @@ import (
 	"context"
 	"io"
 
-	"github.com/dbrig/dbrig/internal/target"
+	"github.com/dbrig/dbrig/internal/dbtarget"
 )
 
 // AckLogger is an opened Run that can log, as it runs, every change the
@@ -22,7 +22,7 @@ type AckLogger interface {
 // DurabilityAuditor is a workload that looks up on a target every change
 // an AckLogger's log says the database acknowledged.
 type DurabilityAuditor interface {
-	AuditDurability(ctx context.Context, t target.Target, log io.Reader) (Durability, error)
+	AuditDurability(ctx context.Context, t dbtarget.Target, log io.Reader) (Durability, error)
 }
 
 // Durability is what a durability audit found.

@@ -7,8 +7,8 @@ import (
 	"io/fs"
 	"time"
 
+	"github.com/dbrig/dbrig/internal/dbtarget"
 	"github.com/dbrig/dbrig/internal/exitcode"
-	"github.com/dbrig/dbrig/internal/target"
 )
 
 // Fresh is a build on a target cleared for it: what is in the way goes
@@ -18,7 +18,7 @@ type Fresh struct {
 	Name string
 	// Force drops a schema already there instead of refusing.
 	Force bool
-	Drop  func(context.Context, target.Target) error
+	Drop  func(context.Context, dbtarget.Target) error
 	// FS is the workload's embedded SQL (its "sql" directory).
 	FS fs.FS
 }
@@ -31,9 +31,9 @@ type Fresh struct {
 // what Drop goes by (RecordBuilt). A failed build's partial schema is
 // dropped, even when ctx is what failed, so no half-built schema is left
 // behind.
-func (f Fresh) Build(ctx context.Context, t target.Target,
-	read func(s target.Session, schema SQLFile) (have string, err error),
-	build func(s target.Session, schema SQLFile) (BuildSummary, error)) (BuildSummary, error) {
+func (f Fresh) Build(ctx context.Context, t dbtarget.Target,
+	read func(s dbtarget.Session, schema SQLFile) (have string, err error),
+	build func(s dbtarget.Session, schema SQLFile) (BuildSummary, error)) (BuildSummary, error) {
 	began := time.Now()
 	q, err := LoadSQL(f.FS, "sql", t.Dialect(), "schema.sql")
 	if err != nil {
@@ -77,7 +77,7 @@ func (f Fresh) Build(ctx context.Context, t target.Target,
 // OpenControl opens the control session a run reads its marks on, after
 // reading the build's record on it with read: the schema's SQL file comes
 // with it. Nothing stays open when it fails.
-func OpenControl(ctx context.Context, t target.Target, fsys fs.FS, read func(s target.Session, schema SQLFile) error) (*Conn, SQLFile, error) {
+func OpenControl(ctx context.Context, t dbtarget.Target, fsys fs.FS, read func(s dbtarget.Session, schema SQLFile) error) (*Conn, SQLFile, error) {
 	q, err := LoadSQL(fsys, "sql", t.Dialect(), "schema.sql")
 	if err != nil {
 		return nil, nil, err
@@ -111,7 +111,7 @@ type Tables struct {
 }
 
 // Build runs the steps on s, the build's session, with the schema file q.
-func (b Tables) Build(ctx context.Context, t target.Target, s target.Session, q SQLFile) (BuildSummary, error) {
+func (b Tables) Build(ctx context.Context, t dbtarget.Target, s dbtarget.Session, q SQLFile) (BuildSummary, error) {
 	var sum BuildSummary
 	progress := b.Progress
 	if progress == nil {

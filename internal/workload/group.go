@@ -6,9 +6,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dbrig/dbrig/internal/dbtarget"
 	"github.com/dbrig/dbrig/internal/driver"
 	"github.com/dbrig/dbrig/internal/exitcode"
-	"github.com/dbrig/dbrig/internal/target"
 	"github.com/spf13/pflag"
 )
 
@@ -20,13 +20,13 @@ type Group struct {
 }
 
 // NoSchema is the error for a target that lacks w's schema: what to do.
-func NoSchema(w Workload, t target.Target) error {
+func NoSchema(w Workload, t dbtarget.Target) error {
 	return exitcode.Userf("no %s schema on %s: build it first with `dbrig build %s --target %s`", w.Name(), t.URL(), w.Name(), t.URL())
 }
 
 // OpenGroup opens workload name on t, with its default options, as a
 // group of vus virtual users of a mixed run.
-func OpenGroup(ctx context.Context, t target.Target, name string, vus int) (Group, error) {
+func OpenGroup(ctx context.Context, t dbtarget.Target, name string, vus int) (Group, error) {
 	w, found := New(name)
 	switch {
 	case !found:
@@ -140,7 +140,7 @@ func MixInfo(ws []Workload) Info {
 // RunFlags: the groups' runs are already opened with their options.
 func (m *Mixed) RunFlags(*pflag.FlagSet) {}
 
-func (m *Mixed) Open(context.Context, target.Target) (Run, error) { return m, nil }
+func (m *Mixed) Open(context.Context, dbtarget.Target) (Run, error) { return m, nil }
 
 func (m *Mixed) TxNames() []string    { return m.names(Run.TxNames) }
 func (m *Mixed) TallyNames() []string { return m.names(Run.TallyNames) }

@@ -8,15 +8,15 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/dbrig/dbrig/internal/target"
+	"github.com/dbrig/dbrig/internal/dbtarget"
 )
 
 // Task is one piece of work on a session of its own.
-type Task func(ctx context.Context, s target.Session) error
+type Task func(ctx context.Context, s dbtarget.Session) error
 
 // Exec is the task of running one statement.
 func Exec(stmt string) Task {
-	return func(ctx context.Context, s target.Session) error {
+	return func(ctx context.Context, s dbtarget.Session) error {
 		_, err := s.Exec(ctx, stmt)
 		return err
 	}
@@ -24,7 +24,7 @@ func Exec(stmt string) Task {
 
 // Parallel runs tasks in order over n sessions of t; the first error
 // cancels the rest.
-func Parallel(ctx context.Context, t target.Target, n int, tasks []Task) error {
+func Parallel(ctx context.Context, t dbtarget.Target, n int, tasks []Task) error {
 	return Spread(ctx, min(n, len(tasks)), tasks, func(ctx context.Context, _ int, next <-chan Task) error {
 		s, err := t.Session(ctx)
 		if err != nil {
@@ -72,13 +72,13 @@ type LoadJob struct {
 	Table   string
 	Columns []string
 	Rows    int64 // rows it yields (an expected count where it varies), for progress
-	Source  func() target.RowSource
+	Source  func() dbtarget.RowSource
 }
 
 // Load bulk-loads jobs over n loaders (one where the target cannot write
 // in parallel, since more would only contend), calling progress with
 // what about once a second. It returns the rows loaded.
-func Load(ctx context.Context, t target.Target, n int, jobs []LoadJob, what string, progress func(done, total int64, what string)) (int64, error) {
+func Load(ctx context.Context, t dbtarget.Target, n int, jobs []LoadJob, what string, progress func(done, total int64, what string)) (int64, error) {
 	if !t.ParallelWrites() {
 		n = 1
 	}
@@ -91,7 +91,7 @@ func Load(ctx context.Context, t target.Target, n int, jobs []LoadJob, what stri
 	stopTicks := ticker(func() { progress(done.Load(), total, what) })
 	tasks := make([]Task, len(jobs))
 	for i, j := range jobs {
-		tasks[i] = func(ctx context.Context, s target.Session) error {
+		tasks[i] = func(ctx context.Context, s dbtarget.Session) error {
 			n, err := s.Load(ctx, j.Table, j.Columns, &counted{RowSource: j.Source(), n: &done})
 			loaded.Add(n)
 			return err
@@ -126,7 +126,7 @@ func ticker(f func()) (stop func()) {
 // counted counts the rows a source yields, in batches to keep the shared
 // counter off the per-row path.
 type counted struct {
-	target.RowSource
+	dbtarget.RowSource
 	n     *atomic.Int64
 	local int64
 }
@@ -145,10 +145,10 @@ func (c *counted) Next() bool {
 	return false
 }
 
-// RowFunc adapts a row function to target.RowSource: next fills the
+// RowFunc adapts a row function to dbtarget.RowSource: next fills the
 // values of the following row, of columns values, and reports whether
 // there was one.
-func RowFunc(columns int, next func([]any) bool) target.RowSource {
+func RowFunc(columns int, next func([]any) bool) dbtarget.RowSource {
 	return &funcSource{vals: make([]any, columns), next: next}
 }
 

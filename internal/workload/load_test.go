@@ -7,14 +7,14 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/dbrig/dbrig/internal/target"
-	_ "github.com/dbrig/dbrig/internal/target/sqlite"
+	"github.com/dbrig/dbrig/internal/dbtarget"
+	_ "github.com/dbrig/dbrig/internal/dbtarget/sqlite"
 	"github.com/dbrig/dbrig/internal/workload"
 )
 
 func TestParallel(t *testing.T) {
 	ctx := context.Background()
-	tg, err := target.Open(ctx, "sqlite:"+filepath.Join(t.TempDir(), "p.db"))
+	tg, err := dbtarget.Open(ctx, "sqlite:"+filepath.Join(t.TempDir(), "p.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,7 +26,7 @@ func TestParallel(t *testing.T) {
 		var ran atomic.Int64
 		tasks := make([]task, 20)
 		for i := range tasks {
-			tasks[i] = func(ctx context.Context, s target.Session) error {
+			tasks[i] = func(ctx context.Context, s dbtarget.Session) error {
 				var one int
 				if err := s.QueryRow(ctx, "SELECT 1").Scan(&one); err != nil {
 					return err
@@ -48,15 +48,15 @@ func TestParallel(t *testing.T) {
 		// the call returns only if the failure reached it.
 		var started atomic.Int64
 		tasks := []task{
-			func(context.Context, target.Session) error { return errBoom },
-			func(ctx context.Context, _ target.Session) error {
+			func(context.Context, dbtarget.Session) error { return errBoom },
+			func(ctx context.Context, _ dbtarget.Session) error {
 				started.Add(1)
 				<-ctx.Done()
 				return ctx.Err()
 			},
 		}
 		for range 10 {
-			tasks = append(tasks, func(context.Context, target.Session) error { started.Add(1); return nil })
+			tasks = append(tasks, func(context.Context, dbtarget.Session) error { started.Add(1); return nil })
 		}
 		if err := workload.Parallel(ctx, tg, 2, tasks); !errors.Is(err, errBoom) {
 			t.Fatalf("err = %v, want the failed task's", err)
@@ -71,8 +71,8 @@ func TestParallel(t *testing.T) {
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		tasks := []task{
-			func(context.Context, target.Session) error { cancel(); return nil },
-			func(context.Context, target.Session) error { return nil },
+			func(context.Context, dbtarget.Session) error { cancel(); return nil },
+			func(context.Context, dbtarget.Session) error { return nil },
 		}
 		if err := workload.Parallel(ctx, tg, 1, tasks); !errors.Is(err, context.Canceled) {
 			t.Errorf("err = %v, want context.Canceled: tasks were skipped", err)

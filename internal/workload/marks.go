@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/dbrig/dbrig/internal/target"
+	"github.com/dbrig/dbrig/internal/dbtarget"
 )
 
 // Keys of the marks that MarkServer reads.
@@ -18,15 +18,15 @@ const (
 )
 
 // MarkServer adds to v what every workload's mark reads from the target
-// itself: when its server started (a target.Restartable) and its
+// itself: when its server started (a dbtarget.Restartable) and its
 // transaction counter, where it keeps one. read, if not nil, is the
 // workload's own part of the mark, on own, its session in the measured
 // database. It runs before the counter is read, which then holds its
 // transactions published (own is flushed first) and leaves out all that
 // own has run, so that the marks never count as the workload's, at
 // either edge.
-func MarkServer(ctx context.Context, t target.Target, v map[string]int64, own *Conn, read func() error) error {
-	if rs, ok := t.(target.Restartable); ok {
+func MarkServer(ctx context.Context, t dbtarget.Target, v map[string]int64, own *Conn, read func() error) error {
+	if rs, ok := t.(dbtarget.Restartable); ok {
 		at, err := rs.Started(ctx)
 		if err != nil {
 			return fmt.Errorf("read when the server started: %w", err)

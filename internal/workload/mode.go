@@ -1,8 +1,8 @@
 package workload
 
 import (
+	"github.com/dbrig/dbrig/internal/dbtarget"
 	"github.com/dbrig/dbrig/internal/exitcode"
-	"github.com/dbrig/dbrig/internal/target"
 )
 
 // Implementations of a workload's transactions.
@@ -15,7 +15,7 @@ const (
 
 // PickMode resolves --mode for t: procs where the database has stored
 // routines unless the user asked otherwise.
-func PickMode(mode string, t target.Target) (string, error) {
+func PickMode(mode string, t dbtarget.Target) (string, error) {
 	switch {
 	case mode == "" && t.HasRoutines():
 		return ModeProcs, nil

@@ -9,8 +9,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/dbrig/dbrig/internal/dbtarget"
 	"github.com/dbrig/dbrig/internal/exitcode"
-	"github.com/dbrig/dbrig/internal/target"
 )
 
 // Record is how a workload finds what its build recorded in its own
@@ -25,7 +25,7 @@ type Record struct {
 
 // Read reads the record, telling a missing schema (ErrNoSchema) from one
 // that is there but not dbrig's, never finished, or of another layout.
-func (rc Record) Read(ctx context.Context, t target.Target, s target.Session, q SQLFile, dest ...any) error {
+func (rc Record) Read(ctx context.Context, t dbtarget.Target, s dbtarget.Session, q SQLFile, dest ...any) error {
 	present, err := Present(ctx, s, q)
 	if err != nil {
 		return fmt.Errorf("look for the %s tables: %w", rc.Name, err)
@@ -53,14 +53,14 @@ func (rc Record) Read(ctx context.Context, t target.Target, s target.Session, q 
 
 // Present lists, sorted, the tables (and routines) of the workload's
 // names on the target, as the schema file's "present" block finds them.
-func Present(ctx context.Context, s target.Session, q SQLFile) ([]string, error) {
+func Present(ctx context.Context, s dbtarget.Session, q SQLFile) ([]string, error) {
 	present, err := names(ctx, s, q.Get("present"))
 	slices.Sort(present)
 	return present, err
 }
 
 // names reads the one column of names a query returns.
-func names(ctx context.Context, s target.Session, query string, args ...any) ([]string, error) {
+func names(ctx context.Context, s dbtarget.Session, query string, args ...any) ([]string, error) {
 	rows, err := s.Query(ctx, query, args...)
 	if err != nil {
 		return nil, err
@@ -100,12 +100,12 @@ var builtFiles embed.FS
 // workload's builds made on the database (sql/generic/built.sql).
 type built struct {
 	ctx  context.Context
-	s    target.Session
+	s    dbtarget.Session
 	q    SQLFile
 	name string
 }
 
-func openBuilt(ctx context.Context, t target.Target, s target.Session, name string) (built, error) {
+func openBuilt(ctx context.Context, t dbtarget.Target, s dbtarget.Session, name string) (built, error) {
 	q, err := LoadSQL(builtFiles, "sql", t.Dialect(), "built.sql")
 	return built{ctx, s, q, name}, err
 }
@@ -158,7 +158,7 @@ func (b built) forget() error {
 // RecordBuilt records, on s, what of the workload's names is on t now as
 // made by its build (name: the workload's): a build starts only where
 // none of them is, so whatever is there is the build's own.
-func RecordBuilt(ctx context.Context, t target.Target, s target.Session, name string, q SQLFile) error {
+func RecordBuilt(ctx context.Context, t dbtarget.Target, s dbtarget.Session, name string, q SQLFile) error {
 	b, err := openBuilt(ctx, t, s, name)
 	if err != nil {
 		return err
@@ -178,7 +178,7 @@ func RecordBuilt(ctx context.Context, t target.Target, s target.Session, name st
 // what the record lists goes: a table of the workload's names that dbrig
 // did not build, or one a dbrig from before the record built, is refused
 // in one line that names it, and nothing is dropped.
-func (rc Record) Drop(ctx context.Context, t target.Target, q SQLFile, drop func(s target.Session) error) error {
+func (rc Record) Drop(ctx context.Context, t dbtarget.Target, q SQLFile, drop func(s dbtarget.Session) error) error {
 	s, err := t.Session(ctx)
 	if err != nil {
 		return err
@@ -211,7 +211,7 @@ func (rc Record) Drop(ctx context.Context, t target.Target, q SQLFile, drop func
 			tables(foreign), t.URL(), them(foreign), them(foreign))
 	}
 	if drop == nil {
-		drop = func(s target.Session) error { return execAll(ctx, s, q.Statements("drop")) }
+		drop = func(s dbtarget.Session) error { return execAll(ctx, s, q.Statements("drop")) }
 	}
 	if err := drop(s); err != nil {
 		return fmt.Errorf("drop: %w", err)
@@ -220,7 +220,7 @@ func (rc Record) Drop(ctx context.Context, t target.Target, q SQLFile, drop func
 }
 
 // execAll runs stmts on s, one after the other.
-func execAll(ctx context.Context, s target.Session, stmts []string) error {
+func execAll(ctx context.Context, s dbtarget.Session, stmts []string) error {
 	for _, stmt := range stmts {
 		if _, err := s.Exec(ctx, stmt); err != nil {
 			return err

@@ -9,8 +9,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/dbrig/dbrig/internal/dbtarget"
 	"github.com/dbrig/dbrig/internal/exitcode"
-	"github.com/dbrig/dbrig/internal/target"
 )
 
 // SQLFile is a file of named blocks: a line "-- name: NAME" starts a block
@@ -32,7 +32,7 @@ const Generic = "generic"
 // base's: the generic blocks are what those share, not a dialect of their
 // own, so a dialect without one is refused in one line here, before any
 // statement is looked for.
-func LoadSQL(fsys fs.FS, dir string, d target.Dialect, file string) (SQLFile, error) {
+func LoadSQL(fsys fs.FS, dir string, d dbtarget.Dialect, file string) (SQLFile, error) {
 	layers := []string{Generic}
 	for _, l := range []string{d.Base, d.Name} {
 		if l != "" && l != Generic {
@@ -65,7 +65,7 @@ func LoadSQL(fsys fs.FS, dir string, d target.Dialect, file string) (SQLFile, er
 
 // runsOn refuses dialect d unless the SQL tree under dir has a directory
 // of one of its layers (its base's or its own).
-func runsOn(fsys fs.FS, dir string, layers []string, d target.Dialect) error {
+func runsOn(fsys fs.FS, dir string, layers []string, d dbtarget.Dialect) error {
 	entries, err := fs.ReadDir(fsys, dir)
 	if err != nil {
 		return err

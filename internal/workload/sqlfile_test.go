@@ -8,8 +8,8 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/dbrig/dbrig/internal/dbtarget"
 	"github.com/dbrig/dbrig/internal/exitcode"
-	"github.com/dbrig/dbrig/internal/target"
 )
 
 // sqlTree has each block say which file it came from.
@@ -26,21 +26,21 @@ var sqlTree = fstest.MapFS{
 }
 
 func TestLoadSQL(t *testing.T) {
-	mariadb := target.Dialect{Name: "mariadb", Base: "mysql"}
+	mariadb := dbtarget.Dialect{Name: "mariadb", Base: "mysql"}
 	cases := []struct {
-		d    target.Dialect
+		d    dbtarget.Dialect
 		file string
 		want SQLFile
 	}{
 		// Generic, then the base, then the dialect, block by block.
 		{mariadb, "tx.sql", SQLFile{"a": "generic a", "b": "mysql b", "c": "mariadb c", "d": "mysql d", "e": "mariadb e"}},
-		{target.Dialect{Name: "mysql"}, "tx.sql", SQLFile{"a": "generic a", "b": "mysql b", "c": "generic c", "d": "mysql d"}},
-		{target.Dialect{Name: "postgres"}, "tx.sql", SQLFile{"a": "postgres a", "b": "generic b", "c": "generic c"}},
+		{dbtarget.Dialect{Name: "mysql"}, "tx.sql", SQLFile{"a": "generic a", "b": "mysql b", "c": "generic c", "d": "mysql d"}},
+		{dbtarget.Dialect{Name: "postgres"}, "tx.sql", SQLFile{"a": "postgres a", "b": "generic b", "c": "generic c"}},
 		// A dialect without a file of its own gets its base's and the generic one.
-		{target.Dialect{Name: "tidb", Base: "mysql"}, "tx.sql", SQLFile{"a": "generic a", "b": "mysql b", "c": "generic c", "d": "mysql d"}},
+		{dbtarget.Dialect{Name: "tidb", Base: "mysql"}, "tx.sql", SQLFile{"a": "generic a", "b": "mysql b", "c": "generic c", "d": "mysql d"}},
 		{mariadb, "only.sql", SQLFile{"x": "generic x"}},
 		// A file only the dialect has.
-		{target.Dialect{Name: "lone"}, "lone.sql", SQLFile{"y": "lone y"}},
+		{dbtarget.Dialect{Name: "lone"}, "lone.sql", SQLFile{"y": "lone y"}},
 	}
 	for _, c := range cases {
 		got, err := LoadSQL(sqlTree, "sql", c.d, c.file)
@@ -55,13 +55,13 @@ func TestLoadSQL(t *testing.T) {
 }
 
 func TestLoadSQLMissing(t *testing.T) {
-	mariadb := target.Dialect{Name: "mariadb", Base: "mysql"}
+	mariadb := dbtarget.Dialect{Name: "mariadb", Base: "mysql"}
 	if _, err := LoadSQL(sqlTree, "sql", mariadb, "none.sql"); err == nil || !strings.Contains(err.Error(), "none.sql") {
 		t.Errorf("a file in no layer: err = %v, want one naming it", err)
 	}
 	// The generic blocks alone are no dialect: a workload runs on those it
 	// has a directory for, its own or its base's.
-	_, err := LoadSQL(sqlTree, "sql", target.Dialect{Name: "sqlite"}, "tx.sql")
+	_, err := LoadSQL(sqlTree, "sql", dbtarget.Dialect{Name: "sqlite"}, "tx.sql")
 	var ue *exitcode.UserError
 	if !errors.As(err, &ue) || err.Error() != "this workload does not run on sqlite: it has SQL for lone, mariadb, mysql, postgres only" {
 		t.Errorf("a dialect without a directory: err = %v, want a user error naming the dialects it has", err)

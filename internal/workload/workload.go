@@ -16,8 +16,8 @@ import (
 	"sort"
 	"time"
 
+	"github.com/dbrig/dbrig/internal/dbtarget"
 	"github.com/dbrig/dbrig/internal/driver"
-	"github.com/dbrig/dbrig/internal/target"
 	"github.com/spf13/pflag"
 )
 
@@ -31,7 +31,7 @@ type Workload interface {
 	RunFlags(fs *pflag.FlagSet)
 	// Open validates the schema and the run options and returns what the
 	// driver runs. A missing schema is ErrNoSchema.
-	Open(ctx context.Context, t target.Target) (Run, error)
+	Open(ctx context.Context, t dbtarget.Target) (Run, error)
 }
 
 // Builder is a workload with a schema to create and load.
@@ -39,18 +39,18 @@ type Builder interface {
 	// BuildFlags adds the build's own options.
 	BuildFlags(fs *pflag.FlagSet)
 	// Build creates and loads the schema, reporting progress.
-	Build(ctx context.Context, t target.Target, opt BuildOptions) (BuildSummary, error)
+	Build(ctx context.Context, t dbtarget.Target, opt BuildOptions) (BuildSummary, error)
 }
 
 // Dropper is a workload that can remove everything its build made.
 type Dropper interface {
-	Drop(ctx context.Context, t target.Target) error
+	Drop(ctx context.Context, t dbtarget.Target) error
 }
 
 // Checker is a workload with consistency conditions.
 type Checker interface {
 	// Check writes a line per condition; ok is false if any failed.
-	Check(ctx context.Context, t target.Target, out io.Writer) (ok bool, err error)
+	Check(ctx context.Context, t dbtarget.Target, out io.Writer) (ok bool, err error)
 }
 
 // BuildEstimator is a Builder that can tell how long a build of the

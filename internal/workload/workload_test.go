@@ -5,17 +5,17 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dbrig/dbrig/internal/target"
+	"github.com/dbrig/dbrig/internal/dbtarget"
 	"github.com/spf13/pflag"
 )
 
 // declared is a workload that is nothing but its declaration.
 type declared Info
 
-func (d declared) Name() string                                     { return "declared" }
-func (d declared) Info() Info                                       { return Info(d) }
-func (d declared) RunFlags(*pflag.FlagSet)                          {}
-func (d declared) Open(context.Context, target.Target) (Run, error) { return nil, nil }
+func (d declared) Name() string                                       { return "declared" }
+func (d declared) Info() Info                                         { return Info(d) }
+func (d declared) RunFlags(*pflag.FlagSet)                            {}
+func (d declared) Open(context.Context, dbtarget.Target) (Run, error) { return nil, nil }
 
 // TestRegisterRefuses: a second workload under a taken name, or one whose
 // declaration the generic layers could not use, is a bug and panics at

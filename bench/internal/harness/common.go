@@ -9,7 +9,7 @@ import (
 	"os"
 	"time"
 
-	pgtarget "github.com/dbrig/dbrig/internal/target/postgres"
+	pgtarget "github.com/dbrig/dbrig/internal/dbtarget/postgres"
 	"github.com/dbrig/dbrig/internal/workload"
 )
 

@@ -10,12 +10,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbrig/dbrig/internal/dbtarget"
+	_ "github.com/dbrig/dbrig/internal/dbtarget/mariadb"
 	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/server"
 	"github.com/dbrig/dbrig/internal/server/mariadb/mariatest"
 	"github.com/dbrig/dbrig/internal/server/servertest"
-	"github.com/dbrig/dbrig/internal/target"
-	_ "github.com/dbrig/dbrig/internal/target/mariadb"
 )
 
 // TestLifecycle: a server of its own, created, started with a setting that
@@ -45,9 +45,9 @@ func TestLifecycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, url := range []string{s.URLFor("life"), s.SocketURLFor("life")} {
-		tg, err := target.OpenExisting(ctx, url)
+		tg, err := dbtarget.OpenExisting(ctx, url)
 		if err != nil {
-			t.Fatalf("open %s: %v", target.Redact(url), err)
+			t.Fatalf("open %s: %v", dbtarget.Redact(url), err)
 		}
 		if strings.Contains(tg.URL(), pw) {
 			t.Errorf("target URL %s shows the password", tg.URL())

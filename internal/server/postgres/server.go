@@ -22,9 +22,9 @@ import (
 	"time"
 
 	"github.com/dbrig/dbrig/internal/atomicfile"
+	"github.com/dbrig/dbrig/internal/dbtarget"
 	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/server"
-	"github.com/dbrig/dbrig/internal/target"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -547,7 +547,7 @@ func (s *Server) SocketURLFor(db string) string {
 // with pg_stat_statements when the server preloads it.
 func (s *Server) CreateDB(ctx context.Context, name string) error {
 	err := s.admin(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize())
-	if err != nil && target.SQLState(err) != duplicateDatabase {
+	if err != nil && dbtarget.SQLState(err) != duplicateDatabase {
 		return err
 	}
 	return s.createStatements(ctx, name)

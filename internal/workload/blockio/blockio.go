@@ -16,9 +16,9 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/dbrig/dbrig/internal/dbtarget"
 	"github.com/dbrig/dbrig/internal/driver"
 	"github.com/dbrig/dbrig/internal/exitcode"
-	"github.com/dbrig/dbrig/internal/target"
 	"github.com/dbrig/dbrig/internal/workload"
 	"github.com/spf13/pflag"
 )
@@ -126,7 +126,7 @@ func (w *blockio) Examples() []string {
 }
 
 // sqlFor loads one of the SQL files, as the target's dialect has it.
-func sqlFor(t target.Target, file string) (workload.SQLFile, error) {
+func sqlFor(t dbtarget.Target, file string) (workload.SQLFile, error) {
 	return workload.LoadSQL(sqlFiles, "sql", t.Dialect(), file)
 }
 
@@ -150,7 +150,7 @@ var record = workload.Record{Name: Name, Table: "dbrig_blockio", Layout: layout}
 
 // readMeta reads what the build recorded in dbrig_blockio, and checks it
 // has all its tables.
-func readMeta(ctx context.Context, t target.Target, s target.Session, q workload.SQLFile) (meta, error) {
+func readMeta(ctx context.Context, t dbtarget.Target, s dbtarget.Session, q workload.SQLFile) (meta, error) {
 	var m meta
 	var seed int64
 	err := record.Read(ctx, t, s, q,
@@ -172,12 +172,12 @@ func readMeta(ctx context.Context, t target.Target, s target.Session, q workload
 // Drop removes every blockio table, however many a build made, and the
 // record of the build, once dbrig's build record shows they are all its
 // own.
-func (w *blockio) Drop(ctx context.Context, t target.Target) error {
+func (w *blockio) Drop(ctx context.Context, t dbtarget.Target) error {
 	q, err := sqlFor(t, "schema.sql")
 	if err != nil {
 		return err
 	}
-	return record.Drop(ctx, t, q, func(s target.Session) error {
+	return record.Drop(ctx, t, q, func(s dbtarget.Session) error {
 		present, err := workload.Present(ctx, s, q)
 		if err != nil {
 			return err
@@ -199,7 +199,7 @@ func (w *blockio) Drop(ctx context.Context, t target.Target) error {
 
 // Check verifies what the method rests on: every table has SCALE rows,
 // each in a block of its own, and no row overflowed.
-func (w *blockio) Check(ctx context.Context, t target.Target, out io.Writer) (bool, error) {
+func (w *blockio) Check(ctx context.Context, t dbtarget.Target, out io.Writer) (bool, error) {
 	q, err := sqlFor(t, "schema.sql")
 	if err != nil {
 		return false, err
@@ -243,7 +243,7 @@ type pages struct {
 	blocks, rows, indexPages, overflow int64
 }
 
-func readPages(ctx context.Context, s target.Session, q workload.SQLFile, table string) (pages, error) {
+func readPages(ctx context.Context, s dbtarget.Session, q workload.SQLFile, table string) (pages, error) {
 	var p pages
 	err := s.QueryRow(ctx, forTable(q.Get("pages"), table)).Scan(&p.blocks, &p.rows, &p.indexPages, &p.overflow)
 	if err != nil {

@@ -9,13 +9,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbrig/dbrig/internal/dbtarget"
+	_ "github.com/dbrig/dbrig/internal/dbtarget/postgres"
+	_ "github.com/dbrig/dbrig/internal/dbtarget/sqlite"
 	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/result"
 	runpkg "github.com/dbrig/dbrig/internal/runner"
 	"github.com/dbrig/dbrig/internal/server/postgres/pgtest"
-	"github.com/dbrig/dbrig/internal/target"
-	_ "github.com/dbrig/dbrig/internal/target/postgres"
-	_ "github.com/dbrig/dbrig/internal/target/sqlite"
 	"github.com/dbrig/dbrig/internal/telemetry"
 	"github.com/dbrig/dbrig/internal/workload"
 )
@@ -75,10 +75,10 @@ func TestBadRunOptions(t *testing.T) {
 }
 
 // build makes a small schema on url and returns the opened target.
-func build(t *testing.T, url string, w *blockio) target.Target {
+func build(t *testing.T, url string, w *blockio) dbtarget.Target {
 	t.Helper()
 	ctx := context.Background()
-	tg, err := target.Open(ctx, url)
+	tg, err := dbtarget.Open(ctx, url)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func build(t *testing.T, url string, w *blockio) target.Target {
 }
 
 // run runs w on tg for a few seconds.
-func run(t *testing.T, tg target.Target, w *blockio, vus int) *result.Document {
+func run(t *testing.T, tg dbtarget.Target, w *blockio, vus int) *result.Document {
 	t.Helper()
 	ctx := context.Background()
 	r, err := w.Open(ctx, tg)
@@ -169,7 +169,7 @@ func TestBlockIOSQLite(t *testing.T) {
 // the session's statistics flushed before each reading, so that the
 // comparison has none of the view's lag: the client's count must hold to
 // within 1%.
-func exactReads(t *testing.T, tg target.Target, w *blockio, n int) {
+func exactReads(t *testing.T, tg dbtarget.Target, w *blockio, n int) {
 	t.Helper()
 	ctx := context.Background()
 	r, err := w.Open(ctx, tg)

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dbrig/dbrig/internal/dbtarget"
 	"github.com/dbrig/dbrig/internal/exitcode"
-	"github.com/dbrig/dbrig/internal/target"
 	"github.com/dbrig/dbrig/internal/workload"
 )
 
@@ -33,7 +33,7 @@ func (w *blockio) BuildTime() time.Duration {
 // (and functions, where the database has them), verifies that every row
 // has a block to itself, and records what it built. A build that fails
 // part-way drops what it made.
-func (w *blockio) Build(ctx context.Context, t target.Target, opt workload.BuildOptions) (workload.BuildSummary, error) {
+func (w *blockio) Build(ctx context.Context, t dbtarget.Target, opt workload.BuildOptions) (workload.BuildSummary, error) {
 	var sum workload.BuildSummary
 	switch {
 	case w.schemas < 1:
@@ -42,15 +42,15 @@ func (w *blockio) Build(ctx context.Context, t target.Target, opt workload.Build
 		return sum, exitcode.Userf("--loaders must be at least 1, got %d", w.loaders)
 	}
 	fresh := workload.Fresh{Name: Name, Force: opt.Force, Drop: w.Drop, FS: sqlFiles}
-	return fresh.Build(ctx, t, func(s target.Session, q workload.SQLFile) (string, error) {
+	return fresh.Build(ctx, t, func(s dbtarget.Session, q workload.SQLFile) (string, error) {
 		m, err := readMeta(ctx, t, s, q)
 		return fmt.Sprintf("a %s schema of %d tables of %d blocks", Name, m.schemas, m.scale), err
-	}, func(s target.Session, q workload.SQLFile) (workload.BuildSummary, error) {
+	}, func(s dbtarget.Session, q workload.SQLFile) (workload.BuildSummary, error) {
 		return w.build(ctx, t, s, q, opt)
 	})
 }
 
-func (w *blockio) build(ctx context.Context, t target.Target, s target.Session, q workload.SQLFile, opt workload.BuildOptions) (workload.BuildSummary, error) {
+func (w *blockio) build(ctx context.Context, t dbtarget.Target, s dbtarget.Session, q workload.SQLFile, opt workload.BuildOptions) (workload.BuildSummary, error) {
 	var sum workload.BuildSummary
 	progress := opt.Progress
 	if progress == nil {
@@ -82,7 +82,7 @@ func (w *blockio) build(ctx context.Context, t target.Target, s target.Session, 
 		for from := int64(0); from < scale; from += loadChunk {
 			to := min(from+loadChunk, scale)
 			jobs = append(jobs, workload.LoadJob{Table: name, Columns: columns, Rows: to - from,
-				Source: func() target.RowSource { return newRows(p, from, to, filler) }})
+				Source: func() dbtarget.RowSource { return newRows(p, from, to, filler) }})
 		}
 	}
 	if err := workload.RecordBuilt(ctx, t, s, Name, q); err != nil {
@@ -145,7 +145,7 @@ func (w *blockio) build(ctx context.Context, t target.Target, s target.Session, 
 }
 
 // loadersFor is how many sessions may write at once.
-func loadersFor(t target.Target, n int) int {
+func loadersFor(t dbtarget.Target, n int) int {
 	if !t.ParallelWrites() {
 		return 1
 	}
@@ -153,7 +153,7 @@ func loadersFor(t target.Target, n int) int {
 }
 
 // createProcs makes each table's functions, where the database has them.
-func createProcs(ctx context.Context, t target.Target, s target.Session, schemas int) error {
+func createProcs(ctx context.Context, t dbtarget.Target, s dbtarget.Session, schemas int) error {
 	if !t.HasRoutines() {
 		return nil
 	}
@@ -174,7 +174,7 @@ func createProcs(ctx context.Context, t target.Target, s target.Session, schemas
 // fileGrowth returns what measures, for a dialect that counts no pages per
 // table, how many pages the file grew since the last call (or this one);
 // it measures nothing, and returns 0, where the dialect counts them.
-func fileGrowth(ctx context.Context, s target.Session, q workload.SQLFile) func() (int64, error) {
+func fileGrowth(ctx context.Context, s dbtarget.Session, q workload.SQLFile) func() (int64, error) {
 	stmt, ok := q["file_pages"]
 	if !ok {
 		return func() (int64, error) { return 0, nil }
@@ -201,7 +201,7 @@ func fileGrowth(ctx context.Context, s target.Session, q workload.SQLFile) func(
 // measuredPages is how table lies on disk: counted per table where the
 // dialect can, else the build's measure of the file's growth (grown) with
 // the table's rows counted.
-func measuredPages(ctx context.Context, s target.Session, q workload.SQLFile, table string, grown pages) (pages, error) {
+func measuredPages(ctx context.Context, s dbtarget.Session, q workload.SQLFile, table string, grown pages) (pages, error) {
 	if _, ok := q["pages"]; ok {
 		return readPages(ctx, s, q, table)
 	}

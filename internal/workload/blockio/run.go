@@ -7,10 +7,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dbrig/dbrig/internal/dbtarget"
 	"github.com/dbrig/dbrig/internal/driver"
 	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/human"
-	"github.com/dbrig/dbrig/internal/target"
 	"github.com/dbrig/dbrig/internal/workload"
 )
 
@@ -58,7 +58,7 @@ type runConfig struct {
 
 // runner is an opened block-io run.
 type runner struct {
-	t      target.Target
+	t      dbtarget.Target
 	cfg    runConfig
 	schema workload.SQLFile
 	// ctl reads the marks, on a connection no virtual user shares.
@@ -89,7 +89,7 @@ func (w *blockio) validate() (thinkMin, thinkMax time.Duration, err error) {
 	return thinkMin, thinkMax, nil
 }
 
-func (w *blockio) Open(ctx context.Context, t target.Target) (workload.Run, error) {
+func (w *blockio) Open(ctx context.Context, t dbtarget.Target) (workload.Run, error) {
 	thinkMin, thinkMax, err := w.validate()
 	if err != nil {
 		return nil, err
@@ -106,7 +106,7 @@ func (w *blockio) Open(ctx context.Context, t target.Target) (workload.Run, erro
 		Mode: mode, WorkUnit: int64(w.workUnit), UpdatePct: w.updatePct, Redo: w.redo, Hotspot: w.hotspot,
 		ThinkMin: thinkMin, ThinkMax: thinkMax, Seed: uint64(time.Now().UnixNano()), Q: op,
 	}
-	ctl, schema, err := workload.OpenControl(ctx, t, sqlFiles, func(s target.Session, q workload.SQLFile) error {
+	ctl, schema, err := workload.OpenControl(ctx, t, sqlFiles, func(s dbtarget.Session, q workload.SQLFile) error {
 		return w.complete(ctx, t, s, q, &cfg)
 	})
 	if err != nil {
@@ -116,7 +116,7 @@ func (w *blockio) Open(ctx context.Context, t target.Target) (workload.Run, erro
 }
 
 // complete fills in cfg from what the build recorded.
-func (w *blockio) complete(ctx context.Context, t target.Target, ctl target.Session, schema workload.SQLFile, cfg *runConfig) error {
+func (w *blockio) complete(ctx context.Context, t dbtarget.Target, ctl dbtarget.Session, schema workload.SQLFile, cfg *runConfig) error {
 	m, err := readMeta(ctx, t, ctl, schema)
 	if err != nil {
 		return err

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/dbrig/dbrig/internal/dbtarget"
 	"github.com/dbrig/dbrig/internal/driver"
-	"github.com/dbrig/dbrig/internal/target"
 	"github.com/dbrig/dbrig/internal/workload"
 )
 
@@ -38,7 +38,7 @@ type vu struct {
 	buf  []byte
 }
 
-func newVU(ctx context.Context, t target.Target, cfg *runConfig, id int) (*vu, error) {
+func newVU(ctx context.Context, t dbtarget.Target, cfg *runConfig, id int) (*vu, error) {
 	seed := workload.Mix(cfg.Seed, uint64(id))
 	v := &vu{Conn: workload.Conn{T: t}, cfg: cfg, id: id, procs: cfg.Mode == workload.ModeProcs,
 		r: workload.NewRand(seed, streamKeys), think: workload.NewRand(seed, streamThink),

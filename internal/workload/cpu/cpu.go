@@ -15,10 +15,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/dbrig/dbrig/internal/dbtarget"
 	"github.com/dbrig/dbrig/internal/driver"
 	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/human"
-	"github.com/dbrig/dbrig/internal/target"
 	"github.com/dbrig/dbrig/internal/workload"
 	"github.com/spf13/pflag"
 )
@@ -126,7 +126,7 @@ func (w *cpu) validate() error {
 }
 
 // Open checks the options and that the database has what the loop needs.
-func (w *cpu) Open(ctx context.Context, t target.Target) (workload.Run, error) {
+func (w *cpu) Open(ctx context.Context, t dbtarget.Target) (workload.Run, error) {
 	if err := w.validate(); err != nil {
 		return nil, err
 	}
@@ -174,7 +174,7 @@ const txLoop = "loop"
 
 // run is an opened CPU test.
 type run struct {
-	t     target.Target
+	t     dbtarget.Target
 	opt   cpu
 	arith string // what ran: the asked-for arithmetic, or float where the database has no other
 	q     workload.SQLFile

@@ -10,18 +10,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbrig/dbrig/internal/dbtarget"
 	"github.com/dbrig/dbrig/internal/driver"
 	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/result"
 	"github.com/dbrig/dbrig/internal/runner"
 	"github.com/dbrig/dbrig/internal/server/mariadb/mariatest"
 	"github.com/dbrig/dbrig/internal/server/postgres/pgtest"
-	"github.com/dbrig/dbrig/internal/target"
 	"github.com/dbrig/dbrig/internal/workload"
 
-	_ "github.com/dbrig/dbrig/internal/target/mariadb"
-	_ "github.com/dbrig/dbrig/internal/target/postgres"
-	_ "github.com/dbrig/dbrig/internal/target/sqlite"
+	_ "github.com/dbrig/dbrig/internal/dbtarget/mariadb"
+	_ "github.com/dbrig/dbrig/internal/dbtarget/postgres"
+	_ "github.com/dbrig/dbrig/internal/dbtarget/sqlite"
 )
 
 func TestNativeLoop(t *testing.T) {
@@ -40,10 +40,10 @@ func TestNativeLoop(t *testing.T) {
 	}
 }
 
-func open(t *testing.T, url string, w *cpu) (target.Target, workload.Run) {
+func open(t *testing.T, url string, w *cpu) (dbtarget.Target, workload.Run) {
 	t.Helper()
 	ctx := context.Background()
-	tg, err := target.Open(ctx, url)
+	tg, err := dbtarget.Open(ctx, url)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func open(t *testing.T, url string, w *cpu) (target.Target, workload.Run) {
 	return tg, r
 }
 
-func measure(t *testing.T, tg target.Target, w *cpu, r workload.Run) *result.Document {
+func measure(t *testing.T, tg dbtarget.Target, w *cpu, r workload.Run) *result.Document {
 	t.Helper()
 	d, err := runner.Run(context.Background(), tg, w, r, runner.Defaults())
 	if err != nil {

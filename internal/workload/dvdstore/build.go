@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/dbrig/dbrig/internal/dbtarget"
 	"github.com/dbrig/dbrig/internal/exitcode"
-	"github.com/dbrig/dbrig/internal/target"
 	"github.com/dbrig/dbrig/internal/workload"
 )
 
@@ -27,7 +27,7 @@ func (w *dvdstore) BuildTime() time.Duration {
 
 // Build creates the tables, loads them in parallel, adds keys and
 // statistics, and records what it built.
-func (w *dvdstore) Build(ctx context.Context, t target.Target, opt workload.BuildOptions) (workload.BuildSummary, error) {
+func (w *dvdstore) Build(ctx context.Context, t dbtarget.Target, opt workload.BuildOptions) (workload.BuildSummary, error) {
 	var sum workload.BuildSummary
 	sc, err := parseScale(w.size)
 	if err != nil {
@@ -37,10 +37,10 @@ func (w *dvdstore) Build(ctx context.Context, t target.Target, opt workload.Buil
 		return sum, exitcode.Userf("--loaders must be at least 1, got %d", w.loaders)
 	}
 	fresh := workload.Fresh{Name: Name, Force: opt.Force, Drop: w.Drop, FS: sqlFiles}
-	sum, err = fresh.Build(ctx, t, func(s target.Session, q workload.SQLFile) (string, error) {
+	sum, err = fresh.Build(ctx, t, func(s dbtarget.Session, q workload.SQLFile) (string, error) {
 		m, err := readMeta(ctx, t, s, q)
 		return fmt.Sprintf("a %s schema of %d customers", Name, m.scale.Customers), err
-	}, func(s target.Session, q workload.SQLFile) (workload.BuildSummary, error) {
+	}, func(s dbtarget.Session, q workload.SQLFile) (workload.BuildSummary, error) {
 		return workload.Tables{Name: Name, FS: sqlFiles, Loaders: w.loaders, Jobs: loadJobs(w.seed, sc),
 			Record: []any{layout, sc.Customers, sc.Products, sc.OrdersPerMonth, int64(w.seed)}, Progress: opt.Progress}.Build(ctx, t, s, q)
 	})
@@ -61,7 +61,7 @@ func ranges(n int64, job func(from, to int64) workload.LoadJob) []workload.LoadJ
 
 // rowJob is a job of one row per id in [from, to], made by fill.
 func rowJob(table string, columns []string, from, to int64, fill func(id int64, v []any)) workload.LoadJob {
-	return workload.LoadJob{Table: table, Columns: columns, Rows: to - from + 1, Source: func() target.RowSource {
+	return workload.LoadJob{Table: table, Columns: columns, Rows: to - from + 1, Source: func() dbtarget.RowSource {
 		id := from - 1
 		return workload.RowFunc(len(columns), func(v []any) bool {
 			if id++; id > to {
@@ -76,7 +76,7 @@ func rowJob(table string, columns []string, from, to int64, fill func(id int64, 
 // lineJob is a job of the rows each order in [from, to] has one of per
 // line: its orderlines, or its cust_hist rows.
 func lineJob(seed uint64, sc scale, table string, columns []string, from, to int64, fill func(o *order, line int, v []any)) workload.LoadJob {
-	return workload.LoadJob{Table: table, Columns: columns, Rows: (to - from + 1) * 5, Source: func() target.RowSource {
+	return workload.LoadJob{Table: table, Columns: columns, Rows: (to - from + 1) * 5, Source: func() dbtarget.RowSource {
 		var o order
 		id, line := from-1, 0
 		return workload.RowFunc(len(columns), func(v []any) bool {
@@ -123,7 +123,7 @@ func loadJobs(seed uint64, sc scale) []workload.LoadJob {
 	})...)
 	// The inventory's sales add up the quantities of every loaded order:
 	// one pass over them, made when the job starts.
-	jobs = append(jobs, workload.LoadJob{Table: "ds_inventory", Columns: inventoryColums, Rows: sc.Products, Source: func() target.RowSource {
+	jobs = append(jobs, workload.LoadJob{Table: "ds_inventory", Columns: inventoryColums, Rows: sc.Products, Source: func() dbtarget.RowSource {
 		sold := sales(seed, sc)
 		id := int64(0)
 		return workload.RowFunc(len(inventoryColums), func(v []any) bool {

@@ -12,7 +12,7 @@ import (
 	"io"
 	"runtime"
 
-	"github.com/dbrig/dbrig/internal/target"
+	"github.com/dbrig/dbrig/internal/dbtarget"
 	"github.com/dbrig/dbrig/internal/workload"
 	"github.com/spf13/pflag"
 )
@@ -49,7 +49,7 @@ func (w *dvdstore) BuildFlags(fs *pflag.FlagSet) {
 }
 
 // sqlFor loads one of the SQL files, as the target's dialect has it.
-func sqlFor(t target.Target, file string) (workload.SQLFile, error) {
+func sqlFor(t dbtarget.Target, file string) (workload.SQLFile, error) {
 	return workload.LoadSQL(sqlFiles, "sql", t.Dialect(), file)
 }
 
@@ -63,7 +63,7 @@ type meta struct {
 var record = workload.Record{Name: Name, Table: "dbrig_dvdstore", Layout: layout}
 
 // readMeta reads what the build recorded in dbrig_dvdstore.
-func readMeta(ctx context.Context, t target.Target, s target.Session, q workload.SQLFile) (meta, error) {
+func readMeta(ctx context.Context, t dbtarget.Target, s dbtarget.Session, q workload.SQLFile) (meta, error) {
 	var m meta
 	var seed int64
 	err := record.Read(ctx, t, s, q,
@@ -72,7 +72,7 @@ func readMeta(ctx context.Context, t target.Target, s target.Session, q workload
 	return m, err
 }
 
-func (w *dvdstore) Drop(ctx context.Context, t target.Target) error {
+func (w *dvdstore) Drop(ctx context.Context, t dbtarget.Target) error {
 	q, err := sqlFor(t, "schema.sql")
 	if err != nil {
 		return err
@@ -81,7 +81,7 @@ func (w *dvdstore) Drop(ctx context.Context, t target.Target) error {
 }
 
 // Check runs the conditions that hold after a build and after any run.
-func (w *dvdstore) Check(ctx context.Context, t target.Target, out io.Writer) (bool, error) {
+func (w *dvdstore) Check(ctx context.Context, t dbtarget.Target, out io.Writer) (bool, error) {
 	q, err := sqlFor(t, "schema.sql")
 	if err != nil {
 		return false, err

@@ -8,13 +8,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbrig/dbrig/internal/dbtarget"
+	_ "github.com/dbrig/dbrig/internal/dbtarget/postgres"
+	_ "github.com/dbrig/dbrig/internal/dbtarget/sqlite"
 	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/result"
 	runpkg "github.com/dbrig/dbrig/internal/runner"
 	"github.com/dbrig/dbrig/internal/server/postgres/pgtest"
-	"github.com/dbrig/dbrig/internal/target"
-	_ "github.com/dbrig/dbrig/internal/target/postgres"
-	_ "github.com/dbrig/dbrig/internal/target/sqlite"
 	"github.com/dbrig/dbrig/internal/workload"
 )
 
@@ -86,7 +86,7 @@ func TestTitlesUnique(t *testing.T) {
 // mode, checks it again and drops it.
 func lifecycle(t *testing.T, url string, modes ...string) {
 	ctx := context.Background()
-	tg, err := target.Open(ctx, url)
+	tg, err := dbtarget.Open(ctx, url)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +112,7 @@ func lifecycle(t *testing.T, url string, modes ...string) {
 
 // orderEntry runs a few seconds of orders and checks every step ran, none
 // failed, and the two sides' new orders.
-func orderEntry(t *testing.T, tg target.Target, w *dvdstore) {
+func orderEntry(t *testing.T, tg dbtarget.Target, w *dvdstore) {
 	ctx := context.Background()
 	r, err := w.Open(ctx, tg)
 	if err != nil {
@@ -145,7 +145,7 @@ func orderEntry(t *testing.T, tg target.Target, w *dvdstore) {
 	}
 }
 
-func check(t *testing.T, tg target.Target, w *dvdstore, when string) {
+func check(t *testing.T, tg dbtarget.Target, w *dvdstore, when string) {
 	t.Helper()
 	var out bytes.Buffer
 	ok, err := w.Check(context.Background(), tg, &out)
@@ -163,7 +163,7 @@ func TestLifecyclePostgres(t *testing.T) {
 // The check finds what breaks its conditions.
 func TestCheckFindsDamage(t *testing.T) {
 	ctx := context.Background()
-	tg, err := target.Open(ctx, "sqlite:"+t.TempDir()+"/d.db")
+	tg, err := dbtarget.Open(ctx, "sqlite:"+t.TempDir()+"/d.db")
 	if err != nil {
 		t.Fatal(err)
 	}

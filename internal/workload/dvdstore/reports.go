@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/dbrig/dbrig/internal/dbtarget"
 	"github.com/dbrig/dbrig/internal/driver"
-	"github.com/dbrig/dbrig/internal/target"
 	"github.com/dbrig/dbrig/internal/workload"
 	"github.com/spf13/pflag"
 )
@@ -83,14 +83,14 @@ func latest(seed uint64, s scale) time.Time {
 
 // reportRun is an opened report run.
 type reportRun struct {
-	t     target.Target
+	t     dbtarget.Target
 	query string
 	win   window
 	seed  uint64
 	mode  string
 }
 
-func (w *reports) Open(ctx context.Context, t target.Target) (workload.Run, error) {
+func (w *reports) Open(ctx context.Context, t dbtarget.Target) (workload.Run, error) {
 	mode, err := workload.PickMode(w.mode, t)
 	if err != nil {
 		return nil, err
@@ -100,7 +100,7 @@ func (w *reports) Open(ctx context.Context, t target.Target) (workload.Run, erro
 		return nil, err
 	}
 	var m meta
-	ctl, _, err := workload.OpenControl(ctx, t, sqlFiles, func(s target.Session, schema workload.SQLFile) (err error) {
+	ctl, _, err := workload.OpenControl(ctx, t, sqlFiles, func(s dbtarget.Session, schema workload.SQLFile) (err error) {
 		m, err = readMeta(ctx, t, s, schema)
 		return err
 	})

@@ -5,8 +5,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/dbrig/dbrig/internal/dbtarget"
 	"github.com/dbrig/dbrig/internal/server/postgres/pgtest"
-	"github.com/dbrig/dbrig/internal/target"
 	"github.com/dbrig/dbrig/internal/workload"
 )
 
@@ -44,7 +44,7 @@ func expectedSales(seed uint64, s scale, w window) [17][3]float64 {
 
 func testReports(t *testing.T, url string, modes ...string) {
 	ctx := context.Background()
-	tg, err := target.Open(ctx, url)
+	tg, err := dbtarget.Open(ctx, url)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/dbrig/dbrig/internal/dbtarget"
 	"github.com/dbrig/dbrig/internal/driver"
 	"github.com/dbrig/dbrig/internal/exitcode"
-	"github.com/dbrig/dbrig/internal/target"
 	"github.com/dbrig/dbrig/internal/workload"
 	"github.com/spf13/pflag"
 )
@@ -113,7 +113,7 @@ type runConfig struct {
 
 // runner is an opened order-entry run.
 type runner struct {
-	t   target.Target
+	t   dbtarget.Target
 	cfg runConfig
 	ctl *workload.Conn
 }
@@ -132,7 +132,7 @@ func (o runOptions) validate() error {
 	return nil
 }
 
-func (w *dvdstore) Open(ctx context.Context, t target.Target) (workload.Run, error) {
+func (w *dvdstore) Open(ctx context.Context, t dbtarget.Target) (workload.Run, error) {
 	if err := w.run.validate(); err != nil {
 		return nil, err
 	}
@@ -145,7 +145,7 @@ func (w *dvdstore) Open(ctx context.Context, t target.Target) (workload.Run, err
 		return nil, err
 	}
 	var m meta
-	ctl, _, err := workload.OpenControl(ctx, t, sqlFiles, func(s target.Session, schema workload.SQLFile) (err error) {
+	ctl, _, err := workload.OpenControl(ctx, t, sqlFiles, func(s dbtarget.Session, schema workload.SQLFile) (err error) {
 		m, err = readMeta(ctx, t, s, schema)
 		return err
 	})

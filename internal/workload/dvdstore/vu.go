@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/dbrig/dbrig/internal/dbtarget"
 	"github.com/dbrig/dbrig/internal/driver"
-	"github.com/dbrig/dbrig/internal/target"
 	"github.com/dbrig/dbrig/internal/workload"
 )
 
@@ -54,7 +54,7 @@ type item struct {
 	price     float64
 }
 
-func newVU(ctx context.Context, t target.Target, cfg *runConfig, id int) (*vu, error) {
+func newVU(ctx context.Context, t dbtarget.Target, cfg *runConfig, id int) (*vu, error) {
 	seed := workload.Mix(cfg.seed, uint64(id))
 	v := &vu{Conn: workload.Conn{T: t}, cfg: cfg, r: workload.NewRand(seed, streamOrder),
 		think: workload.NewRand(seed, streamThink), vals: make([]any, len(customerColumns))}
@@ -127,7 +127,7 @@ func (v *vu) login(ctx context.Context) error {
 		err = v.discard(ctx, v.cfg.q.Get("history"), got)
 	}
 	switch {
-	case err != nil && v.T.Classify(err) != target.ErrOther:
+	case err != nil && v.T.Classify(err) != dbtarget.ErrOther:
 		return err
 	case err != nil || got == 0:
 		return fmt.Errorf("%w: log in as %s: no such customer (%v)", driver.ErrAbort, name, err)
@@ -268,7 +268,7 @@ func (v *vu) purchaseCall(ctx context.Context, t driver.Tally, net, tax float64)
 	var orderID int64
 	err := v.S.QueryRow(ctx, v.cfg.q.Get("call:purchase"), v.customer, net, tax, net+tax, prods, qtys).Scan(&orderID)
 	switch {
-	case err != nil && v.T.Classify(err) == target.ErrUserRollback:
+	case err != nil && v.T.Classify(err) == dbtarget.ErrUserRollback:
 		return rolledBack(t)
 	case err != nil:
 		return err

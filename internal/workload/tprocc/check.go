@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/dbrig/dbrig/internal/target"
+	"github.com/dbrig/dbrig/internal/dbtarget"
 	"github.com/dbrig/dbrig/internal/workload"
 )
 
@@ -46,7 +46,7 @@ func (c condition) id() string { return "3.3.2." + strconv.Itoa(c.n) }
 
 // check runs every condition against every warehouse, in parallel, and
 // writes one line per condition. ok is false if any condition failed.
-func check(ctx context.Context, t target.Target, warehouses int, out io.Writer) (bool, error) {
+func check(ctx context.Context, t dbtarget.Target, warehouses int, out io.Writer) (bool, error) {
 	q, err := sqlFor(t, "check.sql")
 	if err != nil {
 		return false, err
@@ -75,7 +75,7 @@ func check(ctx context.Context, t target.Target, warehouses int, out io.Writer) 
 	}
 	tasks := make([]workload.Task, len(jobs))
 	for i, j := range jobs {
-		tasks[i] = func(ctx context.Context, s target.Session) error {
+		tasks[i] = func(ctx context.Context, s dbtarget.Session) error {
 			if err := s.QueryRow(ctx, sqls[j.cond], j.w).Scan(&found[j.cond][j.w-1]); err != nil {
 				name := "delivered"
 				if j.cond != deliveredJob {

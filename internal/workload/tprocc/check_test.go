@@ -8,11 +8,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbrig/dbrig/internal/dbtarget"
+	"github.com/dbrig/dbrig/internal/dbtarget/mariadb"
+	"github.com/dbrig/dbrig/internal/dbtarget/postgres"
+	"github.com/dbrig/dbrig/internal/dbtarget/sqlite"
 	"github.com/dbrig/dbrig/internal/server/postgres/pgtest"
-	"github.com/dbrig/dbrig/internal/target"
-	"github.com/dbrig/dbrig/internal/target/mariadb"
-	"github.com/dbrig/dbrig/internal/target/postgres"
-	"github.com/dbrig/dbrig/internal/target/sqlite"
 	"github.com/dbrig/dbrig/internal/workload"
 )
 
@@ -141,7 +141,7 @@ func testCheck(t *testing.T, url string) {
 // expect runs the check and compares each condition's verdict with what
 // the case should give: FAIL for those in fail, SKIP for those in skip,
 // PASS for the rest.
-func expect(t *testing.T, w *tprocc, tg target.Target, what string, fail, skip []int) {
+func expect(t *testing.T, w *tprocc, tg dbtarget.Target, what string, fail, skip []int) {
 	t.Helper()
 	var out bytes.Buffer
 	ok, err := w.Check(context.Background(), tg, &out)
@@ -209,7 +209,7 @@ func TestWarehouseList(t *testing.T) {
 
 // TestCheckBlocks catches a condition without its query in any dialect.
 func TestCheckBlocks(t *testing.T) {
-	for _, d := range []target.Dialect{postgres.Dialect, sqlite.Dialect, mariadb.Dialect} {
+	for _, d := range []dbtarget.Dialect{postgres.Dialect, sqlite.Dialect, mariadb.Dialect} {
 		q, err := workload.LoadSQL(sqlFiles, "sql", d, "check.sql")
 		if err != nil {
 			t.Fatal(err)
@@ -233,7 +233,7 @@ func TestCheckBlocks(t *testing.T) {
 // what was being checked.
 func TestCheckError(t *testing.T) {
 	ctx := context.Background()
-	tg, err := target.Open(ctx, "sqlite:"+t.TempDir()+"/empty.db")
+	tg, err := dbtarget.Open(ctx, "sqlite:"+t.TempDir()+"/empty.db")
 	if err != nil {
 		t.Fatal(err)
 	}

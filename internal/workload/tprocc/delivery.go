@@ -3,8 +3,8 @@ package tprocc
 import (
 	"context"
 
+	"github.com/dbrig/dbrig/internal/dbtarget"
 	"github.com/dbrig/dbrig/internal/driver"
-	"github.com/dbrig/dbrig/internal/target"
 )
 
 // deliveryInput is a Delivery's terminal input (clause 2.7.1).
@@ -31,7 +31,7 @@ func (v *vu) genDelivery() {
 func (v *vu) deliverySQL(ctx context.Context, _ driver.Tally) error {
 	in, q := &v.dl, &v.q
 	date := now()
-	b := append(v.batch[:0], target.Query{SQL: q.beginWrite})
+	b := append(v.batch[:0], dbtarget.Query{SQL: q.beginWrite})
 	var at [districtsPerWH]int
 	for d := 1; d <= districtsPerWH; d++ {
 		at[d-1] = len(b)
@@ -60,14 +60,14 @@ func (v *vu) deliverySQL(ctx context.Context, _ driver.Tally) error {
 		sum := &in.sum[d-1]
 		lines := []any{in.w, d, in.order[d-1], date}
 		b = queueStep(b, q.dlOrder, []any{&in.customer[d-1]}, false, in.w, d, in.order[d-1], in.carrier)
-		b = append(b, target.Query{SQL: q.dlLines.q, Args: lines, Each: func(r target.Row) error {
+		b = append(b, dbtarget.Query{SQL: q.dlLines.q, Args: lines, Each: func(r dbtarget.Row) error {
 			var amount float64
 			err := r.Scan(&amount)
 			*sum += amount
 			return err
 		}})
 		if q.dlLines.write != "" {
-			b = append(b, target.Query{SQL: q.dlLines.write, Args: lines})
+			b = append(b, dbtarget.Query{SQL: q.dlLines.write, Args: lines})
 		}
 	}
 	if err := v.send(ctx, b); err != nil {
@@ -78,11 +78,11 @@ func (v *vu) deliverySQL(ctx context.Context, _ driver.Tally) error {
 	in.delivered = 0
 	for d := 1; d <= districtsPerWH; d++ {
 		if found[d-1] {
-			b = append(b, target.Query{SQL: q.dlCustomer, Args: []any{in.w, d, in.customer[d-1], cents(in.sum[d-1])}})
+			b = append(b, dbtarget.Query{SQL: q.dlCustomer, Args: []any{in.w, d, in.customer[d-1], cents(in.sum[d-1])}})
 			in.delivered++
 		}
 	}
-	b = append(b, target.Query{SQL: q.commit})
+	b = append(b, dbtarget.Query{SQL: q.commit})
 	if err := v.send(ctx, b); err != nil {
 		return err
 	}

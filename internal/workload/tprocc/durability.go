@@ -12,7 +12,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/dbrig/dbrig/internal/target"
+	"github.com/dbrig/dbrig/internal/dbtarget"
 	"github.com/dbrig/dbrig/internal/workload"
 )
 
@@ -78,7 +78,7 @@ func (v *vu) acked(oID int) {
 // means the connection was lost: the commit may have happened. oID is 0
 // when unknown.
 func (v *vu) inDoubt(oID int, err error) {
-	if v.cfg.Acks != nil && v.T.Classify(err) == target.ErrConnLost {
+	if v.cfg.Acks != nil && v.T.Classify(err) == dbtarget.ErrConnLost {
 		in := &v.no
 		v.logAck(appendInts(append(v.acks, '?'), in.w, in.d, oID))
 	}
@@ -158,7 +158,7 @@ func readAcks(log io.Reader) (map[district][]ack, int64, error) {
 // order lines, and its new_order row or its delivery. An order whose id
 // another order holds now was lost, and its id handed out again after the
 // crash; so was one of two acknowledged under the same id.
-func (w *tprocc) AuditDurability(ctx context.Context, t target.Target, log io.Reader) (workload.Durability, error) {
+func (w *tprocc) AuditDurability(ctx context.Context, t dbtarget.Target, log io.Reader) (workload.Durability, error) {
 	var res workload.Durability
 	acks, doubt, err := readAcks(log)
 	if err != nil {
@@ -212,7 +212,7 @@ type order struct {
 }
 
 // lookUp reads the orders of one district over the ids acks span.
-func lookUp(ctx context.Context, s target.Session, sql string, k district, acks []ack) (map[int]order, error) {
+func lookUp(ctx context.Context, s dbtarget.Session, sql string, k district, acks []ack) (map[int]order, error) {
 	lo, hi := acks[0].o, acks[0].o
 	for _, a := range acks {
 		lo, hi = min(lo, a.o), max(hi, a.o)

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbrig/dbrig/internal/dbtarget"
 	"github.com/dbrig/dbrig/internal/driver"
 	"github.com/dbrig/dbrig/internal/server/postgres/pgtest"
-	"github.com/dbrig/dbrig/internal/target"
 )
 
 func TestDurabilityAuditSQLite(t *testing.T) {
@@ -95,7 +95,7 @@ func testDurabilityAudit(t *testing.T, url string) {
 }
 
 // orderOf reads an order's customer and line count in warehouse 1.
-func orderOf(t *testing.T, s target.Session, d, o int) (c, lines int) {
+func orderOf(t *testing.T, s dbtarget.Session, d, o int) (c, lines int) {
 	t.Helper()
 	err := s.QueryRow(context.Background(), "SELECT o_c_id, o_ol_cnt FROM orders WHERE o_w_id = 1 AND o_d_id = $1 AND o_id = $2", d, o).Scan(&c, &lines)
 	if err != nil {

@@ -3,7 +3,7 @@ package tprocc
 import (
 	"math/bits"
 
-	"github.com/dbrig/dbrig/internal/target"
+	"github.com/dbrig/dbrig/internal/dbtarget"
 	"github.com/dbrig/dbrig/internal/workload"
 )
 
@@ -129,7 +129,7 @@ func loadJobs(g genConfig, warehouses int) []workload.LoadJob {
 				rows = t.count(g, w)
 			}
 			jobs = append(jobs, workload.LoadJob{Table: t.table, Columns: t.columns, Rows: rows,
-				Source: func() target.RowSource {
+				Source: func() dbtarget.RowSource {
 					return workload.RowFunc(len(t.columns), t.rowFunc(g, w))
 				}})
 		}

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/dbrig/dbrig/internal/dbtarget"
 	"github.com/dbrig/dbrig/internal/exitcode"
-	"github.com/dbrig/dbrig/internal/target"
 	"github.com/dbrig/dbrig/internal/workload"
 )
 
@@ -21,7 +21,7 @@ type genConfig struct {
 // Build creates the schema, loads it with parallel loaders, adds keys,
 // routines and statistics, and records what it built. A build that fails
 // part-way drops what it made, so no half-built schema is left behind.
-func (w *tprocc) Build(ctx context.Context, t target.Target, opt workload.BuildOptions) (workload.BuildSummary, error) {
+func (w *tprocc) Build(ctx context.Context, t dbtarget.Target, opt workload.BuildOptions) (workload.BuildSummary, error) {
 	var sum workload.BuildSummary
 	if w.warehouses < 1 {
 		return sum, exitcode.Userf("--warehouses must be at least 1, got %d", w.warehouses)
@@ -30,10 +30,10 @@ func (w *tprocc) Build(ctx context.Context, t target.Target, opt workload.BuildO
 		return sum, exitcode.Userf("--loaders must be at least 1, got %d", w.loaders)
 	}
 	fresh := workload.Fresh{Name: Name, Force: opt.Force, Drop: w.Drop, FS: sqlFiles}
-	return fresh.Build(ctx, t, func(s target.Session, q workload.SQLFile) (string, error) {
+	return fresh.Build(ctx, t, func(s dbtarget.Session, q workload.SQLFile) (string, error) {
 		m, err := readMeta(ctx, t, s, q)
 		return fmt.Sprintf("a %s schema with %d warehouses", Name, m.warehouses), err
-	}, func(s target.Session, q workload.SQLFile) (workload.BuildSummary, error) {
+	}, func(s dbtarget.Session, q workload.SQLFile) (workload.BuildSummary, error) {
 		g := genConfig{Seed: w.seed, CLoad: loadConstant(w.seed), Now: time.Now().UTC().Truncate(time.Microsecond)}
 		return workload.Tables{Name: Name, FS: sqlFiles, Loaders: w.loaders, Jobs: loadJobs(g, w.warehouses),
 			Record: []any{layout, w.warehouses, int64(w.seed), g.CLoad}, Progress: opt.Progress}.Build(ctx, t, s, q)

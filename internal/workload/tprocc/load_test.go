@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbrig/dbrig/internal/dbtarget"
 	"github.com/dbrig/dbrig/internal/server/postgres/pgtest"
-	"github.com/dbrig/dbrig/internal/target"
 	"github.com/dbrig/dbrig/internal/workload"
 )
 
@@ -16,7 +16,7 @@ import (
 // (Ctrl-C) stops them and drops the tables it made.
 func TestBuildInterrupted(t *testing.T) {
 	ctx := context.Background()
-	tg, err := target.Open(ctx, pgtest.NewDB(t))
+	tg, err := dbtarget.Open(ctx, pgtest.NewDB(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,8 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/dbrig/dbrig/internal/dbtarget"
 	"github.com/dbrig/dbrig/internal/server/mariadb/mariatest"
-	"github.com/dbrig/dbrig/internal/target"
 	"github.com/dbrig/dbrig/internal/workload"
 )
 
@@ -67,7 +67,7 @@ func TestProcErrorRollsBackMariaDB(t *testing.T) {
 	var c int
 	var balance float64
 	err = payer.QueryRow(ctx, tx.Get("call:payment"), 1, 3, 1, 3, 42, false, "", 123.45, now()).Scan(&c, &balance)
-	if err == nil || tg.Classify(err) != target.ErrRetry {
+	if err == nil || tg.Classify(err) != dbtarget.ErrRetry {
 		t.Fatalf("payment on a held district: %v (class %v), want a lock wait timeout to retry", err, tg.Classify(err))
 	}
 	var open int

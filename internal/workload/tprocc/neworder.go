@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/dbrig/dbrig/internal/dbtarget"
 	"github.com/dbrig/dbrig/internal/driver"
-	"github.com/dbrig/dbrig/internal/target"
 )
 
 // newOrderInput is a New-Order's terminal input (clause 2.4.1).
@@ -75,10 +75,10 @@ func (v *vu) newOrderSQL(ctx context.Context, t driver.Tally) error {
 	var oID int
 	var dTax, wTax, discount float64
 	d := v.discard(2)
-	b := append(v.batch[:0], target.Query{SQL: q.beginWrite})
+	b := append(v.batch[:0], dbtarget.Query{SQL: q.beginWrite})
 	b = queueStep(b, q.noDistrict, []any{&dTax, &oID}, false, in.w, in.d)
 	// c_last and c_credit are shown, not used.
-	b = append(b, target.Query{SQL: q.noCustomer, Args: []any{in.w, in.d, in.c}, Dest: []any{&discount, d[0], d[1], &wTax}})
+	b = append(b, dbtarget.Query{SQL: q.noCustomer, Args: []any{in.w, in.d, in.c}, Dest: []any{&discount, d[0], d[1], &wTax}})
 	if err := v.send(ctx, b); err != nil {
 		return err
 	}
@@ -88,8 +88,8 @@ func (v *vu) newOrderSQL(ctx context.Context, t driver.Tally) error {
 		allLocal = 1
 	}
 	b = append(b[:0],
-		target.Query{SQL: q.noOrder, Args: []any{oID, in.d, in.w, in.c, entry, len(in.lines), allLocal}},
-		target.Query{SQL: q.noNewOrder, Args: []any{oID, in.d, in.w}})
+		dbtarget.Query{SQL: q.noOrder, Args: []any{oID, in.d, in.w, in.c, entry, len(in.lines), allLocal}},
+		dbtarget.Query{SQL: q.noNewOrder, Args: []any{oID, in.d, in.w}})
 	n := len(in.lines)
 	v.prices, v.dists = slices.Grow(v.prices[:0], n)[:n], slices.Grow(v.dists[:0], n)[:n]
 	v.at = slices.Grow(v.at[:0], 2*n)[:2*n]
@@ -99,7 +99,7 @@ func (v *vu) newOrderSQL(ctx context.Context, t driver.Tally) error {
 			remote = 1
 		}
 		v.at[2*i] = len(b)
-		b = append(b, target.Query{SQL: q.noItem, Args: []any{l.item}, Dest: []any{&v.prices[i], d[0], d[1]}, Optional: true})
+		b = append(b, dbtarget.Query{SQL: q.noItem, Args: []any{l.item}, Dest: []any{&v.prices[i], d[0], d[1]}, Optional: true})
 		// s_quantity and s_data are shown, not used.
 		v.at[2*i+1] = len(b)
 		b = queueStep(b, q.noStock, []any{d[0], &v.dists[i], d[1]}, true, l.supplyW, l.item, l.qty, remote, in.d)
@@ -125,10 +125,10 @@ func (v *vu) newOrderSQL(ctx context.Context, t driver.Tally) error {
 	var total float64
 	for i, l := range in.lines {
 		amount := cents(float64(l.qty) * v.prices[i])
-		b = append(b, target.Query{SQL: q.noLine, Args: []any{oID, in.d, in.w, i + 1, l.item, l.supplyW, l.qty, amount, v.dists[i]}})
+		b = append(b, dbtarget.Query{SQL: q.noLine, Args: []any{oID, in.d, in.w, i + 1, l.item, l.supplyW, l.qty, amount, v.dists[i]}})
 		total += amount
 	}
-	b = append(b, target.Query{SQL: q.commit})
+	b = append(b, dbtarget.Query{SQL: q.commit})
 	// The commit goes with the lines: a connection lost in this batch may
 	// have taken the commit's answer, or the commit may never have left,
 	// so the order is in doubt either way.
@@ -158,7 +158,7 @@ func (v *vu) newOrderProc(ctx context.Context, t driver.Tally) error {
 		t[tRemoteLines] += int64(in.remote)
 		return nil
 	// tprocc_neword asks for the intended rollback on the unused item.
-	case v.T.Classify(err) == target.ErrUserRollback:
+	case v.T.Classify(err) == dbtarget.ErrUserRollback:
 		t[tNewOrders]++
 		t[tRollbacks]++
 		return driver.ErrRollback

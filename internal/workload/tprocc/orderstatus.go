@@ -3,8 +3,8 @@ package tprocc
 import (
 	"context"
 
+	"github.com/dbrig/dbrig/internal/dbtarget"
 	"github.com/dbrig/dbrig/internal/driver"
-	"github.com/dbrig/dbrig/internal/target"
 )
 
 // orderStatusInput is an Order-Status's terminal input (clause 2.6.1).
@@ -30,7 +30,7 @@ func (v *vu) genOrderStatus() {
 // that each take one round trip where the target pipelines them.
 func (v *vu) orderStatusSQL(ctx context.Context, t driver.Tally) error {
 	in, q := &v.os, &v.q
-	b := append(v.batch[:0], target.Query{SQL: q.beginRead})
+	b := append(v.batch[:0], dbtarget.Query{SQL: q.beginRead})
 	c := in.c
 	if in.byName {
 		b = append(b, v.customersNamed(q.osCustomerByName, 5, in.w, in.d, in.last))
@@ -43,11 +43,11 @@ func (v *vu) orderStatusSQL(ctx context.Context, t driver.Tally) error {
 		}
 		b = b[:0]
 	} else {
-		b = append(b, target.Query{SQL: q.osCustomer, Args: []any{in.w, in.d, c}, Dest: v.discard(4)})
+		b = append(b, dbtarget.Query{SQL: q.osCustomer, Args: []any{in.w, in.d, c}, Dest: v.discard(4)})
 	}
 	var oID int
 	d := v.discard(2)
-	b = append(b, target.Query{SQL: q.osOrder, Args: []any{in.w, in.d, c}, Dest: []any{&oID, d[0], d[1]}, Optional: true})
+	b = append(b, dbtarget.Query{SQL: q.osOrder, Args: []any{in.w, in.d, c}, Dest: []any{&oID, d[0], d[1]}, Optional: true})
 	if err := v.send(ctx, b); err != nil {
 		return err
 	}
@@ -55,12 +55,12 @@ func (v *vu) orderStatusSQL(ctx context.Context, t driver.Tally) error {
 	b = b[:0]
 	in.lines = 0
 	if found {
-		b = append(b, target.Query{SQL: q.osLines, Args: []any{in.w, in.d, oID}, Each: func(r target.Row) error {
+		b = append(b, dbtarget.Query{SQL: q.osLines, Args: []any{in.w, in.d, oID}, Each: func(r dbtarget.Row) error {
 			in.lines++
 			return r.Scan(v.discard(5)...)
 		}})
 	}
-	b = append(b, target.Query{SQL: q.commit})
+	b = append(b, dbtarget.Query{SQL: q.commit})
 	if err := v.send(ctx, b); err != nil {
 		return err
 	}

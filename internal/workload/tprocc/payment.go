@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/dbrig/dbrig/internal/dbtarget"
 	"github.com/dbrig/dbrig/internal/driver"
-	"github.com/dbrig/dbrig/internal/target"
 )
 
 // paymentInput is a Payment's terminal input (clause 2.5.1).
@@ -41,7 +41,7 @@ func (v *vu) paymentSQL(ctx context.Context, t driver.Tally) error {
 	// Beyond the names, the addresses are shown, not used.
 	var wName, dName string
 	a := v.discard(5)
-	b := append(v.batch[:0], target.Query{SQL: q.beginWrite})
+	b := append(v.batch[:0], dbtarget.Query{SQL: q.beginWrite})
 	b = queueStep(b, q.payWarehouse, []any{&wName, a[0], a[1], a[2], a[3], a[4]}, false, in.w, in.amount)
 	b = queueStep(b, q.payDistrict, []any{&dName, a[0], a[1], a[2], a[3], a[4]}, false, in.w, in.d, in.amount)
 	if in.byName {
@@ -60,8 +60,8 @@ func (v *vu) paymentSQL(ctx context.Context, t driver.Tally) error {
 	// What a bad-credit customer's c_data gets in front (clause 2.5.2.2).
 	prefix := fmt.Sprintf("%d %d %d %d %d %.2f ", c, in.cd, in.cw, in.d, in.w, in.amount)
 	b = queueStep(b[:0], q.payCustomer, v.discard(15), false, in.cw, in.cd, c, in.amount, prefix)
-	b = append(b, target.Query{SQL: q.payHistory, Args: []any{c, in.cd, in.cw, in.d, in.w, date, in.amount, wName + "    " + dName}},
-		target.Query{SQL: q.commit})
+	b = append(b, dbtarget.Query{SQL: q.payHistory, Args: []any{c, in.cd, in.cw, in.d, in.w, date, in.amount, wName + "    " + dName}},
+		dbtarget.Query{SQL: q.commit})
 	if err := v.send(ctx, b); err != nil {
 		return err
 	}
@@ -74,7 +74,7 @@ func (v *vu) paymentSQL(ctx context.Context, t driver.Tally) error {
 // order, the one at position ceil(n/2) (clause 2.5.2.2). The query returns
 // cols columns, c_id first; the others are shown, not used.
 func (v *vu) middleCustomer(ctx context.Context, sql string, cols int, w, d int, last string) (int, error) {
-	if err := target.RunBatch(ctx, v.S, []target.Query{v.customersNamed(sql, cols, w, d, last)}); err != nil {
+	if err := dbtarget.RunBatch(ctx, v.S, []dbtarget.Query{v.customersNamed(sql, cols, w, d, last)}); err != nil {
 		return 0, err
 	}
 	return v.middle(w, d, last)
@@ -83,13 +83,13 @@ func (v *vu) middleCustomer(ctx context.Context, sql string, cols int, w, d int,
 // customersNamed is the query for the customers with that last name, in c_first
 // order, collecting their ids for middle. The query returns cols columns,
 // c_id first; the others are shown, not used.
-func (v *vu) customersNamed(sql string, cols int, w, d int, last string) target.Query {
+func (v *vu) customersNamed(sql string, cols int, w, d int, last string) dbtarget.Query {
 	var id int
 	dest := make([]any, cols)
 	copy(dest[1:], v.discard(cols-1))
 	dest[0] = &id
 	v.ids = v.ids[:0]
-	return target.Query{SQL: sql, Args: []any{w, d, last}, Each: func(r target.Row) error {
+	return dbtarget.Query{SQL: sql, Args: []any{w, d, last}, Each: func(r dbtarget.Row) error {
 		if err := r.Scan(dest...); err != nil {
 			return err
 		}

@@ -20,11 +20,11 @@ import (
 	"time"
 
 	// The package is named like this one's runner type.
+	"github.com/dbrig/dbrig/internal/dbtarget"
 	runpkg "github.com/dbrig/dbrig/internal/runner"
 	"github.com/dbrig/dbrig/internal/server"
 	"github.com/dbrig/dbrig/internal/server/postgres"
 	"github.com/dbrig/dbrig/internal/server/postgres/pgtest"
-	"github.com/dbrig/dbrig/internal/target"
 	"github.com/dbrig/dbrig/internal/workload"
 )
 
@@ -58,7 +58,7 @@ func TestServerRestartMidWindow(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := newProxy(t, s)
-	tg, err := target.Open(ctx, p.url(t, s.URLFor("tprocc")))
+	tg, err := dbtarget.Open(ctx, p.url(t, s.URLFor("tprocc")))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,23 +5,23 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/dbrig/dbrig/internal/dbtarget"
 	"github.com/dbrig/dbrig/internal/driver"
 	"github.com/dbrig/dbrig/internal/exitcode"
-	"github.com/dbrig/dbrig/internal/target"
 	"github.com/dbrig/dbrig/internal/workload"
 )
 
 // runner is an opened TPROC-C run: it hands the driver virtual users and
 // reads the database's own counters at the window's edges.
 type runner struct {
-	t      target.Target
+	t      dbtarget.Target
 	cfg    runConfig
 	schema workload.SQLFile
 	// ctl reads the marks, on a connection no virtual user shares.
 	ctl *workload.Conn
 }
 
-func (w *tprocc) Open(ctx context.Context, t target.Target) (workload.Run, error) {
+func (w *tprocc) Open(ctx context.Context, t dbtarget.Target) (workload.Run, error) {
 	mode, err := workload.PickMode(w.mode, t)
 	if err != nil {
 		return nil, err
@@ -31,7 +31,7 @@ func (w *tprocc) Open(ctx context.Context, t target.Target) (workload.Run, error
 		return nil, err
 	}
 	var m meta
-	ctl, schema, err := workload.OpenControl(ctx, t, sqlFiles, func(s target.Session, q workload.SQLFile) (err error) {
+	ctl, schema, err := workload.OpenControl(ctx, t, sqlFiles, func(s dbtarget.Session, q workload.SQLFile) (err error) {
 		m, err = readMeta(ctx, t, s, q)
 		return err
 	})

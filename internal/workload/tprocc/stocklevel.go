@@ -3,8 +3,8 @@ package tprocc
 import (
 	"context"
 
+	"github.com/dbrig/dbrig/internal/dbtarget"
 	"github.com/dbrig/dbrig/internal/driver"
-	"github.com/dbrig/dbrig/internal/target"
 )
 
 // stockLevelInput is a Stock-Level's terminal input (clause 2.8.1); the
@@ -26,13 +26,13 @@ func (v *vu) genStockLevel() {
 func (v *vu) stockLevelSQL(ctx context.Context, _ driver.Tally) error {
 	in, q := &v.sl, &v.q
 	var next int
-	b := append(v.batch[:0], target.Query{SQL: q.beginRead},
-		target.Query{SQL: q.slDistrict, Args: []any{in.w, in.d}, Dest: []any{&next}})
+	b := append(v.batch[:0], dbtarget.Query{SQL: q.beginRead},
+		dbtarget.Query{SQL: q.slDistrict, Args: []any{in.w, in.d}, Dest: []any{&next}})
 	if err := v.send(ctx, b); err != nil {
 		return err
 	}
-	b = append(b[:0], target.Query{SQL: q.slCount, Args: []any{in.w, in.d, next, in.threshold}, Dest: []any{&in.low}},
-		target.Query{SQL: q.commit})
+	b = append(b[:0], dbtarget.Query{SQL: q.slCount, Args: []any{in.w, in.d, next, in.threshold}, Dest: []any{&in.low}},
+		dbtarget.Query{SQL: q.commit})
 	if err := v.send(ctx, b); err != nil {
 		return err
 	}

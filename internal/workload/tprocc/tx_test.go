@@ -13,22 +13,22 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/dbrig/dbrig/internal/dbtarget"
+	"github.com/dbrig/dbrig/internal/dbtarget/mariadb"
+	"github.com/dbrig/dbrig/internal/dbtarget/postgres"
+	"github.com/dbrig/dbrig/internal/dbtarget/sqlite"
 	"github.com/dbrig/dbrig/internal/driver"
 	"github.com/dbrig/dbrig/internal/server/postgres/pgtest"
-	"github.com/dbrig/dbrig/internal/target"
-	"github.com/dbrig/dbrig/internal/target/mariadb"
-	"github.com/dbrig/dbrig/internal/target/postgres"
-	"github.com/dbrig/dbrig/internal/target/sqlite"
 	"github.com/dbrig/dbrig/internal/workload"
 )
 
 // noSession is a target whose sessions are nil: enough for generating
 // inputs, which never touches the database.
-type noSession struct{ target.Target }
+type noSession struct{ dbtarget.Target }
 
-func (noSession) Session(context.Context) (target.Session, error) { return nil, nil }
+func (noSession) Session(context.Context) (dbtarget.Session, error) { return nil, nil }
 
-func txSQLFile(t testing.TB, d target.Dialect) workload.SQLFile {
+func txSQLFile(t testing.TB, d dbtarget.Dialect) workload.SQLFile {
 	t.Helper()
 	f, err := workload.LoadSQL(sqlFiles, "sql", d, "tx.sql")
 	if err != nil {
@@ -325,7 +325,7 @@ func TestTxSQLBlocks(t *testing.T) {
 	if calls := lite.Named("call:"); len(calls) > 0 {
 		t.Errorf("sqlite has routine calls %v", calls)
 	}
-	for _, d := range []target.Dialect{postgres.Dialect, mariadb.Dialect} {
+	for _, d := range []dbtarget.Dialect{postgres.Dialect, mariadb.Dialect} {
 		f := txSQLFile(t, d)
 		q := loadTxSQL(f, true)
 		steps := map[string]bool{}
@@ -461,7 +461,7 @@ func testTransactions(t *testing.T, url, mode string) {
 				tx := v.Next()
 				for {
 					err := v.Run(ctx, tx, tally)
-					if err != nil && !errors.Is(err, driver.ErrRollback) && tg.Classify(err) == target.ErrRetry {
+					if err != nil && !errors.Is(err, driver.ErrRollback) && tg.Classify(err) == dbtarget.ErrRetry {
 						retries.Add(1)
 						continue
 					}
@@ -493,9 +493,9 @@ func testTransactions(t *testing.T, url, mode string) {
 
 // buildOn opens url and builds warehouses warehouses there from the
 // default seed; the target is closed when the test ends.
-func buildOn(t *testing.T, url string, warehouses int) (*tprocc, target.Target) {
+func buildOn(t *testing.T, url string, warehouses int) (*tprocc, dbtarget.Target) {
 	t.Helper()
-	tg, err := target.Open(context.Background(), url)
+	tg, err := dbtarget.Open(context.Background(), url)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dbrig/dbrig/internal/dbtarget"
 	"github.com/dbrig/dbrig/internal/driver"
-	"github.com/dbrig/dbrig/internal/target"
 	"github.com/dbrig/dbrig/internal/workload"
 )
 
@@ -72,7 +72,7 @@ type vu struct {
 
 	// batch, and New-Order's per-line prices, districts' info and
 	// places in the batch, are reused from one transaction to the next.
-	batch  []target.Query
+	batch  []dbtarget.Query
 	prices []float64
 	dists  []string
 	at     []int
@@ -143,7 +143,7 @@ func loadTxSQL(f workload.SQLFile, procs bool) txSQL {
 }
 
 // newVU makes virtual user id (0-based) with a session of its own.
-func newVU(ctx context.Context, t target.Target, cfg *runConfig, id int) (*vu, error) {
+func newVU(ctx context.Context, t dbtarget.Target, cfg *runConfig, id int) (*vu, error) {
 	procs := cfg.Mode == workload.ModeProcs
 	c := workload.Conn{T: t, Prepare: modeSQL(cfg.Q, procs)}
 	if err := c.Reconnect(ctx); err != nil {
@@ -266,10 +266,10 @@ func (v *vu) rollback(ctx context.Context) error {
 
 // queueStep adds a step that returns one row, scanning it into dest, to
 // batch b, followed by its write where the dialect splits the step.
-func queueStep(b []target.Query, st step, dest []any, optional bool, args ...any) []target.Query {
-	b = append(b, target.Query{SQL: st.q, Args: args, Dest: dest, Optional: optional})
+func queueStep(b []dbtarget.Query, st step, dest []any, optional bool, args ...any) []dbtarget.Query {
+	b = append(b, dbtarget.Query{SQL: st.q, Args: args, Dest: dest, Optional: optional})
 	if st.write != "" {
-		b = append(b, target.Query{SQL: st.write, Args: args})
+		b = append(b, dbtarget.Query{SQL: st.write, Args: args})
 	}
 	return b
 }
@@ -277,8 +277,8 @@ func queueStep(b []target.Query, st step, dest []any, optional bool, args ...any
 // send runs batch b, which may open the transaction or commit it,
 // rolling the transaction back on any error: SQLite, for one, leaves a
 // transaction open after a busy COMMIT.
-func (v *vu) send(ctx context.Context, b []target.Query) error {
-	if err := target.RunBatch(ctx, v.S, b); err != nil {
+func (v *vu) send(ctx context.Context, b []dbtarget.Query) error {
+	if err := dbtarget.RunBatch(ctx, v.S, b); err != nil {
 		return v.abort(ctx, err)
 	}
 	return nil

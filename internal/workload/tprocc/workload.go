@@ -6,8 +6,8 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/dbrig/dbrig/internal/dbtarget"
 	"github.com/dbrig/dbrig/internal/driver"
-	"github.com/dbrig/dbrig/internal/target"
 	"github.com/dbrig/dbrig/internal/workload"
 	"github.com/spf13/pflag"
 )
@@ -81,7 +81,7 @@ func (w *tprocc) RunFlags(fs *pflag.FlagSet) {
 }
 
 // sqlFor loads one of the SQL files, as the target's dialect has it.
-func sqlFor(t target.Target, file string) (workload.SQLFile, error) {
+func sqlFor(t dbtarget.Target, file string) (workload.SQLFile, error) {
 	return workload.LoadSQL(sqlFiles, "sql", t.Dialect(), file)
 }
 
@@ -96,7 +96,7 @@ type meta struct {
 var record = workload.Record{Name: Name, Table: "dbrig_tprocc", Layout: layout}
 
 // readMeta reads what the build recorded in dbrig_tprocc.
-func readMeta(ctx context.Context, t target.Target, s target.Session, q workload.SQLFile) (meta, error) {
+func readMeta(ctx context.Context, t dbtarget.Target, s dbtarget.Session, q workload.SQLFile) (meta, error) {
 	var m meta
 	var seed int64
 	err := record.Read(ctx, t, s, q, &m.warehouses, &seed, &m.cLoad)
@@ -104,7 +104,7 @@ func readMeta(ctx context.Context, t target.Target, s target.Session, q workload
 	return m, err
 }
 
-func (w *tprocc) Drop(ctx context.Context, t target.Target) error {
+func (w *tprocc) Drop(ctx context.Context, t dbtarget.Target) error {
 	q, err := sqlFor(t, "schema.sql")
 	if err != nil {
 		return err
@@ -112,7 +112,7 @@ func (w *tprocc) Drop(ctx context.Context, t target.Target) error {
 	return record.Drop(ctx, t, q, nil)
 }
 
-func (w *tprocc) Check(ctx context.Context, t target.Target, out io.Writer) (bool, error) {
+func (w *tprocc) Check(ctx context.Context, t dbtarget.Target, out io.Writer) (bool, error) {
 	s, err := t.Session(ctx)
 	if err != nil {
 		return false, err

@@ -1,0 +1,541 @@
+// Package postgres is the PostgreSQL target: pgx sessions, COPY loading,
+// the database's own counters and the full-cache warm-up. The server dbrig
+// manages itself is in internal/server/postgres.
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/dbrig/dbrig/internal/dbtarget"
+	"github.com/dbrig/dbrig/internal/exitcode"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
+)
+
+func init() {
+	dbtarget.Register(dbtarget.Opener{Kind: "postgres", Prefixes: prefixes, Match: keywordValue, Redact: Redact, Prewarms: true, Endpoint: Endpoint,
+		Open: func(ctx context.Context, url string, _ bool) (dbtarget.Target, error) { return Open(ctx, url) }})
+}
+
+// prefixes are the URL schemes libpq accepts.
+var prefixes = []string{"postgres://", "postgresql://"}
+
+// Dialect is PostgreSQL's SQL, which no other dialect refines.
+var Dialect = dbtarget.Dialect{Name: "postgres"}
+
+// SQLStateUserRollback is the convention for an intended rollback: a
+// routine that raises SQLSTATE 'DR001' (a code in no standard class) asks
+// for a rollback the workload counts as done, and Classify says
+// dbtarget.ErrUserRollback.
+const SQLStateUserRollback = "DR001"
+
+// kvDSN is libpq's keyword/value form: keyword = value pairs separated by
+// blanks, a value either bare or in single quotes with backslash escapes.
+// Requiring every word to be such a pair keeps it from claiming other
+// kinds' DSNs that merely contain '=' ("user:pw@tcp(host)/db?tls=true").
+var kvDSN = func() *regexp.Regexp {
+	pair := `[A-Za-z_]+\s*=\s*(?:'(?:[^'\\]|\\.)*'|[^\s']+)`
+	return regexp.MustCompile(`^\s*` + pair + `(?:\s+` + pair + `)*\s*$`)
+}()
+
+func keywordValue(url string) bool { return kvDSN.MatchString(url) }
+
+// Redact hides the passwords of a postgres:// URL (in its user part, and
+// any query parameter whose name holds "password": libpq's password and
+// sslpassword) or of a keyword/value DSN. A URL that parses only by
+// reading what its writer meant as the password elsewhere (an unescaped
+// '#', '/' or '?' in it leaves an '@' after the host, or a fragment), or
+// that still says "password" where no parameter took it, gets RedactAny's
+// blunter cut instead.
+func Redact(s string) string {
+	if !slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(s, p) }) {
+		return dbtarget.RedactAny(s)
+	}
+	u, err := url.Parse(s)
+	if err != nil || u.Fragment != "" || strings.Contains(u.EscapedPath()+u.RawQuery, "@") {
+		return dbtarget.RedactAny(s)
+	}
+	q, err := url.ParseQuery(u.RawQuery)
+	if err != nil {
+		return dbtarget.RedactAny(s)
+	}
+	if _, has := u.User.Password(); has {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	hidden := 0
+	for k := range q {
+		if strings.Contains(strings.ToLower(k), "password") {
+			q.Set(k, "xxxxx")
+			hidden++
+		}
+	}
+	if hidden > 0 {
+		u.RawQuery = q.Encode()
+	}
+	out := u.String()
+	if strings.Count(strings.ToLower(out), "password") > hidden {
+		return dbtarget.RedactAny(s)
+	}
+	return out
+}
+
+var _ dbtarget.Target = (*Target)(nil)
+
+// Target is an opened PostgreSQL database.
+type Target struct {
+	cfg    *pgx.ConnConfig
+	url    string
+	secret string
+	// db is the measured database's name.
+	db string
+	// ctl runs the harness's own queries (version, counters) so they never
+	// share a connection with a virtual user. It connects to the server's
+	// maintenance database and names the measured one, so that none of
+	// them counts in the measured database's own counters; where the
+	// maintenance database refuses the connection, it reads in the
+	// measured database, whose counter then holds a transaction or two of
+	// its per mark.
+	ctl *link
+	// flushSQL is what Flush runs: empty before 15, which has no way to
+	// publish a backend's statistics on demand.
+	flushSQL string
+	// flushes counts the transactions Flush has run in the measured
+	// database, which Xacts leaves out (and the telemetry's commits).
+	flushes atomic.Int64
+}
+
+var _ dbtarget.Restartable = (*Target)(nil)
+
+// Open parses url (PG* environment variables fill what it leaves out),
+// connects once to prove the target works, and keeps that connection for
+// the harness's own queries.
+func Open(ctx context.Context, url string) (dbtarget.Target, error) {
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		return nil, badURL(url, err)
+	}
+	if cfg.ConnectTimeout == 0 {
+		cfg.ConnectTimeout = 10 * time.Second
+	}
+	timeout := cfg.ConnectTimeout
+	cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		ctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		return dialQuiet(ctx, network, addr)
+	}
+	t := &Target{cfg: cfg, url: Redact(url), secret: cfg.Password}
+	own, err := t.link(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	var major int
+	err = own.do(ctx, func(ctx context.Context, c *pgx.Conn) error {
+		return c.QueryRow(ctx, "SELECT current_database(), current_setting('server_version_num')::int / 10000").Scan(&t.db, &major)
+	})
+	if err != nil {
+		own.close()
+		return nil, err
+	}
+	if major >= 15 {
+		t.flushSQL = flushSQL
+	}
+	side := cfg.Copy()
+	side.Database = maintenanceDB
+	if t.ctl, err = t.link(ctx, side); err != nil {
+		t.ctl = own
+		return t, nil
+	}
+	// Its start-up and its query count in the measured database: they are
+	// published now, not as its backend exits, when a window may be open.
+	err = own.do(ctx, t.flush)
+	own.close()
+	if err != nil {
+		t.ctl.close()
+		return nil, err
+	}
+	return t, nil
+}
+
+// flushSQL asks the backend to publish its statistics as it goes idle
+// after this statement, before it answers (pg_stat_force_next_flush, 15
+// and later). It reads a catalog because a backend publishes nothing while
+// none of its pending statistics is a table's: it keeps the transactions
+// counted of statements that read no table (its start-up, a prepare, this
+// very call) until one does.
+const flushSQL = "SELECT pg_stat_force_next_flush() FROM pg_database WHERE datname = current_database()"
+
+// flush publishes what c has done to the measured database's counters,
+// counting the transaction it runs for it.
+func (t *Target) flush(ctx context.Context, c *pgx.Conn) error {
+	if t.flushSQL == "" {
+		return nil
+	}
+	if _, err := c.Exec(ctx, t.flushSQL); err != nil {
+		return err
+	}
+	t.flushes.Add(1)
+	return nil
+}
+
+// secretOf finds the password in a URL that pgx could not parse, so the
+// error about it can still be scrubbed.
+func secretOf(url string) string {
+	if cfg, err := pgconn.ParseConfig(url); err == nil {
+		return cfg.Password
+	}
+	return ""
+}
+
+func (t *Target) connect(ctx context.Context, cfg *pgx.ConnConfig) (*pgx.Conn, error) {
+	c, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return nil, exitcode.Userf("cannot connect to %s: %s", t.url, t.scrub(t.connectWhy(err)))
+	}
+	return c, nil
+}
+
+// connectWhy says why a connection failed: the server's error; that the
+// address took no connection, or no answer, within the connect timeout;
+// that what answered there is not PostgreSQL; else what pgx says.
+func (t *Target) connectWhy(err error) string {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return connectReason(err)
+	}
+	addr := t.cfg.Host
+	if !strings.HasPrefix(addr, "/") {
+		addr = net.JoinHostPort(addr, strconv.Itoa(int(t.cfg.Port)))
+	}
+	var ne net.Error
+	if errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout() {
+		return fmt.Sprintf("%s did not answer within %s", addr, t.cfg.ConnectTimeout)
+	}
+	var oe *net.OpError
+	if !strings.HasPrefix(addr, "/") && !(errors.As(err, &oe) && oe.Op == "dial") && !speaksPostgres(addr) {
+		return addr + " answered, but not as PostgreSQL"
+	}
+	return connectReason(err)
+}
+
+// sslRequest is what a PostgreSQL client may send first: its length (8)
+// and the request code 80877103.
+var sslRequest = []byte{0, 0, 0, 8, 0x04, 0xd2, 0x16, 0x2f}
+
+// speaksPostgres asks addr, on a connection of its own, what only a
+// PostgreSQL server answers with one byte, S or N, and nothing more. A
+// server of another protocol answers otherwise: a MySQL server greets
+// first, an HTTP server replies with text. An address that takes no
+// connection, or says nothing, cannot tell, and counts as PostgreSQL.
+func speaksPostgres(addr string) bool {
+	c, err := net.DialTimeout("tcp", addr, time.Second)
+	if err != nil {
+		return true
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(time.Second))
+	if _, err := c.Write(sslRequest); err != nil {
+		return true
+	}
+	b := make([]byte, 256)
+	n, _ := c.Read(b)
+	switch {
+	case n == 0:
+		return true
+	case n > 1 || b[0] != 'S' && b[0] != 'N':
+		return false
+	}
+	c.SetDeadline(time.Now().Add(200 * time.Millisecond))
+	more, _ := c.Read(b)
+	return more == 0
+}
+
+// connectReason keeps the part of a pgx connect error that says why. pgx
+// puts the user and database on the first line and one line per address
+// tried after it; the reason ends the first address's line.
+func connectReason(err error) string {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.Message + " (SQLSTATE " + pe.Code + ")"
+	}
+	lines := strings.Split(strings.TrimSpace(err.Error()), "\n")
+	s := strings.TrimSpace(lines[0])
+	if len(lines) > 1 {
+		s = strings.TrimSpace(lines[1])
+	}
+	if i := strings.LastIndex(s, ": "); i >= 0 && !strings.HasSuffix(s, ": ") {
+		return strings.TrimSpace(s[i+2:])
+	}
+	return s
+}
+
+func (t *Target) scrub(s string) string { return dbtarget.Scrub(s, t.secret) }
+
+func (t *Target) Kind() string              { return "postgres" }
+func (t *Target) Dialect() dbtarget.Dialect { return Dialect }
+func (t *Target) URL() string               { return t.url }
+func (t *Target) ParallelWrites() bool      { return true }
+func (t *Target) HasRoutines() bool         { return true }
+
+func (t *Target) Version(ctx context.Context) (string, error) {
+	var v string
+	err := t.ctl.do(ctx, func(ctx context.Context, c *pgx.Conn) error {
+		return c.QueryRow(ctx, "SHOW server_version").Scan(&v)
+	})
+	return v, err
+}
+
+func (t *Target) Size(ctx context.Context) (int64, error) {
+	var n int64
+	err := t.ctl.do(ctx, func(ctx context.Context, c *pgx.Conn) error {
+		return c.QueryRow(ctx, "SELECT pg_database_size($1)", t.db).Scan(&n)
+	})
+	return n, err
+}
+
+// Xacts reads the measured database's counter, not the cluster's, so
+// other databases' traffic does not inflate the rate, less the
+// transactions Flush ran: those Flush has counted it has also published.
+func (t *Target) Xacts(ctx context.Context) (int64, bool, error) {
+	var n int64
+	flushed := t.flushes.Load()
+	err := t.ctl.do(ctx, func(ctx context.Context, c *pgx.Conn) error {
+		return c.QueryRow(ctx,
+			"SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = $1", t.db).Scan(&n)
+	})
+	return n - flushed, err == nil, err
+}
+
+// Started is when the postmaster started: a crash and restart changes it,
+// along with resetting the counters Xacts reads.
+func (t *Target) Started(ctx context.Context) (time.Time, error) {
+	var at time.Time
+	err := t.ctl.do(ctx, func(ctx context.Context, c *pgx.Conn) error {
+		return c.QueryRow(ctx, "SELECT pg_postmaster_start_time()").Scan(&at)
+	})
+	return at, err
+}
+
+// link is a connection of the harness's own, reopened when lost: a server
+// restarted mid-run must not cost the run its counters, when the virtual
+// users ride it out. mu guards c, since it is replaced when lost.
+type link struct {
+	mu       sync.Mutex
+	c        *pgx.Conn
+	connect  func(context.Context) (*pgx.Conn, error)
+	classify func(error) dbtarget.ErrClass
+}
+
+// link connects with cfg and keeps reconnecting with it.
+func (t *Target) link(ctx context.Context, cfg *pgx.ConnConfig) (*link, error) {
+	l := &link{
+		connect:  func(ctx context.Context) (*pgx.Conn, error) { return t.connect(ctx, cfg) },
+		classify: t.Classify,
+	}
+	var err error
+	if l.c, err = l.connect(ctx); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// do runs q on the connection, reopening it if it was lost.
+func (l *link) do(ctx context.Context, q func(context.Context, *pgx.Conn) error) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return dbtarget.Reconnecting(ctx, l.classify,
+		func(ctx context.Context) error {
+			c, err := l.connect(ctx)
+			if err != nil {
+				return err
+			}
+			l.c.Close(ctx)
+			l.c = c
+			return nil
+		},
+		func(ctx context.Context) error { return q(ctx, l.c) })
+}
+
+func (l *link) close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.c.Close(context.Background())
+}
+
+func (t *Target) Session(ctx context.Context) (dbtarget.Session, error) {
+	c, err := t.connect(ctx, t.cfg)
+	if err != nil {
+		return nil, err
+	}
+	c.TypeMap().RegisterType(&pgtype.Type{Name: "numeric", OID: pgtype.NumericOID, Codec: textNumeric{}})
+	return &session{t: t, c: c, names: map[string]string{}}, nil
+}
+
+// textNumeric has a session's numeric arguments and results go as text.
+// In binary, pgx turns a float64 into a numeric, and back, through
+// decimal strings and math/big: 7% of the client's CPU in sql mode. As
+// text the decimal string is all there is, and the server's own
+// numeric_in and numeric_out do the rest. The values are the same either
+// way, the shortest decimal that reads back as the float64. COPY still
+// sends binary.
+type textNumeric struct{ pgtype.NumericCodec }
+
+func (textNumeric) PreferredFormat() int16 { return pgtype.TextFormatCode }
+
+func (t *Target) Close() error { return t.ctl.close() }
+
+// Classify: serialization failures and deadlocks are worth another try;
+// a missing row is the transaction's own failure; anything else that is
+// not a server-reported error, or is one of the
+// connection classes, means the connection is gone; DR001 is a routine's
+// intended rollback.
+func (t *Target) Classify(err error) dbtarget.ErrClass {
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) {
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
+			errors.Is(err, pgx.ErrNoRows) || errors.Is(err, dbtarget.ErrNoRow) {
+			return dbtarget.ErrOther
+		}
+		return dbtarget.ErrConnLost
+	}
+	switch {
+	case pe.Code == "40001" || pe.Code == "40P01":
+		return dbtarget.ErrRetry
+	case pe.Code == SQLStateUserRollback:
+		return dbtarget.ErrUserRollback
+	case strings.HasPrefix(pe.Code, "08") || strings.HasPrefix(pe.Code, "57P"):
+		return dbtarget.ErrConnLost
+	}
+	return dbtarget.ErrOther
+}
+
+// session is a virtual user's connection. It prepares each statement
+// with arguments once, under a name of its own, instead of leaving it to
+// pgx's statement cache: that cache forgets a statement whenever a query
+// on it fails, so every intended rollback (an error, by convention) cost
+// a DEALLOCATE and a new PREPARE on the statement's next call, and
+// extra transactions in the database's own count.
+type session struct {
+	t     *Target
+	c     *pgx.Conn
+	names map[string]string // by SQL
+}
+
+// statement is what to run for sql: the name it was prepared under, or
+// the SQL itself when it has no arguments (pgx then uses the simple
+// protocol, which cannot carry any).
+func (s *session) statement(ctx context.Context, sql string, args []any) (string, error) {
+	if len(args) == 0 {
+		return sql, nil
+	}
+	return s.prepared(ctx, sql)
+}
+
+// prepared is the name sql was prepared under on this session, preparing
+// it the first time.
+func (s *session) prepared(ctx context.Context, sql string) (string, error) {
+	if name, ok := s.names[sql]; ok {
+		return name, nil
+	}
+	name := fmt.Sprintf("dbrig_%d", len(s.names)+1)
+	if _, err := s.c.Prepare(ctx, name, sql); err != nil {
+		return "", err
+	}
+	s.names[sql] = name
+	return name, nil
+}
+
+var (
+	_ dbtarget.Preparer = (*session)(nil)
+	_ dbtarget.Flusher  = (*session)(nil)
+)
+
+// Flush publishes the session's statistics. Before 15 there is no way to:
+// a backend sends them at most twice a second as its transactions end,
+// and what it did last waits for its next transaction, so the counters
+// read at a window's edge miss up to half a second of each session's
+// transactions, and a session's start-up until its first transaction.
+func (s *session) Flush(ctx context.Context) error { return s.t.flush(ctx, s.c) }
+
+// Prepare prepares each of sqls now, as their first use would.
+func (s *session) Prepare(ctx context.Context, sqls ...string) error {
+	for _, sql := range sqls {
+		if _, err := s.prepared(ctx, sql); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *session) Exec(ctx context.Context, sql string, args ...any) (int64, error) {
+	name, err := s.statement(ctx, sql, args)
+	if err != nil {
+		return 0, err
+	}
+	tag, err := s.c.Exec(ctx, name, args...)
+	return tag.RowsAffected(), err
+}
+
+func (s *session) QueryRow(ctx context.Context, sql string, args ...any) dbtarget.Row {
+	name, err := s.statement(ctx, sql, args)
+	if err != nil {
+		return dbtarget.ErrRow{Err: err}
+	}
+	return s.c.QueryRow(ctx, name, args...)
+}
+
+func (s *session) Query(ctx context.Context, sql string, args ...any) (dbtarget.Rows, error) {
+	name, err := s.statement(ctx, sql, args)
+	if err != nil {
+		return nil, err
+	}
+	return s.c.Query(ctx, name, args...)
+}
+
+// Batch sends qs as one pipeline, ended by a single Sync: one round trip
+// for all of them. Every statement, with arguments or not, goes by the
+// name it was prepared under, since a pipeline cannot use the simple
+// protocol. After an error the server skips the rest up to the Sync.
+func (s *session) Batch(ctx context.Context, qs []dbtarget.Query) error {
+	b := &pgx.Batch{}
+	for _, q := range qs {
+		name, err := s.prepared(ctx, q.SQL)
+		if err != nil {
+			return err
+		}
+		b.Queue(name, q.Args...)
+	}
+	br := s.c.SendBatch(ctx, b)
+	for i := range qs {
+		rows, err := br.Query()
+		if err == nil {
+			err = qs[i].Read(rows)
+		}
+		if err != nil {
+			br.Close()
+			return err
+		}
+	}
+	return br.Close()
+}
+
+func (s *session) Load(ctx context.Context, table string, columns []string, src dbtarget.RowSource) (int64, error) {
+	n, err := s.c.CopyFrom(ctx, pgx.Identifier{table}, columns, src)
+	if err != nil {
+		return n, fmt.Errorf("copy into %s: %w", table, err)
+	}
+	return n, nil
+}
+
+func (s *session) Close() error { return s.c.Close(context.Background()) }
