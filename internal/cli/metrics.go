@@ -5,7 +5,7 @@ import (
 	"io"
 
 	"github.com/dbrig/dbrig/internal/exitcode"
-	"github.com/dbrig/dbrig/internal/live"
+	"github.com/dbrig/dbrig/internal/exporter"
 	"github.com/spf13/pflag"
 )
 
@@ -19,11 +19,11 @@ func addMetricsFlag(fs *pflag.FlagSet, addr *string) {
 // serveMetrics binds addr, when the user gave one, before anything runs:
 // a port in use is then one line and nothing lost. The server is nil
 // without an address.
-func serveMetrics(addr string, stderr io.Writer) (*live.Server, error) {
+func serveMetrics(addr string, stderr io.Writer) (*exporter.Server, error) {
 	if addr == "" {
 		return nil, nil
 	}
-	s, err := live.Listen(addr)
+	s, err := exporter.Listen(addr)
 	if err != nil {
 		return nil, exitcode.Userf("--metrics-addr: %v", err)
 	}

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
-	"github.com/dbrig/dbrig/internal/metrics"
+	"github.com/dbrig/dbrig/internal/latency"
 )
 
 // Span is a stretch of a run, in seconds since it started.
@@ -189,7 +189,7 @@ func (s *seconds) add(i int, h *hdrhistogram.Histogram) {
 		s.h = append(s.h, nil)
 	}
 	if s.h[i] == nil {
-		s.h[i] = metrics.NewSecondHistogram()
+		s.h[i] = latency.NewSecondHistogram()
 	}
 	s.h[i].Merge(h)
 }
@@ -200,7 +200,7 @@ func (s *seconds) attach(series []Point) {
 	for k := range series {
 		i := int(series[k].T+0.5) - 1
 		if i >= 0 && i < len(s.h) && s.h[i] != nil {
-			series[k].Latency = metrics.PercentilesOf(s.h[i])
+			series[k].Latency = latency.PercentilesOf(s.h[i])
 		}
 	}
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/dbrig/dbrig/internal/dbtarget"
 	"github.com/dbrig/dbrig/internal/human"
-	"github.com/dbrig/dbrig/internal/metrics"
+	"github.com/dbrig/dbrig/internal/latency"
 )
 
 // Config is how to drive a workload.
@@ -136,7 +136,7 @@ type Point struct {
 	Errors int64
 	// Latency is the second's completed transactions' percentiles, all
 	// types; nil when none completed.
-	Latency *metrics.Percentiles
+	Latency *latency.Percentiles
 }
 
 // Result is what a run measured.
@@ -212,10 +212,10 @@ func newVUState(types, tallies int) *vuState {
 	s := &vuState{
 		done: make([]atomic.Int64, types), count: make([]int64, types), errs: make([]int64, types),
 		retries: make([]int64, types), sample: make([]string, types), hist: make([]*hdrhistogram.Histogram, types),
-		tally: make(Tally, tallies), scratch: make(Tally, tallies), second: metrics.NewSecondHistogram(),
+		tally: make(Tally, tallies), scratch: make(Tally, tallies), second: latency.NewSecondHistogram(),
 	}
 	for i := range s.hist {
-		s.hist[i] = metrics.NewHistogram()
+		s.hist[i] = latency.NewHistogram()
 	}
 	return s
 }
@@ -406,7 +406,7 @@ func Run(ctx context.Context, w Workload, cfg Config) (*Result, error) {
 
 	res.Tx = make([]TxResult, len(names))
 	for i, n := range names {
-		tr := TxResult{Name: n, Hist: metrics.NewHistogram()}
+		tr := TxResult{Name: n, Hist: latency.NewHistogram()}
 		for _, s := range states {
 			tr.Count += s.count[i]
 			tr.Errors += s.errs[i]
@@ -534,7 +534,7 @@ func runVU(ctx context.Context, v VU, ve *vuEdges, s *vuState, sh *shared) {
 			s.retries[tx] += retries
 			if ok {
 				s.count[tx]++
-				metrics.Record(s.hist[tx], ended.Sub(began))
+				latency.Record(s.hist[tx], ended.Sub(began))
 				s.tally.Add(t)
 			} else {
 				s.errs[tx]++
@@ -573,7 +573,7 @@ func recordSecond(s *vuState, sh *shared, ended time.Time, took time.Duration) {
 		s.second.Reset()
 		s.secondAt = i
 	}
-	metrics.Record(s.second, took)
+	latency.Record(s.second, took)
 }
 
 // reconnect retries with backoff until it works or the run stops. A

@@ -13,7 +13,7 @@ import (
 
 	"github.com/dbrig/dbrig/internal/atomicfile"
 	"github.com/dbrig/dbrig/internal/driver"
-	"github.com/dbrig/dbrig/internal/metrics"
+	"github.com/dbrig/dbrig/internal/latency"
 	"github.com/dbrig/dbrig/internal/telemetry"
 	"github.com/dbrig/dbrig/internal/workload"
 )
@@ -133,7 +133,7 @@ type Point struct {
 	Errors int64 `json:"errors,omitempty"`
 	// Latency is the second's completed transactions' percentiles, all
 	// types; absent when none completed, and in older documents.
-	Latency *metrics.Percentiles `json:"latency,omitempty"`
+	Latency *latency.Percentiles `json:"latency,omitempty"`
 }
 
 // Span is a stretch of a run, on the series' clock.
@@ -194,7 +194,7 @@ type Tx struct {
 	Errors      int64           `json:"errors"`
 	Retries     int64           `json:"retries"`
 	ErrorSample string          `json:"error_sample,omitempty"`
-	Latency     metrics.Latency `json:"latency"`
+	Latency     latency.Latency `json:"latency"`
 	// Histogram is HdrHistogram's compressed base64 form, in microseconds.
 	Histogram string `json:"histogram"`
 }
@@ -255,7 +255,7 @@ func FromRun(run Run) (*Document, error) {
 		d.Counters[n] = r.Tally[i]
 	}
 	for _, tx := range r.Tx {
-		enc, err := metrics.Encode(tx.Hist)
+		enc, err := latency.Encode(tx.Hist)
 		if err != nil {
 			return nil, err
 		}
@@ -265,7 +265,7 @@ func FromRun(run Run) (*Document, error) {
 		}
 		d.Transactions = append(d.Transactions, Tx{
 			Name: tx.Name, Count: tx.Count, PerMinute: pm, Errors: tx.Errors, Retries: tx.Retries,
-			ErrorSample: tx.ErrorSample, Latency: metrics.Summarize(tx.Hist), Histogram: enc,
+			ErrorSample: tx.ErrorSample, Latency: latency.Summarize(tx.Hist), Histogram: enc,
 		})
 	}
 	return d, nil

@@ -8,14 +8,14 @@ import (
 	"time"
 
 	"github.com/dbrig/dbrig/internal/driver"
-	"github.com/dbrig/dbrig/internal/metrics"
+	"github.com/dbrig/dbrig/internal/latency"
 	"github.com/dbrig/dbrig/internal/workload"
 )
 
 func sampleRun() Run {
-	h := metrics.NewHistogram()
+	h := latency.NewHistogram()
 	for i := 1; i <= 100; i++ {
-		metrics.Record(h, time.Duration(i)*time.Millisecond)
+		latency.Record(h, time.Duration(i)*time.Millisecond)
 	}
 	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	rate := 1234.5
@@ -71,7 +71,7 @@ func TestWriteReadRoundTrip(t *testing.T) {
 		back.Transactions[0].Latency != d.Transactions[0].Latency || back.Target != d.Target {
 		t.Errorf("round trip changed the document:\n%+v\n%+v", back, d)
 	}
-	hist, err := metrics.Decode(back.Transactions[0].Histogram)
+	hist, err := latency.Decode(back.Transactions[0].Histogram)
 	if err != nil || hist.TotalCount() != 100 {
 		t.Errorf("histogram did not survive: %v, %v", err, hist)
 	}

@@ -1,5 +1,6 @@
-// Package metrics holds latency histograms and the per-second series.
-package metrics
+// Package latency holds latency histograms (HdrHistogram, microseconds) and
+// their summaries; the per-second series are the driver's.
+package latency
 
 import (
 	"time"

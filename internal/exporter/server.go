@@ -1,4 +1,4 @@
-// Package live serves a run's figures as Prometheus metrics while it runs,
+// Package exporter serves a run's figures as Prometheus metrics while it runs,
 // for a dashboard to watch a long run or a sweep as it goes. The result
 // document stays the record; these are a window onto it.
 //
@@ -21,7 +21,7 @@
 // parameters and the repetition.
 //
 // It knows no workload and no database by name.
-package live
+package exporter
 
 import (
 	"errors"
