@@ -1,5 +1,7 @@
 // Package human formats what dbrig shows people: numbers with thousands
-// separators, errors cut to one line, and text made safe for a terminal.
+// separators, sizes (read and written as a person spells them, or shown
+// in the unit that fits), errors cut to one line, and text made safe for a
+// terminal.
 package human
 
 import (

@@ -2,6 +2,7 @@ package human
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -9,15 +10,17 @@ import (
 
 // sizeUnits are PostgreSQL's: a kB, MB or GB is 1024 of the one below, so
 // that memory: 2GB and shared_buffers=2GB in one spec mean the same size.
-// The IEC spellings and the bare letters mean the same.
+// The IEC spellings and the bare letters mean the same; Bytes writes the
+// IEC one, which says so to a reader who does not know PostgreSQL's.
 var sizeUnits = []struct {
 	names []string
+	iec   string
 	size  int64
 }{
-	{[]string{"tb", "tib", "t"}, 1 << 40},
-	{[]string{"gb", "gib", "g"}, 1 << 30},
-	{[]string{"mb", "mib", "m"}, 1 << 20},
-	{[]string{"kb", "kib", "k"}, 1 << 10},
+	{[]string{"tb", "tib", "t"}, "TiB", 1 << 40},
+	{[]string{"gb", "gib", "g"}, "GiB", 1 << 30},
+	{[]string{"mb", "mib", "m"}, "MiB", 1 << 20},
+	{[]string{"kb", "kib", "k"}, "KiB", 1 << 10},
 }
 
 // ParseSize reads a size such as 512MB, 2GB or 1.5GiB; a bare number is
@@ -46,7 +49,9 @@ func ParseSize(s string) (int64, error) {
 }
 
 // FormatSize writes bytes in the largest unit that divides them, as
-// ParseSize reads it back: 2GB, 1536MB.
+// ParseSize reads it back: 2GB, 1536MB. It is for a size someone wrote (a
+// memory limit, kept in a sweep's spec and read again on resume), which it
+// spells exactly; a measured size is Bytes'.
 func FormatSize(n int64) string {
 	for _, u := range sizeUnits {
 		if n%u.size == 0 && n >= u.size {
@@ -54,4 +59,17 @@ func FormatSize(n int64) string {
 		}
 	}
 	return strconv.FormatInt(n, 10)
+}
+
+// Bytes writes a measured size, or a rate or share of one, for a reader:
+// in the largest unit it reaches, to a tenth (12.3 MiB), or in bytes with
+// thousands separators below a KiB (1,000 B). It rounds, so it is not for
+// a size that is read back (FormatSize).
+func Bytes(v float64) string {
+	for _, u := range sizeUnits {
+		if math.Abs(v) >= float64(u.size) {
+			return strconv.FormatFloat(v/float64(u.size), 'f', 1, 64) + " " + u.iec
+		}
+	}
+	return Thousands(v) + " B"
 }

@@ -211,7 +211,7 @@ func loadProfile(d *result.Document, s telemetry.Summary) *table {
 	add := func(label string, bytes bool, delta, rate float64) {
 		f := fmtCount
 		if bytes {
-			f = fmtBytes
+			f = human.Bytes
 		}
 		perTx := "—"
 		if txs > 0 {
@@ -292,7 +292,7 @@ func breakdown(tb telemetry.Table, seconds float64) *table {
 		for i, v := range r.Values {
 			f := fmtCount
 			if i < len(tb.Columns) && tb.Columns[i].Unit == "bytes" {
-				f = fmtBytes
+				f = human.Bytes
 			}
 			c = append(c, num(f(v)))
 		}
@@ -378,20 +378,6 @@ func fmtCount(v float64) string {
 		return human.Thousands(v)
 	}
 	return fmtValue(v)
-}
-
-// fmtBytes prints a size in the unit that fits it.
-func fmtBytes(v float64) string {
-	units := []string{"B", "KiB", "MiB", "GiB", "TiB"}
-	i := 0
-	for math.Abs(v) >= 1024 && i < len(units)-1 {
-		v /= 1024
-		i++
-	}
-	if i == 0 {
-		return human.Thousands(v) + " B"
-	}
-	return strconv.FormatFloat(v, 'f', 1, 64) + " " + units[i]
 }
 
 func pct1(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
