@@ -1,4 +1,4 @@
-// Package target is what dbrig knows about a database it drives: how to
+// Package dbtarget is what dbrig knows about a database it drives: how to
 // open it, how to talk to it from one virtual user, how to bulk-load it,
 // and how to read its own counters. It knows nothing about workloads.
 package dbtarget
