@@ -171,7 +171,7 @@ func runSweep(sw *experiment.Sweep, metricsAddr string, stdout, stderr io.Writer
 	total := len(sw.Doc.Order)
 	if sw.Doc.Done == 0 {
 		fmt.Fprintf(stderr, "Sweep %s: %s, about %s; documents in %s\n",
-			sw.Spec.Name, runCount(sw), experiment.FormatDuration(estimate(sw)), sw.Dir)
+			sw.Spec.Name, runCount(sw), human.FormatDuration(estimate(sw)), sw.Dir)
 	} else {
 		fmt.Fprintf(stderr, "Resuming sweep %s at run %d of %d; documents in %s\n", sw.Spec.Name, sw.Doc.Done+1, total, sw.Dir)
 	}
@@ -366,7 +366,7 @@ func printPlan(w io.Writer, sw *experiment.Sweep) {
 	if n := schemaBuilds(sw); n > 0 {
 		how += ", " + plural(n, "build") + " of the schema"
 	}
-	fmt.Fprintf(w, "Estimated duration: about %s (%s)\n", experiment.FormatDuration(d), how)
+	fmt.Fprintf(w, "Estimated duration: about %s (%s)\n", human.FormatDuration(d), how)
 }
 
 // printResults is the table at the end: a line per point, with every

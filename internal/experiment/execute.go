@@ -723,7 +723,7 @@ func (r *run) next(ctx context.Context) (stop bool, err error) {
 	params := r.Spec.RunParams(pt)
 	left := r.Spec.Estimate(r.Points, doc.Order, doc.Done, 0)
 	fmt.Fprintf(r.o.Log, "run %d/%d: point %d (%s), repetition %d — about %s left\n",
-		doc.Done+1, len(doc.Order), pi+1, r.Spec.Label(pt), rep, roundLeft(left))
+		doc.Done+1, len(doc.Order), pi+1, r.Spec.Label(pt), rep, human.FormatDuration(left))
 
 	// What the last run left the server to do (old row versions to
 	// purge, dirty pages to write) is done now, not on this run's time.
@@ -901,18 +901,3 @@ func primaryP95(d *result.Document) float64 {
 	}
 	return 0
 }
-
-// roundLeft shows a time left the way a person would say it.
-func roundLeft(d time.Duration) string {
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Round(time.Second).Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm", int(d.Round(time.Minute).Minutes()))
-	}
-	d = d.Round(time.Minute)
-	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
-}
-
-// FormatDuration is roundLeft for callers outside the package.
-func FormatDuration(d time.Duration) string { return roundLeft(d) }
