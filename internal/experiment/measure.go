@@ -27,16 +27,11 @@ func (r *run) measure(ctx context.Context, pi, rep int, params []Param) (string,
 	}
 	defer opened.Close()
 	if len(r.Spec.With) > 0 {
-		groups := []workload.Group{{W: w, Run: opened, VUs: opt.VUs}}
-		for _, g := range r.Spec.With {
-			vus, _ := strconv.Atoi(g.Value) // checked with the spec
-			og, err := workload.OpenGroup(ctx, r.t, g.Name, vus)
-			if err != nil {
-				return "", err
-			}
-			defer og.Run.Close()
-			groups = append(groups, og)
+		groups, err := r.openWith(ctx, workload.Group{W: w, Run: opened, VUs: opt.VUs})
+		if err != nil {
+			return "", err
 		}
+		defer closeRuns(groups[1:])
 		mixed := workload.NewMixed(groups)
 		w, opened, opt.VUs = mixed, mixed, mixed.VUs()
 	}
@@ -53,14 +48,46 @@ func (r *run) measure(ctx context.Context, pi, rep int, params []Param) (string,
 	if err != nil {
 		return "", err
 	}
+	return r.file(pi, rep, d)
+}
+
+// openWith opens the workloads the spec runs beside the sweep's, each
+// with its virtual users, as groups after first. The caller closes their
+// runs; a failure closes those opened so far.
+func (r *run) openWith(ctx context.Context, first workload.Group) ([]workload.Group, error) {
+	groups := []workload.Group{first}
+	for _, g := range r.Spec.With {
+		vus, _ := strconv.Atoi(g.Value) // checked with the spec
+		og, err := workload.OpenGroup(ctx, r.t, g.Name, vus)
+		if err != nil {
+			closeRuns(groups[1:])
+			return nil, err
+		}
+		groups = append(groups, og)
+	}
+	return groups, nil
+}
+
+// closeRuns closes the groups' runs, the last opened first.
+func closeRuns(groups []workload.Group) {
+	for i := len(groups) - 1; i >= 0; i-- {
+		groups[i].Run.Close()
+	}
+}
+
+// file writes the run's document under runs/ and counts it for its
+// point, unless the run lost its server or was interrupted: then the
+// document is kept under a name of its own and the path is "".
+func (r *run) file(pi, rep int, d *result.Document) (string, error) {
 	doc := r.Doc
-	rel := filepath.Join("runs", fmt.Sprintf("p%02d-r%d.json", pi+1, rep))
+	name := fmt.Sprintf("p%02d-r%d", pi+1, rep)
 	switch {
 	case d.ServerLost != nil:
-		rel = filepath.Join("runs", fmt.Sprintf("p%02d-r%d-lost.json", pi+1, rep))
+		name += "-lost"
 	case d.Interrupted:
-		rel = filepath.Join("runs", fmt.Sprintf("p%02d-r%d-interrupted.json", pi+1, rep))
+		name += "-interrupted"
 	}
+	rel := filepath.Join("runs", name+".json")
 	if err := result.Write(filepath.Join(r.Dir, rel), d); err != nil {
 		return "", fmt.Errorf("write %s: %w", rel, err)
 	}
@@ -79,6 +106,15 @@ func (r *run) measure(ctx context.Context, pi, rep int, params []Param) (string,
 	if r.Spec.BuildOf(r.Points[pi]) != "" {
 		pt.ServerVersion = d.Target.Version
 	}
+	count(pt, d)
+	doc.Done++
+	result.Recompute(doc)
+	return rel, r.save()
+}
+
+// count adds the run's figures to its point's: every metric's value, the
+// primary transaction's p95, and the telemetry that explains them.
+func count(pt *result.SweepPoint, d *result.Document) {
 	for _, m := range d.Metrics {
 		// A metric neither side could measure (a cache miss on a database
 		// that counts none) has no value to average.
@@ -87,20 +123,18 @@ func (r *run) measure(ctx context.Context, pi, rep int, params []Param) (string,
 		}
 	}
 	pt.P95 = append(pt.P95, primaryP95(d))
-	if d.Telemetry != nil {
-		sum := telemetry.Summarize(d.Telemetry)
-		for _, e := range telemetry.Explains {
-			if v, ok := e.Value(sum); ok {
-				if pt.Telemetry == nil {
-					pt.Telemetry = map[string][]float64{}
-				}
-				pt.Telemetry[e.Key] = append(pt.Telemetry[e.Key], v)
+	if d.Telemetry == nil {
+		return
+	}
+	sum := telemetry.Summarize(d.Telemetry)
+	for _, e := range telemetry.Explains {
+		if v, ok := e.Value(sum); ok {
+			if pt.Telemetry == nil {
+				pt.Telemetry = map[string][]float64{}
 			}
+			pt.Telemetry[e.Key] = append(pt.Telemetry[e.Key], v)
 		}
 	}
-	doc.Done++
-	result.Recompute(doc)
-	return rel, r.save()
 }
 
 // primaryP95 is the p95 latency of the run's primary transaction, else of

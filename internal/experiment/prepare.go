@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/dbrig/dbrig/internal/dbtarget"
+	"github.com/dbrig/dbrig/internal/human"
 	"github.com/dbrig/dbrig/internal/result"
 	"github.com/dbrig/dbrig/internal/server"
 	"github.com/dbrig/dbrig/internal/workload"
@@ -102,4 +104,95 @@ func (r *run) ensureSchema(ctx context.Context) error {
 	}
 	fmt.Fprintf(r.o.Log, "Built %s: %d rows in %.1f s\n", r.Spec.Workload, sum.Rows, sum.Seconds)
 	return nil
+}
+
+// ensureBuilt builds the schema on the point's cluster, or the external
+// target, the first time a run there needs it. stop reports that the
+// sweep was stopped meanwhile.
+func (r *run) ensureBuilt(ctx context.Context, pt Point) (stop bool, err error) {
+	cluster := ""
+	if r.srv != nil {
+		cluster = r.build(pt).Dir
+	}
+	if r.built[cluster] {
+		return false, nil
+	}
+	if err := r.ensureSchema(ctx); err != nil {
+		return false, err
+	}
+	r.built[cluster] = true
+	if r.Spec.Builds() {
+		r.noteMemory(ctx)
+	}
+	return r.stopping(ctx), nil
+}
+
+// settle has the server do what the last run left it to do (old row
+// versions to purge, dirty pages to write) now, not on this run's time.
+// It reports true when the sweep was stopped meanwhile.
+func (r *run) settle(ctx context.Context) (stop bool) {
+	st, ok := r.t.(dbtarget.Settler)
+	if !ok {
+		return false
+	}
+	sctx, cancel := r.stoppable(ctx)
+	line, err := st.Settle(sctx)
+	cancel()
+	switch {
+	case err != nil && sctx.Err() != nil:
+		return true
+	case err != nil:
+		r.warnOnce(&r.settleNote, "the server was not settled between runs", err)
+	default:
+		fmt.Fprintf(r.o.Log, "settled: %s\n", line)
+	}
+	return false
+}
+
+// dropCaches empties the OS page cache before a run. Only a managed
+// server is known to share this host's page cache; an external target's
+// host is out of reach, and dropping ours would only slow everything
+// else down.
+func (r *run) dropCaches() {
+	err := errors.New("the target is external, and its host's cache is out of dbrig's reach")
+	if r.srv != nil {
+		err = r.o.DropCaches()
+	}
+	if err != nil {
+		r.warnOnce(&r.dropNote, "OS page cache not dropped between runs", err)
+	}
+}
+
+// warnOnce tells, in the sweep's notes and its log, what could not be
+// done between runs; done keeps it to once a sweep.
+func (r *run) warnOnce(done *bool, what string, err error) {
+	if *done {
+		return
+	}
+	*done = true
+	r.addNote(what + ": " + err.Error())
+	fmt.Fprintf(r.o.Log, "dbrig: %s: %v\n", what, err)
+}
+
+// prewarm reads the whole database into the server's cache before the
+// point's run, and records how much of it stayed resident. stop reports
+// that the sweep was stopped meanwhile.
+func (r *run) prewarm(ctx context.Context, pi int) (stop bool, err error) {
+	// The spec was refused unless the target's kind can prewarm.
+	pw, ok := r.t.(dbtarget.Prewarmer)
+	if !ok {
+		return false, r.pointError(pi, fmt.Errorf("prewarm: a %s target cannot warm its cache", r.t.Kind()))
+	}
+	pctx, cancel := r.stoppable(ctx)
+	res, err := pw.Prewarm(pctx)
+	cancel()
+	if err != nil {
+		if pctx.Err() != nil {
+			return true, nil
+		}
+		return false, r.pointError(pi, fmt.Errorf("prewarm: %w", err))
+	}
+	r.Doc.Points[pi].Resident = append(r.Doc.Points[pi].Resident, res.Fraction)
+	fmt.Fprintf(r.o.Log, "prewarm: %.1f%% of %s pages resident\n", res.Fraction*100, human.Thousands(float64(res.Blocks)))
+	return false, nil
 }

@@ -54,8 +54,6 @@ type run struct {
 	dropNote bool
 	// settleNote: the note that the target could not settle is made once.
 	settleNote bool
-	started    time.Time
-	runsDone   int // in this call, for the time-left estimate
 }
 
 // Run carries the sweep on from Doc.Done until every run is done, Stop is
@@ -78,7 +76,7 @@ func (s *Sweep) Run(ctx context.Context, o Options) (err error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	r := &run{Sweep: s, o: o, url: s.Spec.Target.URL, started: o.Now(), built: map[string]bool{}}
+	r := &run{Sweep: s, o: o, url: s.Spec.Target.URL, built: map[string]bool{}}
 	doc := s.Doc
 	if doc.StartedAt.IsZero() {
 		doc.StartedAt = o.Now().UTC()
@@ -176,112 +174,71 @@ func (r *run) next(ctx context.Context) (stop bool, err error) {
 			return false, err
 		}
 	}
-	if r.t == nil {
-		if r.t, err = dbtarget.Open(ctx, r.url); err != nil {
-			return false, err
-		}
-		if r.Doc.Target.Kind == "" || r.srv != nil {
-			v, _ := r.t.Version(ctx)
-			kind := r.t.Kind()
-			url := r.t.URL()
-			if len(r.builds) > 1 {
-				// Every build's, as New and initServer put them; each
-				// run's document has its own build's URL.
-				v, kind, url = r.Doc.Target.Version, r.Doc.Target.Kind, ""
-			}
-			r.Doc.Target = result.Target{Kind: kind, Version: v, URL: url}
-		}
+	if err := r.openTarget(ctx); err != nil {
+		return false, err
 	}
-	cluster := ""
-	if r.srv != nil {
-		cluster = r.build(pt).Dir
-	}
-	if !r.built[cluster] {
-		if err := r.ensureSchema(ctx); err != nil {
-			return false, err
-		}
-		r.built[cluster] = true
-		if r.Spec.Builds() {
-			r.noteMemory(ctx)
-		}
-		if r.stopping(ctx) {
-			return true, nil
-		}
+	if stop, err := r.ensureBuilt(ctx, pt); stop || err != nil {
+		return stop, err
 	}
 	params := r.Spec.RunParams(pt)
 	left := r.Spec.Estimate(r.Points, doc.Order, doc.Done, 0)
 	fmt.Fprintf(r.o.Log, "run %d/%d: point %d (%s), repetition %d — about %s left\n",
 		doc.Done+1, len(doc.Order), pi+1, r.Spec.Label(pt), rep, human.FormatDuration(left))
-
-	// What the last run left the server to do (old row versions to
-	// purge, dirty pages to write) is done now, not on this run's time.
-	if st, ok := r.t.(dbtarget.Settler); ok {
-		sctx, cancel := r.stoppable(ctx)
-		line, err := st.Settle(sctx)
-		cancel()
-		switch {
-		case err != nil && sctx.Err() != nil:
-			return true, nil
-		case err != nil && !r.settleNote:
-			r.settleNote = true
-			r.addNote("the server was not settled between runs: " + err.Error())
-			fmt.Fprintf(r.o.Log, "dbrig: the server was not settled between runs: %v\n", err)
-		case err == nil:
-			fmt.Fprintf(r.o.Log, "settled: %s\n", line)
-		}
+	if r.settle(ctx) {
+		return true, nil
 	}
-
-	// Only a managed server is known to share this host's page cache; an
-	// external target's host is out of reach, and dropping ours would only
-	// slow everything else down.
-	dropErr := errors.New("the target is external, and its host's cache is out of dbrig's reach")
-	if r.srv != nil {
-		dropErr = r.o.DropCaches()
-	}
-	if dropErr != nil && !r.dropNote {
-		r.dropNote = true
-		r.addNote("OS page cache not dropped between runs: " + dropErr.Error())
-		fmt.Fprintf(r.o.Log, "dbrig: OS page cache not dropped between runs: %v\n", dropErr)
-	}
+	r.dropCaches()
 	if lookup(params, "prewarm") == PrewarmFull {
-		// The spec was refused unless the target's kind can prewarm.
-		pw, ok := r.t.(dbtarget.Prewarmer)
-		if !ok {
-			return false, r.pointError(pi, fmt.Errorf("prewarm: a %s target cannot warm its cache", r.t.Kind()))
+		if stop, err := r.prewarm(ctx, pi); stop || err != nil {
+			return stop, err
 		}
-		pctx, cancel := r.stoppable(ctx)
-		res, err := pw.Prewarm(pctx)
-		cancel()
-		if err != nil {
-			if pctx.Err() != nil {
-				return true, nil
-			}
-			return false, r.pointError(pi, fmt.Errorf("prewarm: %w", err))
-		}
-		doc.Points[pi].Resident = append(doc.Points[pi].Resident, res.Fraction)
-		fmt.Fprintf(r.o.Log, "prewarm: %.1f%% of %s pages resident\n", res.Fraction*100, human.Thousands(float64(res.Blocks)))
 	}
-
 	docPath, err := r.measure(ctx, pi, rep, params)
 	if err != nil {
 		if ctx.Err() != nil && docPath == "" {
 			return true, nil
 		}
-		if isUser(err) {
-			return false, r.pointError(pi, err)
-		}
-		if r.srv != nil {
-			// A run that fails because the server died says so.
-			if st, serr := r.srv.Status(context.WithoutCancel(ctx)); serr == nil && st.State == server.Crashed {
-				return false, r.pointError(pi, fmt.Errorf("the server crashed: %s (run error: %v)", st.Reason, err))
-			}
-		}
-		r.Doc.Points[pi].Errors = append(r.Doc.Points[pi].Errors, err.Error())
-		return false, err
+		return false, r.runError(ctx, pi, err)
 	}
-	if docPath == "" {
-		return true, nil
+	return docPath == "", nil
+}
+
+// openTarget opens the target the runs measure, unless it is open, and
+// puts what it is in the sweep document.
+func (r *run) openTarget(ctx context.Context) (err error) {
+	if r.t != nil {
+		return nil
 	}
-	r.runsDone++
-	return false, nil
+	if r.t, err = dbtarget.Open(ctx, r.url); err != nil {
+		return err
+	}
+	if r.Doc.Target.Kind == "" || r.srv != nil {
+		v, _ := r.t.Version(ctx)
+		kind := r.t.Kind()
+		url := r.t.URL()
+		if len(r.builds) > 1 {
+			// Every build's, as New and initServer put them; each
+			// run's document has its own build's URL.
+			v, kind, url = r.Doc.Target.Version, r.Doc.Target.Kind, ""
+		}
+		r.Doc.Target = result.Target{Kind: kind, Version: v, URL: url}
+	}
+	return nil
+}
+
+// runError is what a failed run ends the sweep with: a refusal of the
+// point, the server's crash, or the run's own error, each recorded
+// against the point.
+func (r *run) runError(ctx context.Context, pi int, err error) error {
+	if isUser(err) {
+		return r.pointError(pi, err)
+	}
+	if r.srv != nil {
+		// A run that fails because the server died says so.
+		if st, serr := r.srv.Status(context.WithoutCancel(ctx)); serr == nil && st.State == server.Crashed {
+			return r.pointError(pi, fmt.Errorf("the server crashed: %s (run error: %v)", st.Reason, err))
+		}
+	}
+	r.Doc.Points[pi].Errors = append(r.Doc.Points[pi].Errors, err.Error())
+	return err
 }
