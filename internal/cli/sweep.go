@@ -24,13 +24,9 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func newSweep() *cobra.Command {
-	var dryRun bool
-	var out, resume, url, metricsAddr string
-	c := &cobra.Command{
-		Use:   "sweep FILE.yaml",
-		Short: "Run an experiment: every point of a matrix, repeated, with confidence intervals",
-		Long: `Runs the experiment a YAML spec describes: the product of its vary lists,
+// sweepLong and sweepExample are dbrig sweep's help.
+const (
+	sweepLong = `Runs the experiment a YAML spec describes: the product of its vary lists,
 each point repeated in an interleaved order (A B C A B C ...). Every run's
 document goes to DIR/runs, and DIR/sweep.json holds the matrix, the mean
 of each of the workload's metrics with its 95% confidence interval per
@@ -50,91 +46,118 @@ checked before anything runs; builds that cannot read each other's data
 get a cluster each (DIR/server-NAME), built from the same seed.
 
 Ctrl-C stops after the current run; a second Ctrl-C interrupts that run.
-Either way, dbrig sweep --resume DIR carries on from there.` + targetLong,
-		Example: `  dbrig sweep experiments/buffer-cache.yaml --dry-run
+Either way, dbrig sweep --resume DIR carries on from there.` + targetLong
+	sweepExample = `  dbrig sweep experiments/buffer-cache.yaml --dry-run
   dbrig sweep experiments/buffer-cache.yaml --out results/bc
   dbrig sweep --resume results/bc
   dbrig sweep experiments/buffer-cache.yaml ` + metricsExample + `
 
 With --metrics-addr, one server follows the whole sweep: each run's series
-(as for dbrig run) carry point, params and repetition labels.`,
-		Args: cobra.MaximumNArgs(1),
-		RunE: func(c *cobra.Command, args []string) error {
-			var sw *experiment.Sweep
-			switch {
-			case resume != "" && len(args) > 0:
-				return exitcode.Userf("give either a spec file or --resume DIR, not both")
-			case resume != "" && out != "":
-				return exitcode.Userf("--out does not apply to --resume: the sweep carries on in its own directory")
-			case resume != "":
-				var err error
-				if sw, err = experiment.Resume(resume, url); err != nil {
-					return err
-				}
-			case len(args) == 0:
-				return exitcode.Userf("name an experiment spec: dbrig sweep FILE.yaml (or dbrig sweep --resume DIR)")
-			case url != "":
-				return exitcode.Userf("--target applies to --resume only; the spec names its target")
-			default:
-				data, err := os.ReadFile(args[0])
-				if err != nil {
-					return exitcode.Userf("read the experiment spec: %v", err)
-				}
-				spec, err := experiment.Parse(args[0], data)
-				if err != nil {
-					return err
-				}
-				dir := out
-				if dir == "" {
-					dir = filepath.Join("dbrig-results", fmt.Sprintf("sweep-%s-%s", safeName.ReplaceAllString(spec.Name, "-"), time.Now().UTC().Format("20060102T150405Z")))
-				}
-				sw = experiment.New(spec, dir)
-			}
-			stdout, stderr := c.OutOrStdout(), c.ErrOrStderr()
-			if dryRun {
-				var builds []experiment.ServerBuild
-				if sw.Spec.Target.Managed {
-					var err error
-					if builds, err = sw.ServerBuilds(c.Context()); err != nil {
-						return err
-					}
-				}
-				note, err := checkSettingNames(c.Context(), sw, builds)
-				if err != nil {
-					return err
-				}
-				printPlan(stdout, sw)
-				printBuilds(stdout, sw, builds)
-				fmt.Fprint(stdout, note)
-				return nil
-			}
-			if resume == "" {
-				if _, err := os.Stat(sw.Path()); err == nil {
-					return exitcode.Userf("%s already holds a sweep: carry it on with `dbrig sweep --resume %s`, or choose another --out", sw.Dir, sw.Dir)
-				}
-			} else if sw.Doc.Complete {
-				fmt.Fprintf(stderr, "The sweep in %s is already complete.\n", sw.Dir)
-				printResults(stdout, sw)
-				return nil
-			}
-			// Every build is checked before the sweep's first line, so a
-			// missing one is refused in one line and leaves nothing behind;
-			// the sweep checks them again as it starts.
-			if sw.Spec.Target.Managed {
-				if _, err := sw.UsableServerBuilds(c.Context()); err != nil {
-					return err
-				}
-			}
-			return runSweep(sw, metricsAddr, stdout, stderr)
-		},
+(as for dbrig run) carry point, params and repetition labels.`
+)
+
+// sweepFlags are dbrig sweep's flags.
+type sweepFlags struct {
+	dryRun                        bool
+	out, resume, url, metricsAddr string
+}
+
+func newSweep() *cobra.Command {
+	var f sweepFlags
+	c := &cobra.Command{
+		Use:     "sweep FILE.yaml",
+		Short:   "Run an experiment: every point of a matrix, repeated, with confidence intervals",
+		Long:    sweepLong,
+		Example: sweepExample,
+		Args:    cobra.MaximumNArgs(1),
+		RunE:    f.run,
 	}
 	fs := c.Flags()
-	fs.BoolVar(&dryRun, "dry-run", false, "print the matrix, the run order and the estimated duration; run nothing")
-	fs.StringVar(&out, "out", "", "directory for the sweep's documents (default dbrig-results/sweep-NAME-TIME)")
-	fs.StringVar(&resume, "resume", "", "carry on the sweep in this directory from its last finished run")
-	fs.StringVar(&url, "target", "", "with --resume: the target URL again, when it holds a password (never stored)")
-	addMetricsFlag(fs, &metricsAddr)
+	fs.BoolVar(&f.dryRun, "dry-run", false, "print the matrix, the run order and the estimated duration; run nothing")
+	fs.StringVar(&f.out, "out", "", "directory for the sweep's documents (default dbrig-results/sweep-NAME-TIME)")
+	fs.StringVar(&f.resume, "resume", "", "carry on the sweep in this directory from its last finished run")
+	fs.StringVar(&f.url, "target", "", "with --resume: the target URL again, when it holds a password (never stored)")
+	addMetricsFlag(fs, &f.metricsAddr)
 	return c
+}
+
+func (f *sweepFlags) run(c *cobra.Command, args []string) error {
+	sw, err := f.open(args)
+	if err != nil {
+		return err
+	}
+	stdout, stderr := c.OutOrStdout(), c.ErrOrStderr()
+	if f.dryRun {
+		return dryRun(c.Context(), stdout, sw)
+	}
+	if f.resume == "" {
+		if _, err := os.Stat(sw.Path()); err == nil {
+			return exitcode.Userf("%s already holds a sweep: carry it on with `dbrig sweep --resume %s`, or choose another --out", sw.Dir, sw.Dir)
+		}
+	} else if sw.Doc.Complete {
+		fmt.Fprintf(stderr, "The sweep in %s is already complete.\n", sw.Dir)
+		printResults(stdout, sw)
+		return nil
+	}
+	// Every build is checked before the sweep's first line, so a
+	// missing one is refused in one line and leaves nothing behind;
+	// the sweep checks them again as it starts.
+	if sw.Spec.Target.Managed {
+		if _, err := sw.UsableServerBuilds(c.Context()); err != nil {
+			return err
+		}
+	}
+	return runSweep(sw, f.metricsAddr, stdout, stderr)
+}
+
+// open is the sweep the command line names: the one --resume carries on,
+// or a new one of the spec in args.
+func (f *sweepFlags) open(args []string) (*experiment.Sweep, error) {
+	switch {
+	case f.resume != "" && len(args) > 0:
+		return nil, exitcode.Userf("give either a spec file or --resume DIR, not both")
+	case f.resume != "" && f.out != "":
+		return nil, exitcode.Userf("--out does not apply to --resume: the sweep carries on in its own directory")
+	case f.resume != "":
+		return experiment.Resume(f.resume, f.url)
+	case len(args) == 0:
+		return nil, exitcode.Userf("name an experiment spec: dbrig sweep FILE.yaml (or dbrig sweep --resume DIR)")
+	case f.url != "":
+		return nil, exitcode.Userf("--target applies to --resume only; the spec names its target")
+	}
+	data, err := os.ReadFile(args[0])
+	if err != nil {
+		return nil, exitcode.Userf("read the experiment spec: %v", err)
+	}
+	spec, err := experiment.Parse(args[0], data)
+	if err != nil {
+		return nil, err
+	}
+	dir := f.out
+	if dir == "" {
+		dir = filepath.Join("dbrig-results", fmt.Sprintf("sweep-%s-%s", safeName.ReplaceAllString(spec.Name, "-"), time.Now().UTC().Format("20060102T150405Z")))
+	}
+	return experiment.New(spec, dir), nil
+}
+
+// dryRun is --dry-run: the plan, the server builds and the check of the
+// server settings' names; nothing runs.
+func dryRun(ctx context.Context, w io.Writer, sw *experiment.Sweep) error {
+	var builds []experiment.ServerBuild
+	if sw.Spec.Target.Managed {
+		var err error
+		if builds, err = sw.ServerBuilds(ctx); err != nil {
+			return err
+		}
+	}
+	note, err := checkSettingNames(ctx, sw, builds)
+	if err != nil {
+		return err
+	}
+	printPlan(w, sw)
+	printBuilds(w, sw, builds)
+	fmt.Fprint(w, note)
+	return nil
 }
 
 // safeName keeps a spec's name from reaching outside the results directory.
@@ -171,7 +194,7 @@ func runSweep(sw *experiment.Sweep, metricsAddr string, stdout, stderr io.Writer
 	total := len(sw.Doc.Order)
 	if sw.Doc.Done == 0 {
 		fmt.Fprintf(stderr, "Sweep %s: %s, about %s; documents in %s\n",
-			sw.Spec.Name, runCount(sw), experiment.FormatDuration(estimate(sw)), sw.Dir)
+			sw.Spec.Name, runCount(sw), human.FormatDuration(estimate(sw)), sw.Dir)
 	} else {
 		fmt.Fprintf(stderr, "Resuming sweep %s at run %d of %d; documents in %s\n", sw.Spec.Name, sw.Doc.Done+1, total, sw.Dir)
 	}
@@ -366,7 +389,7 @@ func printPlan(w io.Writer, sw *experiment.Sweep) {
 	if n := schemaBuilds(sw); n > 0 {
 		how += ", " + plural(n, "build") + " of the schema"
 	}
-	fmt.Fprintf(w, "Estimated duration: about %s (%s)\n", experiment.FormatDuration(d), how)
+	fmt.Fprintf(w, "Estimated duration: about %s (%s)\n", human.FormatDuration(d), how)
 }
 
 // printResults is the table at the end: a line per point, with every

@@ -572,109 +572,153 @@ func gaps(n int) []any {
 	return d
 }
 
+// pointsTable is every point of the sweep, a row each: its parameters,
+// each metric's mean and interval, the change over the baseline, and the
+// means of what explains them.
 func pointsTable(s *result.Sweep) *table {
-	hasRes, hasErr := false, false
-	explains := map[string]bool{}
+	c := newPointsCols(s)
+	tx := "primary transaction"
+	if s.PrimaryTx != "" {
+		tx = s.PrimaryTx
+	}
+	t := &table{Class: "wide", Head: heads(c.head(s)...),
+		Caption: fmt.Sprintf("Every point: its repetitions' mean of each metric with the 95%% confidence interval of the mean (Student's t), the mean of their %s p95 latencies, the %% change in %s over the baseline, and the means of what the host and the database did over the measured windows: the data disk's reads and read latency, the cache's misses and hit ratio.", tx, c.primary.Label)}
+	for i, p := range s.Points {
+		t.Rows = append(t.Rows, row{ID: fmt.Sprintf("point-%d", i), Cells: c.row(s, i, p)})
+	}
+	return t
+}
+
+// pointsCols are the points table's metrics, and the columns only some
+// sweeps have: the resident fraction, the telemetry that explains, the
+// errors.
+type pointsCols struct {
+	metrics          []result.MetricDef
+	primary          result.MetricDef
+	resident, errors bool
+	explains         map[string]bool
+}
+
+func newPointsCols(s *result.Sweep) pointsCols {
+	c := pointsCols{metrics: primaryFirst(s), primary: s.Primary(), explains: map[string]bool{}}
 	for _, p := range s.Points {
-		hasRes = hasRes || len(p.Resident) > 0
-		hasErr = hasErr || len(p.Errors) > 0
+		c.resident = c.resident || len(p.Resident) > 0
+		c.errors = c.errors || len(p.Errors) > 0
 		for k := range p.Telemetry {
-			explains[k] = true
+			c.explains[k] = true
 		}
 	}
-	metrics := primaryFirst(s)
-	primary := s.Primary()
+	return c
+}
+
+// explained are the classic telemetry figures some point has.
+func (c pointsCols) explained() []telemetry.Explain {
+	var out []telemetry.Explain
+	for _, e := range telemetry.Explains {
+		if e.Classic && c.explains[e.Key] {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func (c pointsCols) head(s *result.Sweep) []string {
 	var h []string
 	h = append(h, s.Varied...)
 	if s.VariesServer() {
 		h = append(h, "server version")
 	}
 	h = append(h, "#n")
-	for _, m := range metrics {
+	for _, m := range c.metrics {
 		h = append(h, "#mean "+m.Label, "#95% CI")
-		if m.Key == primary.Key {
+		if m.Key == c.primary.Key {
 			h = append(h, "#±")
 		}
 	}
 	h = append(h, "#p95 ms", "#change", "#change 95% CI", "significant")
-	if hasRes {
+	if c.resident {
 		h = append(h, "#resident")
 	}
-	for _, e := range telemetry.Explains {
-		if e.Classic && explains[e.Key] {
-			h = append(h, "#"+strings.TrimSpace(e.Label+" "+e.Unit))
-		}
+	for _, e := range c.explained() {
+		h = append(h, "#"+strings.TrimSpace(e.Label+" "+e.Unit))
 	}
-	if hasErr {
+	if c.errors {
 		h = append(h, "errors")
 	}
-	tx := "primary transaction"
-	if s.PrimaryTx != "" {
-		tx = s.PrimaryTx
+	return h
+}
+
+// row is point i's cells, column for column with head.
+func (c pointsCols) row(s *result.Sweep, i int, p result.SweepPoint) []cell {
+	var cells []cell
+	for _, k := range s.Varied {
+		cells = append(cells, cell{Text: p.Params[k]})
 	}
-	t := &table{Class: "wide", Head: heads(h...),
-		Caption: fmt.Sprintf("Every point: its repetitions' mean of each metric with the 95%% confidence interval of the mean (Student's t), the mean of their %s p95 latencies, the %% change in %s over the baseline, and the means of what the host and the database did over the measured windows: the data disk's reads and read latency, the cache's misses and hit ratio.", tx, primary.Label)}
-	for i, p := range s.Points {
-		var c []cell
-		for _, k := range s.Varied {
-			c = append(c, cell{Text: p.Params[k]})
-		}
-		if s.VariesServer() {
-			c = append(c, cell{Text: p.ServerVersion})
-		}
-		c = append(c, num(strconv.Itoa(len(p.Values[primary.Key]))))
-		for _, m := range metrics {
-			st := p.Stats[m.Key]
-			mean, ci, rel := "—", "—", "—"
-			if st != nil {
-				mean, ci = fmtValue(st.Mean), fmtValue(st.CILow)+" – "+fmtValue(st.CIHigh)
-				if st.Mean != 0 {
-					rel = fmt.Sprintf("%.1f%%", 50*(st.CIHigh-st.CILow)/math.Abs(st.Mean))
-				}
-			}
-			c = append(c, num(mean), num(ci))
-			if m.Key == primary.Key {
-				c = append(c, num(rel))
-			}
-		}
-		p95 := "—"
-		if len(p.P95) > 0 {
-			p95 = ms(result.Mean(p.P95))
-		}
-		c = append(c, num(p95))
-		switch g := p.Gains[primary.Key]; {
-		case g != nil:
-			sig := cell{Text: "yes", Class: "good"}
-			if g.Pct > 0 != primary.HigherIsBetter {
-				sig.Class = "bad"
-			}
-			if !g.Significant {
-				sig = cell{Text: "no", Class: "ns", Title: "the 95% interval includes 0"}
-			}
-			c = append(c, num(signedPct(g.Pct)), num(signedPct(g.Low)+" … "+signedPct(g.High)), sig)
-		case isBaseline(s, i):
-			c = append(c, num("—"), num("—"), cell{Text: "baseline", Class: "base"})
-		default:
-			c = append(c, num("—"), num("—"), cell{Text: "—"})
-		}
-		if hasRes {
-			r := "—"
-			if len(p.Resident) > 0 {
-				r = fmt.Sprintf("%.1f%%", 100*result.Mean(p.Resident))
-			}
-			c = append(c, num(r))
-		}
-		for _, e := range telemetry.Explains {
-			if e.Classic && explains[e.Key] {
-				c = append(c, num(explainMean(p, e.Key)))
-			}
-		}
-		if hasErr {
-			c = append(c, cell{Text: strings.Join(p.Errors, "; "), Class: "bad"})
-		}
-		t.Rows = append(t.Rows, row{ID: fmt.Sprintf("point-%d", i), Cells: c})
+	if s.VariesServer() {
+		cells = append(cells, cell{Text: p.ServerVersion})
 	}
-	return t
+	cells = append(cells, num(strconv.Itoa(len(p.Values[c.primary.Key]))))
+	cells = append(cells, c.metricCells(p)...)
+	p95 := "—"
+	if len(p.P95) > 0 {
+		p95 = ms(result.Mean(p.P95))
+	}
+	cells = append(cells, num(p95))
+	cells = append(cells, c.gainCells(p.Gains[c.primary.Key], isBaseline(s, i))...)
+	if c.resident {
+		r := "—"
+		if len(p.Resident) > 0 {
+			r = fmt.Sprintf("%.1f%%", 100*result.Mean(p.Resident))
+		}
+		cells = append(cells, num(r))
+	}
+	for _, e := range c.explained() {
+		cells = append(cells, num(explainMean(p, e.Key)))
+	}
+	if c.errors {
+		cells = append(cells, cell{Text: strings.Join(p.Errors, "; "), Class: "bad"})
+	}
+	return cells
+}
+
+// metricCells are each metric's mean and interval at the point, and the
+// primary metric's interval relative to its mean.
+func (c pointsCols) metricCells(p result.SweepPoint) []cell {
+	var cells []cell
+	for _, m := range c.metrics {
+		st := p.Stats[m.Key]
+		mean, ci, rel := "—", "—", "—"
+		if st != nil {
+			mean, ci = fmtValue(st.Mean), fmtValue(st.CILow)+" – "+fmtValue(st.CIHigh)
+			if st.Mean != 0 {
+				rel = fmt.Sprintf("%.1f%%", 50*(st.CIHigh-st.CILow)/math.Abs(st.Mean))
+			}
+		}
+		cells = append(cells, num(mean), num(ci))
+		if m.Key == c.primary.Key {
+			cells = append(cells, num(rel))
+		}
+	}
+	return cells
+}
+
+// gainCells are the change in the primary metric over the baseline, its
+// interval, and whether it is significant and which way.
+func (c pointsCols) gainCells(g *result.Gain, baseline bool) []cell {
+	switch {
+	case g != nil:
+		sig := cell{Text: "yes", Class: "good"}
+		if g.Pct > 0 != c.primary.HigherIsBetter {
+			sig.Class = "bad"
+		}
+		if !g.Significant {
+			sig = cell{Text: "no", Class: "ns", Title: "the 95% interval includes 0"}
+		}
+		return []cell{num(signedPct(g.Pct)), num(signedPct(g.Low) + " … " + signedPct(g.High)), sig}
+	case baseline:
+		return []cell{num("—"), num("—"), {Text: "baseline", Class: "base"}}
+	}
+	return []cell{num("—"), num("—"), {Text: "—"}}
 }
 
 // explainMean is a point's mean of a telemetry figure over its repetitions.

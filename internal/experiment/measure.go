@@ -1,0 +1,152 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"path/filepath"
+	"strconv"
+
+	"github.com/dbrig/dbrig/internal/result"
+	"github.com/dbrig/dbrig/internal/runner"
+	"github.com/dbrig/dbrig/internal/telemetry"
+	"github.com/dbrig/dbrig/internal/workload"
+)
+
+// measure does one run and files its document. An interrupted run's
+// document is kept under its own name and counts for nothing; path is
+// then "".
+func (r *run) measure(ctx context.Context, pi, rep int, params []Param) (string, error) {
+	w, opt, err := r.Spec.configure(params)
+	if err != nil {
+		return "", err
+	}
+	opened, err := w.Open(ctx, r.t)
+	if err != nil {
+		return "", err
+	}
+	defer opened.Close()
+	if len(r.Spec.With) > 0 {
+		groups, err := r.openWith(ctx, workload.Group{W: w, Run: opened, VUs: opt.VUs})
+		if err != nil {
+			return "", err
+		}
+		defer closeRuns(groups[1:])
+		mixed := workload.NewMixed(groups)
+		w, opened, opt.VUs = mixed, mixed, mixed.VUs()
+	}
+	opt.Progress = r.o.Progress
+	opt.Telemetry.Server = r.facts
+	opt.Warn = func(msg string) { fmt.Fprintln(r.o.Log, "dbrig: "+msg) }
+	if r.o.Live != nil {
+		opt.Live = r.o.Live(w.Info(), opened, map[string]string{
+			"point": strconv.Itoa(pi + 1), "params": r.Points[pi].Label(), "repetition": strconv.Itoa(rep),
+		})
+	}
+	d, err := runner.Run(ctx, r.t, w, opened, opt)
+	r.o.ProgressDone()
+	if err != nil {
+		return "", err
+	}
+	return r.file(pi, rep, d)
+}
+
+// openWith opens the workloads the spec runs beside the sweep's, each
+// with its virtual users, as groups after first. The caller closes their
+// runs; a failure closes those opened so far.
+func (r *run) openWith(ctx context.Context, first workload.Group) ([]workload.Group, error) {
+	groups := []workload.Group{first}
+	for _, g := range r.Spec.With {
+		vus, _ := strconv.Atoi(g.Value) // checked with the spec
+		og, err := workload.OpenGroup(ctx, r.t, g.Name, vus)
+		if err != nil {
+			closeRuns(groups[1:])
+			return nil, err
+		}
+		groups = append(groups, og)
+	}
+	return groups, nil
+}
+
+// closeRuns closes the groups' runs, the last opened first.
+func closeRuns(groups []workload.Group) {
+	for i := len(groups) - 1; i >= 0; i-- {
+		groups[i].Run.Close()
+	}
+}
+
+// file writes the run's document under runs/ and counts it for its
+// point, unless the run lost its server or was interrupted: then the
+// document is kept under a name of its own and the path is "".
+func (r *run) file(pi, rep int, d *result.Document) (string, error) {
+	doc := r.Doc
+	name := fmt.Sprintf("p%02d-r%d", pi+1, rep)
+	switch {
+	case d.ServerLost != nil:
+		name += "-lost"
+	case d.Interrupted:
+		name += "-interrupted"
+	}
+	rel := filepath.Join("runs", name+".json")
+	if err := result.Write(filepath.Join(r.Dir, rel), d); err != nil {
+		return "", fmt.Errorf("write %s: %w", rel, err)
+	}
+	if d.ServerLost != nil {
+		// Every run after it would fail the same way.
+		return "", fmt.Errorf("run %d (point %d, repetition %d) lost its server %.1f s in: %s is kept but not counted; once the server is back, a resume runs it again",
+			doc.Done+1, pi+1, rep, d.ServerLost.At, rel)
+	}
+	if d.Interrupted {
+		r.addNote(fmt.Sprintf("run %d (point %d, repetition %d) was interrupted; %s is kept but not counted, and a resume runs it again",
+			doc.Done+1, pi+1, rep, rel))
+		return "", nil
+	}
+	pt := &doc.Points[pi]
+	pt.Runs[rep-1] = rel
+	if r.Spec.BuildOf(r.Points[pi]) != "" {
+		pt.ServerVersion = d.Target.Version
+	}
+	count(pt, d)
+	doc.Done++
+	result.Recompute(doc)
+	return rel, r.save()
+}
+
+// count adds the run's figures to its point's: every metric's value, the
+// primary transaction's p95, and the telemetry that explains them.
+func count(pt *result.SweepPoint, d *result.Document) {
+	for _, m := range d.Metrics {
+		// A metric neither side could measure (a cache miss on a database
+		// that counts none) has no value to average.
+		if v := m.Value(); !math.IsNaN(v) {
+			pt.Values[m.Key] = append(pt.Values[m.Key], v)
+		}
+	}
+	pt.P95 = append(pt.P95, primaryP95(d))
+	if d.Telemetry == nil {
+		return
+	}
+	sum := telemetry.Summarize(d.Telemetry)
+	for _, e := range telemetry.Explains {
+		if v, ok := e.Value(sum); ok {
+			if pt.Telemetry == nil {
+				pt.Telemetry = map[string][]float64{}
+			}
+			pt.Telemetry[e.Key] = append(pt.Telemetry[e.Key], v)
+		}
+	}
+}
+
+// primaryP95 is the p95 latency of the run's primary transaction, else of
+// the first type the workload names.
+func primaryP95(d *result.Document) float64 {
+	for _, tx := range d.Transactions {
+		if tx.Name == d.PrimaryTx {
+			return tx.Latency.P95
+		}
+	}
+	if len(d.Transactions) > 0 {
+		return d.Transactions[0].Latency.P95
+	}
+	return 0
+}
