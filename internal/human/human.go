@@ -1,6 +1,6 @@
 // Package human formats what dbrig shows people: numbers with thousands
 // separators, sizes (read and written as a person spells them, or shown
-// in the unit that fits), errors cut to one line, and text made safe for a
+// in the unit that fits), a time left, errors cut to one line, and text made safe for a
 // terminal.
 package human
 
