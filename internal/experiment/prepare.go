@@ -28,7 +28,7 @@ func (r *run) noteMemory(ctx context.Context) {
 			return // a resumed sweep noted it already
 		}
 	}
-	gib := func(b int64) string { return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30)) }
+	shown := func(b int64) string { return human.Bytes(float64(b)) }
 	var below []string
 	for _, p := range r.Points {
 		if m := r.Spec.Confinement(p).Memory; m > 0 && m < size {
@@ -37,20 +37,20 @@ func (r *run) noteMemory(ctx context.Context) {
 	}
 	if len(below) > 0 {
 		r.addNote(fmt.Sprintf("The database is %s, more than the server's memory limit (page cache included) at %s: there the OS page cache cannot hold it, so what the buffer cache misses is read from the device.",
-			gib(size), strings.Join(below, "; ")))
+			shown(size), strings.Join(below, "; ")))
 		return
 	}
 	if r.readsDirect(ctx) {
 		r.addNote(fmt.Sprintf("The database is %s, and at every point the server reads its data files past the OS page cache (direct I/O): what the buffer cache misses is read from the device.",
-			gib(size)))
+			shown(size)))
 		return
 	}
 	if size < host.MemoryBytes/2 {
 		r.addNote(fmt.Sprintf("The database is %s and this host has %s of memory: it fits the OS page cache, so a buffer cache smaller than the database costs copies from the OS cache (re-read after each drop), not steady disk reads.",
-			gib(size), gib(host.MemoryBytes)))
+			shown(size), shown(host.MemoryBytes)))
 		return
 	}
-	r.addNote(fmt.Sprintf("The database is %s and this host has %s of memory.", gib(size), gib(host.MemoryBytes)))
+	r.addNote(fmt.Sprintf("The database is %s and this host has %s of memory.", shown(size), shown(host.MemoryBytes)))
 }
 
 // readsDirect reports whether every point's server reads its data files

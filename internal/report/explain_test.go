@@ -25,7 +25,7 @@ func TestExplainSections(t *testing.T) {
 	}
 	_, event, _ := strings.Cut(s.Waits[0].Name, "/")
 	want := []string{
-		"What the telemetry says first", "does not fit in the server's memory limit (320 MiB)",
+		"What the telemetry says first", "does not fit in the server's memory limit (320.0 MiB)",
 		"Load profile", "physical reads (cache misses)", fmtCount(s.DB.Rates[telemetry.PhysicalReads]),
 		"buffer hit %", fmt.Sprintf("%.2f%%", *s.DB.HitPct),
 		"Top wait events", event, fmt.Sprintf("%.1f%%", s.Waits[0].Pct),

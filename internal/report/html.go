@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/dbrig/dbrig/internal/dbtarget"
+	"github.com/dbrig/dbrig/internal/human"
 	"github.com/dbrig/dbrig/internal/result"
 )
 
@@ -284,15 +285,12 @@ func decodeJSON(raw []byte) any {
 	return v
 }
 
+// bytesIEC is a measured size, or nothing where none was measured.
 func bytesIEC(n int64) string {
 	if n <= 0 {
 		return ""
 	}
-	const gib = 1 << 30
-	if n >= gib {
-		return fmt.Sprintf("%.1f GiB", float64(n)/gib)
-	}
-	return fmt.Sprintf("%.0f MiB", float64(n)/(1<<20))
+	return human.Bytes(float64(n))
 }
 
 func ms(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
