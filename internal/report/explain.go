@@ -160,6 +160,16 @@ func fitNote(f telemetry.HostFacts, hostMemory int64, s telemetry.Summary) strin
 	return n + "."
 }
 
+// sessions is how many sessions a run drove: its virtual users, or, for a
+// workload that runs its own sessions, its --sessions (the same flag's
+// other name).
+func sessions(cfg map[string]any) int {
+	if n := configInt(cfg, "vus"); n > 0 {
+		return n
+	}
+	return configInt(cfg, "sessions")
+}
+
 func configInt(cfg map[string]any, key string) int {
 	switch v := cfg[key].(type) {
 	case float64:
@@ -455,7 +465,7 @@ func oneLine(d *result.Document, s telemetry.Summary) block {
 	t := &table{Class: "wide",
 		Head: heads("sessions", "#elapsed s", "#DB CPU", "#LIO/s", "#PREADS/s", "#disk reads/s", "#disk read MB/s",
 			"#PWRITES/s", "#redo MB/s", "#read µs (DB)", "#read ms (disk)", "top wait"),
-		Rows: []row{{Cells: []cell{num(strconv.Itoa(configInt(d.Config, "vus"))), num(fmt.Sprintf("%.1f", s.Seconds)), dbCPU,
+		Rows: []row{{Cells: []cell{num(strconv.Itoa(sessions(d.Config))), num(fmt.Sprintf("%.1f", s.Seconds)), dbCPU,
 			opt("logical_reads_per_s", fmtCount), opt("physical_reads_per_s", fmtCount), opt("read_iops", fmtCount), diskMB,
 			opt("block_writes_per_s", fmtCount), opt("wal_bytes_per_s", mb), readUs, diskMs, top}}},
 		Caption: "DB CPU is the CPUs the server's processes kept busy (an embedded database's: the client's); LIO and PREADS are the database's logical reads and " +

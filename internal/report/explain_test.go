@@ -169,3 +169,27 @@ func TestCostNote(t *testing.T) {
 		t.Errorf("without a cost: %q", got)
 	}
 }
+
+// TestOneLineSessions: a workload that runs its own sessions (the CPU
+// test's --sessions) shows them in the line's first column, which read 0
+// while only the driver's "vus" was looked up.
+func TestOneLineSessions(t *testing.T) {
+	d, err := Load("testdata/blockio-run.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		cfg  map[string]any
+		want string
+	}{
+		{map[string]any{"vus": 4.0}, "4"},
+		{map[string]any{"sessions": 3.0}, "3"},
+		{map[string]any{}, "0"},
+	} {
+		d.Run.Config = c.cfg
+		b := oneLine(d.Run, telemetry.Summarize(d.Run.Telemetry))
+		if got := b.Table.Rows[0].Cells[0].Text; got != c.want {
+			t.Errorf("config %v: sessions %q, want %q", c.cfg, got, c.want)
+		}
+	}
+}
