@@ -8,7 +8,8 @@ package cli_test
 // The conventions, for whoever writes the docs:
 //   - A code block whose lines include a command (dbrig, go run ./cmd/dbrig,
 //     go test, make, bench/*.sh, .ci/run) holds only commands, variable
-//     assignments (T=...) and comments; curl and /usr/bin/time may lead a line.
+//     assignments (T=...) and comments; curl, other go commands and gofmt
+//     may stand on a line unchecked, and /usr/bin/time may lead one.
 //   - A block with a dbrig command is preceded by <!-- run --> or by
 //     <!-- not run: REASON -->. Every block's dbrig commands are parsed by
 //     cobra (subcommand, flags, their values, arguments); a run block's are
@@ -21,7 +22,9 @@ package cli_test
 //   - go test lines must name packages that exist, and tests, benchmarks or
 //     fuzzers that match; make lines targets of the Makefile; bench scripts
 //     flags that their Go programs define. Inline code naming a test
-//     function, a go test command or a path in the tree is checked the same.
+//     function, a go test command or a path in the tree is checked the same,
+//     and a dbrig command named in prose must name real commands (or a
+//     placeholder in capitals: dbrig run W) and flags.
 
 import (
 	"fmt"
@@ -34,6 +37,7 @@ import (
 
 	"github.com/dbrig/dbrig/internal/cli"
 	"github.com/dbrig/dbrig/internal/server/postgres"
+	"github.com/spf13/cobra"
 )
 
 // docPage is one Markdown file: its path from the repository's root and
@@ -230,7 +234,7 @@ func classify(line string, vars map[string]string) (cmd docCommand, name, value 
 		return docCommand{"make", w[1:]}, "", "", true
 	case strings.HasPrefix(w[0], "bench/") || w[0] == ".ci/run":
 		return docCommand{"script", w}, "", "", true
-	case w[0] == "curl":
+	case w[0] == "curl" || w[0] == "go" || w[0] == "gofmt":
 		return docCommand{}, "", "", true
 	case w[0] == "/usr/bin/time":
 		if i := slices.Index(w, "dbrig"); i > 0 {
@@ -254,19 +258,29 @@ func isCommandBlock(b docBlock) bool {
 	return false
 }
 
-// parseCheck resolves a dbrig command line against the real command tree
-// and parses its flags and arguments, as running it would, without running it.
-func parseCheck(args []string) error {
+// resolve finds a dbrig command line's command in the real command tree
+// and parses its flags, as running it would, without running it; it
+// returns the command and its positional arguments.
+func resolve(args []string) (*cobra.Command, []string, error) {
 	root := cli.NewRoot()
 	cmd, rest, err := root.Find(args)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	cmd.InitDefaultHelpFlag()
 	if err := cmd.ParseFlags(rest); err != nil {
-		return fmt.Errorf("%s: %v", cmd.CommandPath(), err)
+		return nil, nil, fmt.Errorf("%s: %v", cmd.CommandPath(), err)
 	}
-	pos := cmd.Flags().Args()
+	return cmd, cmd.Flags().Args(), nil
+}
+
+// parseCheck checks a dbrig command line as a shell would hand it to dbrig:
+// its command, flags, their values and its arguments.
+func parseCheck(args []string) error {
+	cmd, pos, err := resolve(args)
+	if err != nil {
+		return err
+	}
 	if cmd.HasSubCommands() {
 		if len(pos) > 0 {
 			return fmt.Errorf("%s has no subcommand %q", cmd.CommandPath(), pos[0])
@@ -278,6 +292,22 @@ func parseCheck(args []string) error {
 	}
 	if err := cmd.ValidateRequiredFlags(); err != nil {
 		return fmt.Errorf("%s: %v", cmd.CommandPath(), err)
+	}
+	return nil
+}
+
+var placeholderRE = regexp.MustCompile(`^[A-Z]+$`)
+
+// mentionCheck checks a dbrig command named in prose, which may stop short
+// of a whole command line (dbrig report, dbrig run W): its words must name
+// commands, or a placeholder in capitals, and its flags must parse.
+func mentionCheck(args []string) error {
+	cmd, pos, err := resolve(args)
+	if err != nil {
+		return err
+	}
+	if cmd.HasSubCommands() && len(pos) > 0 && !placeholderRE.MatchString(pos[0]) {
+		return fmt.Errorf("%s has no subcommand %q", cmd.CommandPath(), pos[0])
 	}
 	return nil
 }
@@ -303,7 +333,7 @@ func TestDocsCommands(t *testing.T) {
 				c, name, value, ok := classify(line, vars)
 				switch {
 				case !ok:
-					t.Errorf("%s: %q is not a command this test knows (dbrig, go test, make, bench/, .ci/run, curl)", b.at(i), strings.TrimSpace(line))
+					t.Errorf("%s: %q is not a command this test knows (dbrig, go, make, bench/, .ci/run, curl)", b.at(i), strings.TrimSpace(line))
 				case name != "":
 					vars[name] = value
 				case c.kind == "dbrig":
@@ -735,6 +765,11 @@ func (s *sourceTree) checkInline(code string) error {
 		if !s.funcs[code] {
 			return fmt.Errorf("no test function %s in the tree", code)
 		}
+	case strings.HasPrefix(code, "dbrig "):
+		c, _, _, _ := classify(code, nil)
+		if err := mentionCheck(c.args); err != nil {
+			return fmt.Errorf("%s: %v", code, err)
+		}
 	case strings.HasPrefix(code, "go test ") && strings.Contains(code, "./"):
 		c, _, _, _ := classify(code, nil)
 		return s.check(c)
@@ -792,6 +827,12 @@ func TestDocsCheckCatches(t *testing.T) {
 		if (err != nil) != tc.bad {
 			t.Errorf("%s: error %v, want one: %v", tc.line, err, tc.bad)
 		}
+	}
+	if err := mentionCheck([]string{"run", "W"}); err != nil {
+		t.Errorf("dbrig run W, named in prose: %v", err)
+	}
+	if err := mentionCheck([]string{"run", "tprocc"}); err == nil {
+		t.Error("dbrig run tprocc, named in prose: no error")
 	}
 }
 
