@@ -34,6 +34,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dbrig/dbrig/internal/cli"
 	"github.com/dbrig/dbrig/internal/server/postgres"
@@ -620,7 +621,9 @@ func runBlock(t *testing.T, b docBlock, vars map[string]string, printed map[stri
 		if c.kind != "dbrig" {
 			continue
 		}
+		start := time.Now()
 		o := dbrig(t, c.args...)
+		t.Logf("%s: %.1f s", b.at(i), time.Since(start).Seconds())
 		if o.code != 0 {
 			t.Fatalf("%s: dbrig %s: exit %d:\n%s", b.at(i), strings.Join(c.args, " "), o.code, o.stderr)
 		}
