@@ -9,8 +9,6 @@ package server
 import (
 	"context"
 	"errors"
-	"maps"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -190,59 +188,9 @@ func Attach(kind, dir string) (Server, error) {
 	return k.Attach(dir)
 }
 
-// PointNames is every setting name a sweep's points use, sorted, for a
-// kind's Preflight to check at once.
-func PointNames(points []map[string]string) []string {
-	names := map[string]bool{}
-	for _, p := range points {
-		for name := range p {
-			names[name] = true
-		}
-	}
-	return slices.Sorted(maps.Keys(names))
-}
-
 // AttachDir returns the server dbrig manages in dir, of the kind its
 // state file records; a directory from before kinds were recorded holds
 // the default kind's.
 func AttachDir(dir string) (Server, error) {
 	return Attach(kindIn(dir), dir)
-}
-
-// Closest returns the name in known nearest to name by edit distance, if
-// it is within a typo's reach (at most 2 edits, fewer for short names);
-// "" otherwise.
-func Closest(name string, known []string) string {
-	best, bestD := "", 3
-	if len(name) < 6 {
-		bestD = 2
-	}
-	name = strings.ToLower(name)
-	for _, k := range known {
-		if d := editDistance(name, strings.ToLower(k)); d < bestD {
-			best, bestD = k, d
-		}
-	}
-	return best
-}
-
-// editDistance is Levenshtein's, over bytes: setting names are ASCII.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
