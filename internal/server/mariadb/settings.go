@@ -198,16 +198,17 @@ func (s *Server) Preflight(ctx context.Context, points []map[string]string) erro
 	if err := s.CheckSettingNames(ctx, server.PointNames(points)); err != nil {
 		return err
 	}
-	return preflight(points, server.ReadMeminfo())
+	return preflight(points, server.HugePages())
 }
 
 // preflight: large pages need huge pages reserved, or InnoDB falls back
 // to normal pages with a warning, and the point measures something else
-// than it says.
-func preflight(points []map[string]string, meminfo string) error {
+// than it says. hugePages is the host's reserved huge pages
+// (server.HugePages, -1 when unknown).
+func preflight(points []map[string]string, hugePages int) error {
 	for _, p := range points {
 		for name, value := range p {
-			if normalName(name) == "large_pages" && isOn(value) && server.HugePagesTotal(meminfo) == 0 {
+			if normalName(name) == "large_pages" && isOn(value) && hugePages == 0 {
 				return exitcode.Userf("this sweep cannot run here: large_pages=%s needs huge pages reserved, and /proc/meminfo shows HugePages_Total: 0 (as root: sysctl vm.nr_hugepages=N, with N x 2 MB above innodb_buffer_pool_size)", value)
 			}
 		}

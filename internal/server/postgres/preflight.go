@@ -40,13 +40,14 @@ func (s *Server) Preflight(ctx context.Context, points []map[string]string) erro
 	if err != nil {
 		return err
 	}
-	return preflight(points, v, s.host.Bin, pgConfigure(s.host.Bin), server.ReadMeminfo())
+	return preflight(points, v, s.host.Bin, pgConfigure(s.host.Bin), server.HugePages())
 }
 
 // preflight is Preflight's version, build and host checks. configure is
 // what the server's pg_config --configure printed ("" when unknown):
-// io_uring exists only in builds configured --with-liburing.
-func preflight(points []map[string]string, v ServerVersion, binDir, configure, meminfo string) error {
+// io_uring exists only in builds configured --with-liburing. hugePages is
+// the host's reserved huge pages (server.HugePages, -1 when unknown).
+func preflight(points []map[string]string, v ServerVersion, binDir, configure string, hugePages int) error {
 	var problems []string
 	seen := map[string]bool{}
 	for _, p := range points {
@@ -61,7 +62,7 @@ func preflight(points []map[string]string, v ServerVersion, binDir, configure, m
 				seen["io_uring"] = true
 				problems = append(problems, fmt.Sprintf("io_method=io_uring needs a PostgreSQL built --with-liburing, and pg_config in %s shows it was not", binDir))
 			}
-			if name == "huge_pages" && strings.EqualFold(value, "on") && !seen[name] && server.HugePagesTotal(meminfo) == 0 {
+			if name == "huge_pages" && strings.EqualFold(value, "on") && !seen[name] && hugePages == 0 {
 				seen[name] = true
 				problems = append(problems, "huge_pages=on needs huge pages reserved, and /proc/meminfo shows HugePages_Total: 0 (as root: sysctl vm.nr_hugepages=N, with N x 2 MB above shared_buffers)")
 			}
