@@ -1,7 +1,6 @@
 package server
 
 import (
-	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -14,12 +13,7 @@ import (
 // outside when the log says nothing.
 func CrashReason(log string, prefix, match *regexp.Regexp, name string, pid int) string {
 	var keep []string
-	for _, line := range strings.Split(log, "\n") {
-		line = strings.TrimSpace(prefix.ReplaceAllString(line, ""))
-		if line == "" || !match.MatchString(line) {
-			continue
-		}
-		line = strings.Join(strings.Fields(line), " ")
+	for _, line := range Messages(log, prefix, match.MatchString) {
 		if n := len(keep); n > 0 && keep[n-1] == line {
 			continue
 		}
@@ -36,20 +30,4 @@ func CrashReason(log string, prefix, match *regexp.Regexp, name string, pid int)
 		keep = keep[len(keep)-6:]
 	}
 	return who + " is gone without a clean shutdown; the log says: " + strings.Join(keep, "; ")
-}
-
-// AckCrash is a Stop of a server this process does not run: a crash that
-// the state file in dir still records, the server being gone, is
-// acknowledged, so that status stops reporting it, and the cgroup the
-// server ran in is removed. alive looks whether the server runs.
-func AckCrash(dir string, alive func() (bool, error), c *Confined) error {
-	st, err := ReadState(dir)
-	if err != nil || !st.Running {
-		return nil
-	}
-	up, err := alive()
-	if err != nil || up {
-		return err
-	}
-	return errors.Join(WriteStopped(dir), c.Remove())
 }

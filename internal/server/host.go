@@ -172,3 +172,11 @@ func (h *Host) Command(ctx context.Context, dir string, clientEnv []string, path
 	cmd.WaitDelay = 5 * time.Second
 	return cmd
 }
+
+// WriteOwned writes a file that only the server's user can read.
+func (h *Host) WriteOwned(path string, body []byte) error {
+	if err := os.WriteFile(path, body, 0o600); err != nil {
+		return err
+	}
+	return Own(path, h.Cred)
+}

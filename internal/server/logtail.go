@@ -3,6 +3,7 @@ package server
 import (
 	"io"
 	"os"
+	"regexp"
 	"strings"
 )
 
@@ -55,4 +56,17 @@ func HeadTail(s string, head, tail int) string {
 		}
 	}
 	return strings.Join(lines, "; ")
+}
+
+// Messages are the lines of a server's log that keep picks, each with
+// prefix (the date and such) taken off and its blanks squeezed.
+func Messages(log string, prefix *regexp.Regexp, keep func(line string) bool) []string {
+	var out []string
+	for _, line := range strings.Split(log, "\n") {
+		line = strings.TrimSpace(prefix.ReplaceAllString(line, ""))
+		if line != "" && keep(line) {
+			out = append(out, strings.Join(strings.Fields(line), " "))
+		}
+	}
+	return out
 }

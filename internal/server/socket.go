@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"syscall"
 )
 
@@ -38,8 +39,18 @@ func MakeSocketDir(dir, file string, cred *syscall.Credential) (sockDir string, 
 	if len(parent) > 40 || unsafeSocketDir.MatchString(parent) {
 		parent = "/tmp"
 	}
-	if sockDir, err = os.MkdirTemp(parent, "dbrig-sock-"); err != nil { // mode 0700
+	if sockDir, err = os.MkdirTemp(parent, tempSocketDir); err != nil { // mode 0700
 		return "", false, err
 	}
 	return sockDir, true, Own(sockDir, cred)
+}
+
+// tempSocketDir begins the name of a socket directory that MakeSocketDir
+// made outside the server's directory.
+const tempSocketDir = "dbrig-sock-"
+
+// isTempSocketDir tells a socket directory that MakeSocketDir made
+// outside the server's directory dir, which the server's Stop removes.
+func isTempSocketDir(dir, sockDir string) bool {
+	return sockDir != filepath.Join(dir, "sock") && strings.HasPrefix(filepath.Base(sockDir), tempSocketDir)
 }

@@ -53,17 +53,11 @@ func parseVersion(s string) (Version, error) {
 }
 
 func (s *Server) binVersion(ctx context.Context) (Version, error) {
-	bin, err := s.host.Locked(&s.mu, s.resolve)
+	bin, err := s.Bin()
 	if err != nil {
 		return Version{}, err
 	}
 	return readVersion(ctx, bin)
-}
-
-// Version names the binaries' release.
-func (s *Server) Version(ctx context.Context) (string, error) {
-	v, err := s.binVersion(ctx)
-	return v.Name(), err
 }
 
 // DataFormat is the major.minor release: MariaDB upgrades a data
@@ -139,7 +133,7 @@ func parseHelp(help string) map[string]string {
 // meant when one is within a typo of it. The help lists every variable,
 // so an unlisted name is refused whatever it looks like.
 func (s *Server) CheckSettingNames(ctx context.Context, names []string) error {
-	bin, err := s.host.Locked(&s.mu, s.resolve)
+	bin, err := s.Bin()
 	if err != nil {
 		return err
 	}
@@ -161,7 +155,7 @@ func (s *Server) ReadsDirect(ctx context.Context, settings map[string]string) bo
 		}
 	}
 	if method == "" {
-		bin, err := s.host.Locked(&s.mu, s.resolve)
+		bin, err := s.Bin()
 		if err != nil {
 			return false
 		}

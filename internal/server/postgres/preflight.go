@@ -40,7 +40,7 @@ func (s *Server) Preflight(ctx context.Context, points []map[string]string) erro
 	if err != nil {
 		return err
 	}
-	return preflight(points, v, s.host.Bin, pgConfigure(s.host.Bin), server.HugePages())
+	return preflight(points, v, s.Host.Bin, pgConfigure(s.Host.Bin), server.HugePages())
 }
 
 // preflight is Preflight's version, build and host checks. configure is
@@ -84,7 +84,7 @@ func preflight(points []map[string]string, v ServerVersion, binDir, configure st
 // names belong to extensions (auto_explain.log_min_duration), which the
 // list never holds.
 func (s *Server) CheckSettingNames(ctx context.Context, names []string) error {
-	bin, err := s.host.Locked(&s.mu, s.resolve)
+	bin, err := s.Bin()
 	if err != nil {
 		return err
 	}

@@ -75,7 +75,7 @@ func TestPreflightNamesWhatIsMissingAndWhy(t *testing.T) {
 // another case pass.
 func TestSettingNames(t *testing.T) {
 	requireServerBins(t)
-	s := &Server{Dir: t.TempDir()}
+	s := New(t.TempDir(), "")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	err := s.CheckSettingNames(ctx, []string{"max_connections", "shared_bufers"})

@@ -38,7 +38,7 @@ func newTestServer(t *testing.T, dir string) *Server {
 	if dir == "" {
 		dir = t.TempDir()
 	}
-	s := &Server{Dir: dir}
+	s := New(dir, "")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	if err := s.Init(ctx); err != nil {
