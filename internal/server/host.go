@@ -180,3 +180,17 @@ func (h *Host) WriteOwned(path string, body []byte) error {
 	}
 	return Own(path, h.Cred)
 }
+
+// BinOutput is what the server's binary name in bin prints given args,
+// run as dbrig's own user in the C locale: for what the binaries say
+// without a server or a data directory (their version, their settings),
+// which root may ask too. A failure names the command.
+func BinOutput(ctx context.Context, bin, name string, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, filepath.Join(bin, name), args...)
+	cmd.Env = append(os.Environ(), "LC_ALL=C")
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("%s in %s: %w", strings.Join(append([]string{name}, args...), " "), bin, err)
+	}
+	return out, nil
+}

@@ -60,6 +60,11 @@ type Traits struct {
 	FindBin func(hint string) (string, error)
 	// Version names the version of the binaries in bin, as a person would.
 	Version func(ctx context.Context, bin string) (string, error)
+	// Known lists the names of the settings the binaries in bin take, and
+	// CheckNames refuses, in one line, a name among names that the server
+	// would not take, given those.
+	Known      func(ctx context.Context, bin string) ([]string, error)
+	CheckNames func(names, known []string) error
 	// ClientEnv are the prefixes of environment variables meant for the
 	// database's clients, which must not steer the server's commands.
 	ClientEnv []string
@@ -145,6 +150,20 @@ func (m *Managed) Version(ctx context.Context) (string, error) {
 		return "", err
 	}
 	return m.t.Version(ctx, bin)
+}
+
+// CheckSettingNames refuses, in one line, names the server's binaries do
+// not know (a typo in a spec), without starting anything.
+func (m *Managed) CheckSettingNames(ctx context.Context, names []string) error {
+	bin, err := m.Bin()
+	if err != nil {
+		return err
+	}
+	known, err := m.t.Known(ctx, bin)
+	if err != nil {
+		return err
+	}
+	return m.t.CheckNames(names, known)
 }
 
 // Command builds a command for the server's binary name (a path, or a
@@ -324,7 +343,7 @@ func (m *Managed) Confine(c Confinement) error {
 // Attach readies a server its kind's New made for a Dir that holds one,
 // as another process left it, running or not: with the binaries, user,
 // settings and confinement it was started with, so that it can be
-// stopped or inspected.
+// stopped or inspected (see Server.Attach).
 func (m *Managed) Attach() error {
 	dir := m.Dir
 	abs, err := filepath.Abs(dir)
@@ -404,16 +423,4 @@ func (m *Managed) CrashReason() string {
 		offset, pid = saved.LogOffset, saved.PID
 	}
 	return CrashReason(ReadFrom(m.LogPath(), offset), m.t.LogPrefix, m.t.CrashLines, m.t.Main, pid)
-}
-
-// AttachFunc is a kind's Attach as Kind.Attach wants it: a failure is a
-// nil Server, never a nil pointer inside one.
-func AttachFunc[S Server](attach func(dir string) (S, error)) func(dir string) (Server, error) {
-	return func(dir string) (Server, error) {
-		s, err := attach(dir)
-		if err != nil {
-			return nil, err
-		}
-		return s, nil
-	}
 }

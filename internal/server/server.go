@@ -18,6 +18,11 @@ import (
 
 // Server is one managed server, in a directory of its own.
 type Server interface {
+	// Attach finds, in the directory New was given, the server another
+	// process left there, running or not, with the binaries, user,
+	// settings and confinement it was started with; the directory must
+	// hold one.
+	Attach() error
 	// Exists reports whether the cluster was created already (by Init).
 	Exists() bool
 	// Init creates the cluster; it does nothing when one exists.
@@ -115,9 +120,6 @@ type Kind struct {
 	// New returns the server in dir without touching it; binHint names
 	// the directory of its binaries, "" to look in the usual places.
 	New func(dir, binHint string) Server
-	// Attach returns the server dbrig manages in dir, as another process
-	// left it, running or not; dir must hold one.
-	Attach func(dir string) (Server, error)
 	// Default marks the kind that a spec's `managed: true` and the server
 	// command mean, from before there was more than one; one kind at most.
 	Default bool
@@ -185,7 +187,11 @@ func Attach(kind, dir string) (Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	return k.Attach(dir)
+	s := k.New(dir, "")
+	if err := s.Attach(); err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 // AttachDir returns the server dbrig manages in dir, of the kind its

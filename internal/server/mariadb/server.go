@@ -28,7 +28,6 @@ func init() {
 		Name:   Kind,
 		Target: "mariadb",
 		New:    func(dir, binHint string) server.Server { return New(dir, binHint) },
-		Attach: server.AttachFunc(Attach),
 	})
 }
 
@@ -86,15 +85,14 @@ func New(dir, binDir string) *Server {
 }
 
 var traits = server.Traits{
-	Kind:    Kind,
-	Title:   "MariaDB",
-	Program: "mariadbd",
-	User:    "mysql",
-	FindBin: FindBinDir,
-	Version: func(ctx context.Context, bin string) (string, error) {
-		v, err := readVersion(ctx, bin)
-		return v.Name(), err
-	},
+	Kind:       Kind,
+	Title:      "MariaDB",
+	Program:    "mariadbd",
+	User:       "mysql",
+	FindBin:    FindBinDir,
+	Version:    versionName,
+	Known:      knownNames,
+	CheckNames: checkNames,
 	// MYSQL* and MARIADB* variables are for clients.
 	ClientEnv:   []string{"MYSQL", "MARIADB"},
 	SocketFile:  socketFile,
@@ -481,16 +479,6 @@ func (o own) Find(_ context.Context, saved *server.Record) (server.Listening, bo
 		return server.Listening{}, false, nil
 	}
 	return server.Listening{PID: pid, Port: saved.Port, Socket: saved.SocketDir}, true, nil
-}
-
-// Attach returns the server dbrig manages in dir, as another process left
-// it, running or not.
-func Attach(dir string) (*Server, error) {
-	s := New(dir, "")
-	if err := s.Attach(); err != nil {
-		return nil, err
-	}
-	return s, nil
 }
 
 // crashLineRE picks the lines that tell how mariadbd died.

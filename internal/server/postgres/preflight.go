@@ -3,11 +3,9 @@
 package postgres
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"maps"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -74,8 +72,8 @@ func preflight(points []map[string]string, v ServerVersion, binDir, configure st
 	return nil
 }
 
-// CheckSettingNames refuses a name that is a typo of a parameter this
-// server's binaries list, with the name meant. The list comes from
+// checkNames refuses a name that is a typo of a parameter the
+// server's binaries list (known), with the name meant. The list comes from
 // `postgres --describe-config`, which needs no cluster and no running
 // server. It leaves out developer and read-only parameters
 // (jit_expressions, force_parallel_mode...), so a name missing from it is
@@ -83,18 +81,6 @@ func preflight(points []map[string]string, v ServerVersion, binDir, configure st
 // reaches the server, which names it in its own refusal at start. Dotted
 // names belong to extensions (auto_explain.log_min_duration), which the
 // list never holds.
-func (s *Server) CheckSettingNames(ctx context.Context, names []string) error {
-	bin, err := s.Bin()
-	if err != nil {
-		return err
-	}
-	known, err := describeConfig(ctx, bin)
-	if err != nil {
-		return err
-	}
-	return checkNames(names, known)
-}
-
 func checkNames(names, known []string) error {
 	listed := make(map[string]bool, len(known))
 	for _, k := range known {
@@ -115,17 +101,13 @@ func checkNames(names, known []string) error {
 // PostgreSQL lets root run --describe-config (it starts no server), so
 // unlike the other commands it needs no unprivileged user.
 func describeConfig(ctx context.Context, binDir string) ([]string, error) {
-	cmd := exec.CommandContext(ctx, filepath.Join(binDir, "postgres"), "--describe-config")
-	cmd.Env = append(os.Environ(), "LC_ALL=C")
-	out, err := cmd.Output()
+	out, err := server.BinOutput(ctx, binDir, "postgres", "--describe-config")
 	if err != nil {
-		return nil, fmt.Errorf("postgres --describe-config in %s: %w", binDir, err)
+		return nil, err
 	}
 	var names []string
-	sc := bufio.NewScanner(strings.NewReader(string(out)))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		if name, _, ok := strings.Cut(sc.Text(), "\t"); ok && name != "" {
+	for _, line := range strings.Split(string(out), "\n") {
+		if name, _, ok := strings.Cut(line, "\t"); ok && name != "" {
 			names = append(names, name)
 		}
 	}

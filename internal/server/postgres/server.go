@@ -29,7 +29,6 @@ func init() {
 		Target:  "postgres",
 		Default: true,
 		New:     func(dir, binHint string) server.Server { return New(dir, binHint) },
-		Attach:  server.AttachFunc(Attach),
 	})
 }
 
@@ -94,15 +93,14 @@ func New(dir, binDir string) *Server {
 }
 
 var traits = server.Traits{
-	Kind:    Kind,
-	Title:   "PostgreSQL",
-	Program: "postgres",
-	User:    "postgres",
-	FindBin: FindBinDir,
-	Version: func(ctx context.Context, bin string) (string, error) {
-		v, err := ReadServerVersion(ctx, bin)
-		return v.Name(), err
-	},
+	Kind:       Kind,
+	Title:      "PostgreSQL",
+	Program:    "postgres",
+	User:       "postgres",
+	FindBin:    FindBinDir,
+	Version:    versionName,
+	Known:      describeConfig,
+	CheckNames: checkNames,
 	// PG* variables are for clients (PGDATA, PGPORT, PGOPTIONS...).
 	ClientEnv:  []string{"PG"},
 	SocketFile: socketFile,
@@ -210,11 +208,17 @@ var pgVersionRE = regexp.MustCompile(`\(PostgreSQL\) (\d+)(?:\.(\d+))?`)
 
 // ReadServerVersion runs `postgres --version` from binDir.
 func ReadServerVersion(ctx context.Context, binDir string) (ServerVersion, error) {
-	out, err := exec.CommandContext(ctx, filepath.Join(binDir, "postgres"), "--version").Output()
+	out, err := server.BinOutput(ctx, binDir, "postgres", "--version")
 	if err != nil {
-		return ServerVersion{}, fmt.Errorf("postgres --version: %w", err)
+		return ServerVersion{}, err
 	}
 	return parseServerVersion(string(out))
+}
+
+// versionName names the version of the binaries in binDir.
+func versionName(ctx context.Context, binDir string) (string, error) {
+	v, err := ReadServerVersion(ctx, binDir)
+	return v.Name(), err
 }
 
 func parseServerVersion(s string) (ServerVersion, error) {
@@ -574,18 +578,6 @@ func (o own) Find(ctx context.Context, _ *server.Record) (server.Listening, bool
 		return server.Listening{}, false, err
 	}
 	return server.Listening{PID: pm.pid, Port: pm.port, Socket: pm.sockDir}, true, nil
-}
-
-// Attach returns the server dbrig manages in dir, as another process left
-// it: running or not, with the binaries, user and settings it was started
-// with, so that it can be stopped or inspected. The directory must hold a
-// cluster.
-func Attach(dir string) (*Server, error) {
-	s := New(dir, "")
-	if err := s.Attach(); err != nil {
-		return nil, err
-	}
-	return s, nil
 }
 
 // crashLineRE picks the lines that tell how a server died: its own PANIC
