@@ -36,8 +36,7 @@ type Managed struct {
 	// Ignored otherwise: without root there is no one else to become.
 	RunAs string
 
-	// Host, Live and Confined are for the kind's Hooks, which
-	// Managed calls with its lock held and Host resolved.
+	// Host, Live and Confined are for the kind's Hooks.
 	Host     Host
 	Live     Live
 	Confined Confined
@@ -83,8 +82,9 @@ type Traits struct {
 	StartHint string
 }
 
-// Hooks are what a kind's Server does its own way. Managed calls these with
-// its lock held and Host resolved.
+// Hooks are what a kind's Server does its own way. Managed calls them
+// once Host is resolved, and with its lock held but for Exists, Find and
+// URLsAt, which Status and Attach call without it.
 type Hooks interface {
 	// Exists reports whether Init made the server's data in Dir.
 	Exists() bool

@@ -3,7 +3,10 @@
 // whether it is running or has crashed, and check before a sweep that it
 // can take the settings the sweep asks for. Each kind of server (postgres,
 // ...) lives in a package of its own and registers here, so that the
-// generic layers never import a concrete one.
+// generic layers never import a concrete one. What every kind does alike
+// (its directory, binaries and user, the state file, start and stop
+// around its own commands, status and crash reasons) is Managed, which
+// each kind's Server embeds.
 package server
 
 import (
