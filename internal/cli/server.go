@@ -52,8 +52,7 @@ Managed servers need a unix host.`,
 }
 
 func newServerStart() *cobra.Command {
-	var kind, dir, bin, prewarm, memory, cpus string
-	var sets []string
+	var o serverStart
 	c := &cobra.Command{
 		Use:   "start --dir DIR",
 		Short: "Create the cluster if needed, and start the server",
@@ -80,84 +79,100 @@ this host then keeps its client off those CPUs where others are left.`,
   dbrig server start --dir /srv/dbrig-pg --memory 2GB --cpus 1
   dbrig server start --kind mariadb --dir /srv/dbrig-maria --set innodb_buffer_pool_size=2G`,
 		Args: cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
-			if err := needDir(dir); err != nil {
-				return err
-			}
-			settings, err := parseSettings(sets)
-			if err != nil {
-				return err
-			}
-			confined, err := server.ParseConfinement(memory, cpus)
-			if err != nil {
-				return exitcode.Userf("--%v", err)
-			}
-			ctx, stop := signalContext(c.ErrOrStderr())
-			defer stop()
-			s, err := server.New(kind, dir, bin)
-			if err != nil {
-				return err
-			}
-			if err := s.Confine(confined); err != nil {
-				return err
-			}
-			// The binaries are found (or not) before anything is touched.
-			if _, err := s.Version(ctx); err != nil {
-				return err
-			}
-			if running, err := server.AttachDir(dir); err == nil && running.Running() {
-				return exitcode.Userf("a server is already running in %s: stop it first with dbrig server stop --dir %s", dir, dir)
-			}
-			// Nothing is printed until the server is up, so that a failure
-			// is the one line on stderr that says why.
-			cluster := "existing cluster"
-			if !s.Exists() {
-				if err := s.Init(ctx); err != nil {
-					return err
-				}
-				cluster = "new cluster"
-			}
-			if err := s.Start(ctx, settings); err != nil {
-				return err
-			}
-			st, err := s.Status(ctx)
-			if err != nil {
-				return err
-			}
-			out := c.OutOrStdout()
-			fmt.Fprintf(out, "%s from %s\n", st.Version, st.BinDir)
-			fmt.Fprintf(out, "Cluster: %s (%s)\n", dir, cluster)
-			fmt.Fprintf(out, "URL:     %s\n", dbtarget.Redact(st.URL))
-			fmt.Fprintf(out, "Socket:  %s\n", dbtarget.Redact(st.Socket))
-			fmt.Fprintf(out, "Log:     %s\n", st.LogPath)
-			if len(settings) > 0 {
-				fmt.Fprintf(out, "Settings: %s\n", result.Settings(settings))
-			}
-			if !confined.IsZero() {
-				fmt.Fprintf(out, "Confined: %s\n", confinedLine(st))
-			}
-			if prewarm != "" {
-				r, err := prewarmDB(ctx, s.URLFor(prewarm))
-				if err != nil {
-					// The server is up and stays up: the user can fix the
-					// database and prewarm again with a restart.
-					return fmt.Errorf("the server is running, but prewarming %s failed: %w", prewarm, err)
-				}
-				fmt.Fprintf(out, "Prewarmed %s: %s\n", prewarm, r)
-			}
-			return nil
-		},
+		RunE: func(c *cobra.Command, _ []string) error { return o.run(c) },
 	}
-	c.Flags().StringVar(&dir, "dir", "", "directory of the server (cluster, log, socket); required")
-	c.Flags().StringArrayVar(&sets, "set", nil, "server setting `name=value` for this start (repeatable)")
-	c.Flags().StringVar(&kind, "kind", server.Default(), "kind of server to create and start: "+strings.Join(server.Kinds(), ", "))
-	c.Flags().StringVar(&bin, "bin", "", "directory holding the server's binaries (postgres: postgres, initdb, pg_ctl; mariadb: mariadbd)")
-	c.Flags().StringVar(&bin, "pg-bin", "", "the same as --bin, as it was named when PostgreSQL was the only kind")
+	c.Flags().StringVar(&o.dir, "dir", "", "directory of the server (cluster, log, socket); required")
+	c.Flags().StringArrayVar(&o.sets, "set", nil, "server setting `name=value` for this start (repeatable)")
+	c.Flags().StringVar(&o.kind, "kind", server.Default(), "kind of server to create and start: "+strings.Join(server.Kinds(), ", "))
+	c.Flags().StringVar(&o.bin, "bin", "", "directory holding the server's binaries (postgres: postgres, initdb, pg_ctl; mariadb: mariadbd)")
+	c.Flags().StringVar(&o.bin, "pg-bin", "", "the same as --bin, as it was named when PostgreSQL was the only kind")
 	c.Flags().MarkHidden("pg-bin")
-	c.Flags().StringVar(&prewarm, "prewarm", "", "after start, load database `DB` into shared buffers and print the resident fraction")
-	c.Flags().StringVar(&memory, "memory", "", "confine the server's memory, page cache included, to `SIZE` (512MB, 2GB)")
-	c.Flags().StringVar(&cpus, "cpus", "", "confine the server to `CPUS`, a list such as 0, 0-1 or 0,2")
+	c.Flags().StringVar(&o.prewarm, "prewarm", "", "after start, load database `DB` into shared buffers and print the resident fraction")
+	c.Flags().StringVar(&o.memory, "memory", "", "confine the server's memory, page cache included, to `SIZE` (512MB, 2GB)")
+	c.Flags().StringVar(&o.cpus, "cpus", "", "confine the server to `CPUS`, a list such as 0, 0-1 or 0,2")
 	return c
+}
+
+// serverStart is what dbrig server start was given.
+type serverStart struct {
+	kind, dir, bin, prewarm, memory, cpus string
+	sets                                  []string
+}
+
+func (o *serverStart) run(c *cobra.Command) error {
+	if err := needDir(o.dir); err != nil {
+		return err
+	}
+	settings, err := parseSettings(o.sets)
+	if err != nil {
+		return err
+	}
+	confined, err := server.ParseConfinement(o.memory, o.cpus)
+	if err != nil {
+		return exitcode.Userf("--%v", err)
+	}
+	ctx, stop := signalContext(c.ErrOrStderr())
+	defer stop()
+	s, err := server.New(o.kind, o.dir, o.bin)
+	if err != nil {
+		return err
+	}
+	if err := s.Confine(confined); err != nil {
+		return err
+	}
+	// Nothing is printed until the server is up, so that a failure is the
+	// one line on stderr that says why.
+	cluster, err := o.start(ctx, s, settings)
+	if err != nil {
+		return err
+	}
+	st, err := s.Status(ctx)
+	if err != nil {
+		return err
+	}
+	out := c.OutOrStdout()
+	fmt.Fprintf(out, "%s from %s\n", st.Version, st.BinDir)
+	fmt.Fprintf(out, "Cluster: %s (%s)\n", o.dir, cluster)
+	fmt.Fprintf(out, "URL:     %s\n", dbtarget.Redact(st.URL))
+	fmt.Fprintf(out, "Socket:  %s\n", dbtarget.Redact(st.Socket))
+	fmt.Fprintf(out, "Log:     %s\n", st.LogPath)
+	if len(settings) > 0 {
+		fmt.Fprintf(out, "Settings: %s\n", result.Settings(settings))
+	}
+	if !confined.IsZero() {
+		fmt.Fprintf(out, "Confined: %s\n", confinedLine(st))
+	}
+	if o.prewarm == "" {
+		return nil
+	}
+	r, err := prewarmDB(ctx, s.URLFor(o.prewarm))
+	if err != nil {
+		// The server is up and stays up: the user can fix the database
+		// and prewarm again with a restart.
+		return fmt.Errorf("the server is running, but prewarming %s failed: %w", o.prewarm, err)
+	}
+	fmt.Fprintf(out, "Prewarmed %s: %s\n", o.prewarm, r)
+	return nil
+}
+
+// start creates the cluster when there is none, and starts the server; it
+// says which cluster it started: "new cluster" or "existing cluster".
+func (o *serverStart) start(ctx context.Context, s server.Server, settings map[string]string) (string, error) {
+	// The binaries are found (or not) before anything is touched.
+	if _, err := s.Version(ctx); err != nil {
+		return "", err
+	}
+	if running, err := server.AttachDir(o.dir); err == nil && running.Running() {
+		return "", exitcode.Userf("a server is already running in %s: stop it first with dbrig server stop --dir %s", o.dir, o.dir)
+	}
+	cluster := "existing cluster"
+	if !s.Exists() {
+		if err := s.Init(ctx); err != nil {
+			return "", err
+		}
+		cluster = "new cluster"
+	}
+	return cluster, s.Start(ctx, settings)
 }
 
 func newServerStop() *cobra.Command {

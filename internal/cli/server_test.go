@@ -39,7 +39,7 @@ func serverDir(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
 	t.Cleanup(func() {
-		if s, err := postgres.Attach(dir); err == nil && s.Running() {
+		if s, err := server.AttachDir(dir); err == nil && s.Running() {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			if err := s.Stop(ctx); err != nil {

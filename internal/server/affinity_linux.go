@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"strconv"
 
+	"github.com/prometheus/procfs"
 	"golang.org/x/sys/unix"
 )
 
@@ -73,14 +73,14 @@ func (p *ClientPin) Undo() error {
 func setThreads(set *unix.CPUSet) error {
 	done := map[int]bool{}
 	for {
-		entries, err := os.ReadDir("/proc/self/task")
+		threads, err := procfs.AllThreads(os.Getpid())
 		if err != nil {
 			return err
 		}
 		fresh := false
-		for _, e := range entries {
-			tid, err := strconv.Atoi(e.Name())
-			if err != nil || done[tid] {
+		for _, th := range threads {
+			tid := th.PID
+			if done[tid] {
 				continue
 			}
 			fresh = true

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/dbrig/dbrig/internal/exitcode"
+	"github.com/prometheus/procfs"
 	"golang.org/x/sys/unix"
 )
 
@@ -45,9 +47,10 @@ type hierarchy struct {
 	controllers []string
 }
 
-// mountinfoPath and the hierarchies' mount points are read as they are,
-// so a test can hand in a fixture tree.
-var mountinfoPath = "/proc/self/mountinfo"
+// procRoot is where the mounts are read (procRoot/self/mountinfo), and
+// the hierarchies' mount points are used as they are found, so a test can
+// hand in a fixture tree.
+var procRoot = procfs.DefaultMountPoint
 
 // NewCgroup is the cgroup of the server in serverDir, confined by c;
 // nothing is read or written yet.
@@ -108,30 +111,36 @@ func (g *Cgroup) find() error {
 	if g.hs != nil {
 		return nil
 	}
-	mountinfo, err := os.ReadFile(mountinfoPath)
+	mounts, err := readMounts()
 	if err != nil {
-		return exitcode.Userf("confining the server needs Linux cgroups, and %s cannot be read: %v", mountinfoPath, err)
+		return exitcode.Userf("confining the server needs Linux cgroups, and %s cannot be read: %v", filepath.Join(procRoot, "self", "mountinfo"), err)
 	}
-	g.hs, err = findHierarchies(string(mountinfo), g.conf.controllers())
+	g.hs, err = findHierarchies(mounts, g.conf.controllers())
 	return err
+}
+
+func readMounts() ([]*procfs.MountInfo, error) {
+	fs, err := procfs.NewFS(procRoot)
+	if err != nil {
+		return nil, err
+	}
+	return fs.GetMounts()
 }
 
 // findHierarchies picks, for each controller, the cgroup v1 hierarchy
 // that holds it, else the v2 hierarchy if its root offers it. A controller
 // is in one hierarchy at most, so the two never compete.
-func findHierarchies(mountinfo string, need []string) ([]hierarchy, error) {
+func findHierarchies(mounts []*procfs.MountInfo, need []string) ([]hierarchy, error) {
 	var v1 []hierarchy
 	var v2 *hierarchy
-	for _, line := range strings.Split(mountinfo, "\n") {
-		pre, post, ok := strings.Cut(line, " - ")
-		f, g := strings.Fields(pre), strings.Fields(post)
-		if !ok || len(f) < 6 || len(g) < 3 {
-			continue
-		}
-		h := hierarchy{mount: unescapeMount(f[4]), readOnly: slices.Contains(strings.Split(f[5], ","), "ro")}
-		switch g[0] {
+	for _, m := range mounts {
+		_, ro := m.Options["ro"]
+		h := hierarchy{mount: unescapeMount(m.MountPoint), readOnly: ro}
+		switch m.FSType {
 		case "cgroup":
-			h.controllers = strings.Split(g[2], ",")
+			// A v1 hierarchy names its controllers among its super
+			// options (rw,memory).
+			h.controllers = slices.Collect(maps.Keys(m.SuperOptions))
 			v1 = append(v1, h)
 		case "cgroup2":
 			if v2 == nil {
@@ -163,7 +172,8 @@ func findHierarchies(mountinfo string, need []string) ([]hierarchy, error) {
 	return out, nil
 }
 
-// unescapeMount undoes mountinfo's octal escapes (\040 for a space).
+// unescapeMount undoes mountinfo's octal escapes (\040 for a space),
+// which procfs leaves in the mount points it reads.
 func unescapeMount(s string) string {
 	if !strings.Contains(s, `\`) {
 		return s

@@ -29,13 +29,16 @@ const thisHost = `31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=
 
 func useMountinfo(t *testing.T, text string) {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "mountinfo")
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+	root := t.TempDir()
+	if err := os.Mkdir(filepath.Join(root, "self"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	was := mountinfoPath
-	mountinfoPath = path
-	t.Cleanup(func() { mountinfoPath = was })
+	if err := os.WriteFile(filepath.Join(root, "self", "mountinfo"), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	was := procRoot
+	procRoot = root
+	t.Cleanup(func() { procRoot = was })
 }
 
 func TestFindHierarchies(t *testing.T) {

@@ -3,14 +3,15 @@
 // whether it is running or has crashed, and check before a sweep that it
 // can take the settings the sweep asks for. Each kind of server (postgres,
 // ...) lives in a package of its own and registers here, so that the
-// generic layers never import a concrete one.
+// generic layers never import a concrete one. What every kind does alike
+// (its directory, binaries and user, the state file, start and stop
+// around its own commands, status and crash reasons) is Managed, which
+// each kind's Server embeds.
 package server
 
 import (
 	"context"
 	"errors"
-	"maps"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -20,6 +21,11 @@ import (
 
 // Server is one managed server, in a directory of its own.
 type Server interface {
+	// Attach finds, in the directory New was given, the server another
+	// process left there, running or not, with the binaries, user,
+	// settings and confinement it was started with; the directory must
+	// hold one.
+	Attach() error
 	// Exists reports whether the cluster was created already (by Init).
 	Exists() bool
 	// Init creates the cluster; it does nothing when one exists.
@@ -117,9 +123,6 @@ type Kind struct {
 	// New returns the server in dir without touching it; binHint names
 	// the directory of its binaries, "" to look in the usual places.
 	New func(dir, binHint string) Server
-	// Attach returns the server dbrig manages in dir, as another process
-	// left it, running or not; dir must hold one.
-	Attach func(dir string) (Server, error)
 	// Default marks the kind that a spec's `managed: true` and the server
 	// command mean, from before there was more than one; one kind at most.
 	Default bool
@@ -187,19 +190,11 @@ func Attach(kind, dir string) (Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	return k.Attach(dir)
-}
-
-// PointNames is every setting name a sweep's points use, sorted, for a
-// kind's Preflight to check at once.
-func PointNames(points []map[string]string) []string {
-	names := map[string]bool{}
-	for _, p := range points {
-		for name := range p {
-			names[name] = true
-		}
+	s := k.New(dir, "")
+	if err := s.Attach(); err != nil {
+		return nil, err
 	}
-	return slices.Sorted(maps.Keys(names))
+	return s, nil
 }
 
 // AttachDir returns the server dbrig manages in dir, of the kind its
@@ -207,42 +202,4 @@ func PointNames(points []map[string]string) []string {
 // the default kind's.
 func AttachDir(dir string) (Server, error) {
 	return Attach(kindIn(dir), dir)
-}
-
-// Closest returns the name in known nearest to name by edit distance, if
-// it is within a typo's reach (at most 2 edits, fewer for short names);
-// "" otherwise.
-func Closest(name string, known []string) string {
-	best, bestD := "", 3
-	if len(name) < 6 {
-		bestD = 2
-	}
-	name = strings.ToLower(name)
-	for _, k := range known {
-		if d := editDistance(name, strings.ToLower(k)); d < bestD {
-			best, bestD = k, d
-		}
-	}
-	return best
-}
-
-// editDistance is Levenshtein's, over bytes: setting names are ASCII.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

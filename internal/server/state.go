@@ -7,8 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"time"
-
-	"github.com/dbrig/dbrig/internal/exitcode"
 )
 
 // StateFile is what dbrig records about a managed server in its
@@ -90,23 +88,4 @@ func WriteStopped(dir string) error {
 	now := time.Now().UTC().Truncate(time.Second)
 	st.Running, st.Stopped = false, &now
 	return WriteState(dir, st)
-}
-
-// Found is where a kind's Attach starts: dir made absolute, and what the
-// state file there recorded (nil when nothing was). exists tells whether
-// a directory holds a server of the kind; when dir does not, the error
-// names it (what: "PostgreSQL") and the command that starts one there.
-func Found(dir string, exists func(abs string) bool, what, start string) (string, *Record, error) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", nil, err
-	}
-	if !exists(abs) {
-		return "", nil, exitcode.Userf("no dbrig %s server in %s: start one with %s %s", what, abs, start, dir)
-	}
-	rec, err := ReadState(abs)
-	if errors.Is(err, os.ErrNotExist) {
-		return abs, nil, nil
-	}
-	return abs, rec, err
 }

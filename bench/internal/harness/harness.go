@@ -108,7 +108,7 @@ func NewScratch(name, baseDir string) (*Scratch, error) {
 // StartServer creates a cluster in Dir/pg from the binaries in pgBin
 // (see postgres.FindBinDir when empty) and starts it with settings.
 func (s *Scratch) StartServer(ctx context.Context, pgBin string, settings map[string]string) (*postgres.Server, error) {
-	s.Server = &postgres.Server{Dir: filepath.Join(s.Dir, "pg"), BinDir: pgBin}
+	s.Server = postgres.New(filepath.Join(s.Dir, "pg"), pgBin)
 	if err := s.Server.Init(ctx); err != nil {
 		return nil, err
 	}

@@ -4,12 +4,9 @@ package mariadb
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"maps"
 	"net"
 	"net/url"
 	"os"
@@ -18,7 +15,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -31,21 +27,17 @@ func init() {
 	server.Register(server.Kind{
 		Name:   Kind,
 		Target: "mariadb",
-		New:    func(dir, binHint string) server.Server { return &Server{Dir: dir, BinDir: binHint} },
-		Attach: func(dir string) (server.Server, error) {
-			s, err := Attach(dir)
-			if err != nil {
-				return nil, err
-			}
-			return s, nil
-		},
+		New:    func(dir, binHint string) server.Server { return New(dir, binHint) },
 	})
 }
 
 // Kind names the managed server's kind.
 const Kind = "mariadb"
 
-var _ server.Server = (*Server)(nil)
+var (
+	_ server.Server = (*Server)(nil)
+	_ server.Hooks  = own{}
+)
 
 // ServerUser is the account dbrig creates in a managed server, with every
 // privilege, from 127.0.0.1 and the socket only. Its password is made at
@@ -75,25 +67,45 @@ var serverOwned = map[string]bool{
 // if that user exists, else "nobody"). It listens on 127.0.0.1 at a free
 // port and on its socket, and nowhere else. Durability settings stay at
 // MariaDB's defaults (innodb_flush_log_at_trx_commit=1) unless a start
-// sets them.
+// sets them. BinDir holds mariadbd (see FindBinDir when empty).
 type Server struct {
-	// Dir holds everything the server writes. Required.
-	Dir string
-	// BinDir holds mariadbd; see FindBinDir when empty.
-	BinDir string
-	// RunAs names the OS user the server runs as when dbrig runs as root.
-	RunAs string
-
-	mu       sync.Mutex
-	host     server.Host
-	live     server.Live
-	settings map[string]string
-	confined server.Confined
+	server.Managed
 	// proc is the mariadbd this process started last; exited is closed
 	// when it has exited.
 	proc   *os.Process
 	exited chan struct{}
 }
+
+// New is the server in dir, run from the binaries in binDir ("": see
+// FindBinDir); nothing is touched yet.
+func New(dir, binDir string) *Server {
+	s := &Server{}
+	s.Bind(dir, binDir, &traits, own{s})
+	return s
+}
+
+var traits = server.Traits{
+	Kind:       Kind,
+	Title:      "MariaDB",
+	Program:    "mariadbd",
+	User:       "mysql",
+	FindBin:    FindBinDir,
+	Version:    versionName,
+	Known:      knownNames,
+	CheckNames: checkNames,
+	// MYSQL* and MARIADB* variables are for clients.
+	ClientEnv:   []string{"MYSQL", "MARIADB"},
+	SocketFile:  socketFile,
+	NamesSocket: true,
+	LogPrefix:   logLineRE,
+	CrashLines:  crashLineRE,
+	Main:        "mariadbd",
+	StartHint:   "dbrig server start --kind mariadb --dir",
+}
+
+// own is what the server does its own way (server.Hooks), kept out of
+// Server's methods.
+type own struct{ *Server }
 
 // FindBinDir returns the directory holding mariadbd: explicit if set,
 // else $MARIADB_BIN, else where mariadbd is on PATH, else /usr/sbin
@@ -141,8 +153,7 @@ func installDB(binDir string) (string, error) {
 	return "", exitcode.Userf("no mariadb-install-db beside %s/mariadbd nor on PATH", binDir)
 }
 
-func (s *Server) dataDir() string    { return filepath.Join(s.Dir, "data") }
-func (s *Server) pidFile() string    { return filepath.Join(s.dataDir(), "mariadbd.pid") }
+func (s *Server) pidFile() string    { return filepath.Join(s.DataDir(), "mariadbd.pid") }
 func (s *Server) secretFile() string { return filepath.Join(s.Dir, "dbrig-secret") }
 
 // tmpDir is the server's own directory for temporary files. In the shared
@@ -158,92 +169,50 @@ func (s *Server) makeTmpDir() error {
 	if err := os.Mkdir(s.tmpDir(), 0o700); err != nil && !errors.Is(err, os.ErrExist) {
 		return err
 	}
-	return server.Own(s.tmpDir(), s.host.Cred)
+	return server.Own(s.tmpDir(), s.Host.Cred)
 }
-
-// LogPath is the server's error log; every start appends to it.
-func (s *Server) LogPath() string { return filepath.Join(s.Dir, "server.log") }
 
 // Exists reports whether Init created the server's data already.
 func (s *Server) Exists() bool {
-	_, errData := os.Stat(filepath.Join(s.dataDir(), "mysql"))
+	_, errData := os.Stat(filepath.Join(s.DataDir(), "mysql"))
 	_, errSecret := os.Stat(s.secretFile())
 	return errData == nil && errSecret == nil
 }
 
-// resolve finds the binaries and the user to run as once.
-func (s *Server) resolve() error {
-	return s.host.Resolve(&s.Dir, s.BinDir, s.RunAs, FindBinDir, "mysql", "mariadbd")
-}
-
-// command builds a command for a server binary, as the unprivileged user
-// when there is one. MYSQL* and MARIADB* variables are for clients.
-func (s *Server) command(ctx context.Context, path string, args ...string) *exec.Cmd {
-	return s.host.Command(ctx, s.Dir, []string{"MYSQL", "MARIADB"}, path, args...)
-}
-
-// Init creates the server's data in Dir/data with mariadb-install-db, and
-// the dbrig account with a password made here. It does nothing when the
-// data is there already.
-func (s *Server) Init(ctx context.Context) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.resolve(); err != nil {
-		return err
-	}
-	if s.Exists() {
-		return nil
-	}
-	install, err := installDB(s.host.Bin)
+// Create runs mariadb-install-db in the data directory, which also makes
+// the dbrig account with password, kept in the secret file.
+func (o own) Create(ctx context.Context, password string) error {
+	install, err := installDB(o.Host.Bin)
 	if err != nil {
 		return err
 	}
-	if err := s.host.MakeDataDir(s.Dir, s.dataDir(), "mariadbd"); err != nil {
+	if err := o.makeTmpDir(); err != nil {
 		return err
 	}
-	if err := s.makeTmpDir(); err != nil {
-		return err
-	}
-	password, err := newPassword()
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(s.secretFile(), []byte(password+"\n"), 0o600); err != nil {
+	if err := os.WriteFile(o.secretFile(), []byte(password+"\n"), 0o600); err != nil {
 		return err
 	}
 	// The accounts are made by the bootstrap itself, from a file only the
 	// server's user can read, removed as soon as it has been read.
-	extra := filepath.Join(s.dataDir(), "dbrig-init.sql")
-	if err := os.WriteFile(extra, []byte(accountsSQL(password)), 0o600); err != nil {
-		return err
-	}
+	extra := filepath.Join(o.DataDir(), "dbrig-init.sql")
 	defer os.Remove(extra)
-	if err := server.Own(extra, s.host.Cred); err != nil {
+	if err := o.Host.WriteOwned(extra, []byte(accountsSQL(password))); err != nil {
 		return err
 	}
-	cmd := s.command(ctx, install,
+	cmd := o.Command(ctx, install,
 		"--no-defaults",
-		"--datadir="+s.dataDir(),
-		"--basedir="+filepath.Dir(s.host.Bin),
-		"--tmpdir="+s.tmpDir(),
+		"--datadir="+o.DataDir(),
+		"--basedir="+filepath.Dir(o.Host.Bin),
+		"--tmpdir="+o.tmpDir(),
 		"--skip-test-db",
 		"--auth-root-authentication-method=socket",
 		"--extra-file="+extra,
 	)
 	if out, err := cmd.CombinedOutput(); err != nil {
-		os.Remove(s.secretFile())
-		return fmt.Errorf("mariadb-install-db in %s: %v: %s", s.dataDir(), err, server.HeadTail(string(out), 8, 8))
+		os.Remove(o.secretFile())
+		return fmt.Errorf("mariadb-install-db in %s: %v: %s", o.DataDir(), err, server.HeadTail(string(out), 8, 8))
 	}
 	return nil
-}
-
-// newPassword is 32 hex digits: no character a URL has to escape.
-func newPassword() (string, error) {
-	b := make([]byte, 16)
-	if _, err := rand.Read(b); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(b), nil
 }
 
 // accountsSQL makes the dbrig account and drops the anonymous ones. The
@@ -269,68 +238,39 @@ func (s *Server) password() (string, error) {
 // socketFile is the socket's name in its directory.
 const socketFile = "mariadb.sock"
 
-// Start starts mariadbd with settings passed as --name=value, for this
+// Prepare refuses a mariadbd left running in the data directory, and
+// makes the server's directory for temporary files.
+func (o own) Prepare(ctx context.Context, settings map[string]string) (map[string]string, error) {
+	if pid, ok := o.alive(); ok {
+		return nil, exitcode.Userf("a mariadbd (pid %d) is already running in %s: stop it with dbrig server stop --dir %s", pid, o.Dir, o.Dir)
+	}
+	// A server created before it had a directory of its own gets one.
+	return settings, o.makeTmpDir()
+}
+
+// Owned tells the settings Start sets itself.
+func (own) Owned(name string) bool { return serverOwned[normalName(name)] }
+
+// Launch starts mariadbd with settings passed as --name=value, for this
 // start only, and returns once it accepts connections. A setting the
 // server rejects stops the start with the server's own words, as soon as
 // it exits.
-func (s *Server) Start(ctx context.Context, settings map[string]string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.live.Running() {
-		return fmt.Errorf("mariadb server in %s is already running", s.Dir)
+func (o own) Launch(ctx context.Context, port int, names []string, settings map[string]string) (bool, error) {
+	args := []string{
+		"--no-defaults",
+		"--datadir=" + o.DataDir(),
+		"--basedir=" + filepath.Dir(o.Host.Bin),
+		"--tmpdir=" + o.tmpDir(),
+		"--socket=" + o.Live.Socket(),
+		"--port=" + strconv.Itoa(port),
+		"--bind-address=127.0.0.1",
+		"--log-error=" + o.LogPath(),
+		"--pid-file=" + o.pidFile(),
 	}
-	if err := s.resolve(); err != nil {
-		return err
+	for _, name := range names {
+		args = append(args, "--"+name+"="+settings[name])
 	}
-	if !s.Exists() {
-		return fmt.Errorf("no MariaDB server in %s: call Init first", s.Dir)
-	}
-	if pid, ok := s.alive(); ok {
-		return exitcode.Userf("a mariadbd (pid %d) is already running in %s: stop it with dbrig server stop --dir %s", pid, s.Dir, s.Dir)
-	}
-	if err := server.WriteStopped(s.Dir); err != nil {
-		return err
-	}
-	names, err := server.SettingOrder(settings, func(name string) bool { return serverOwned[normalName(name)] })
-	if err != nil {
-		return err
-	}
-	logStart, err := s.host.MakeLog(s.Dir, s.LogPath(), "mariadbd")
-	if err != nil {
-		return err
-	}
-	// A server created before it had a directory of its own gets one.
-	if err := s.makeTmpDir(); err != nil {
-		return err
-	}
-	sockDir, temp, err := server.MakeSocketDir(s.Dir, socketFile, s.host.Cred)
-	if err != nil {
-		return err
-	}
-	s.live.Listen(filepath.Join(sockDir, socketFile), sockDir, temp)
-	if err := s.confined.Create(); err != nil {
-		return err
-	}
-	return server.Launch(ctx, &s.live, &s.confined, func(port int) (bool, error) {
-		args := []string{
-			"--no-defaults",
-			"--datadir=" + s.dataDir(),
-			"--basedir=" + filepath.Dir(s.host.Bin),
-			"--tmpdir=" + s.tmpDir(),
-			"--socket=" + s.live.Socket(),
-			"--port=" + strconv.Itoa(port),
-			"--bind-address=127.0.0.1",
-			"--log-error=" + s.LogPath(),
-			"--pid-file=" + s.pidFile(),
-		}
-		for _, name := range names {
-			args = append(args, "--"+name+"="+settings[name])
-		}
-		return s.launch(ctx, args)
-	}, func() error {
-		s.settings = maps.Clone(settings)
-		return s.writeStarted(ctx, logStart)
-	}, s.kill)
+	return o.launch(ctx, args)
 }
 
 // launch starts one mariadbd and waits until dbrig's account can connect
@@ -338,10 +278,10 @@ func (s *Server) Start(ctx context.Context, settings map[string]string) error {
 func (s *Server) launch(ctx context.Context, args []string) (inUse bool, err error) {
 	logStart := server.FileSize(s.LogPath())
 	// Not bound to ctx: the server outlives the start.
-	cmd := s.command(context.Background(), filepath.Join(s.host.Bin, "mariadbd"), args...)
+	cmd := s.Command(context.Background(), "mariadbd", args...)
 	// A session of its own: a Ctrl-C meant for dbrig must not reach it.
 	cmd.SysProcAttr.Setsid = true
-	if err := s.confined.Start(cmd); err != nil {
+	if err := s.Confined.Start(cmd); err != nil {
 		return false, err
 	}
 	exited := make(chan struct{})
@@ -370,8 +310,10 @@ func (s *Server) launch(ctx context.Context, args []string) (inUse bool, err err
 	}
 }
 
-// kill ends the mariadbd this process started last, which it failed to
+// Kill ends the mariadbd this process started last, which it failed to
 // keep, and waits for it to go.
+func (o own) Kill() { o.kill() }
+
 func (s *Server) kill() {
 	if s.proc == nil {
 		return
@@ -402,7 +344,7 @@ func (s *Server) admin(db string) (*sql.DB, error) {
 		return nil, err
 	}
 	cfg := mysql.NewConfig()
-	cfg.User, cfg.Passwd, cfg.Net, cfg.Addr, cfg.DBName = ServerUser, pw, "unix", s.live.Socket(), db
+	cfg.User, cfg.Passwd, cfg.Net, cfg.Addr, cfg.DBName = ServerUser, pw, "unix", s.Live.Socket(), db
 	cfg.Timeout = 5 * time.Second
 	c, err := mysql.NewConnector(cfg)
 	if err != nil {
@@ -418,13 +360,11 @@ var logLineRE = regexp.MustCompile(`^\d{4}-\d\d-\d\d +\d+:\d\d:\d\d \d+ `)
 // logExcerpt picks the lines that say why a start failed, in one line:
 // the [ERROR]s but for the closing "Aborting".
 func logExcerpt(log string) string {
-	var keep []string
-	for _, line := range strings.Split(log, "\n") {
-		line = strings.TrimSpace(logLineRE.ReplaceAllString(line, ""))
-		if !strings.HasPrefix(line, "[ERROR]") || line == "[ERROR] Aborting" {
-			continue
-		}
-		keep = append(keep, strings.Join(strings.Fields(strings.TrimPrefix(line, "[ERROR] ")), " "))
+	keep := server.Messages(log, logLineRE, func(line string) bool {
+		return strings.HasPrefix(line, "[ERROR]") && line != "[ERROR] Aborting"
+	})
+	for i, line := range keep {
+		keep[i] = strings.TrimPrefix(line, "[ERROR] ")
 	}
 	if len(keep) == 0 {
 		return server.LastLines(log, 4)
@@ -451,70 +391,59 @@ func (s *Server) alive() (int, bool) {
 	return pid, !server.IsZombie(pid)
 }
 
-// Stop shuts the server down cleanly (SIGTERM: InnoDB flushes and closes
+// Halt shuts the server down cleanly (SIGTERM: InnoDB flushes and closes
 // its log, so the next start needs no recovery) and waits for it to go.
-func (s *Server) Stop(ctx context.Context) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if !s.live.Running() {
-		return server.AckCrash(s.Dir, func() (bool, error) {
-			if err := s.resolve(); err != nil {
-				return false, err
-			}
-			_, up := s.alive()
-			return up, nil
-		}, &s.confined)
-	}
-	pid, ok := s.alive()
+func (o own) Halt(ctx context.Context) (gone bool, err error) {
+	pid, ok := o.alive()
 	if !ok {
-		s.live.Down()
-		_ = s.confined.Remove()
 		// Another process (dbrig server stop) may have stopped it cleanly.
-		if st, err := server.ReadState(s.Dir); err == nil && !st.Running {
-			return nil
+		if st, err := server.ReadState(o.Dir); err == nil && !st.Running {
+			return true, nil
 		}
-		return fmt.Errorf("stopping mariadbd in %s: %w: %s", s.Dir, server.ErrCrashed, s.crashReason())
+		return true, fmt.Errorf("stopping mariadbd in %s: %w: %s", o.Dir, server.ErrCrashed, o.CrashReason())
 	}
 	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
-		return fmt.Errorf("stopping mariadbd (pid %d) in %s: %w", pid, s.Dir, err)
+		return false, fmt.Errorf("stopping mariadbd (pid %d) in %s: %w", pid, o.Dir, err)
 	}
 	for {
-		if _, ok := s.alive(); !ok {
-			break
+		if _, ok := o.alive(); !ok {
+			return true, nil
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("stopping mariadbd (pid %d) in %s: %w", pid, s.Dir, ctx.Err())
+			return false, fmt.Errorf("stopping mariadbd (pid %d) in %s: %w", pid, o.Dir, ctx.Err())
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
-	s.live.Down()
-	return errors.Join(server.WriteStopped(s.Dir), s.confined.Remove())
 }
 
-// Running reports whether Start succeeded and Stop has not yet run.
-func (s *Server) Running() bool { return s.live.Running() }
-
-// Port is the loopback TCP port of the running server, 0 when stopped.
-func (s *Server) Port() int { return s.live.Port() }
-
 // Socket is the running server's unix socket.
-func (s *Server) Socket() string { return s.live.Socket() }
+func (s *Server) Socket() string { return s.Live.Socket() }
 
 // URLFor is the URL of database db over loopback TCP. It names the file
 // that holds the dbrig account's password (passfile=) instead of holding
 // it, so it prints as it is, works for whoever can read that file, and
 // puts no secret on a command line.
-func (s *Server) URLFor(db string) string {
+func (s *Server) URLFor(db string) string { return s.urlAt(db, s.Port()) }
+
+// SocketURLFor is the URL of database db through the unix socket.
+func (s *Server) SocketURLFor(db string) string { return s.socketURLAt(db, s.Socket()) }
+
+// URLsAt are the URLs of the mysql database on a server listening at port
+// and socket.
+func (o own) URLsAt(port int, socket string) (tcp, unix string) {
+	return o.urlAt("mysql", port), o.socketURLAt("mysql", socket)
+}
+
+func (s *Server) urlAt(db string, port int) string {
 	return (&url.URL{Scheme: "mariadb", User: url.User(ServerUser),
-		Host: net.JoinHostPort("127.0.0.1", strconv.Itoa(s.Port())), Path: "/" + db,
+		Host: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), Path: "/" + db,
 		RawQuery: url.Values{"passfile": {s.secretFile()}}.Encode()}).String()
 }
 
-// SocketURLFor is the URL of database db through the unix socket.
-func (s *Server) SocketURLFor(db string) string {
+func (s *Server) socketURLAt(db, socket string) string {
 	return (&url.URL{Scheme: "mariadb", User: url.User(ServerUser), Path: "/" + db,
-		RawQuery: url.Values{"passfile": {s.secretFile()}, "socket": {s.Socket()}}.Encode()}).String()
+		RawQuery: url.Values{"passfile": {s.secretFile()}, "socket": {socket}}.Encode()}).String()
 }
 
 // CreateDB creates database name unless it exists.
@@ -542,88 +471,15 @@ func (s *Server) exec(ctx context.Context, stmt string) error {
 	return err
 }
 
-func (s *Server) writeStarted(ctx context.Context, logOffset int64) error {
-	st := s.host.Started(Kind, s.live.Port(), s.live.Socket(), s.settings, logOffset, s.confined.Get())
-	if v, err := readVersion(ctx, s.host.Bin); err == nil {
-		st.Version = v.Name()
+// Find tells whether mariadbd runs, from its pid file, and where it
+// listens, from the state file's record of its start.
+func (o own) Find(_ context.Context, saved *server.Record) (server.Listening, bool, error) {
+	pid, ok := o.alive()
+	if !ok || saved == nil {
+		return server.Listening{}, false, nil
 	}
-	st.PID, _ = s.alive()
-	return server.WriteState(s.Dir, st)
-}
-
-// Confine sets the confinement of the starts that follow: mariadbd is then
-// started inside the server's cgroup.
-func (s *Server) Confine(c server.Confinement) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.confined.Confine(s.Dir, s.live.Running(), c)
-}
-
-// Attach returns the server dbrig manages in dir, as another process left
-// it, running or not.
-func Attach(dir string) (*Server, error) {
-	abs, st, err := server.Found(dir, func(abs string) bool { return (&Server{Dir: abs}).Exists() },
-		"MariaDB", "dbrig server start --kind mariadb --dir")
-	if err != nil {
-		return nil, err
-	}
-	s := &Server{Dir: abs}
-	if st != nil {
-		s.BinDir, s.RunAs, s.settings = st.BinDir, st.RunAs, st.Settings
-		s.confined.Set(abs, st.Confinement())
-	}
-	if _, err := s.host.Locked(&s.mu, s.resolve); err != nil {
-		return nil, err
-	}
-	if _, ok := s.alive(); ok && st != nil {
-		dir := filepath.Dir(st.SocketDir)
-		s.live.Listen(st.SocketDir, dir, dir != filepath.Join(abs, "sock"))
-		s.live.Up(st.Port)
-	}
-	return s, nil
-}
-
-// Status reports whether the server runs, and if dbrig started it and it
-// is gone without a stop, that it crashed and what its log says.
-func (s *Server) Status(ctx context.Context) (server.Status, error) {
-	if _, err := s.host.Locked(&s.mu, s.resolve); err != nil {
-		return server.Status{}, err
-	}
-	s.mu.Lock()
-	settings := maps.Clone(s.settings)
-	s.mu.Unlock()
-	version := ""
-	if v, err := readVersion(ctx, s.host.Bin); err == nil {
-		version = v.Name()
-	}
-	st, saved, err := s.host.SavedStatus(s.Dir, version, s.LogPath(), settings)
-	if err != nil {
-		return st, err
-	}
-	if pid, ok := s.alive(); ok && saved != nil {
-		found := &Server{Dir: s.Dir}
-		found.live.Listen(saved.SocketDir, filepath.Dir(saved.SocketDir), false)
-		found.live.Up(saved.Port)
-		st.State, st.PID = server.Running, pid
-		st.URL, st.Socket = found.URLFor("mysql"), found.SocketURLFor("mysql")
-		st.MemoryCgroup = server.NewCgroup(s.Dir, st.Confinement).Dir("memory")
-		return st, nil
-	}
-	if saved != nil && saved.Running {
-		st.State = server.Crashed
-		st.Reason = s.crashReason()
-	}
-	return st, nil
+	return server.Listening{PID: pid, Port: saved.Port, Socket: saved.SocketDir}, true, nil
 }
 
 // crashLineRE picks the lines that tell how mariadbd died.
 var crashLineRE = regexp.MustCompile(`\[ERROR\]|got signal|Out of memory|Killed|assertion|Assertion`)
-
-// crashReason explains a crash from the state file and the log.
-func (s *Server) crashReason() string {
-	offset, pid := int64(0), 0
-	if saved, err := server.ReadState(s.Dir); err == nil {
-		offset, pid = saved.LogOffset, saved.PID
-	}
-	return server.CrashReason(server.ReadFrom(s.LogPath(), offset), logLineRE, crashLineRE, "mariadbd", pid)
-}

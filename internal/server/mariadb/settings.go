@@ -7,9 +7,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -33,11 +30,17 @@ var versionRE = regexp.MustCompile(`Ver (\d+)\.(\d+)\.(\d+)(\S*)`)
 
 // readVersion asks mariadbd, which needs no data directory to say it.
 func readVersion(ctx context.Context, binDir string) (Version, error) {
-	out, err := exec.CommandContext(ctx, filepath.Join(binDir, "mariadbd"), "--version").Output()
+	out, err := server.BinOutput(ctx, binDir, "mariadbd", "--version")
 	if err != nil {
-		return Version{}, fmt.Errorf("mariadbd --version in %s: %w", binDir, err)
+		return Version{}, err
 	}
 	return parseVersion(string(out))
+}
+
+// versionName names the version of the binaries in binDir.
+func versionName(ctx context.Context, binDir string) (string, error) {
+	v, err := readVersion(ctx, binDir)
+	return v.Name(), err
 }
 
 func parseVersion(s string) (Version, error) {
@@ -53,17 +56,11 @@ func parseVersion(s string) (Version, error) {
 }
 
 func (s *Server) binVersion(ctx context.Context) (Version, error) {
-	bin, err := s.host.Locked(&s.mu, s.resolve)
+	bin, err := s.Bin()
 	if err != nil {
 		return Version{}, err
 	}
 	return readVersion(ctx, bin)
-}
-
-// Version names the binaries' release.
-func (s *Server) Version(ctx context.Context) (string, error) {
-	v, err := s.binVersion(ctx)
-	return v.Name(), err
 }
 
 // DataFormat is the major.minor release: MariaDB upgrades a data
@@ -95,11 +92,9 @@ func settingDefaults(ctx context.Context, binDir string) (map[string]string, err
 	if known, ok := names[binDir]; ok {
 		return known, nil
 	}
-	cmd := exec.CommandContext(ctx, filepath.Join(binDir, "mariadbd"), "--no-defaults", "--verbose", "--help")
-	cmd.Env = append(os.Environ(), "LC_ALL=C")
-	out, err := cmd.Output()
+	out, err := server.BinOutput(ctx, binDir, "mariadbd", "--no-defaults", "--verbose", "--help")
 	if err != nil {
-		return nil, fmt.Errorf("mariadbd --verbose --help in %s: %w", binDir, err)
+		return nil, err
 	}
 	known := parseHelp(string(out))
 	if len(known) == 0 {
@@ -135,19 +130,10 @@ func parseHelp(help string) map[string]string {
 	return known
 }
 
-// CheckSettingNames refuses a name mariadbd does not list, with the name
-// meant when one is within a typo of it. The help lists every variable,
-// so an unlisted name is refused whatever it looks like.
-func (s *Server) CheckSettingNames(ctx context.Context, names []string) error {
-	bin, err := s.host.Locked(&s.mu, s.resolve)
-	if err != nil {
-		return err
-	}
-	known, err := settingDefaults(ctx, bin)
-	if err != nil {
-		return err
-	}
-	return checkNames(names, slices.Sorted(maps.Keys(known)))
+// knownNames lists the variables the binaries in binDir take.
+func knownNames(ctx context.Context, binDir string) ([]string, error) {
+	known, err := settingDefaults(ctx, binDir)
+	return slices.Sorted(maps.Keys(known)), err
 }
 
 // ReadsDirect reports whether InnoDB opens its data files with O_DIRECT
@@ -161,7 +147,7 @@ func (s *Server) ReadsDirect(ctx context.Context, settings map[string]string) bo
 		}
 	}
 	if method == "" {
-		bin, err := s.host.Locked(&s.mu, s.resolve)
+		bin, err := s.Bin()
 		if err != nil {
 			return false
 		}
@@ -178,6 +164,9 @@ func (s *Server) ReadsDirect(ctx context.Context, settings map[string]string) bo
 	return false
 }
 
+// checkNames refuses a name mariadbd does not list (known), with the name
+// meant when one is within a typo of it. The help lists every variable,
+// so an unlisted name is refused whatever it looks like.
 func checkNames(names, known []string) error {
 	for _, name := range names {
 		if slices.Contains(known, normalName(name)) {
@@ -198,16 +187,17 @@ func (s *Server) Preflight(ctx context.Context, points []map[string]string) erro
 	if err := s.CheckSettingNames(ctx, server.PointNames(points)); err != nil {
 		return err
 	}
-	return preflight(points, server.ReadMeminfo())
+	return preflight(points, server.HugePages())
 }
 
 // preflight: large pages need huge pages reserved, or InnoDB falls back
 // to normal pages with a warning, and the point measures something else
-// than it says.
-func preflight(points []map[string]string, meminfo string) error {
+// than it says. hugePages is the host's reserved huge pages
+// (server.HugePages, -1 when unknown).
+func preflight(points []map[string]string, hugePages int) error {
 	for _, p := range points {
 		for name, value := range p {
-			if normalName(name) == "large_pages" && isOn(value) && server.HugePagesTotal(meminfo) == 0 {
+			if normalName(name) == "large_pages" && isOn(value) && hugePages == 0 {
 				return exitcode.Userf("this sweep cannot run here: large_pages=%s needs huge pages reserved, and /proc/meminfo shows HugePages_Total: 0 (as root: sysctl vm.nr_hugepages=N, with N x 2 MB above innodb_buffer_pool_size)", value)
 			}
 		}

@@ -69,7 +69,7 @@ func TestOnlyTheOwnerGetsIn(t *testing.T) {
 		{"socket, the owner's URL", s.SocketURLFor("postgres"), noSocket},
 		{"socket, another role", "host=" + s.SocketDir() + " port=" + port + " user=postgres dbname=postgres", noSocket},
 	} {
-		cmd := exec.CommandContext(ctx, filepath.Join(s.host.Bin, "psql"), "-w", "-X", "-At", "-c", "SELECT current_user", c.conninfo)
+		cmd := exec.CommandContext(ctx, filepath.Join(s.Host.Bin, "psql"), "-w", "-X", "-At", "-c", "SELECT current_user", c.conninfo)
 		cmd.Dir = "/"
 		cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=/nonexistent"}
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid), Groups: []uint32{}}}

@@ -3,11 +3,9 @@
 package postgres
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"maps"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -40,13 +38,14 @@ func (s *Server) Preflight(ctx context.Context, points []map[string]string) erro
 	if err != nil {
 		return err
 	}
-	return preflight(points, v, s.host.Bin, pgConfigure(s.host.Bin), server.ReadMeminfo())
+	return preflight(points, v, s.Host.Bin, pgConfigure(s.Host.Bin), server.HugePages())
 }
 
 // preflight is Preflight's version, build and host checks. configure is
 // what the server's pg_config --configure printed ("" when unknown):
-// io_uring exists only in builds configured --with-liburing.
-func preflight(points []map[string]string, v ServerVersion, binDir, configure, meminfo string) error {
+// io_uring exists only in builds configured --with-liburing. hugePages is
+// the host's reserved huge pages (server.HugePages, -1 when unknown).
+func preflight(points []map[string]string, v ServerVersion, binDir, configure string, hugePages int) error {
 	var problems []string
 	seen := map[string]bool{}
 	for _, p := range points {
@@ -61,7 +60,7 @@ func preflight(points []map[string]string, v ServerVersion, binDir, configure, m
 				seen["io_uring"] = true
 				problems = append(problems, fmt.Sprintf("io_method=io_uring needs a PostgreSQL built --with-liburing, and pg_config in %s shows it was not", binDir))
 			}
-			if name == "huge_pages" && strings.EqualFold(value, "on") && !seen[name] && server.HugePagesTotal(meminfo) == 0 {
+			if name == "huge_pages" && strings.EqualFold(value, "on") && !seen[name] && hugePages == 0 {
 				seen[name] = true
 				problems = append(problems, "huge_pages=on needs huge pages reserved, and /proc/meminfo shows HugePages_Total: 0 (as root: sysctl vm.nr_hugepages=N, with N x 2 MB above shared_buffers)")
 			}
@@ -73,8 +72,8 @@ func preflight(points []map[string]string, v ServerVersion, binDir, configure, m
 	return nil
 }
 
-// CheckSettingNames refuses a name that is a typo of a parameter this
-// server's binaries list, with the name meant. The list comes from
+// checkNames refuses a name that is a typo of a parameter the
+// server's binaries list (known), with the name meant. The list comes from
 // `postgres --describe-config`, which needs no cluster and no running
 // server. It leaves out developer and read-only parameters
 // (jit_expressions, force_parallel_mode...), so a name missing from it is
@@ -82,18 +81,6 @@ func preflight(points []map[string]string, v ServerVersion, binDir, configure, m
 // reaches the server, which names it in its own refusal at start. Dotted
 // names belong to extensions (auto_explain.log_min_duration), which the
 // list never holds.
-func (s *Server) CheckSettingNames(ctx context.Context, names []string) error {
-	bin, err := s.host.Locked(&s.mu, s.resolve)
-	if err != nil {
-		return err
-	}
-	known, err := describeConfig(ctx, bin)
-	if err != nil {
-		return err
-	}
-	return checkNames(names, known)
-}
-
 func checkNames(names, known []string) error {
 	listed := make(map[string]bool, len(known))
 	for _, k := range known {
@@ -114,17 +101,13 @@ func checkNames(names, known []string) error {
 // PostgreSQL lets root run --describe-config (it starts no server), so
 // unlike the other commands it needs no unprivileged user.
 func describeConfig(ctx context.Context, binDir string) ([]string, error) {
-	cmd := exec.CommandContext(ctx, filepath.Join(binDir, "postgres"), "--describe-config")
-	cmd.Env = append(os.Environ(), "LC_ALL=C")
-	out, err := cmd.Output()
+	out, err := server.BinOutput(ctx, binDir, "postgres", "--describe-config")
 	if err != nil {
-		return nil, fmt.Errorf("postgres --describe-config in %s: %w", binDir, err)
+		return nil, err
 	}
 	var names []string
-	sc := bufio.NewScanner(strings.NewReader(string(out)))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		if name, _, ok := strings.Cut(sc.Text(), "\t"); ok && name != "" {
+	for _, line := range strings.Split(string(out), "\n") {
+		if name, _, ok := strings.Cut(line, "\t"); ok && name != "" {
 			names = append(names, name)
 		}
 	}

@@ -28,15 +28,14 @@ func TestPreflightNamesWhatIsMissingAndWhy(t *testing.T) {
 	points := hugepagesAIO()
 	pg15 := ServerVersion{Major: 15, Minor: 18}
 	pg18 := ServerVersion{Major: 18, Minor: 1}
-	noHuge := "MemTotal: 1 kB\nHugePages_Total:       0\n"
-	huge := "HugePages_Total:    1200\n"
+	noHuge, huge, unknown := 0, 1200, -1
 	uring := "'--prefix=/usr' '--with-liburing' '--with-openssl'"
 	plain := "'--prefix=/usr' '--without-icu'"
 	cases := []struct {
 		name      string
 		v         ServerVersion
 		configure string
-		meminfo   string
+		hugePages int
 		want      []string // substrings; none means it must pass
 	}{
 		{"both missing", pg15, uring, noHuge, []string{"io_method needs PostgreSQL 18", "15.18", "huge_pages=on needs huge pages", "vm.nr_hugepages"}},
@@ -44,10 +43,10 @@ func TestPreflightNamesWhatIsMissingAndWhy(t *testing.T) {
 		{"no huge pages only", pg18, uring, noHuge, []string{"HugePages_Total: 0"}},
 		{"no liburing", pg18, plain, huge, []string{"io_method=io_uring needs a PostgreSQL built --with-liburing"}},
 		{"all there", pg18, uring, huge, nil},
-		{"pg_config and meminfo unreadable", pg18, "", "", nil},
+		{"pg_config and meminfo unreadable", pg18, "", unknown, nil},
 	}
 	for _, c := range cases {
-		err := preflight(points, c.v, "/pg/bin", c.configure, c.meminfo)
+		err := preflight(points, c.v, "/pg/bin", c.configure, c.hugePages)
 		if len(c.want) == 0 {
 			if err != nil {
 				t.Errorf("%s: %v", c.name, err)
@@ -76,7 +75,7 @@ func TestPreflightNamesWhatIsMissingAndWhy(t *testing.T) {
 // another case pass.
 func TestSettingNames(t *testing.T) {
 	requireServerBins(t)
-	s := &Server{Dir: t.TempDir()}
+	s := New(t.TempDir(), "")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	err := s.CheckSettingNames(ctx, []string{"max_connections", "shared_bufers"})

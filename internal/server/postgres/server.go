@@ -4,11 +4,7 @@ package postgres
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base64"
-	"errors"
 	"fmt"
-	"maps"
 	"net"
 	"net/url"
 	"os"
@@ -18,7 +14,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/dbrig/dbrig/internal/atomicfile"
@@ -33,18 +28,14 @@ func init() {
 		Name:    Kind,
 		Target:  "postgres",
 		Default: true,
-		New:     func(dir, binHint string) server.Server { return &Server{Dir: dir, BinDir: binHint} },
-		Attach: func(dir string) (server.Server, error) {
-			s, err := Attach(dir)
-			if err != nil {
-				return nil, err
-			}
-			return s, nil
-		},
+		New:     func(dir, binHint string) server.Server { return New(dir, binHint) },
 	})
 }
 
-var _ server.Server = (*Server)(nil)
+var (
+	_ server.Server = (*Server)(nil)
+	_ server.Hooks  = own{}
+)
 
 // Kind names the managed server's kind.
 const Kind = "postgres"
@@ -87,23 +78,41 @@ var serverOwnedSettings = map[string]bool{
 // The server listens only on 127.0.0.1, on a free port chosen at Start,
 // and on its unix socket. Durability settings are left at PostgreSQL's
 // defaults; pg_stat_statements and track_io_timing are on unless turned
-// off (see withStatsDefaults).
+// off (see withStatsDefaults). BinDir holds postgres, initdb and pg_ctl
+// (see FindBinDir when empty).
 type Server struct {
-	// Dir holds everything the server writes. Required.
-	Dir string
-	// BinDir holds postgres, initdb and pg_ctl; see FindBinDir when empty.
-	BinDir string
-	// RunAs names the OS user the server runs as when dbrig runs as root.
-	// Ignored otherwise: without root there is no one else to become.
-	RunAs string
-
-	mu       sync.Mutex
-	host     server.Host
-	live     server.Live
-	settings map[string]string // what the running server was started with
-	// confined is what Confine set.
-	confined server.Confined
+	server.Managed
 }
+
+// New is the server in dir, run from the binaries in binDir ("": see
+// FindBinDir); nothing is touched yet.
+func New(dir, binDir string) *Server {
+	s := &Server{}
+	s.Bind(dir, binDir, &traits, own{s})
+	return s
+}
+
+var traits = server.Traits{
+	Kind:       Kind,
+	Title:      "PostgreSQL",
+	Program:    "postgres",
+	User:       "postgres",
+	FindBin:    FindBinDir,
+	Version:    versionName,
+	Known:      describeConfig,
+	CheckNames: checkNames,
+	// PG* variables are for clients (PGDATA, PGPORT, PGOPTIONS...).
+	ClientEnv:  []string{"PG"},
+	SocketFile: socketFile,
+	LogPrefix:  logPrefixRE,
+	CrashLines: crashLineRE,
+	Main:       "the postmaster",
+	StartHint:  "dbrig server start --dir",
+}
+
+// own is what the server does its own way (server.Hooks), kept out of
+// Server's methods.
+type own struct{ *Server }
 
 // FindBinDir returns the directory holding the PostgreSQL server binaries:
 // explicit if set, else $PG_BIN, else `pg_config --bindir`, else the
@@ -199,11 +208,17 @@ var pgVersionRE = regexp.MustCompile(`\(PostgreSQL\) (\d+)(?:\.(\d+))?`)
 
 // ReadServerVersion runs `postgres --version` from binDir.
 func ReadServerVersion(ctx context.Context, binDir string) (ServerVersion, error) {
-	out, err := exec.CommandContext(ctx, filepath.Join(binDir, "postgres"), "--version").Output()
+	out, err := server.BinOutput(ctx, binDir, "postgres", "--version")
 	if err != nil {
-		return ServerVersion{}, fmt.Errorf("postgres --version: %w", err)
+		return ServerVersion{}, err
 	}
 	return parseServerVersion(string(out))
+}
+
+// versionName names the version of the binaries in binDir.
+func versionName(ctx context.Context, binDir string) (string, error) {
+	v, err := ReadServerVersion(ctx, binDir)
+	return v.Name(), err
 }
 
 func parseServerVersion(s string) (ServerVersion, error) {
@@ -218,12 +233,6 @@ func parseServerVersion(s string) (ServerVersion, error) {
 		v.Minor, _ = strconv.Atoi(m[2])
 	}
 	return v, nil
-}
-
-// Version names the version of the binaries this server runs.
-func (s *Server) Version(ctx context.Context) (string, error) {
-	v, err := s.BinVersion(ctx)
-	return v.Name(), err
 }
 
 // DataFormat is the major version: PostgreSQL reads the data directory
@@ -241,67 +250,30 @@ func (s *Server) DataFormat(ctx context.Context) (string, error) {
 
 // BinVersion reports the version of the binaries this server runs.
 func (s *Server) BinVersion(ctx context.Context) (ServerVersion, error) {
-	bin, err := s.host.Locked(&s.mu, s.resolve)
+	bin, err := s.Bin()
 	if err != nil {
 		return ServerVersion{}, err
 	}
 	return ReadServerVersion(ctx, bin)
 }
 
-func (s *Server) dataDir() string { return filepath.Join(s.Dir, "data") }
-
 // Exists reports whether Init created the cluster already.
 func (s *Server) Exists() bool {
-	_, err := os.Stat(filepath.Join(s.dataDir(), "PG_VERSION"))
+	_, err := os.Stat(filepath.Join(s.DataDir(), "PG_VERSION"))
 	return err == nil
 }
 
-// LogPath is the server's log file; on a failed start its last lines are
-// already quoted in the error. Every start appends to it, so it keeps the
-// history of the cluster across restarts.
-func (s *Server) LogPath() string { return filepath.Join(s.Dir, "server.log") }
-
-// resolve finds the binaries and the user to run as once; both are needed
-// by Init and Start alike.
-func (s *Server) resolve() error {
-	return s.host.Resolve(&s.Dir, s.BinDir, s.RunAs, FindBinDir, "postgres", "postgres")
-}
-
-// command builds a command for one of the server binaries, as the
-// unprivileged user when there is one. PG* variables are for clients
-// (PGDATA, PGPORT, PGOPTIONS...).
-func (s *Server) command(ctx context.Context, name string, args ...string) *exec.Cmd {
-	return s.host.Command(ctx, s.Dir, []string{"PG"}, filepath.Join(s.host.Bin, name), args...)
-}
-
-// Init creates the cluster in Dir/data with initdb. It does nothing when a
-// cluster is already there, so a sweep can Init once and Start many times.
-func (s *Server) Init(ctx context.Context) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.resolve(); err != nil {
-		return err
-	}
-	if s.Exists() {
-		return nil
-	}
-	// initdb wants an empty directory it owns; making it ourselves lets
-	// Dir stay root's while data belongs to the server's user.
-	if err := s.host.MakeDataDir(s.Dir, s.dataDir(), "postgres"); err != nil {
-		return err
-	}
-	pw, err := newPassword()
-	if err != nil {
-		return err
-	}
+// Create runs initdb in the data directory, with password for ServerUser,
+// which it then writes to the password file.
+func (o own) Create(ctx context.Context, pw string) error {
 	// initdb reads the password from a file the server's user can read,
 	// which it has for as long as initdb runs.
-	pwfile := filepath.Join(s.Dir, "initdb-pwfile")
-	if err := s.writeOwned(pwfile, pw+"\n"); err != nil {
+	pwfile := filepath.Join(o.Dir, "initdb-pwfile")
+	if err := o.Host.WriteOwned(pwfile, []byte(pw+"\n")); err != nil {
 		return err
 	}
-	cmd := s.command(ctx, "initdb",
-		"-D", s.dataDir(),
+	cmd := o.Command(ctx, "initdb",
+		"-D", o.DataDir(),
 		"--auth=scram-sha-256",
 		"--pwfile="+pwfile,
 		"-U", ServerUser,
@@ -311,12 +283,12 @@ func (s *Server) Init(ctx context.Context) error {
 	out, err := cmd.CombinedOutput()
 	os.Remove(pwfile)
 	if err != nil {
-		return fmt.Errorf("initdb in %s: %v: %s", s.dataDir(), err, server.HeadTail(string(out), 8, 8))
+		return fmt.Errorf("initdb in %s: %v: %s", o.DataDir(), err, server.HeadTail(string(out), 8, 8))
 	}
-	if err := s.writeOwned(filepath.Join(s.dataDir(), "pg_hba.conf"), hba); err != nil {
+	if err := o.Host.WriteOwned(filepath.Join(o.DataDir(), "pg_hba.conf"), []byte(hba)); err != nil {
 		return err
 	}
-	return atomicfile.Write(s.passPath(), []byte("*:*:*:"+ServerUser+":"+pw+"\n"), 0o600)
+	return atomicfile.Write(o.passPath(), []byte("*:*:*:"+ServerUser+":"+pw+"\n"), 0o600)
 }
 
 // hba asks every role for its password (scram-sha-256), on the socket and
@@ -327,24 +299,6 @@ const hba = `# Written by dbrig: every role with its password, no trust, no repl
 local  all  all                scram-sha-256
 host   all  all  127.0.0.1/32  scram-sha-256
 `
-
-// newPassword is a cluster's password: 144 random bits, in characters
-// that need no quoting in a passfile or a URL.
-func newPassword() (string, error) {
-	b := make([]byte, 18)
-	if _, err := rand.Read(b); err != nil {
-		return "", err
-	}
-	return base64.RawURLEncoding.EncodeToString(b), nil
-}
-
-// writeOwned writes a file only the server's user can read.
-func (s *Server) writeOwned(path, body string) error {
-	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
-		return err
-	}
-	return server.Own(path, s.host.Cred)
-}
 
 // passPath is the cluster's password file, in libpq's format; a cluster
 // made before dbrig set passwords has none, and trusts local connections.
@@ -361,170 +315,121 @@ func (s *Server) withPassfile(q url.Values) url.Values {
 // socketFile is the longest name postgres gives its socket in sockDir.
 const socketFile = ".s.PGSQL.65535"
 
-func (s *Server) makeSocketDir() error {
-	dir, temp, err := server.MakeSocketDir(s.Dir, socketFile, s.host.Cred)
-	if err == nil {
-		s.live.Listen(dir, dir, temp)
+// Prepare refuses a postmaster left running in the data directory, and
+// adds the statistics dbrig turns on (withStatsDefaults).
+func (o own) Prepare(ctx context.Context, settings map[string]string) (map[string]string, error) {
+	// A postmaster left over from an earlier process would make pg_ctl fail
+	// and the cleanup after that failure stop it; refuse before touching it.
+	o.awaitReaped(ctx)
+	if o.postmasterAlive(ctx) {
+		return nil, exitcode.Userf("a postgres server is already running in %s: stop it with %s stop -D %s",
+			o.DataDir(), filepath.Join(o.Host.Bin, "pg_ctl"), o.DataDir())
 	}
-	return err
+	return o.withStatsDefaults(ctx, settings), nil
 }
 
-// Start starts the server with settings passed as `-c name=value`, and
+// Owned tells the settings Start sets itself.
+func (own) Owned(name string) bool { return serverOwnedSettings[strings.ToLower(name)] }
+
+// Launch starts the server with settings passed as `-c name=value`, and
 // returns once it accepts connections. A server that fails to start (a
 // rejected setting, say) is reported with its own log lines, as soon as
 // the postmaster exits, rather than after a timeout.
-func (s *Server) Start(ctx context.Context, settings map[string]string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.live.Running() {
-		return fmt.Errorf("postgres server in %s is already running", s.Dir)
+func (o own) Launch(ctx context.Context, port int, names []string, settings map[string]string) (bool, error) {
+	opts := []string{
+		"-c", "listen_addresses=127.0.0.1",
+		"-c", "port=" + strconv.Itoa(port),
+		"-c", "unix_socket_directories=" + o.Live.Socket(),
 	}
-	if err := s.resolve(); err != nil {
-		return err
+	for _, name := range names {
+		opts = append(opts, "-c", name+"="+settings[name])
 	}
-	if !s.Exists() {
-		return fmt.Errorf("no cluster in %s: call Init first", s.dataDir())
-	}
-	// A postmaster left over from an earlier process would make pg_ctl fail
-	// and the cleanup after that failure stop it; refuse before touching it.
-	s.awaitReaped(ctx)
-	if s.postmasterAlive(ctx) {
-		return exitcode.Userf("a postgres server is already running in %s: stop it with %s stop -D %s",
-			s.dataDir(), filepath.Join(s.host.Bin, "pg_ctl"), s.dataDir())
-	}
-	// A crash nobody acknowledged is superseded by this start: what it
-	// logs from now on is not the crashed server's doing.
-	if err := s.writeStopped(); err != nil {
-		return err
-	}
-	settings = s.withStatsDefaults(ctx, settings)
-	names, err := server.SettingOrder(settings, func(name string) bool { return serverOwnedSettings[strings.ToLower(name)] })
-	if err != nil {
-		return err
-	}
-	// pg_ctl appends to the log as the server's user, so it must exist and
-	// belong to that user before pg_ctl runs.
-	logStart, err := s.host.MakeLog(s.Dir, s.LogPath(), "postgres")
-	if err != nil {
-		return err
-	}
-	if err := s.makeSocketDir(); err != nil {
-		return err
-	}
-	if err := s.confined.Create(); err != nil {
-		return err
-	}
-
-	return server.Launch(ctx, &s.live, &s.confined, func(port int) (bool, error) {
-		opts := []string{
-			"-c", "listen_addresses=127.0.0.1",
-			"-c", "port=" + strconv.Itoa(port),
-			"-c", "unix_socket_directories=" + s.live.Socket(),
-		}
-		for _, name := range names {
-			opts = append(opts, "-c", name+"="+settings[name])
-		}
-		return s.pgctlStart(ctx, opts)
-	}, func() error {
-		s.settings = maps.Clone(settings)
-		return s.writeStarted(ctx, logStart)
-	}, s.stopQuietly)
+	return o.pgctlStart(ctx, opts)
 }
 
 // pgctlStart runs one `pg_ctl start`; inUse reports that the port was taken.
-func (s *Server) pgctlStart(ctx context.Context, opts []string) (inUse bool, err error) {
-	logStart := server.FileSize(s.LogPath())
+func (o own) pgctlStart(ctx context.Context, opts []string) (inUse bool, err error) {
+	logStart := server.FileSize(o.LogPath())
 	quoted := make([]string, len(opts))
 	for i, o := range opts {
 		quoted[i] = shellQuote(o)
 	}
-	cmd := s.command(ctx, "pg_ctl", "start",
-		"-D", s.dataDir(),
-		"-l", s.LogPath(),
+	cmd := o.Command(ctx, "pg_ctl", "start",
+		"-D", o.DataDir(),
+		"-l", o.LogPath(),
 		"-w", "-t", "60",
 		"-o", strings.Join(quoted, " "),
 	)
-	out, runErr := s.confined.CombinedOutput(cmd)
+	out, runErr := o.Confined.CombinedOutput(cmd)
 	if runErr == nil {
 		return false, nil
 	}
 	// pg_ctl may have been killed by ctx while the postmaster came up; an
 	// immediate stop keeps it from outliving the failed Start.
-	s.stopQuietly()
-	logTail := server.ReadFrom(s.LogPath(), logStart)
+	o.Kill()
+	logTail := server.ReadFrom(o.LogPath(), logStart)
 	msg := serverLogExcerpt(logTail)
 	if msg == "" {
 		msg = server.LastLines(string(out), 4)
 	}
 	if ctx.Err() != nil {
-		return false, fmt.Errorf("starting postgres in %s: %w: %s", s.dataDir(), ctx.Err(), msg)
+		return false, fmt.Errorf("starting postgres in %s: %w: %s", o.DataDir(), ctx.Err(), msg)
 	}
 	return strings.Contains(logTail, "Address already in use"),
-		exitcode.Userf("postgres in %s did not start: %s", s.dataDir(), msg)
+		exitcode.Userf("postgres in %s did not start: %s", o.DataDir(), msg)
 }
 
-func (s *Server) stopQuietly() {
-	if _, err := os.Stat(filepath.Join(s.dataDir(), "postmaster.pid")); err != nil {
+// Kill stops a postmaster that a failed start may have left, at once.
+func (o own) Kill() {
+	if _, err := os.Stat(filepath.Join(o.DataDir(), "postmaster.pid")); err != nil {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	_ = s.command(ctx, "pg_ctl", "stop", "-D", s.dataDir(), "-m", "immediate", "-w", "-t", "20").Run()
+	_ = o.Command(ctx, "pg_ctl", "stop", "-D", o.DataDir(), "-m", "immediate", "-w", "-t", "20").Run()
 }
 
-// Stop shuts the server down with a fast shutdown: sessions are ended,
+// Halt shuts the server down with a fast shutdown: sessions are ended,
 // and a checkpoint is written, so the next Start needs no recovery.
-// Stopping a server that is not running does nothing.
-func (s *Server) Stop(ctx context.Context) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if !s.live.Running() {
-		return server.AckCrash(s.Dir, func() (bool, error) {
-			if err := s.resolve(); err != nil {
-				return false, err
-			}
-			return s.postmasterAlive(ctx), nil
-		}, &s.confined)
+func (o own) Halt(ctx context.Context) (gone bool, err error) {
+	out, err := o.Command(ctx, "pg_ctl", "stop", "-D", o.DataDir(), "-m", "fast", "-w", "-t", "60").CombinedOutput()
+	if err == nil {
+		return true, nil
 	}
-	out, err := s.command(ctx, "pg_ctl", "stop", "-D", s.dataDir(), "-m", "fast", "-w", "-t", "60").CombinedOutput()
-	if err != nil {
-		// A server that died on its own is stopped all the same; forgetting
-		// it lets a later Start try again. pg_ctl says "server does not
-		// shut down" when the postmaster was already gone.
-		s.awaitReaped(ctx)
-		if _, statErr := os.Stat(filepath.Join(s.dataDir(), "postmaster.pid")); statErr != nil || !s.postmasterAlive(ctx) {
-			s.live.Down()
-			_ = s.confined.Remove() // the crash is the news; a busy cgroup is reused
-			if statErr == nil {
-				return fmt.Errorf("stopping postgres in %s: %w: %s", s.dataDir(), server.ErrCrashed, s.crashReason())
-			}
-		}
-		return fmt.Errorf("stopping postgres in %s: %v: %s", s.dataDir(), err, server.LastLines(string(out), 4))
+	// A server that died on its own is stopped all the same; forgetting
+	// it lets a later Start try again. pg_ctl says "server does not shut
+	// down" when the postmaster was already gone.
+	o.awaitReaped(ctx)
+	_, statErr := os.Stat(filepath.Join(o.DataDir(), "postmaster.pid"))
+	gone = statErr != nil || !o.postmasterAlive(ctx)
+	if gone && statErr == nil {
+		return true, fmt.Errorf("stopping postgres in %s: %w: %s", o.DataDir(), server.ErrCrashed, o.CrashReason())
 	}
-	s.live.Down()
-	return errors.Join(s.writeStopped(), s.confined.Remove())
+	return gone, fmt.Errorf("stopping postgres in %s: %v: %s", o.DataDir(), err, server.LastLines(string(out), 4))
 }
-
-// Running reports whether Start succeeded and Stop has not yet run.
-func (s *Server) Running() bool { return s.live.Running() }
-
-// Port is the loopback TCP port of the running server, 0 when stopped.
-func (s *Server) Port() int { return s.live.Port() }
 
 // SocketDir is the directory of the running server's unix socket.
-func (s *Server) SocketDir() string { return s.live.Socket() }
+func (s *Server) SocketDir() string { return s.Live.Socket() }
 
 // URL connects to the postgres database over loopback TCP.
 func (s *Server) URL() string { return s.URLFor("postgres") }
 
 // URLFor connects to database db over loopback TCP.
-func (s *Server) URLFor(db string) string {
+func (s *Server) URLFor(db string) string { return s.urlAt(db, s.Port()) }
+
+// URLsAt are the URLs of the postgres database on a server listening at
+// port and in the socket directory sockDir.
+func (o own) URLsAt(port int, sockDir string) (tcp, unix string) {
+	return o.urlAt("postgres", port), o.socketURLAt("postgres", port, sockDir)
+}
+
+func (s *Server) urlAt(db string, port int) string {
 	q := url.Values{}
 	q.Set("sslmode", "disable")
 	u := url.URL{
 		Scheme:   "postgres",
 		User:     url.User(ServerUser),
-		Host:     net.JoinHostPort("127.0.0.1", strconv.Itoa(s.Port())),
+		Host:     net.JoinHostPort("127.0.0.1", strconv.Itoa(port)),
 		Path:     "/" + db,
 		RawQuery: s.withPassfile(q).Encode(),
 	}
@@ -534,9 +439,13 @@ func (s *Server) URLFor(db string) string {
 // SocketURLFor connects to database db over the unix socket, which skips
 // the TCP stack when a measurement wants that.
 func (s *Server) SocketURLFor(db string) string {
+	return s.socketURLAt(db, s.Port(), s.SocketDir())
+}
+
+func (s *Server) socketURLAt(db string, port int, sockDir string) string {
 	q := url.Values{}
-	q.Set("host", s.SocketDir())
-	q.Set("port", strconv.Itoa(s.Port()))
+	q.Set("host", sockDir)
+	q.Set("port", strconv.Itoa(port))
 	q.Set("user", ServerUser)
 	q.Set("sslmode", "disable")
 	u := url.URL{Scheme: "postgres", Path: "/" + db, RawQuery: s.withPassfile(q).Encode()}
@@ -590,21 +499,10 @@ var logSeverityRE = regexp.MustCompile(`\b(PANIC|FATAL|ERROR|WARNING|DETAIL|HINT
 // above LOG, its DETAIL and HINT, and LOG lines reporting a failure (a port
 // in use is only LOG-level). Routine startup and shutdown lines are left out.
 func serverLogExcerpt(log string) string {
-	var keep []string
-	for _, line := range strings.Split(log, "\n") {
-		line = strings.TrimSpace(logPrefixRE.ReplaceAllString(line, ""))
-		if line == "" {
-			continue
-		}
+	keep := server.Messages(log, logPrefixRE, func(line string) bool {
 		m := logSeverityRE.FindStringSubmatch(line)
-		switch {
-		case m == nil:
-			continue
-		case m[1] == "LOG" && !strings.Contains(line, "could not"):
-			continue
-		}
-		keep = append(keep, strings.Join(strings.Fields(line), " "))
-	}
+		return m != nil && (m[1] != "LOG" || strings.Contains(line, "could not"))
+	})
 	if len(keep) == 0 {
 		return server.LastLines(log, 5)
 	}
@@ -613,19 +511,6 @@ func serverLogExcerpt(log string) string {
 	}
 	return strings.Join(keep, "; ")
 }
-
-func (s *Server) writeStarted(ctx context.Context, logOffset int64) error {
-	st := s.host.Started(Kind, s.live.Port(), s.live.Socket(), s.settings, logOffset, s.confined.Get())
-	if v, err := ReadServerVersion(ctx, s.host.Bin); err == nil {
-		st.Version = v.Name()
-	}
-	if pm, err := readPostmasterPID(s.dataDir()); err == nil {
-		st.PID = pm.pid
-	}
-	return server.WriteState(s.Dir, st)
-}
-
-func (s *Server) writeStopped() error { return server.WriteStopped(s.Dir) }
 
 // postmasterInfo is what postmaster.pid says about a running server.
 type postmasterInfo struct {
@@ -661,10 +546,10 @@ func readPostmasterPID(dataDir string) (postmasterInfo, error) {
 // VMs), a killed postmaster lingers as a zombie that pg_ctl takes for
 // alive.
 func (s *Server) postmasterAlive(ctx context.Context) bool {
-	if s.command(ctx, "pg_ctl", "status", "-D", s.dataDir()).Run() != nil {
+	if s.Command(ctx, "pg_ctl", "status", "-D", s.DataDir()).Run() != nil {
 		return false
 	}
-	pm, err := readPostmasterPID(s.dataDir())
+	pm, err := readPostmasterPID(s.DataDir())
 	return err != nil || !server.IsZombie(pm.pid)
 }
 
@@ -672,7 +557,7 @@ func (s *Server) postmasterAlive(ctx context.Context) bool {
 // lingers, a new postmaster takes postmaster.pid for a live server's and
 // refuses to start.
 func (s *Server) awaitReaped(ctx context.Context) {
-	pm, err := readPostmasterPID(s.dataDir())
+	pm, err := readPostmasterPID(s.DataDir())
 	if err != nil {
 		return
 	}
@@ -682,102 +567,19 @@ func (s *Server) awaitReaped(ctx context.Context) {
 	}
 }
 
-// Attach returns the server dbrig manages in dir, as another process left
-// it: running or not, with the binaries, user and settings it was started
-// with, so that it can be stopped or inspected. The directory must hold a
-// cluster.
-func Attach(dir string) (*Server, error) {
-	abs, st, err := server.Found(dir, func(abs string) bool { return (&Server{Dir: abs}).Exists() },
-		"PostgreSQL", "dbrig server start --dir")
+// Find is where the postmaster listens, as postmaster.pid says, when it
+// runs.
+func (o own) Find(ctx context.Context, _ *server.Record) (server.Listening, bool, error) {
+	if !o.postmasterAlive(ctx) {
+		return server.Listening{}, false, nil
+	}
+	pm, err := readPostmasterPID(o.DataDir())
 	if err != nil {
-		return nil, err
+		return server.Listening{}, false, err
 	}
-	s := &Server{Dir: abs}
-	if st != nil {
-		s.BinDir, s.RunAs, s.settings = st.BinDir, st.RunAs, st.Settings
-		s.confined.Set(abs, st.Confinement())
-	}
-	if _, err := s.host.Locked(&s.mu, s.resolve); err != nil {
-		return nil, err
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if !s.postmasterAlive(ctx) {
-		return s, nil
-	}
-	pm, err := readPostmasterPID(s.dataDir())
-	if err != nil {
-		return nil, err
-	}
-	// Start made a socket directory outside Dir when Dir's path was too
-	// long; Stop removes it, as it would have in the starting process.
-	s.live.Listen(pm.sockDir, pm.sockDir,
-		pm.sockDir != filepath.Join(abs, "sock") && strings.HasPrefix(filepath.Base(pm.sockDir), "dbrig-sock-"))
-	s.live.Up(pm.port)
-	return s, nil
-}
-
-// Settings returns the settings the running server was started with (for
-// an attached one, what the state file recorded).
-func (s *Server) Settings() map[string]string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := make(map[string]string, len(s.settings))
-	for k, v := range s.settings {
-		out[k] = v
-	}
-	return out
-}
-
-// Status reports whether the server is running, and if dbrig started it and
-// it is gone without a stop, that it crashed and what its log says.
-// Status carries the crash until a Stop acknowledges it or a Start
-// supersedes it.
-func (s *Server) Status(ctx context.Context) (server.Status, error) {
-	if _, err := s.host.Locked(&s.mu, s.resolve); err != nil {
-		return server.Status{}, err
-	}
-	version := ""
-	if v, err := ReadServerVersion(ctx, s.host.Bin); err == nil {
-		version = v.Name()
-	}
-	st, saved, err := s.host.SavedStatus(s.Dir, version, s.LogPath(), s.Settings())
-	if err != nil {
-		return st, err
-	}
-	if s.postmasterAlive(ctx) {
-		pm, err := readPostmasterPID(s.dataDir())
-		if err != nil {
-			return st, err
-		}
-		found := &Server{Dir: s.Dir}
-		found.live.Listen(pm.sockDir, pm.sockDir, false)
-		found.live.Up(pm.port)
-		st.State, st.PID = server.Running, pm.pid
-		st.URL, st.Socket = found.URL(), found.SocketURLFor("postgres")
-		st.MemoryCgroup = server.NewCgroup(s.Dir, st.Confinement).Dir("memory")
-		return st, nil
-	}
-	if saved != nil && saved.Running {
-		st.State = server.Crashed
-		st.Reason = s.crashReason()
-	}
-	return st, nil
-}
-
-// crashReason explains a crash from the state file and the log.
-func (s *Server) crashReason() string {
-	saved, err := server.ReadState(s.Dir)
-	if err != nil {
-		return crashReason(server.ReadFrom(s.LogPath(), 0), 0)
-	}
-	return crashReason(server.ReadFrom(s.LogPath(), saved.LogOffset), saved.PID)
+	return server.Listening{PID: pm.pid, Port: pm.port, Socket: pm.sockDir}, true, nil
 }
 
 // crashLineRE picks the lines that tell how a server died: its own PANIC
 // and FATAL messages, and the postmaster's reports on children it lost.
 var crashLineRE = regexp.MustCompile(`\b(PANIC|FATAL):  |terminated by signal|exited with exit code|was terminated|terminating any other active server processes|received immediate shutdown|out of memory`)
-
-func crashReason(log string, pid int) string {
-	return server.CrashReason(log, logPrefixRE, crashLineRE, "the postmaster", pid)
-}

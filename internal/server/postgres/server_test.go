@@ -38,7 +38,7 @@ func newTestServer(t *testing.T, dir string) *Server {
 	if dir == "" {
 		dir = t.TempDir()
 	}
-	s := &Server{Dir: dir}
+	s := New(dir, "")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	if err := s.Init(ctx); err != nil {
@@ -70,15 +70,22 @@ func queryString(t *testing.T, url, sql string) string {
 	return v
 }
 
-func TestServerLifecycle(t *testing.T) {
+// newVersionedServer is newTestServer's, with the version of its binaries
+// and a context for the test's work on it.
+func newVersionedServer(t *testing.T) (*Server, ServerVersion, context.Context) {
+	t.Helper()
 	s := newTestServer(t, "")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-
+	t.Cleanup(cancel)
 	ver, err := s.BinVersion(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return s, ver, ctx
+}
+
+func TestServerLifecycle(t *testing.T) {
+	s, ver, ctx := newVersionedServer(t)
 	if ver.Major < 10 {
 		t.Fatalf("version %v (%q): major too small", ver, ver.Raw)
 	}
@@ -181,13 +188,7 @@ func TestServerLifecycle(t *testing.T) {
 }
 
 func TestServerRejectedSetting(t *testing.T) {
-	s := newTestServer(t, "")
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	ver, err := s.BinVersion(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, ver, ctx := newVersionedServer(t)
 	cases := []struct {
 		name     string
 		settings map[string]string

@@ -36,7 +36,7 @@ func (s *Server) withStatsDefaults(ctx context.Context, settings map[string]stri
 		out["track_io_timing"] = "on"
 	}
 	name, libs, set := lookupSetting(settings, "shared_preload_libraries")
-	if set && strings.TrimSpace(libs) == "" || !hasLibrary(s.host.Bin, statementsLib) {
+	if set && strings.TrimSpace(libs) == "" || !hasLibrary(s.Host.Bin, statementsLib) {
 		return out
 	}
 	if !set {
@@ -79,7 +79,7 @@ func addLibrary(list, lib string) string {
 // configured is what the cluster's configuration files set name to, ""
 // when they do not or postgres cannot say.
 func (s *Server) configured(ctx context.Context, name string) string {
-	out, err := s.command(ctx, "postgres", "-C", name, "-D", s.dataDir()).Output()
+	out, err := s.Command(ctx, "postgres", "-C", name, "-D", s.DataDir()).Output()
 	if err != nil {
 		return ""
 	}

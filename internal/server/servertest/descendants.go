@@ -3,36 +3,25 @@
 package servertest
 
 import (
-	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
+
+	"github.com/prometheus/procfs"
 )
 
 // Descendants lists root and every process below it, from each process's
 // parent in /proc/PID/stat (Linux).
 func Descendants(t testing.TB, root int) []int {
 	t.Helper()
-	entries, err := os.ReadDir("/proc")
+	procs, err := procfs.AllProcs()
 	if err != nil {
 		t.Error(err) // not Fatal: a test may call it from a goroutine of its own
 		return nil
 	}
 	parent := map[int]int{}
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		// The parent is the second field after the command's parenthesis.
-		f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
-		if len(f) > 1 {
-			parent[pid], _ = strconv.Atoi(f[1])
+	for _, p := range procs {
+		// A process that exits while the list is read has no stat.
+		if st, err := p.Stat(); err == nil {
+			parent[p.PID] = st.PPID
 		}
 	}
 	var out []int

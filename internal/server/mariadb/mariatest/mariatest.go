@@ -24,7 +24,7 @@ var h = servertest.New(servertest.Kind[*mariadb.Server]{
 	Require: "DBRIG_REQUIRE_MARIADB",
 	BinEnv:  "MARIADB_BIN",
 	FindBin: func() (string, error) { return mariadb.FindBinDir("") },
-	New:     func(dir, bin string) *mariadb.Server { return &mariadb.Server{Dir: dir, BinDir: bin} },
+	New:     mariadb.New,
 	// MariaDB's identifier limit.
 	MaxName: 64,
 })

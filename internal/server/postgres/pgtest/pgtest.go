@@ -17,7 +17,7 @@ var h = servertest.New(servertest.Kind[*postgres.Server]{
 	Require: "DBRIG_REQUIRE_PG",
 	BinEnv:  "PG_BIN",
 	FindBin: func() (string, error) { return postgres.FindBinDir("") },
-	New:     func(dir, bin string) *postgres.Server { return &postgres.Server{Dir: dir, BinDir: bin} },
+	New:     postgres.New,
 	// PostgreSQL's identifier limit.
 	MaxName: 63,
 })
