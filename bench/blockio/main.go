@@ -212,62 +212,99 @@ func main() {
 	harness.Main("blockio", func(ctx context.Context) error { return run(ctx, o) })
 }
 
+// bench is one invocation's clients, server and figures.
+type bench struct {
+	o              options
+	scratch        *harness.Scratch
+	dbrig, pgbench string
+	op             workload.SQLFile
+	pgOptions      string
+	url            string
+	ctl            *pgx.Conn
+	fig            *Figures
+}
+
 func run(ctx context.Context, o options) (err error) {
 	scratch, err := harness.NewScratch("blockio", o.baseDir)
 	if err != nil {
 		return err
 	}
 	defer func() { err = scratch.Close(o.keep, err) }()
-	pgbench, err := findPgbench(o.pgbench, o.pgBin)
+	b, err := newBench(ctx, o, scratch)
 	if err != nil {
 		return err
+	}
+	if err := b.connect(ctx); err != nil {
+		return err
+	}
+	defer b.ctl.Close(context.WithoutCancel(ctx))
+	if err := b.build(ctx); err != nil {
+		return err
+	}
+	if err := b.pairs(ctx); err != nil {
+		return err
+	}
+	b.fig.LoadAverage[1] = loadAverage()
+
+	fmt.Println()
+	printTable(os.Stdout, b.fig)
+	return harness.WriteFigures(o.jsonPath, b.fig)
+}
+
+// newBench finds the clients and block-io's statements.
+func newBench(ctx context.Context, o options, scratch *harness.Scratch) (*bench, error) {
+	b := &bench{o: o, scratch: scratch}
+	var err error
+	if b.pgbench, err = findPgbench(o.pgbench, o.pgBin); err != nil {
+		return nil, err
 	}
 	repo, err := harness.FindRepo(o.repo)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	op, err := workload.LoadSQL(os.DirFS(repo), opDir, pgtarget.Dialect, "op.sql")
-	if err != nil {
-		return fmt.Errorf("reading block-io's statements: %w", err)
+	if b.op, err = workload.LoadSQL(os.DirFS(repo), opDir, pgtarget.Dialect, "op.sql"); err != nil {
+		return nil, fmt.Errorf("reading block-io's statements: %w", err)
 	}
-	pgOptions, err := pgbenchOptions(op)
-	if err != nil {
-		return err
+	if b.pgOptions, err = pgbenchOptions(b.op); err != nil {
+		return nil, err
 	}
-	dbrig, err := scratch.Dbrig(ctx, o.dbrig, repo)
-	if err != nil {
-		return err
+	if b.dbrig, err = scratch.Dbrig(ctx, o.dbrig, repo); err != nil {
+		return nil, err
 	}
-
-	fig := &Figures{ServerFigures: harness.ServerFigures{StartedAt: time.Now().UTC(), CPUs: runtime.NumCPU()}, Pgbench: pgbench, PgbenchJobs: o.jobs,
+	b.fig = &Figures{ServerFigures: harness.ServerFigures{StartedAt: time.Now().UTC(), CPUs: runtime.NumCPU()}, Pgbench: b.pgbench, PgbenchJobs: o.jobs,
 		WorkUnit: o.workUnit, VUs: o.vus, Seconds: int(o.duration / time.Second), DbrigTelemetry: !o.noTelemetry}
-	fig.LoadAverage[0] = loadAverage()
+	b.fig.LoadAverage[0] = loadAverage()
+	return b, nil
+}
 
-	// 1. The server, and the database.
-	url := o.target
+// connect starts a server of our own, unless --target names one, and
+// connects to its database.
+func (b *bench) connect(ctx context.Context) error {
+	o, fig := b.o, b.fig
+	b.url = o.target
 	fig.Connection = "--target"
-	if url == "" {
-		srv, err := scratch.StartServer(ctx, o.pgBin, nil)
+	if b.url == "" {
+		srv, err := b.scratch.StartServer(ctx, o.pgBin, nil)
 		if err != nil {
 			return err
 		}
 		if err := srv.CreateDB(ctx, "bench"); err != nil {
 			return err
 		}
-		url, fig.Connection = srv.URLFor("bench"), "TCP loopback 127.0.0.1"
+		b.url, fig.Connection = srv.URLFor("bench"), "TCP loopback 127.0.0.1"
 		if o.socket {
-			url, fig.Connection = srv.SocketURLFor("bench"), "unix socket "+srv.SocketDir()
+			b.url, fig.Connection = srv.SocketURLFor("bench"), "unix socket "+srv.SocketDir()
 		}
 	}
-	ctl, err := pgx.Connect(ctx, url)
+	ctl, err := pgx.Connect(ctx, b.url)
 	if err != nil {
 		return err
 	}
-	defer ctl.Close(context.WithoutCancel(ctx))
+	b.ctl = ctl
 	if err := ctl.QueryRow(ctx, "SELECT 'PostgreSQL ' || current_setting('server_version')").Scan(&fig.ServerVersion); err != nil {
 		return err
 	}
-	if fig.Settings, err = harness.ReadSettings(ctx, url, shownSettings); err != nil {
+	if fig.Settings, err = harness.ReadSettings(ctx, b.url, shownSettings); err != nil {
 		return err
 	}
 	fmt.Printf("Server: %s, connecting over %s\n", fig.ServerVersion, fig.Connection)
@@ -276,19 +313,23 @@ func run(ctx context.Context, o options) (err error) {
 		fmt.Printf(" %s=%s", name, fig.Settings[name])
 	}
 	fmt.Printf("\nMachine: %d CPUs, load average %s (shared with other work: figures are noisy)\n", fig.CPUs, fig.LoadAverage[0])
-	fmt.Printf("pgbench: %s\n", pgbench)
+	fmt.Printf("pgbench: %s\n", b.pgbench)
+	return nil
+}
 
-	// 2. The table, read into the cache.
+// build makes the table and reads it into the cache.
+func (b *bench) build(ctx context.Context) error {
+	o, fig := b.o, b.fig
 	fmt.Printf("\n== Build: block-io --scale %s\n", o.scale)
-	build := []string{"build", "block-io", "--target", url, "--scale", o.scale}
+	build := []string{"build", "block-io", "--target", b.url, "--scale", o.scale}
 	if o.target != "" {
 		build = append(build, "--force")
 	}
-	if _, _, err := harness.Timed(ctx, harness.Command(ctx, dbrig, build...)); err != nil {
+	if _, _, err := harness.Timed(ctx, harness.Command(ctx, b.dbrig, build...)); err != nil {
 		return err
 	}
 	var sharedBuffers int64
-	err = ctl.QueryRow(ctx, `SELECT scale, pg_total_relation_size('blockio1'), pg_size_bytes(current_setting('shared_buffers'))
+	err := b.ctl.QueryRow(ctx, `SELECT scale, pg_total_relation_size('blockio1'), pg_size_bytes(current_setting('shared_buffers'))
 		FROM dbrig_blockio`).Scan(&fig.Blocks, &fig.TableBytes, &sharedBuffers)
 	if err != nil {
 		return fmt.Errorf("reading what the build made: %w", err)
@@ -299,19 +340,23 @@ func run(ctx context.Context, o options) (err error) {
 	}
 	if o.prewarm > 0 {
 		fmt.Printf("\n== Prewarm: dbrig procs, %s, not measured\n", o.prewarm)
-		args := append(dbrigArgs(url, o, modeProcs, filepath.Join(scratch.Dir, "prewarm.json"), o.prewarm), "--no-telemetry")
-		if _, _, err := harness.Timed(ctx, harness.Command(ctx, dbrig, args...)); err != nil {
+		args := append(dbrigArgs(b.url, o, modeProcs, filepath.Join(b.scratch.Dir, "prewarm.json"), o.prewarm), "--no-telemetry")
+		if _, _, err := harness.Timed(ctx, harness.Command(ctx, b.dbrig, args...)); err != nil {
 			return err
 		}
 	}
+	return nil
+}
 
-	// 3. The runs: in each mode, dbrig and pgbench back to back, which
-	// goes first alternating from pair to pair so that neither always
-	// runs on a machine the other has just warmed or tired.
+// pairs runs, in each mode, dbrig and pgbench back to back, which goes
+// first alternating from pair to pair so that neither always runs on a
+// machine the other has just warmed or tired.
+func (b *bench) pairs(ctx context.Context) error {
+	o := b.o
 	scripts := map[string]string{}
 	for _, mode := range modes {
-		scripts[mode] = filepath.Join(scratch.Dir, mode+".pgbench")
-		if err := os.WriteFile(scripts[mode], []byte(pgbenchScript(op, mode)), 0o644); err != nil {
+		scripts[mode] = filepath.Join(b.scratch.Dir, mode+".pgbench")
+		if err := os.WriteFile(scripts[mode], []byte(pgbenchScript(b.op, mode)), 0o644); err != nil {
 			return err
 		}
 	}
@@ -325,26 +370,23 @@ func run(ctx context.Context, o options) (err error) {
 				fmt.Printf("\n== Pair %d: %s, %s mode, %d clients, %s\n", pair, client, mode, o.vus, o.duration)
 				r := Run{Pair: pair, Client: client, Mode: mode}
 				do := func() error {
-					return runDbrig(ctx, dbrig, url, filepath.Join(scratch.Dir, fmt.Sprintf("%d-%s.json", pair, mode)), mode, o, &r)
+					return runDbrig(ctx, b.dbrig, b.url, filepath.Join(b.scratch.Dir, fmt.Sprintf("%d-%s.json", pair, mode)), mode, o, &r)
 				}
 				if client == clientPgbench {
-					do = func() error { return runPgbench(ctx, pgbench, url, scripts[mode], pgOptions, fig.Blocks, o, &r) }
+					do = func() error {
+						return runPgbench(ctx, b.pgbench, b.url, scripts[mode], b.pgOptions, b.fig.Blocks, o, &r)
+					}
 				}
-				if err := measure(ctx, ctl, do, &r); err != nil {
+				if err := measure(ctx, b.ctl, do, &r); err != nil {
 					return err
 				}
 				fmt.Printf("Client: %.2f CPU s (%.2f user) over %.1f s wall; %s ops, %s logical reads (%.1f a range read): %.1f µs of client CPU per 1,000\n",
 					r.CPUSeconds, r.UserSeconds, r.WallSeconds, human.Thousands(float64(r.Ops)), human.Thousands(float64(r.LogicalReads)), r.blocksPerOp(), r.usPerKiloReads())
-				fig.Runs = append(fig.Runs, r)
+				b.fig.Runs = append(b.fig.Runs, r)
 			}
 		}
 	}
-	fig.LoadAverage[1] = loadAverage()
-
-	// 4. The figures.
-	fmt.Println()
-	printTable(os.Stdout, fig)
-	return harness.WriteFigures(o.jsonPath, fig)
+	return nil
 }
 
 // findPgbench returns explicit, or the pgbench of the server's own

@@ -232,47 +232,9 @@ func run(ctx context.Context, o options) (err error) {
 		fmt.Printf("Build / raw COPY: %.2f\n", fig.BuildRawRatio)
 	}
 
-	// 4. The runs, one after another on the same database: each adds
-	// orders, which the next one sees, as in HammerDB's usual practice of
-	// not rebuilding between runs.
 	if !o.skipRuns {
-		type plan struct {
-			vus  int
-			mode string
-		}
-		plans := []plan{{o.vus, "procs"}}
-		if !o.skipSQL {
-			plans = append(plans, plan{o.vus, "sql"})
-		}
-		if o.vusHigh > 0 {
-			plans = append(plans, plan{o.vusHigh, "procs"})
-		}
-		for i, p := range plans {
-			r, err := runOnce(ctx, dbrig, benchURL, filepath.Join(scratch.Dir, fmt.Sprintf("run-%d.json", i+1)), p.vus, p.mode, true, o)
-			if err != nil {
-				return err
-			}
-			fig.Runs = append(fig.Runs, r)
-		}
-		if !o.skipPgbench {
-			if err := harness.Checkpoint(ctx, benchURL); err != nil {
-				return err
-			}
-			if fig.Pgbench, err = runPgbench(ctx, o.PgBin, scratch.Dir, benchURL, o.vus, o.warehouses, o.duration); err != nil {
-				return fmt.Errorf("pgbench reference: %w", err)
-			}
-		}
-		// Without and with telemetry in turn, so that the machine's drift
-		// falls on both alike.
-		for pair := 1; pair <= o.telemetryPairs; pair++ {
-			for _, on := range []bool{false, true} {
-				r, err := runOnce(ctx, dbrig, benchURL, filepath.Join(scratch.Dir, fmt.Sprintf("ab-%d-%t.json", pair, on)), o.vus, "procs", on, o)
-				if err != nil {
-					return err
-				}
-				r.ABPair = pair
-				fig.Runs = append(fig.Runs, r)
-			}
+		if err := runs(ctx, dbrig, benchURL, scratch.Dir, fig, o); err != nil {
+			return err
 		}
 	}
 
@@ -280,6 +242,53 @@ func run(ctx context.Context, o options) (err error) {
 	fmt.Println()
 	printTable(os.Stdout, fig, o)
 	return harness.WriteFigures(o.JSON, fig)
+}
+
+// runs are dbrig's runs and pgbench's reference, one after another on the
+// same database: each adds orders, which the next one sees, as in
+// HammerDB's usual practice of not rebuilding between runs.
+func runs(ctx context.Context, dbrig, benchURL, dir string, fig *Figures, o options) error {
+	type plan struct {
+		vus  int
+		mode string
+	}
+	plans := []plan{{o.vus, "procs"}}
+	if !o.skipSQL {
+		plans = append(plans, plan{o.vus, "sql"})
+	}
+	if o.vusHigh > 0 {
+		plans = append(plans, plan{o.vusHigh, "procs"})
+	}
+	for i, p := range plans {
+		r, err := runOnce(ctx, dbrig, benchURL, filepath.Join(dir, fmt.Sprintf("run-%d.json", i+1)), p.vus, p.mode, true, o)
+		if err != nil {
+			return err
+		}
+		fig.Runs = append(fig.Runs, r)
+	}
+	if !o.skipPgbench {
+		if err := harness.Checkpoint(ctx, benchURL); err != nil {
+			return err
+		}
+		pg, err := runPgbench(ctx, o.PgBin, dir, benchURL, o.vus, o.warehouses, o.duration)
+		if err != nil {
+			return fmt.Errorf("pgbench reference: %w", err)
+		}
+		fig.Pgbench = pg
+	}
+	// Without and with telemetry in turn, so that the machine's drift
+	// falls on both alike.
+	for pair := 1; pair <= o.telemetryPairs; pair++ {
+		for _, on := range []bool{false, true} {
+			r, err := runOnce(ctx, dbrig, benchURL, filepath.Join(dir, fmt.Sprintf("ab-%d-%t.json", pair, on)), o.vus, "procs", on, o)
+			if err != nil {
+				return err
+			}
+			r.ABPair = pair
+			fig.Runs = append(fig.Runs, r)
+		}
+	}
+	return nil
 }
 
 func runOnce(ctx context.Context, dbrig, url, jsonPath string, vus int, mode string, withTelemetry bool, o options) (RunFigures, error) {

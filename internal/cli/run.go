@@ -164,19 +164,12 @@ func runExamples(w workload.Workload) string {
 }
 
 func run(ctx context.Context, w workload.Workload, url string, f runFlags, stdout, stderr io.Writer) error {
-	fixedWork := w.Info().FixedWork
-	with, err := parseWith(f.with)
+	with, err := f.check(w)
 	if err != nil {
 		return err
 	}
-	for _, g := range with {
-		f.Beside += g.vus
-	}
-	if err := f.Validate(fixedWork); err != nil {
-		return err
-	}
 	runs := time.Duration(0)
-	if !fixedWork {
+	if !w.Info().FixedWork {
 		runs = f.Rampup + f.Duration
 	}
 	actions, err := f.kill.action(ctx, runs, url)
@@ -190,42 +183,21 @@ func run(ctx context.Context, w workload.Workload, url string, f runFlags, stdou
 	if metrics != nil {
 		defer metrics.Close()
 	}
-	// Only the default target, which builds itself below, or a workload
-	// with nothing to build may create a database here; otherwise a typing
-	// error in a path would leave an empty file behind.
-	open := dbtarget.OpenExisting
-	if _, builds := w.(workload.Builder); url == DefaultTarget || !builds {
-		open = dbtarget.Open
-	}
-	t, err := open(ctx, url)
+	t, err := openTarget(ctx, w, url)
 	if err != nil {
 		return err
 	}
 	defer t.Close()
-	r, err := w.Open(ctx, t)
-	if b, ok := w.(workload.Builder); ok && errors.Is(err, workload.ErrNoSchema) && url == DefaultTarget {
-		// The zero-setup path: the embedded default builds its own schema.
-		fmt.Fprintf(stderr, "No %s schema on the default target yet: building the smallest one first.\n", w.Name())
-		if err = build(ctx, w.Name(), b, t, false, stderr, stderr); err == nil {
-			r, err = w.Open(ctx, t)
-		}
-	}
-	if errors.Is(err, workload.ErrNoSchema) {
-		return noSchema(w, t)
-	}
+	r, err := openRun(ctx, w, t, url == DefaultTarget, stderr)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
-	var acks *ackRecording
-	if f.audit {
-		dir := f.resultsDir
-		if f.jsonPath != "" {
-			dir = filepath.Dir(f.jsonPath)
-		}
-		if acks, err = recordAcks(w, r, dir); err != nil {
-			return err
-		}
+	acks, err := f.recordAcks(w, r)
+	if err != nil {
+		return err
+	}
+	if acks != nil {
 		defer acks.discard()
 	}
 	audited := w
@@ -243,22 +215,12 @@ func run(ctx context.Context, w workload.Workload, url string, f runFlags, stdou
 	if err := workload.CheckVUs(r, f.VUs); err != nil {
 		return err
 	}
-	p := newProgress(stderr)
-	if fixedWork {
-		fmt.Fprintf(stderr, "Running %s on %s\n", w.Name(), t.URL())
-	} else {
-		fmt.Fprintf(stderr, "Running %s on %s: %d VUs, %s ramp-up, %s measured\n",
-			w.Name(), t.URL(), f.VUs, f.Rampup, f.Duration)
-	}
 	o := f.Options
-	o.Progress = p.update
-	o.Warn = func(msg string) { fmt.Fprintln(stderr, "dbrig: "+msg) }
 	o.Actions = actions
 	if metrics != nil {
 		o.Live = metrics.Follow(w.Info(), r, nil)
 	}
-	doc, err := runner.Run(ctx, t, w, r, o)
-	p.done()
+	doc, err := drive(ctx, t, w, r, o, stderr)
 	if err != nil {
 		return err
 	}
@@ -266,6 +228,83 @@ func run(ctx context.Context, w workload.Workload, url string, f runFlags, stdou
 	if path == "" {
 		path = result.DefaultPath(f.resultsDir, w.Name(), doc.StartedAt)
 	}
+	return keep(ctx, doc, path, acks, audited, t, stdout, stderr)
+}
+
+// check reads --with, whose virtual users run beside the workload's, and
+// checks the options.
+func (f *runFlags) check(w workload.Workload) ([]withSpec, error) {
+	with, err := parseWith(f.with)
+	if err != nil {
+		return nil, err
+	}
+	for _, g := range with {
+		f.Beside += g.vus
+	}
+	return with, f.Validate(w.Info().FixedWork)
+}
+
+// openTarget opens the run's target. Only the default target, which
+// builds itself (openRun), or a workload with nothing to build may create
+// a database here; otherwise a typing error in a path would leave an
+// empty file behind.
+func openTarget(ctx context.Context, w workload.Workload, url string) (dbtarget.Target, error) {
+	open := dbtarget.OpenExisting
+	if _, builds := w.(workload.Builder); url == DefaultTarget || !builds {
+		open = dbtarget.Open
+	}
+	return open(ctx, url)
+}
+
+// openRun opens w on t. On the default target (zero setup) a workload
+// without its schema builds the smallest one first.
+func openRun(ctx context.Context, w workload.Workload, t dbtarget.Target, isDefault bool, stderr io.Writer) (workload.Run, error) {
+	r, err := w.Open(ctx, t)
+	if b, ok := w.(workload.Builder); ok && errors.Is(err, workload.ErrNoSchema) && isDefault {
+		fmt.Fprintf(stderr, "No %s schema on the default target yet: building the smallest one first.\n", w.Name())
+		if err = build(ctx, w.Name(), b, t, false, stderr, stderr); err == nil {
+			r, err = w.Open(ctx, t)
+		}
+	}
+	if errors.Is(err, workload.ErrNoSchema) {
+		return nil, noSchema(w, t)
+	}
+	return r, err
+}
+
+// recordAcks starts the acknowledgement log of --audit-durability, beside
+// where the result goes; nil without it.
+func (f *runFlags) recordAcks(w workload.Workload, r workload.Run) (*ackRecording, error) {
+	if !f.audit {
+		return nil, nil
+	}
+	dir := f.resultsDir
+	if f.jsonPath != "" {
+		dir = filepath.Dir(f.jsonPath)
+	}
+	return recordAcks(w, r, dir)
+}
+
+// drive runs r with o, its progress and notes on stderr.
+func drive(ctx context.Context, t dbtarget.Target, w workload.Workload, r workload.Run, o runner.Options, stderr io.Writer) (*result.Document, error) {
+	p := newProgress(stderr)
+	if w.Info().FixedWork {
+		fmt.Fprintf(stderr, "Running %s on %s\n", w.Name(), t.URL())
+	} else {
+		fmt.Fprintf(stderr, "Running %s on %s: %d VUs, %s ramp-up, %s measured\n",
+			w.Name(), t.URL(), o.VUs, o.Rampup, o.Duration)
+	}
+	o.Progress = p.update
+	o.Warn = func(msg string) { fmt.Fprintln(stderr, "dbrig: "+msg) }
+	doc, err := runner.Run(ctx, t, w, r, o)
+	p.done()
+	return doc, err
+}
+
+// keep audits the acknowledgements audited's run logged in acks, if any,
+// writes the document to path and prints its summary; the error says
+// whether the run failed.
+func keep(ctx context.Context, doc *result.Document, path string, acks *ackRecording, audited workload.Workload, t dbtarget.Target, stdout, stderr io.Writer) error {
 	// A failed audit still leaves the run's document, and its log for
 	// dbrig audit durability to try again. A run that Ctrl-C ended is
 	// audited all the same; a second Ctrl-C quits.

@@ -2,7 +2,6 @@ package driver
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/dbrig/dbrig/internal/dbtarget"
-	"github.com/dbrig/dbrig/internal/human"
 	"github.com/dbrig/dbrig/internal/latency"
 )
 
@@ -187,39 +185,6 @@ func (r *Result) LostAt() (time.Time, bool) {
 	return r.Started.Add(time.Duration(at * float64(time.Second))), true
 }
 
-// vuState is one VU's figures. The VU goroutine alone writes the
-// histograms and the tally; the atomic counters are read by the ticker.
-type vuState struct {
-	done    []atomic.Int64 // completions per type, all phases, for progress
-	count   []int64        // completions per type in the window
-	errs    []int64
-	retries []int64
-	sample  []string
-	byClass [dbtarget.ErrUserRollback + 1]int64 // the window's errors by class
-	hist    []*hdrhistogram.Histogram
-	tally   Tally
-	scratch Tally // one transaction's counters, reused
-	errAll  atomic.Int64
-	// began and ended are when the VU's last transaction began and ended
-	// (UnixNano), for the stall check; ended starts as the VU starts.
-	began, ended atomic.Int64
-	// second is the latencies of the second secondAt, until it is over.
-	second   *hdrhistogram.Histogram
-	secondAt int
-}
-
-func newVUState(types, tallies int) *vuState {
-	s := &vuState{
-		done: make([]atomic.Int64, types), count: make([]int64, types), errs: make([]int64, types),
-		retries: make([]int64, types), sample: make([]string, types), hist: make([]*hdrhistogram.Histogram, types),
-		tally: make(Tally, tallies), scratch: make(Tally, tallies), second: latency.NewSecondHistogram(),
-	}
-	for i := range s.hist {
-		s.hist[i] = latency.NewHistogram()
-	}
-	return s
-}
-
 // Run drives w until the window ends or ctx is cancelled (Ctrl-C), which
 // ends the window early and marks the result interrupted. VUs finish the
 // transaction in hand before they stop. A transaction that fails with
@@ -228,6 +193,35 @@ func Run(ctx context.Context, w Workload, cfg Config) (*Result, error) {
 	if cfg.VUs < 1 {
 		return nil, fmt.Errorf("need at least one virtual user, got %d", cfg.VUs)
 	}
+	cfg = cfg.withDefaults()
+	vus, err := openVUs(ctx, w, cfg.VUs)
+	if err != nil {
+		return nil, err
+	}
+	r := newRunState(ctx, cfg, len(w.TxNames()), len(w.TallyNames()))
+	defer r.end()
+	defer r.cancelWork()
+	if r.cfg.Each > 0 {
+		// Every transaction of a fixed amount of work counts, so the
+		// window is open before the first one starts.
+		r.openWindow()
+	}
+	finished := r.startVUs(vus)
+	acted := act(r.work, r.res, r.cfg.Actions, r.stop, r.abort)
+	ticks := r.startTicker()
+	r.measure(finished)
+	r.stopVUs(finished)
+	<-ticks
+	acted.Wait()
+	if r.abortErr != nil {
+		return nil, r.abortErr
+	}
+	return r.collect(w.TxNames(), len(w.TallyNames())), nil
+}
+
+// withDefaults fills in what cfg leaves zero; a fixed amount of work has
+// no ramp-up and no stalls.
+func (cfg Config) withDefaults() Config {
 	if cfg.MaxRetries == 0 {
 		cfg.MaxRetries = 10
 	}
@@ -240,19 +234,20 @@ func Run(ctx context.Context, w Workload, cfg Config) (*Result, error) {
 	if cfg.StallAfter == 0 {
 		cfg.StallAfter = 3 * time.Second
 	}
-	batch := cfg.Each > 0
-	if batch {
+	if cfg.Each > 0 {
 		cfg.Rampup, cfg.StallAfter = 0, -1
 	}
-	names := w.TxNames()
-	tallies := len(w.TallyNames())
-	// Connections open before the clock starts, so a target that refuses
-	// them fails the run at once instead of part-way through ramp-up.
-	vus := make([]VU, cfg.VUs)
+	return cfg
+}
+
+// openVUs opens every VU before the clock starts, so a target that
+// refuses connections fails the run at once instead of part-way through
+// ramp-up. Each VU's start-up is published before anything is read.
+func openVUs(ctx context.Context, w Workload, n int) ([]VU, error) {
+	vus := make([]VU, n)
 	for i := range vus {
 		v, err := w.NewVU(ctx, i)
 		if err == nil {
-			// Its start-up, published before anything is read.
 			if err = flush(ctx, v); err != nil {
 				v.Close()
 			}
@@ -265,149 +260,188 @@ func Run(ctx context.Context, w Workload, cfg Config) (*Result, error) {
 		}
 		vus[i] = v
 	}
+	return vus, nil
+}
 
-	// runCtx ends the window: Ctrl-C, or an aborting transaction.
-	runCtx, endRun := context.WithCancel(ctx)
-	defer endRun()
-	var abortOnce sync.Once
-	var abortErr error
-	abort := func(err error) {
-		abortOnce.Do(func() { abortErr = err; endRun() })
-	}
-
-	var phase atomic.Int32
-	setPhase := func(p Phase) {
-		phase.Store(int32(p))
-		if cfg.Observer != nil {
-			cfg.Observer.Phase(p)
-		}
-	}
-	setPhase(PhaseRampup)
-	stop := make(chan struct{})
+// runState is one run as it goes: what its VUs and ticker share, their
+// figures, the window's edges, and how the run ends.
+type runState struct {
+	shared
+	// ctx is the caller's: its end is Ctrl-C, which marks the result
+	// interrupted.
+	ctx context.Context
+	res *Result
+	// ended ends the window early (end): Ctrl-C, an aborting
+	// transaction, a server given up.
+	ended context.Context
+	end   context.CancelFunc
 	// work outlives stop by the grace period so in-flight transactions
 	// can finish instead of being cut off mid-statement.
-	work, cancelWork := context.WithCancel(context.WithoutCancel(ctx))
-	defer cancelWork()
+	work       context.Context
+	cancelWork context.CancelFunc
+	abortOnce  sync.Once
+	abortErr   error
+	states     []*vuState
+	// edges are the window's start and end, where the VUs stop while it
+	// is read (see Flusher).
+	edges   []*edge
+	running atomic.Int32
+}
 
-	res := &Result{Started: time.Now()}
-	sh := &shared{cfg: &cfg, phase: &phase, stop: stop, hurry: make(chan struct{}), abort: abort, started: res.Started,
-		health: newHealth(res.Started, cfg.LostAfter, cfg.StallAfter)}
-	// The VUs stop at each edge of the window while it is read (see
-	// Flusher). A fixed amount of work has no start edge to stop at: its
-	// VUs were flushed as they opened, and start once the window is open.
-	edges := []*edge{newEdge(len(vus)), newEdge(len(vus))}
+func newRunState(ctx context.Context, cfg Config, types, tallies int) *runState {
+	r := &runState{ctx: ctx, states: make([]*vuState, cfg.VUs), edges: []*edge{newEdge(cfg.VUs), newEdge(cfg.VUs)}}
+	r.ended, r.end = context.WithCancel(ctx)
+	r.work, r.cancelWork = context.WithCancel(context.WithoutCancel(ctx))
+	r.cfg, r.stop, r.hurry, r.abort = &cfg, make(chan struct{}), make(chan struct{}), r.abortWith
+	r.setPhase(PhaseRampup)
+	r.res = &Result{Started: time.Now()}
+	r.started = r.res.Started
+	r.health = newHealth(r.started, cfg.LostAfter, cfg.StallAfter)
+	for i := range r.states {
+		r.states[i] = newVUState(types, tallies)
+	}
+	return r
+}
+
+// abortWith ends the run with err, the first abort's.
+func (r *runState) abortWith(err error) {
+	r.abortOnce.Do(func() { r.abortErr = err; r.end() })
+}
+
+func (r *runState) setPhase(p Phase) {
+	r.phase.Store(int32(p))
+	if r.cfg.Observer != nil {
+		r.cfg.Observer.Phase(p)
+	}
+}
+
+// startVUs starts each VU at its moment of the ramp-up; the returned
+// channel closes once every one has stopped. A fixed amount of work has
+// no start edge to stop at: its VUs were flushed as they opened, and
+// start once the window is open.
+func (r *runState) startVUs(vus []VU) <-chan struct{} {
 	first := 0
-	if batch {
+	if r.cfg.Each > 0 {
 		first = 1
 	}
-	openWindow := func() {
-		if !batch {
-			edges[0].hold(cfg.Grace, sh.health.gone)
-		}
-		if cfg.WindowEdge != nil {
-			cfg.WindowEdge(true)
-		}
-		res.WindowStart = time.Now()
-		setPhase(PhaseMeasure)
-		close(edges[0].read)
-	}
-	closeWindow := func() {
-		// Virtual users reconnecting are hurried, and stop at the edge
-		// once they are back (a reconnect does not stop there).
-		close(sh.hurry)
-		edges[1].hold(cfg.Grace, sh.health.gone)
-		setPhase(PhaseDone)
-		res.WindowEnd = time.Now()
-		// A window that closes without a server waits for it, up to
-		// LostAfter since it went; without it the run ends as lost, and
-		// its edge has nothing to read.
-		if sh.health.await() && cfg.WindowEdge != nil {
-			cfg.WindowEdge(false)
-		}
-		close(edges[1].read)
-	}
-	if batch {
-		// Every transaction of a fixed amount of work counts, so the
-		// window is open before the first one starts.
-		openWindow()
-	}
-	states := make([]*vuState, cfg.VUs)
-	var running atomic.Int32
 	var wg sync.WaitGroup
 	for i, v := range vus {
-		states[i] = newVUState(len(names), tallies)
 		delay := time.Duration(0)
-		if cfg.VUs > 1 {
-			delay = cfg.Rampup * time.Duration(i) / time.Duration(cfg.VUs)
+		if r.cfg.VUs > 1 {
+			delay = r.cfg.Rampup * time.Duration(i) / time.Duration(r.cfg.VUs)
 		}
-		ve := &vuEdges{all: edges, next: first, v: v}
+		ve := &vuEdges{all: r.edges, next: first, v: v}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			defer v.Close()
-			defer ve.leave(work)
-			if !ve.sleep(work, delay, stop) {
+			defer ve.leave(r.work)
+			if !ve.sleep(r.work, delay, r.stop) {
 				return
 			}
-			running.Add(1)
-			defer running.Add(-1)
-			runVU(work, v, ve, states[i], sh)
+			r.running.Add(1)
+			defer r.running.Add(-1)
+			runVU(r.work, v, ve, r.states[i], &r.shared)
 		}()
 	}
 	finished := make(chan struct{})
 	go func() { wg.Wait(); close(finished) }()
-	acted := act(work, res, cfg.Actions, stop, abort)
+	return finished
+}
 
+// startTicker starts the series and the progress; the returned channel
+// closes as the ticker stops, with stop. A server given up ends the run.
+func (r *runState) startTicker() <-chan struct{} {
 	ticks := make(chan struct{})
 	go func() {
 		defer close(ticks)
-		tickLoop(res, states, sh, &running, endRun)
+		r.tickLoop()
 	}()
+	return ticks
+}
 
+// measure runs the window: the ramp-up, then the duration; or the fixed
+// amount of work, to its last transaction. Ctrl-C, an abort or a server
+// given up end it early.
+func (r *runState) measure(finished <-chan struct{}) {
 	switch {
-	case batch:
+	case r.cfg.Each > 0:
 		select {
 		case <-finished:
-		case <-runCtx.Done():
-			res.Interrupted = ctx.Err() != nil
+		case <-r.ended.Done():
+			r.res.Interrupted = r.ctx.Err() != nil
 		}
-		closeWindow()
-	case wait(runCtx, time.Until(res.Started.Add(cfg.Rampup))):
-		openWindow()
-		if !wait(runCtx, cfg.Duration) {
-			res.Interrupted = ctx.Err() != nil
+		r.closeWindow()
+	case wait(r.ended, time.Until(r.started.Add(r.cfg.Rampup))):
+		r.openWindow()
+		if !wait(r.ended, r.cfg.Duration) {
+			r.res.Interrupted = r.ctx.Err() != nil
 		}
-		closeWindow()
+		r.closeWindow()
 	default:
 		// Ctrl-C, or a server lost, during ramp-up.
-		res.Interrupted = ctx.Err() != nil
-		setPhase(PhaseDone)
-		sh.health.giveUp(time.Now())
+		r.res.Interrupted = r.ctx.Err() != nil
+		r.setPhase(PhaseDone)
+		r.health.giveUp(time.Now())
 	}
-	close(stop)
+}
+
+// openWindow holds the VUs at the start edge while it is read, then lets
+// them go on, measured.
+func (r *runState) openWindow() {
+	if r.cfg.Each == 0 {
+		r.edges[0].hold(r.cfg.Grace, r.health.gone)
+	}
+	if r.cfg.WindowEdge != nil {
+		r.cfg.WindowEdge(true)
+	}
+	r.res.WindowStart = time.Now()
+	r.setPhase(PhaseMeasure)
+	close(r.edges[0].read)
+}
+
+// closeWindow holds the VUs at the end edge while it is read.
+func (r *runState) closeWindow() {
+	// Virtual users reconnecting are hurried, and stop at the edge
+	// once they are back (a reconnect does not stop there).
+	close(r.hurry)
+	r.edges[1].hold(r.cfg.Grace, r.health.gone)
+	r.setPhase(PhaseDone)
+	r.res.WindowEnd = time.Now()
+	// A window that closes without a server waits for it, up to
+	// LostAfter since it went; without it the run ends as lost, and
+	// its edge has nothing to read.
+	if r.health.await() && r.cfg.WindowEdge != nil {
+		r.cfg.WindowEdge(false)
+	}
+	close(r.edges[1].read)
+}
+
+// stopVUs stops the VUs, which finish the transaction in hand; those
+// still in one after Grace are cancelled.
+func (r *runState) stopVUs(finished <-chan struct{}) {
+	close(r.stop)
 	select {
 	case <-finished:
-	case <-time.After(cfg.Grace):
-		cancelWork()
+	case <-time.After(r.cfg.Grace):
+		r.cancelWork()
 		<-finished
 	}
-	<-ticks
-	acted.Wait()
-	if abortErr != nil {
-		return nil, abortErr
-	}
-	h := sh.health
+}
+
+// collect merges the VUs' figures into the result.
+func (r *runState) collect(names []string, tallies int) *Result {
+	res, h := r.res, r.health
 	h.finish(time.Now())
 	res.Outages, res.ServerLost, res.Stalls = h.outages, h.lost, h.stalls
-	for _, s := range states {
-		sh.seconds.add(s.secondAt, s.second)
+	for _, s := range r.states {
+		r.seconds.add(s.secondAt, s.second)
 	}
-	sh.seconds.attach(res.Series)
-
+	r.seconds.attach(res.Series)
 	res.Tx = make([]TxResult, len(names))
 	for i, n := range names {
 		tr := TxResult{Name: n, Hist: latency.NewHistogram()}
-		for _, s := range states {
+		for _, s := range r.states {
 			tr.Count += s.count[i]
 			tr.Errors += s.errs[i]
 			tr.Retries += s.retries[i]
@@ -419,7 +453,7 @@ func Run(ctx context.Context, w Workload, cfg Config) (*Result, error) {
 		res.Tx[i] = tr
 	}
 	res.Tally = make(Tally, tallies)
-	for _, s := range states {
+	for _, s := range r.states {
 		res.Tally.Add(s.tally)
 		for c, n := range s.byClass {
 			if n > 0 {
@@ -430,7 +464,7 @@ func Run(ctx context.Context, w Workload, cfg Config) (*Result, error) {
 			}
 		}
 	}
-	return res, nil
+	return res
 }
 
 // act does each action at its moment, unless the run stops first, and
@@ -459,206 +493,6 @@ func act(ctx context.Context, res *Result, actions []Action, stop <-chan struct{
 		}()
 	}
 	return &wg
-}
-
-// shared is what a run's virtual users and its ticker have in common.
-type shared struct {
-	cfg   *Config
-	phase *atomic.Int32
-	stop  <-chan struct{}
-	// hurry closes as the window does: virtual users reconnecting then
-	// try every 100 ms, so that a server back shows at once.
-	hurry   chan struct{}
-	abort   func(error)
-	started time.Time
-	health  *health
-	seconds seconds
-}
-
-// runVU is one VU's loop: pick, wait, run with retries, record, wait.
-func runVU(ctx context.Context, v VU, ve *vuEdges, s *vuState, sh *shared) {
-	cfg, phase, stop := sh.cfg, sh.phase, sh.stop
-	s.ended.Store(time.Now().UnixNano())
-	pacer, _ := v.(Pacer)
-	for n := 0; cfg.Each == 0 || n < cfg.Each; n++ {
-		if !ve.sleep(ctx, 0, stop) {
-			return
-		}
-		tx := v.Next()
-		var after time.Duration
-		if pacer != nil {
-			var before time.Duration
-			before, after = pacer.Pacing(tx)
-			if !ve.sleep(ctx, before, stop) {
-				return
-			}
-		}
-		t := s.scratch
-		clear(t)
-		retries := int64(0)
-		began := time.Now()
-		s.began.Store(began.UnixNano())
-		err := v.Run(ctx, tx, t)
-		for err != nil && !errors.Is(err, ErrRollback) && cfg.Classify(err) == dbtarget.ErrRetry && retries < int64(cfg.MaxRetries) {
-			retries++
-			clear(t)
-			err = v.Run(ctx, tx, t)
-		}
-		ended := time.Now()
-		s.ended.Store(ended.UnixNano())
-		sh.health.ended(ended.UnixNano())
-		if errors.Is(err, ErrAbort) {
-			sh.abort(err)
-			return
-		}
-		rolledBack := errors.Is(err, ErrRollback)
-		ok := err == nil || rolledBack
-		if cfg.Observer != nil {
-			cfg.Observer.Transaction(tx, ended.Sub(began), int(retries), outcome(ok, rolledBack))
-		}
-		measured := Phase(phase.Load()) == PhaseMeasure
-		class := dbtarget.ErrOther
-		if !ok {
-			class = cfg.Classify(err)
-		}
-		if ok {
-			s.done[tx].Add(1)
-			recordSecond(s, sh, ended, ended.Sub(began))
-		} else {
-			s.errAll.Add(1)
-			if s.sample[tx] == "" {
-				s.sample[tx] = human.OneLine(err)
-			}
-		}
-		if measured {
-			s.retries[tx] += retries
-			if ok {
-				s.count[tx]++
-				latency.Record(s.hist[tx], ended.Sub(began))
-				s.tally.Add(t)
-			} else {
-				s.errs[tx]++
-				s.byClass[class]++
-			}
-		}
-		if !ok && class == dbtarget.ErrConnLost {
-			// A VU back after the window closed has nothing more to do:
-			// its transactions would count on the database's side alone.
-			if !reconnect(ctx, v, sh, ended) || Phase(phase.Load()) == PhaseDone {
-				return
-			}
-		}
-		if !ve.sleep(ctx, after, stop) {
-			return
-		}
-	}
-}
-
-func outcome(ok, rolledBack bool) Outcome {
-	switch {
-	case rolledBack:
-		return RolledBack
-	case ok:
-		return Committed
-	}
-	return Failed
-}
-
-// recordSecond adds a completed transaction's latency to the VU's
-// histogram of the second it ended in, handing the previous second's over
-// first.
-func recordSecond(s *vuState, sh *shared, ended time.Time, took time.Duration) {
-	if i := int(ended.Sub(sh.started) / time.Second); i != s.secondAt {
-		sh.seconds.add(s.secondAt, s.second)
-		s.second.Reset()
-		s.secondAt = i
-	}
-	latency.Record(s.second, took)
-}
-
-// reconnect retries with backoff until it works or the run stops. A
-// first failure makes the server unreachable since lost, the moment the
-// connection was lost.
-func reconnect(ctx context.Context, v VU, sh *shared, lost time.Time) bool {
-	const first = 100 * time.Millisecond
-	backoff, hurry := first, sh.hurry
-	for tries := 0; ; tries++ {
-		if v.Reconnect(ctx) == nil {
-			sh.health.reached(time.Now())
-			return true
-		}
-		if tries == 0 {
-			sh.health.unreachable(lost)
-		}
-		t := time.NewTimer(backoff)
-		select {
-		case <-sh.stop:
-			t.Stop()
-			return false
-		case <-hurry:
-			hurry, backoff = nil, first
-		case <-t.C:
-		}
-		t.Stop()
-		if hurry != nil {
-			backoff = min(2*backoff, 5*time.Second)
-		}
-	}
-}
-
-// tickLoop records the series and reports progress each second, and has
-// the run's health checked; a server given up ends the run (end).
-func tickLoop(res *Result, states []*vuState, sh *shared, running *atomic.Int32, end func()) {
-	cfg, phase, stop := sh.cfg, sh.phase, sh.stop
-	t := time.NewTicker(time.Second)
-	defer t.Stop()
-	types := len(states[0].done)
-	last := make([]int64, types)
-	var lastErrs int64
-	for {
-		select {
-		case <-stop:
-			return
-		case now := <-t.C:
-			p := Phase(phase.Load())
-			cur := make([]int64, types)
-			var errs int64
-			for _, s := range states {
-				for i := range cur {
-					cur[i] += s.done[i].Load()
-				}
-				errs += s.errAll.Load()
-			}
-			delta := make([]int64, types)
-			for i := range cur {
-				delta[i] = cur[i] - last[i]
-			}
-			last = cur
-			elapsed := now.Sub(res.Started)
-			res.Series = append(res.Series, Point{T: elapsed.Round(time.Millisecond).Seconds(), Phase: p.String(), Counts: delta, Errors: errs - lastErrs})
-			lastErrs = errs
-			if sh.health.check(now, states) {
-				end()
-			}
-			if cfg.Progress != nil && p != PhaseDone {
-				tk := Tick{Phase: p, Elapsed: elapsed, Counts: delta, Errors: errs, VUs: int(running.Load())}
-				if cfg.Each > 0 {
-					tk.Total = int64(cfg.Each) * int64(len(states))
-					for _, c := range cur {
-						tk.Done += c
-					}
-					tk.Done += errs
-				} else {
-					left := cfg.Rampup - elapsed
-					if p == PhaseMeasure {
-						left = cfg.Rampup + cfg.Duration - elapsed
-					}
-					tk.Left = max(left, 0)
-				}
-				cfg.Progress(tk)
-			}
-		}
-	}
 }
 
 // sleep waits d unless stop closes first; it reports whether it slept.

@@ -79,14 +79,15 @@ func Run(ctx context.Context, t dbtarget.Target, w workload.Workload, r workload
 	if err := o.Validate(info.FixedWork); err != nil {
 		return nil, err
 	}
-	cfgDriver := driver.Config{VUs: o.VUs, Rampup: o.Rampup, Duration: o.Duration, Classify: t.Classify, Observer: o.Live, Actions: o.Actions,
-		LostAfter: o.LostAfter, StallAfter: o.StallAfter}
+	o = o.withDefaults()
+	cfg := driver.Config{VUs: o.VUs, Rampup: o.Rampup, Duration: o.Duration, Classify: t.Classify, Observer: o.Live, Actions: o.Actions,
+		LostAfter: o.LostAfter, StallAfter: o.StallAfter, Progress: o.progress(r)}
 	if b, ok := r.(workload.Batch); ok {
-		cfgDriver.VUs, cfgDriver.Each = b.Batch()
-		cfgDriver.Rampup, cfgDriver.Duration = 0, 0
-		o.VUs = cfgDriver.VUs
+		cfg.VUs, cfg.Each = b.Batch()
+		cfg.Rampup, cfg.Duration = 0, 0
+		o.VUs = cfg.VUs
 	}
-	if err := workload.CheckVUs(r, cfgDriver.VUs); err != nil {
+	if err := workload.CheckVUs(r, cfg.VUs); err != nil {
 		return nil, err
 	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(o.clientProcs()))
@@ -94,61 +95,51 @@ func Run(ctx context.Context, t dbtarget.Target, w workload.Workload, r workload
 	if err != nil {
 		return nil, err
 	}
-	progress, warn := o.Progress, o.Warn
-	if progress == nil {
-		progress = func(string) {}
+	if err := prepare(ctx, r, o.Progress); err != nil {
+		return nil, err
 	}
-	if warn == nil {
-		warn = func(string) {}
-	}
-	if p, ok := r.(workload.Preparer); ok {
-		progress("preparing, outside the measured window")
-		if err := p.Prepare(ctx); err != nil {
-			if ctx.Err() != nil {
-				return nil, exitcode.Userf("stopped while preparing, before the measured window: nothing was measured")
-			}
-			return nil, err
-		}
-	}
-	var marks [2]workload.Mark
-	var markErr error
 	started := time.Now()
 	var src telemetry.Source
 	if !o.Telemetry.Off {
-		src = telemetrySource(ctx, t, warn)
+		src = telemetrySource(ctx, t, o.Warn)
 	}
-	rec := telemetry.Start(ctx, o.Telemetry, src, started)
-	cfgDriver.WindowEdge = func(start bool) {
-		i := 1
-		if start {
-			i = 0
-		}
-		// The database's marks are read nearest the window's edges, the
-		// telemetry's just outside them.
-		if start {
-			rec.Edge(ctx, start)
-		}
-		// The marks are read even after Ctrl-C, which is what ends the
-		// window. The driver holds the virtual users still while they are
-		// read, so the counters are the window edge's at any instant of
-		// the mark: it is stamped where the client's window starts, as the
-		// VUs go on, and where it ends, as they stopped, so that the two
-		// sides divide by the same time.
-		before := time.Since(started)
-		m, err := r.Mark(context.WithoutCancel(ctx))
-		m.At = before.Seconds()
-		if start {
-			m.At = time.Since(started).Seconds()
-		}
-		if !start {
-			rec.Edge(ctx, start)
-		}
-		marks[i] = m
-		if err != nil && markErr == nil {
-			markErr = err
+	e := &edges{ctx: ctx, r: r, started: started, rec: telemetry.Start(ctx, o.Telemetry, src, started)}
+	cfg.WindowEdge = e.read
+	res, err := driver.Run(ctx, r, cfg)
+	recording := e.rec.Stop()
+	if err != nil {
+		return nil, err
+	}
+	if e.err != nil {
+		o.Warn(fmt.Sprintf("database-side counters unavailable: %v", human.OneLine(e.err)))
+		e.marks = [2]workload.Mark{}
+	}
+	if at, lost := res.LostAt(); lost {
+		e.marks[1] = workload.Mark{Lost: true}
+		// The telemetry's window ends where the throughput's does.
+		if recording != nil && !res.WindowStart.IsZero() {
+			recording.Window[1] = min(recording.Window[1], at.Sub(started).Seconds())
 		}
 	}
-	cfgDriver.Progress = func(tk driver.Tick) {
+	return document(t, w, r, o, version, res, e.marks, recording)
+}
+
+// withDefaults gives o a Progress and a Warn that drop what they are
+// told, where it has none.
+func (o Options) withDefaults() Options {
+	if o.Progress == nil {
+		o.Progress = func(string) {}
+	}
+	if o.Warn == nil {
+		o.Warn = func(string) {}
+	}
+	return o
+}
+
+// progress turns the driver's ticks into status lines, and hands them to
+// the live view.
+func (o Options) progress(r workload.Run) func(driver.Tick) {
+	return func(tk driver.Tick) {
 		if o.Live != nil {
 			o.Live.Tick(tk)
 		}
@@ -159,24 +150,74 @@ func Run(ctx context.Context, t dbtarget.Target, w workload.Workload, r workload
 		if head := r.Progress(tk.Counts); head != "" {
 			where += "  " + head
 		}
-		progress(fmt.Sprintf("%-8s %s  VUs %d  errors %d", tk.Phase, where, tk.VUs, tk.Errors))
+		o.Progress(fmt.Sprintf("%-8s %s  VUs %d  errors %d", tk.Phase, where, tk.VUs, tk.Errors))
 	}
-	res, err := driver.Run(ctx, r, cfgDriver)
-	recording := rec.Stop()
-	if err != nil {
-		return nil, err
+}
+
+// prepare does the work r has to do before the window, if any.
+func prepare(ctx context.Context, r workload.Run, progress func(string)) error {
+	p, ok := r.(workload.Preparer)
+	if !ok {
+		return nil
 	}
-	if markErr != nil {
-		warn(fmt.Sprintf("database-side counters unavailable: %v", human.OneLine(markErr)))
-		marks = [2]workload.Mark{}
-	}
-	if at, lost := res.LostAt(); lost {
-		marks[1] = workload.Mark{Lost: true}
-		// The telemetry's window ends where the throughput's does.
-		if recording != nil && !res.WindowStart.IsZero() {
-			recording.Window[1] = min(recording.Window[1], at.Sub(started).Seconds())
+	progress("preparing, outside the measured window")
+	if err := p.Prepare(ctx); err != nil {
+		if ctx.Err() != nil {
+			return exitcode.Userf("stopped while preparing, before the measured window: nothing was measured")
 		}
+		return err
 	}
+	return nil
+}
+
+// edges reads the database's marks at the window's edges, as the driver's
+// WindowEdge, and has the telemetry sample just outside them.
+type edges struct {
+	ctx     context.Context
+	r       workload.Run
+	rec     *telemetry.Recorder
+	started time.Time
+	marks   [2]workload.Mark
+	// err is the first mark's error.
+	err error
+}
+
+func (e *edges) read(start bool) {
+	ctx := e.ctx
+	i := 1
+	if start {
+		i = 0
+	}
+	// The database's marks are read nearest the window's edges, the
+	// telemetry's just outside them.
+	if start {
+		e.rec.Edge(ctx, start)
+	}
+	// The marks are read even after Ctrl-C, which is what ends the
+	// window. The driver holds the virtual users still while they are
+	// read, so the counters are the window edge's at any instant of
+	// the mark: it is stamped where the client's window starts, as the
+	// VUs go on, and where it ends, as they stopped, so that the two
+	// sides divide by the same time.
+	before := time.Since(e.started)
+	m, err := e.r.Mark(context.WithoutCancel(ctx))
+	m.At = before.Seconds()
+	if start {
+		m.At = time.Since(e.started).Seconds()
+	}
+	if !start {
+		e.rec.Edge(ctx, start)
+	}
+	e.marks[i] = m
+	if err != nil && e.err == nil {
+		e.err = err
+	}
+}
+
+// document is the run's result document: its configuration, the driver's
+// result, the workload's summary from the marks, and the telemetry.
+func document(t dbtarget.Target, w workload.Workload, r workload.Run, o Options, version string, res *driver.Result, marks [2]workload.Mark, recording *telemetry.Recording) (*result.Document, error) {
+	info := w.Info()
 	cfg := r.Config()
 	if !info.FixedWork {
 		cfg["vus"], cfg["rampup"], cfg["duration"] = o.VUs, o.Rampup.String(), o.Duration.String()

@@ -74,25 +74,6 @@ func (f Fresh) Build(ctx context.Context, t dbtarget.Target,
 	return sum, nil
 }
 
-// OpenControl opens the control session a run reads its marks on, after
-// reading the build's record on it with read: the schema's SQL file comes
-// with it. Nothing stays open when it fails.
-func OpenControl(ctx context.Context, t dbtarget.Target, fsys fs.FS, read func(s dbtarget.Session, schema SQLFile) error) (*Conn, SQLFile, error) {
-	q, err := LoadSQL(fsys, "sql", t.Dialect(), "schema.sql")
-	if err != nil {
-		return nil, nil, err
-	}
-	s, err := t.Session(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := read(s, q); err != nil {
-		s.Close()
-		return nil, nil, err
-	}
-	return &Conn{T: t, S: s}, q, nil
-}
-
 // Tables builds a schema as its SQL files describe it: the schema file's
 // "tables" statements, the load, its "keys" (in parallel, each statement
 // on a session of its own), the routines of the procs file ("proc:"

@@ -200,19 +200,12 @@ func (w *blockio) Drop(ctx context.Context, t dbtarget.Target) error {
 // Check verifies what the method rests on: every table has SCALE rows,
 // each in a block of its own, and no row overflowed.
 func (w *blockio) Check(ctx context.Context, t dbtarget.Target, out io.Writer) (bool, error) {
-	q, err := sqlFor(t, "schema.sql")
+	b, err := workload.OpenBuilt(ctx, t, sqlFiles, readMeta)
 	if err != nil {
 		return false, err
 	}
-	s, err := t.Session(ctx)
-	if err != nil {
-		return false, err
-	}
-	defer s.Close()
-	m, err := readMeta(ctx, t, s, q)
-	if err != nil {
-		return false, err
-	}
+	defer b.Close()
+	s, q, m := b.S, b.Schema, b.Meta
 	if _, ok := q["pages"]; !ok {
 		good := m.pages.onePerBlock(m.scale) == nil
 		fmt.Fprintf(out, "%s  each table, as the build measured it: %s\n", passFail(good), m.pages)

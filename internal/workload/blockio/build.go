@@ -70,20 +70,9 @@ func (w *blockio) build(ctx context.Context, t dbtarget.Target, s dbtarget.Sessi
 	if _, err := s.Exec(ctx, q.Get("meta")); err != nil {
 		return sum, fmt.Errorf("create dbrig_blockio: %w", err)
 	}
-	ddl := strings.ReplaceAll(q.Get("table"), "{width}", strconv.Itoa(width))
-	filler := strings.Repeat("x", width)
-	var jobs []workload.LoadJob
-	for i := 1; i <= w.schemas; i++ {
-		name := tableName(i)
-		if _, err := s.Exec(ctx, forTable(ddl, name)); err != nil {
-			return sum, fmt.Errorf("create %s: %w", name, err)
-		}
-		p := newPerm(uint64(scale), tableSeed(w.seed, i))
-		for from := int64(0); from < scale; from += loadChunk {
-			to := min(from+loadChunk, scale)
-			jobs = append(jobs, workload.LoadJob{Table: name, Columns: columns, Rows: to - from,
-				Source: func() dbtarget.RowSource { return newRows(p, from, to, filler) }})
-		}
+	jobs, err := w.tables(ctx, s, q, scale, width)
+	if err != nil {
+		return sum, err
 	}
 	if err := workload.RecordBuilt(ctx, t, s, Name, q); err != nil {
 		return sum, err
@@ -99,11 +88,7 @@ func (w *blockio) build(ctx context.Context, t dbtarget.Target, s dbtarget.Sessi
 		return sum, err
 	}
 	progress(rows, rows, "indexes")
-	var tasks []workload.Task
-	for i := 1; i <= w.schemas; i++ {
-		tasks = append(tasks, workload.Exec(forTable(q.Get("key"), tableName(i))))
-	}
-	if err := workload.Parallel(ctx, t, loadersFor(t, w.loaders), tasks); err != nil {
+	if err := w.eachTable(ctx, t, q.Get("key")); err != nil {
 		return sum, fmt.Errorf("index: %w", err)
 	}
 	indexPages, err := grew()
@@ -114,25 +99,12 @@ func (w *blockio) build(ctx context.Context, t dbtarget.Target, s dbtarget.Sessi
 		return sum, err
 	}
 	progress(rows, rows, "analyze")
-	tasks = tasks[:0]
-	for i := 1; i <= w.schemas; i++ {
-		tasks = append(tasks, workload.Exec(forTable(q.Get("analyze"), tableName(i))))
-	}
-	if err := workload.Parallel(ctx, t, loadersFor(t, w.loaders), tasks); err != nil {
+	if err := w.eachTable(ctx, t, q.Get("analyze")); err != nil {
 		return sum, fmt.Errorf("analyze: %w", err)
 	}
-	first := pages{blocks: tablePages / int64(w.schemas), indexPages: indexPages / int64(w.schemas)}
-	for i := 1; i <= w.schemas; i++ {
-		p, err := measuredPages(ctx, s, q, tableName(i), first)
-		if err != nil {
-			return sum, err
-		}
-		if err := p.onePerBlock(scale); err != nil {
-			return sum, fmt.Errorf("%s: %w", tableName(i), err)
-		}
-		if i == 1 {
-			first = p
-		}
+	first, err := w.verify(ctx, s, q, scale, pages{blocks: tablePages / int64(w.schemas), indexPages: indexPages / int64(w.schemas)})
+	if err != nil {
+		return sum, err
 	}
 	sum.Notes = append(sum.Notes, fmt.Sprintf("Verified one row per %d-byte block in every table: %s.", blockSize, first))
 	if _, err := s.Exec(ctx, q.Get("meta_write"), layout, scale, w.schemas, int64(w.seed), blockSize, first.blocks, first.indexPages); err != nil {
@@ -142,6 +114,56 @@ func (w *blockio) build(ctx context.Context, t dbtarget.Target, s dbtarget.Sessi
 		return sum, fmt.Errorf("size: %w", err)
 	}
 	return sum, nil
+}
+
+// tables creates the tables, each width bytes a row, and returns the jobs
+// that load them, scale rows each.
+func (w *blockio) tables(ctx context.Context, s dbtarget.Session, q workload.SQLFile, scale int64, width int) ([]workload.LoadJob, error) {
+	ddl := strings.ReplaceAll(q.Get("table"), "{width}", strconv.Itoa(width))
+	filler := strings.Repeat("x", width)
+	var jobs []workload.LoadJob
+	for i := 1; i <= w.schemas; i++ {
+		name := tableName(i)
+		if _, err := s.Exec(ctx, forTable(ddl, name)); err != nil {
+			return nil, fmt.Errorf("create %s: %w", name, err)
+		}
+		p := newPerm(uint64(scale), tableSeed(w.seed, i))
+		for from := int64(0); from < scale; from += loadChunk {
+			to := min(from+loadChunk, scale)
+			jobs = append(jobs, workload.LoadJob{Table: name, Columns: columns, Rows: to - from,
+				Source: func() dbtarget.RowSource { return newRows(p, from, to, filler) }})
+		}
+	}
+	return jobs, nil
+}
+
+// eachTable runs stmt on every table, in parallel where the target writes so.
+func (w *blockio) eachTable(ctx context.Context, t dbtarget.Target, stmt string) error {
+	var tasks []workload.Task
+	for i := 1; i <= w.schemas; i++ {
+		tasks = append(tasks, workload.Exec(forTable(stmt, tableName(i))))
+	}
+	return workload.Parallel(ctx, t, loadersFor(t, w.loaders), tasks)
+}
+
+// verify measures every table, which must hold each of its scale rows in
+// a block of its own, and returns the first's pages; guess is what the
+// data files grew by per table, for a dialect that cannot measure one.
+func (w *blockio) verify(ctx context.Context, s dbtarget.Session, q workload.SQLFile, scale int64, guess pages) (pages, error) {
+	first := guess
+	for i := 1; i <= w.schemas; i++ {
+		p, err := measuredPages(ctx, s, q, tableName(i), first)
+		if err != nil {
+			return first, err
+		}
+		if err := p.onePerBlock(scale); err != nil {
+			return first, fmt.Errorf("%s: %w", tableName(i), err)
+		}
+		if i == 1 {
+			first = p
+		}
+	}
+	return first, nil
 }
 
 // loadersFor is how many sessions may write at once.

@@ -94,39 +94,30 @@ func (w *blockio) Open(ctx context.Context, t dbtarget.Target) (workload.Run, er
 	if err != nil {
 		return nil, err
 	}
-	mode, err := workload.PickMode(w.mode, t)
-	if err != nil {
-		return nil, err
-	}
-	op, err := sqlFor(t, "op.sql")
+	o, err := workload.OpenRun(ctx, t, sqlFiles, w.mode, "op.sql", readMeta)
 	if err != nil {
 		return nil, err
 	}
 	cfg := runConfig{
-		Mode: mode, WorkUnit: int64(w.workUnit), UpdatePct: w.updatePct, Redo: w.redo, Hotspot: w.hotspot,
-		ThinkMin: thinkMin, ThinkMax: thinkMax, Seed: uint64(time.Now().UnixNano()), Q: op,
+		Mode: o.Mode, WorkUnit: int64(w.workUnit), UpdatePct: w.updatePct, Redo: w.redo, Hotspot: w.hotspot,
+		ThinkMin: thinkMin, ThinkMax: thinkMax, Seed: uint64(time.Now().UnixNano()), Q: o.SQL,
 	}
-	ctl, schema, err := workload.OpenControl(ctx, t, sqlFiles, func(s dbtarget.Session, q workload.SQLFile) error {
-		return w.complete(ctx, t, s, q, &cfg)
-	})
-	if err != nil {
+	if err := w.complete(ctx, o.Built, &cfg); err != nil {
+		o.Close()
 		return nil, err
 	}
-	return &runner{t: t, cfg: cfg, schema: schema, ctl: ctl}, nil
+	return &runner{t: t, cfg: cfg, schema: o.Schema, ctl: &o.Conn}, nil
 }
 
-// complete fills in cfg from what the build recorded.
-func (w *blockio) complete(ctx context.Context, t dbtarget.Target, ctl dbtarget.Session, schema workload.SQLFile, cfg *runConfig) error {
-	m, err := readMeta(ctx, t, ctl, schema)
-	if err != nil {
-		return err
-	}
+// complete fills in cfg from what the build recorded, read on b.
+func (w *blockio) complete(ctx context.Context, b *workload.Built[meta], cfg *runConfig) error {
+	m := b.Meta
 	cfg.Scale, cfg.Schemas, cfg.BlockSize = m.scale, m.schemas, m.blockSize
 	if cfg.WorkUnit > cfg.Scale {
 		return exitcode.Userf("--work-unit %d is more than the %d blocks a table has", cfg.WorkUnit, cfg.Scale)
 	}
 	var blockSize int
-	if err := ctl.QueryRow(ctx, schema.Get("geometry")).Scan(&blockSize, &cfg.Width); err != nil {
+	if err := b.S.QueryRow(ctx, b.Schema.Get("geometry")).Scan(&blockSize, &cfg.Width); err != nil {
 		return fmt.Errorf("read the block size: %w", err)
 	}
 	if cfg.Hotspot > 0 {

@@ -82,22 +82,16 @@ func (w *dvdstore) Drop(ctx context.Context, t dbtarget.Target) error {
 
 // Check runs the conditions that hold after a build and after any run.
 func (w *dvdstore) Check(ctx context.Context, t dbtarget.Target, out io.Writer) (bool, error) {
-	q, err := sqlFor(t, "schema.sql")
-	if err != nil {
-		return false, err
-	}
 	conds, err := sqlFor(t, "check.sql")
 	if err != nil {
 		return false, err
 	}
-	s, err := t.Session(ctx)
+	b, err := workload.OpenBuilt(ctx, t, sqlFiles, readMeta)
 	if err != nil {
 		return false, err
 	}
-	defer s.Close()
-	if _, err := readMeta(ctx, t, s, q); err != nil {
-		return false, err
-	}
+	defer b.Close()
+	s := b.S
 	ok := true
 	for _, name := range conds.Named("cond:") {
 		var bad int64

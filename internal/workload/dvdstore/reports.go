@@ -91,27 +91,16 @@ type reportRun struct {
 }
 
 func (w *reports) Open(ctx context.Context, t dbtarget.Target) (workload.Run, error) {
-	mode, err := workload.PickMode(w.mode, t)
-	if err != nil {
-		return nil, err
-	}
-	q, err := sqlFor(t, "report.sql")
-	if err != nil {
-		return nil, err
-	}
-	var m meta
-	ctl, _, err := workload.OpenControl(ctx, t, sqlFiles, func(s dbtarget.Session, schema workload.SQLFile) (err error) {
-		m, err = readMeta(ctx, t, s, schema)
-		return err
-	})
+	o, err := workload.OpenRun(ctx, t, sqlFiles, w.mode, "report.sql", readMeta)
 	if err != nil {
 		return nil, err
 	}
 	// The reports read no marks of their own: the record was all.
-	ctl.Close()
-	query := q.Get("report")
+	o.Close()
+	mode, m := o.Mode, o.Meta
+	query := o.SQL.Get("report")
 	if mode == workload.ModeProcs {
-		query = q.Get("call:report")
+		query = o.SQL.Get("call:report")
 	}
 	return &reportRun{t: t, query: query, win: windowOf(latest(m.seed, m.scale)), seed: uint64(time.Now().UnixNano()), mode: mode}, nil
 }

@@ -136,24 +136,13 @@ func (w *dvdstore) Open(ctx context.Context, t dbtarget.Target) (workload.Run, e
 	if err := w.run.validate(); err != nil {
 		return nil, err
 	}
-	mode, err := workload.PickMode(w.run.mode, t)
+	o, err := workload.OpenRun(ctx, t, sqlFiles, w.run.mode, "order.sql", readMeta)
 	if err != nil {
 		return nil, err
 	}
-	q, err := sqlFor(t, "order.sql")
-	if err != nil {
-		return nil, err
-	}
-	var m meta
-	ctl, _, err := workload.OpenControl(ctx, t, sqlFiles, func(s dbtarget.Session, schema workload.SQLFile) (err error) {
-		m, err = readMeta(ctx, t, s, schema)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	cfg := runConfig{runOptions: w.run, scale: m.scale, seed: uint64(time.Now().UnixNano()), q: q}
-	cfg.mode = mode
+	m := o.Meta
+	cfg := runConfig{runOptions: w.run, scale: m.scale, seed: uint64(time.Now().UnixNano()), q: o.SQL}
+	cfg.mode = o.Mode
 	for id := int64(1); id <= m.scale.Products; id++ {
 		cfg.hot = append(cfg.hot, id)
 		if id%hotEvery == 0 {
@@ -162,7 +151,7 @@ func (w *dvdstore) Open(ctx context.Context, t dbtarget.Target) (workload.Run, e
 			}
 		}
 	}
-	return &runner{t: t, cfg: cfg, ctl: ctl}, nil
+	return &runner{t: t, cfg: cfg, ctl: &o.Conn}, nil
 }
 
 func (r *runner) TxNames() []string    { return stepNames }

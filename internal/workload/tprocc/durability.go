@@ -169,18 +169,12 @@ func (w *tprocc) AuditDurability(ctx context.Context, t dbtarget.Target, log io.
 	if err != nil {
 		return res, err
 	}
-	schema, err := sqlFor(t, "schema.sql")
+	b, err := workload.OpenBuilt(ctx, t, sqlFiles, readMeta)
 	if err != nil {
 		return res, err
 	}
-	s, err := t.Session(ctx)
-	if err != nil {
-		return res, err
-	}
-	defer s.Close()
-	if _, err := readMeta(ctx, t, s, schema); err != nil {
-		return res, err
-	}
+	defer b.Close()
+	s := b.S
 	keys := slices.SortedFunc(maps.Keys(acks), func(a, b district) int { return cmp.Or(cmp.Compare(a.w, b.w), cmp.Compare(a.d, b.d)) })
 	for _, k := range keys {
 		found, err := lookUp(ctx, s, q.Get("orders"), k, acks[k])

@@ -174,49 +174,45 @@ func itemData(r *workload.Rand) string {
 	return r.AString(26, 50)
 }
 
-func itemRows(g genConfig, _ int) func([]any) bool {
-	r := stream(g, keyItem, 0, 0)
+// rowsUpTo is a table of n rows, numbered from 1, each written by fill.
+func rowsUpTo(n int, fill func(i int, v []any)) func([]any) bool {
 	i := 0
 	return func(v []any) bool {
-		if i == items {
+		if i == n {
 			return false
 		}
 		i++
+		fill(i, v)
+		return true
+	}
+}
+
+func itemRows(g genConfig, _ int) func([]any) bool {
+	r := stream(g, keyItem, 0, 0)
+	return rowsUpTo(items, func(i int, v []any) {
 		v[0] = i
 		v[1] = r.Int(1, 10000)
 		v[2] = r.AString(14, 24)
 		v[3] = r.Money(100, 10000)
 		v[4] = itemData(r)
-		return true
-	}
+	})
 }
 
 func warehouseRows(g genConfig, w int) func([]any) bool {
 	r := stream(g, keyWarehouse, w, 0)
-	done := false
-	return func(v []any) bool {
-		if done {
-			return false
-		}
-		done = true
+	return rowsUpTo(1, func(_ int, v []any) {
 		v[0] = w
 		v[1] = r.AString(6, 10)
 		address(r, v[2:7])
 		v[7] = tax(r)
 		v[8] = 300000.00
-		return true
-	}
+	})
 }
 
 func districtRows(g genConfig, w int) func([]any) bool {
 	r := stream(g, keyDistrict, w, 0)
 	wv := any(w)
-	d := 0
-	return func(v []any) bool {
-		if d == districtsPerWH {
-			return false
-		}
-		d++
+	return rowsUpTo(districtsPerWH, func(d int, v []any) {
 		v[0] = d
 		v[1] = wv
 		v[2] = r.AString(6, 10)
@@ -224,19 +220,13 @@ func districtRows(g genConfig, w int) func([]any) bool {
 		v[8] = tax(r)
 		v[9] = 30000.00
 		v[10] = initialNextO
-		return true
-	}
+	})
 }
 
 func stockRows(g genConfig, w int) func([]any) bool {
 	r := stream(g, keyStock, w, 0)
 	wv := any(w)
-	i := 0
-	return func(v []any) bool {
-		if i == items {
-			return false
-		}
-		i++
+	return rowsUpTo(items, func(i int, v []any) {
 		v[0] = i
 		v[1] = wv
 		v[2] = r.Int(10, 100)
@@ -247,8 +237,7 @@ func stockRows(g genConfig, w int) func([]any) bool {
 		v[14] = 0
 		v[15] = 0
 		v[16] = itemData(r)
-		return true
-	}
+	})
 }
 
 // perDistrict walks (d, n) over districts 1..10 and n in 1..per, reseeding

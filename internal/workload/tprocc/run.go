@@ -22,26 +22,14 @@ type runner struct {
 }
 
 func (w *tprocc) Open(ctx context.Context, t dbtarget.Target) (workload.Run, error) {
-	mode, err := workload.PickMode(w.mode, t)
-	if err != nil {
-		return nil, err
-	}
-	tx, err := sqlFor(t, "tx.sql")
-	if err != nil {
-		return nil, err
-	}
-	var m meta
-	ctl, schema, err := workload.OpenControl(ctx, t, sqlFiles, func(s dbtarget.Session, q workload.SQLFile) (err error) {
-		m, err = readMeta(ctx, t, s, q)
-		return err
-	})
+	o, err := workload.OpenRun(ctx, t, sqlFiles, w.mode, "tx.sql", readMeta)
 	if err != nil {
 		return nil, err
 	}
 	seed := uint64(time.Now().UnixNano())
-	r := &runner{t: t, schema: schema, ctl: ctl, cfg: runConfig{
-		Warehouses: m.warehouses, Mode: mode, AllWarehouses: w.allWarehouses, Keying: w.keying,
-		Seed: seed, C: runConstants(seed, m.cLoad), Q: tx,
+	r := &runner{t: t, schema: o.Schema, ctl: &o.Conn, cfg: runConfig{
+		Warehouses: o.Meta.warehouses, Mode: o.Mode, AllWarehouses: w.allWarehouses, Keying: w.keying,
+		Seed: seed, C: runConstants(seed, o.Meta.cLoad), Q: o.SQL,
 	}}
 	return r, nil
 }

@@ -113,18 +113,10 @@ func (w *tprocc) Drop(ctx context.Context, t dbtarget.Target) error {
 }
 
 func (w *tprocc) Check(ctx context.Context, t dbtarget.Target, out io.Writer) (bool, error) {
-	s, err := t.Session(ctx)
+	b, err := workload.OpenBuilt(ctx, t, sqlFiles, readMeta)
 	if err != nil {
 		return false, err
 	}
-	q, err := sqlFor(t, "schema.sql")
-	if err != nil {
-		return false, err
-	}
-	m, err := readMeta(ctx, t, s, q)
-	s.Close()
-	if err != nil {
-		return false, err
-	}
-	return check(ctx, t, m.warehouses, out)
+	b.Close()
+	return check(ctx, t, b.Meta.warehouses, out)
 }

@@ -1,0 +1,66 @@
+package driver
+
+import (
+	"time"
+)
+
+// tickLoop records the series and reports progress each second, and has
+// the run's health checked; a server given up ends the run.
+func (r *runState) tickLoop() {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	types := len(r.states[0].done)
+	last := make([]int64, types)
+	var lastErrs int64
+	for {
+		select {
+		case <-r.stop:
+			return
+		case now := <-t.C:
+			p := Phase(r.phase.Load())
+			cur := make([]int64, types)
+			var errs int64
+			for _, s := range r.states {
+				for i := range cur {
+					cur[i] += s.done[i].Load()
+				}
+				errs += s.errAll.Load()
+			}
+			delta := make([]int64, types)
+			for i := range cur {
+				delta[i] = cur[i] - last[i]
+			}
+			last = cur
+			elapsed := now.Sub(r.started)
+			r.res.Series = append(r.res.Series, Point{T: elapsed.Round(time.Millisecond).Seconds(), Phase: p.String(), Counts: delta, Errors: errs - lastErrs})
+			lastErrs = errs
+			if r.health.check(now, r.states) {
+				r.end()
+			}
+			if r.cfg.Progress != nil && p != PhaseDone {
+				r.cfg.Progress(r.tick(p, elapsed, cur, delta, errs))
+			}
+		}
+	}
+}
+
+// tick is the progress report of the second ending elapsed into the run:
+// cur counts completions per type so far, delta in the second.
+func (r *runState) tick(p Phase, elapsed time.Duration, cur, delta []int64, errs int64) Tick {
+	cfg := r.cfg
+	tk := Tick{Phase: p, Elapsed: elapsed, Counts: delta, Errors: errs, VUs: int(r.running.Load())}
+	if cfg.Each > 0 {
+		tk.Total = int64(cfg.Each) * int64(len(r.states))
+		for _, c := range cur {
+			tk.Done += c
+		}
+		tk.Done += errs
+		return tk
+	}
+	left := cfg.Rampup - elapsed
+	if p == PhaseMeasure {
+		left = cfg.Rampup + cfg.Duration - elapsed
+	}
+	tk.Left = max(left, 0)
+	return tk
+}

@@ -1,0 +1,200 @@
+package driver
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/dbrig/dbrig/internal/dbtarget"
+	"github.com/dbrig/dbrig/internal/human"
+	"github.com/dbrig/dbrig/internal/latency"
+)
+
+// vuState is one VU's figures. The VU goroutine alone writes the
+// histograms and the tally; the atomic counters are read by the ticker.
+type vuState struct {
+	done    []atomic.Int64 // completions per type, all phases, for progress
+	count   []int64        // completions per type in the window
+	errs    []int64
+	retries []int64
+	sample  []string
+	byClass [dbtarget.ErrUserRollback + 1]int64 // the window's errors by class
+	hist    []*hdrhistogram.Histogram
+	tally   Tally
+	scratch Tally // one transaction's counters, reused
+	errAll  atomic.Int64
+	// began and ended are when the VU's last transaction began and ended
+	// (UnixNano), for the stall check; ended starts as the VU starts.
+	began, ended atomic.Int64
+	// second is the latencies of the second secondAt, until it is over.
+	second   *hdrhistogram.Histogram
+	secondAt int
+}
+
+func newVUState(types, tallies int) *vuState {
+	s := &vuState{
+		done: make([]atomic.Int64, types), count: make([]int64, types), errs: make([]int64, types),
+		retries: make([]int64, types), sample: make([]string, types), hist: make([]*hdrhistogram.Histogram, types),
+		tally: make(Tally, tallies), scratch: make(Tally, tallies), second: latency.NewSecondHistogram(),
+	}
+	for i := range s.hist {
+		s.hist[i] = latency.NewHistogram()
+	}
+	return s
+}
+
+// shared is what a run's virtual users see of it.
+type shared struct {
+	cfg   *Config
+	phase atomic.Int32
+	// stop closes as the run ends: the VUs stop after the transaction
+	// in hand.
+	stop chan struct{}
+	// hurry closes as the window does: virtual users reconnecting then
+	// try every 100 ms, so that a server back shows at once.
+	hurry   chan struct{}
+	abort   func(error)
+	started time.Time
+	health  *health
+	seconds seconds
+}
+
+// runVU is one VU's loop: pick, wait, run with retries, record, wait.
+func runVU(ctx context.Context, v VU, ve *vuEdges, s *vuState, sh *shared) {
+	cfg, stop := sh.cfg, sh.stop
+	s.ended.Store(time.Now().UnixNano())
+	pacer, _ := v.(Pacer)
+	for n := 0; cfg.Each == 0 || n < cfg.Each; n++ {
+		if !ve.sleep(ctx, 0, stop) {
+			return
+		}
+		tx := v.Next()
+		var after time.Duration
+		if pacer != nil {
+			var before time.Duration
+			before, after = pacer.Pacing(tx)
+			if !ve.sleep(ctx, before, stop) {
+				return
+			}
+		}
+		t := s.scratch
+		began := time.Now()
+		s.began.Store(began.UnixNano())
+		retries, err := attempt(ctx, v, tx, t, cfg)
+		ended := time.Now()
+		s.ended.Store(ended.UnixNano())
+		sh.health.ended(ended.UnixNano())
+		if errors.Is(err, ErrAbort) {
+			sh.abort(err)
+			return
+		}
+		rolledBack := errors.Is(err, ErrRollback)
+		ok := err == nil || rolledBack
+		if cfg.Observer != nil {
+			cfg.Observer.Transaction(tx, ended.Sub(began), int(retries), outcome(ok, rolledBack))
+		}
+		measured := Phase(sh.phase.Load()) == PhaseMeasure
+		class := dbtarget.ErrOther
+		if !ok {
+			class = cfg.Classify(err)
+		}
+		if ok {
+			s.done[tx].Add(1)
+			recordSecond(s, sh, ended, ended.Sub(began))
+		} else {
+			s.errAll.Add(1)
+			if s.sample[tx] == "" {
+				s.sample[tx] = human.OneLine(err)
+			}
+		}
+		if measured {
+			s.retries[tx] += retries
+			if ok {
+				s.count[tx]++
+				latency.Record(s.hist[tx], ended.Sub(began))
+				s.tally.Add(t)
+			} else {
+				s.errs[tx]++
+				s.byClass[class]++
+			}
+		}
+		if !ok && class == dbtarget.ErrConnLost {
+			// A VU back after the window closed has nothing more to do:
+			// its transactions would count on the database's side alone.
+			if !reconnect(ctx, v, sh, ended) || Phase(sh.phase.Load()) == PhaseDone {
+				return
+			}
+		}
+		if !ve.sleep(ctx, after, stop) {
+			return
+		}
+	}
+}
+
+// attempt runs tx, its counters in t, again while the target says its
+// error is worth a retry, up to MaxRetries; it returns the retries and
+// the last error.
+func attempt(ctx context.Context, v VU, tx int, t Tally, cfg *Config) (retries int64, err error) {
+	clear(t)
+	err = v.Run(ctx, tx, t)
+	for err != nil && !errors.Is(err, ErrRollback) && cfg.Classify(err) == dbtarget.ErrRetry && retries < int64(cfg.MaxRetries) {
+		retries++
+		clear(t)
+		err = v.Run(ctx, tx, t)
+	}
+	return retries, err
+}
+
+func outcome(ok, rolledBack bool) Outcome {
+	switch {
+	case rolledBack:
+		return RolledBack
+	case ok:
+		return Committed
+	}
+	return Failed
+}
+
+// recordSecond adds a completed transaction's latency to the VU's
+// histogram of the second it ended in, handing the previous second's over
+// first.
+func recordSecond(s *vuState, sh *shared, ended time.Time, took time.Duration) {
+	if i := int(ended.Sub(sh.started) / time.Second); i != s.secondAt {
+		sh.seconds.add(s.secondAt, s.second)
+		s.second.Reset()
+		s.secondAt = i
+	}
+	latency.Record(s.second, took)
+}
+
+// reconnect retries with backoff until it works or the run stops. A
+// first failure makes the server unreachable since lost, the moment the
+// connection was lost.
+func reconnect(ctx context.Context, v VU, sh *shared, lost time.Time) bool {
+	const first = 100 * time.Millisecond
+	backoff, hurry := first, sh.hurry
+	for tries := 0; ; tries++ {
+		if v.Reconnect(ctx) == nil {
+			sh.health.reached(time.Now())
+			return true
+		}
+		if tries == 0 {
+			sh.health.unreachable(lost)
+		}
+		t := time.NewTimer(backoff)
+		select {
+		case <-sh.stop:
+			t.Stop()
+			return false
+		case <-hurry:
+			hurry, backoff = nil, first
+		case <-t.C:
+		}
+		t.Stop()
+		if hurry != nil {
+			backoff = min(2*backoff, 5*time.Second)
+		}
+	}
+}
