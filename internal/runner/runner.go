@@ -49,7 +49,7 @@ type Options struct {
 	LostAfter, StallAfter time.Duration
 }
 
-// Live follows a run as it happens (internal/live serves it as metrics):
+// Live follows a run as it happens (internal/exporter serves it to Prometheus):
 // the driver tells it every transaction and phase, the runner every
 // second's tick.
 type Live interface {
