@@ -174,7 +174,7 @@ func RecordBuilt(ctx context.Context, t dbtarget.Target, s dbtarget.Session, nam
 }
 
 // Drop drops the workload's schema with drop, on a session of t, and
-// forgets its record; nil drop runs the schema file's "drop" block. Only
+// forgets its record; nil drop runs dropStatements. Only
 // what the record lists goes: a table of the workload's names that dbrig
 // did not build, or one a dbrig from before the record built, is refused
 // in one line that names it, and nothing is dropped.
@@ -211,12 +211,27 @@ func (rc Record) Drop(ctx context.Context, t dbtarget.Target, q SQLFile, drop fu
 			tables(foreign), t.URL(), them(foreign), them(foreign))
 	}
 	if drop == nil {
-		drop = func(s dbtarget.Session) error { return execAll(ctx, s, q.Statements("drop")) }
+		drop = func(s dbtarget.Session) error { return execAll(ctx, s, dropStatements(q, present)) }
 	}
 	if err := drop(s); err != nil {
 		return fmt.Errorf("drop: %w", err)
 	}
 	return b.forget()
+}
+
+// dropStatements are the schema file's "drop" block, or, in a dialect
+// whose tables drop alone and one at a time (no routines, nothing that
+// cascades: SQLite's), a DROP TABLE of each table present, which are the
+// record's by then.
+func dropStatements(q SQLFile, present []string) []string {
+	if _, ok := q["drop"]; ok {
+		return q.Statements("drop")
+	}
+	stmts := make([]string, len(present))
+	for i, n := range present {
+		stmts[i] = "DROP TABLE IF EXISTS " + n
+	}
+	return stmts
 }
 
 // execAll runs stmts on s, one after the other.

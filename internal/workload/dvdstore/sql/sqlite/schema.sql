@@ -37,18 +37,8 @@ CREATE INDEX ix_reorder_prodid ON ds_reorder (prod_id);
 -- name: analyze
 ANALYZE
 
--- name: drop
-DROP TABLE IF EXISTS dbrig_dvdstore;
-DROP TABLE IF EXISTS ds_customers;
-DROP TABLE IF EXISTS ds_cust_hist;
-DROP TABLE IF EXISTS ds_orders;
-DROP TABLE IF EXISTS ds_orderlines;
-DROP TABLE IF EXISTS ds_products;
-DROP TABLE IF EXISTS ds_inventory;
-DROP TABLE IF EXISTS ds_categories;
-DROP TABLE IF EXISTS ds_reorder;
-
--- The tables of the workload's names that are here (see postgres/schema.sql).
+-- The tables of the workload's names that are here (see postgres/schema.sql);
+-- a drop drops each of them (workload.Record.Drop).
 -- name: present
 SELECT name FROM sqlite_master WHERE type = 'table'
   AND name IN ('dbrig_dvdstore', 'ds_customers', 'ds_cust_hist', 'ds_orders', 'ds_orderlines', 'ds_products',

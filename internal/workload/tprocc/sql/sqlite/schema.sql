@@ -43,19 +43,8 @@ CREATE TABLE dbrig_tprocc (layout INTEGER NOT NULL, warehouses INTEGER NOT NULL,
 CREATE INDEX customer_last ON customer (c_w_id, c_d_id, c_last, c_first);
 CREATE UNIQUE INDEX orders_customer ON orders (o_w_id, o_d_id, o_c_id, o_id);
 
--- name: drop
-DROP TABLE IF EXISTS dbrig_tprocc;
-DROP TABLE IF EXISTS warehouse;
-DROP TABLE IF EXISTS district;
-DROP TABLE IF EXISTS customer;
-DROP TABLE IF EXISTS history;
-DROP TABLE IF EXISTS new_order;
-DROP TABLE IF EXISTS orders;
-DROP TABLE IF EXISTS order_line;
-DROP TABLE IF EXISTS item;
-DROP TABLE IF EXISTS stock;
-
--- The tables of the workload's names that are here (see postgres/schema.sql).
+-- The tables of the workload's names that are here (see postgres/schema.sql);
+-- a drop drops each of them (workload.Record.Drop).
 -- name: present
 SELECT name FROM sqlite_master WHERE type = 'table'
   AND name IN ('dbrig_tprocc', 'warehouse', 'district', 'customer', 'history', 'new_order',
