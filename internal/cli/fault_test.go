@@ -79,10 +79,15 @@ func TestServerLostPostgres(t *testing.T) {
 	if !slices.ContainsFunc(doc.Notes, func(n string) bool { return strings.HasPrefix(n, "Server lost at") }) {
 		t.Errorf("notes %q, want the loss named", doc.Notes)
 	}
-	if rec := doc.Telemetry; rec == nil || len(rec.Gaps) != 1 || rec.Gaps[0].From > l.At+0.2 || rec.Gaps[0].To < l.At+l.Seconds-0.5 {
+	// The telemetry's clock starts before the VUs open, the loss's as they
+	// have: the loss on the telemetry's clock is its window's start plus
+	// the seconds the throughput's window lasted.
+	if rec := doc.Telemetry; rec == nil || len(rec.Gaps) != 1 {
 		t.Errorf("telemetry %+v, want one gap from the loss to the end", rec)
-	} else if w := rec.Window; w[1] > l.At+0.1 {
-		t.Errorf("telemetry's window %v, want it to end with the throughput's, at the loss (%.1f s)", w, l.At)
+	} else if at := rec.Window[0] + doc.WindowSeconds; rec.Gaps[0].From > at+0.2 || rec.Gaps[0].To < at+l.Seconds-0.5 {
+		t.Errorf("telemetry's gap %+v, want it from the loss (%.2f s on its clock) to the end", rec.Gaps[0], at)
+	} else if w := rec.Window; w[1] > at+0.1 || w[1] < at-0.1 {
+		t.Errorf("telemetry's window %v, want it to end with the throughput's, at the loss (%.2f s on its clock)", w, at)
 	}
 
 	// In a sweep, the run that lost its server is kept apart and not
