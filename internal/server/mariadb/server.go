@@ -85,14 +85,8 @@ func New(dir, binDir string) *Server {
 }
 
 var traits = server.Traits{
-	Kind:       Kind,
-	Title:      "MariaDB",
-	Program:    "mariadbd",
-	User:       "mysql",
-	FindBin:    FindBinDir,
-	Version:    versionName,
-	Known:      knownNames,
-	CheckNames: checkNames,
+	Kind: Kind, Title: "MariaDB", Program: "mariadbd", User: "mysql",
+	FindBin: FindBinDir, Version: versionName, Known: knownNames, CheckNames: checkNames,
 	// MYSQL* and MARIADB* variables are for clients.
 	ClientEnv:   []string{"MYSQL", "MARIADB"},
 	SocketFile:  socketFile,

@@ -93,14 +93,8 @@ func New(dir, binDir string) *Server {
 }
 
 var traits = server.Traits{
-	Kind:       Kind,
-	Title:      "PostgreSQL",
-	Program:    "postgres",
-	User:       "postgres",
-	FindBin:    FindBinDir,
-	Version:    versionName,
-	Known:      describeConfig,
-	CheckNames: checkNames,
+	Kind: Kind, Title: "PostgreSQL", Program: "postgres", User: "postgres",
+	FindBin: FindBinDir, Version: versionName, Known: describeConfig, CheckNames: checkNames,
 	// PG* variables are for clients (PGDATA, PGPORT, PGOPTIONS...).
 	ClientEnv:  []string{"PG"},
 	SocketFile: socketFile,
