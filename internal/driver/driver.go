@@ -41,7 +41,7 @@ type Pacer interface {
 	Pacing(tx int) (before, after time.Duration)
 }
 
-// Flusher is a VU whose work reaches the database's own counters late.
+// Flusher is a VU (or a Session) whose work reaches the database's own counters late.
 // Flush publishes it, so that the counters read next hold all the VU has
 // done. The driver calls it as the VU opens, and at each edge of the
 // measured window, between two transactions, while every VU waits for
@@ -49,6 +49,38 @@ type Pacer interface {
 // exactly the transactions the client does.
 type Flusher interface {
 	Flush(ctx context.Context) error
+}
+
+// Pooled is a Workload whose virtual users can be terminals that share
+// sessions (Config.Connections): a terminal picks and paces its
+// transactions, and holds a session only while one runs, as a
+// transaction monitor lends its connections.
+type Pooled interface {
+	// NewTerminal makes terminal id (0-based). It does no I/O and should
+	// be small: a run may hold tens of thousands.
+	NewTerminal(id int) Terminal
+	// NewSession opens session id (0-based) with its own connection,
+	// before the clock starts, as NewVU does.
+	NewSession(ctx context.Context, id int) (Session, error)
+}
+
+// Terminal is one virtual user of a pooled run, without a connection:
+// Next picks its next transaction type, Pacing its waits around it.
+type Terminal interface {
+	Next() int
+	Pacer
+}
+
+// Session is one connection of a pooled run, lent to a terminal for one
+// transaction at a time. It is a Flusher where its target is one.
+type Session interface {
+	// Run runs term's transaction tx, chosen by term's Next, with the
+	// contract of VU.Run: after a retryable error the driver calls it
+	// again, on the same session, and it repeats the same inputs.
+	Run(ctx context.Context, term Terminal, tx int, t Tally) error
+	// Reconnect replaces a lost connection.
+	Reconnect(ctx context.Context) error
+	Close() error
 }
 
 // Tally is a workload's per-transaction counters, one slot per TallyNames entry.

@@ -47,7 +47,9 @@ func (e *edge) hold(wait time.Duration, gone <-chan struct{}) {
 type vuEdges struct {
 	all  []*edge
 	next int // the first edge the VU has yet to reach
-	v    VU
+	// f is what the VU flushes at each edge: its VU, or a pooled run's
+	// session; a Flusher or not.
+	f any
 }
 
 // asked closes when the next edge is asked for; it is nil, which never
@@ -65,7 +67,7 @@ func (e *vuEdges) asked() <-chan struct{} {
 func (e *vuEdges) reach(ctx context.Context, stop <-chan struct{}) bool {
 	ed := e.all[e.next]
 	e.next++
-	flush(ctx, e.v)
+	flush(ctx, e.f)
 	ed.arrived.Done()
 	if e.next == len(e.all) {
 		return false
@@ -119,14 +121,14 @@ func (e *vuEdges) leave(ctx context.Context) {
 	if e.next == len(e.all) {
 		return
 	}
-	flush(ctx, e.v)
+	flush(ctx, e.f)
 	for ; e.next < len(e.all); e.next++ {
 		e.all[e.next].arrived.Done()
 	}
 }
 
-// flush publishes what v has done, if it is a Flusher.
-func flush(ctx context.Context, v VU) error {
+// flush publishes what v (a VU or a Session) has done, if it is a Flusher.
+func flush(ctx context.Context, v any) error {
 	if f, ok := v.(Flusher); ok {
 		return f.Flush(ctx)
 	}

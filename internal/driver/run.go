@@ -330,7 +330,7 @@ func (r *runState) startVUs(vus []VU) <-chan struct{} {
 		if r.cfg.VUs > 1 {
 			delay = r.cfg.Rampup * time.Duration(i) / time.Duration(r.cfg.VUs)
 		}
-		ve := &vuEdges{all: r.edges, next: first, v: v}
+		ve := &vuEdges{all: r.edges, next: first, f: v}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -169,10 +169,15 @@ func recordSecond(s *vuState, sh *shared, ended time.Time, took time.Duration) {
 	latency.Record(s.second, took)
 }
 
+// reconnecter is a VU or a Session: what has a connection to replace.
+type reconnecter interface {
+	Reconnect(ctx context.Context) error
+}
+
 // reconnect retries with backoff until it works or the run stops. A
 // first failure makes the server unreachable since lost, the moment the
 // connection was lost.
-func reconnect(ctx context.Context, v VU, sh *shared, lost time.Time) bool {
+func reconnect(ctx context.Context, v reconnecter, sh *shared, lost time.Time) bool {
 	const first = 100 * time.Millisecond
 	backoff, hurry := first, sh.hurry
 	for tries := 0; ; tries++ {
