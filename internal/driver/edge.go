@@ -18,6 +18,10 @@ type edge struct {
 	arrived sync.WaitGroup
 	// read closes once the edge has been read, and the VUs go on.
 	read chan struct{}
+	// askedAt and readAt are when asked and read closed, each written
+	// before its channel closes: a pooled run takes the hold out of the
+	// waits of terminals that queued through it.
+	askedAt, readAt int64 // UnixNano
 }
 
 func newEdge(vus int) *edge {
@@ -31,6 +35,7 @@ func newEdge(vus int) *edge {
 // stalled server) does not hold the edge longer, and VUs still trying to
 // reach a server given up never come.
 func (e *edge) hold(wait time.Duration, gone <-chan struct{}) {
+	e.askedAt = time.Now().UnixNano()
 	close(e.asked)
 	all := make(chan struct{})
 	go func() { e.arrived.Wait(); close(all) }()
@@ -41,6 +46,18 @@ func (e *edge) hold(wait time.Duration, gone <-chan struct{}) {
 	case <-t.C:
 	case <-gone:
 	}
+}
+
+// release lets the VUs go on, the edge read.
+func (e *edge) release() {
+	e.readAt = time.Now().UnixNano()
+	close(e.read)
+}
+
+// held is how much of [from, to] (UnixNano) the edge held the VUs for,
+// from its ask to its read; read only by a VU that went on past it.
+func (e *edge) held(from, to int64) time.Duration {
+	return time.Duration(max(min(to, e.readAt)-max(from, e.askedAt), 0))
 }
 
 // vuEdges is one VU's way through the window's edges.

@@ -198,9 +198,15 @@ func (s *seconds) add(i int, h *hdrhistogram.Histogram) {
 // ends: the point at T covers the second before it.
 func (s *seconds) attach(series []Point) {
 	for k := range series {
-		i := int(series[k].T+0.5) - 1
-		if i >= 0 && i < len(s.h) && s.h[i] != nil {
-			series[k].Latency = latency.PercentilesOf(s.h[i])
-		}
+		series[k].Latency = s.at(series[k].T)
 	}
+}
+
+// at is the percentiles of the second a point at t ends; nil if nothing
+// was recorded in it.
+func (s *seconds) at(t float64) *latency.Percentiles {
+	if i := int(t+0.5) - 1; i >= 0 && i < len(s.h) && s.h[i] != nil {
+		return latency.PercentilesOf(s.h[i])
+	}
+	return nil
 }

@@ -41,6 +41,10 @@ type Config struct {
 	// users failing to reconnect, before the run gives it up and ends
 	// (default dbtarget.ReconnectLimit).
 	LostAfter time.Duration
+	// Connections, when positive, makes the VUs terminals that share this
+	// many sessions, each holding one only while its transaction runs; the
+	// workload must be Pooled, and the run a timed one.
+	Connections int
 	// StallAfter is how long no transaction may end while virtual users
 	// wait in one before the stretch counts as a stall (default 3 s; runs
 	// of a fixed amount of work, whose transactions may be long, have none).
@@ -111,8 +115,10 @@ type Tick struct {
 	Counts []int64
 	// Errors so far, all phases.
 	Errors int64
-	// VUs running.
+	// VUs running; in a pooled run, the terminals started.
 	VUs int
+	// Sessions in use and terminals queued for one, now (pooled runs).
+	Sessions, Queued int
 }
 
 // TxResult is the measured window's figures for one transaction type.
@@ -160,6 +166,8 @@ type Result struct {
 	// Stalls are the stretches of StallAfter or more in which no
 	// transaction ended while virtual users waited in one.
 	Stalls []Span
+	// Pool is a pooled run's sessions (Config.Connections); nil otherwise.
+	Pool *Pool
 }
 
 // WindowSeconds is the measured window's length, which rates divide by.
@@ -194,19 +202,27 @@ func Run(ctx context.Context, w Workload, cfg Config) (*Result, error) {
 		return nil, fmt.Errorf("need at least one virtual user, got %d", cfg.VUs)
 	}
 	cfg = cfg.withDefaults()
-	vus, err := openVUs(ctx, w, cfg.VUs)
+	if cfg.Connections > 0 {
+		return runPool(ctx, w, cfg)
+	}
+	vus, err := openAll(ctx, cfg.VUs, w.NewVU)
 	if err != nil {
 		return nil, err
 	}
-	r := newRunState(ctx, cfg, len(w.TxNames()), len(w.TallyNames()))
-	defer r.end()
-	defer r.cancelWork()
+	r := newRunState(ctx, cfg, cfg.VUs, len(w.TxNames()), len(w.TallyNames()))
 	if r.cfg.Each > 0 {
 		// Every transaction of a fixed amount of work counts, so the
 		// window is open before the first one starts.
 		r.openWindow()
 	}
-	finished := r.startVUs(vus)
+	return r.drive(w, r.startVUs(vus))
+}
+
+// drive runs the window with the VUs (or a pool's sessions) started,
+// finished closing once they have all stopped, and gathers the result.
+func (r *runState) drive(w Workload, finished <-chan struct{}) (*Result, error) {
+	defer r.end()
+	defer r.cancelWork()
 	acted := act(r.work, r.res, r.cfg.Actions, r.stop, r.abort)
 	ticks := r.startTicker()
 	r.measure(finished)
@@ -216,7 +232,11 @@ func Run(ctx context.Context, w Workload, cfg Config) (*Result, error) {
 	if r.abortErr != nil {
 		return nil, r.abortErr
 	}
-	return r.collect(w.TxNames(), len(w.TallyNames())), nil
+	res := r.collect(w.TxNames(), len(w.TallyNames()))
+	if r.pool != nil {
+		res.Pool = r.pool.result(res)
+	}
+	return res, nil
 }
 
 // withDefaults fills in what cfg leaves zero; a fixed amount of work has
@@ -240,27 +260,28 @@ func (cfg Config) withDefaults() Config {
 	return cfg
 }
 
-// openVUs opens every VU before the clock starts, so a target that
-// refuses connections fails the run at once instead of part-way through
-// ramp-up. Each VU's start-up is published before anything is read.
-func openVUs(ctx context.Context, w Workload, n int) ([]VU, error) {
-	vus := make([]VU, n)
-	for i := range vus {
-		v, err := w.NewVU(ctx, i)
+// openAll opens n VUs (or a pool's sessions) before the clock starts, so
+// a target that refuses connections fails the run at once instead of
+// part-way through ramp-up. Each one's start-up is published before
+// anything is read.
+func openAll[T interface{ Close() error }](ctx context.Context, n int, open func(context.Context, int) (T, error)) ([]T, error) {
+	all := make([]T, n)
+	for i := range all {
+		v, err := open(ctx, i)
 		if err == nil {
 			if err = flush(ctx, v); err != nil {
 				v.Close()
 			}
 		}
 		if err != nil {
-			for _, o := range vus[:i] {
+			for _, o := range all[:i] {
 				o.Close()
 			}
 			return nil, err
 		}
-		vus[i] = v
+		all[i] = v
 	}
-	return vus, nil
+	return all, nil
 }
 
 // runState is one run as it goes: what its VUs and ticker share, their
@@ -284,12 +305,18 @@ type runState struct {
 	states     []*vuState
 	// edges are the window's start and end, where the VUs stop while it
 	// is read (see Flusher).
-	edges   []*edge
+	edges []*edge
+	// running counts the VUs running; in a pooled run, the terminals
+	// that have started.
 	running atomic.Int32
+	// pool is a pooled run's (Config.Connections); nil otherwise.
+	pool *pool
 }
 
-func newRunState(ctx context.Context, cfg Config, types, tallies int) *runState {
-	r := &runState{ctx: ctx, states: make([]*vuState, cfg.VUs), edges: []*edge{newEdge(cfg.VUs), newEdge(cfg.VUs)}}
+// newRunState makes a run whose holders (VUs, or a pool's sessions) each
+// keep their own figures and stop at the window's edges.
+func newRunState(ctx context.Context, cfg Config, holders, types, tallies int) *runState {
+	r := &runState{ctx: ctx, states: make([]*vuState, holders), edges: []*edge{newEdge(holders), newEdge(holders)}}
 	r.ended, r.end = context.WithCancel(ctx)
 	r.work, r.cancelWork = context.WithCancel(context.WithoutCancel(ctx))
 	r.cfg, r.stop, r.hurry, r.abort = &cfg, make(chan struct{}), make(chan struct{}), r.abortWith
@@ -397,7 +424,7 @@ func (r *runState) openWindow() {
 	}
 	r.res.WindowStart = time.Now()
 	r.setPhase(PhaseMeasure)
-	close(r.edges[0].read)
+	r.edges[0].release()
 }
 
 // closeWindow holds the VUs at the end edge while it is read.
@@ -414,7 +441,7 @@ func (r *runState) closeWindow() {
 	if r.health.await() && r.cfg.WindowEdge != nil {
 		r.cfg.WindowEdge(false)
 	}
-	close(r.edges[1].read)
+	r.edges[1].release()
 }
 
 // stopVUs stops the VUs, which finish the transaction in hand; those
@@ -435,7 +462,7 @@ func (r *runState) collect(names []string, tallies int) *Result {
 	h.finish(time.Now())
 	res.Outages, res.ServerLost, res.Stalls = h.outages, h.lost, h.stalls
 	for _, s := range r.states {
-		r.seconds.add(s.secondAt, s.second)
+		r.seconds.add(s.second.at, s.second.h)
 	}
 	r.seconds.attach(res.Series)
 	res.Tx = make([]TxResult, len(names))

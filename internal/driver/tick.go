@@ -49,6 +49,9 @@ func (r *runState) tickLoop() {
 func (r *runState) tick(p Phase, elapsed time.Duration, cur, delta []int64, errs int64) Tick {
 	cfg := r.cfg
 	tk := Tick{Phase: p, Elapsed: elapsed, Counts: delta, Errors: errs, VUs: int(r.running.Load())}
+	if r.pool != nil {
+		tk.Sessions, tk.Queued = int(r.pool.inUse.Load()), len(r.pool.ready)
+	}
 	if cfg.Each > 0 {
 		tk.Total = int64(cfg.Each) * int64(len(r.states))
 		for _, c := range cur {

@@ -28,16 +28,33 @@ type vuState struct {
 	// began and ended are when the VU's last transaction began and ended
 	// (UnixNano), for the stall check; ended starts as the VU starts.
 	began, ended atomic.Int64
-	// second is the latencies of the second secondAt, until it is over.
-	second   *hdrhistogram.Histogram
-	secondAt int
+	// second is the latencies of the second in hand.
+	second secondHist
+}
+
+// secondHist is a holder's histogram of the second at (since the run
+// started), until that second is over and handed over.
+type secondHist struct {
+	h  *hdrhistogram.Histogram
+	at int
+}
+
+// record adds took, of something that ended at ended, handing the
+// previous second over to to first.
+func (sc *secondHist) record(to *seconds, started, ended time.Time, took time.Duration) {
+	if i := int(ended.Sub(started) / time.Second); i != sc.at {
+		to.add(sc.at, sc.h)
+		sc.h.Reset()
+		sc.at = i
+	}
+	latency.Record(sc.h, took)
 }
 
 func newVUState(types, tallies int) *vuState {
 	s := &vuState{
 		done: make([]atomic.Int64, types), count: make([]int64, types), errs: make([]int64, types),
 		retries: make([]int64, types), sample: make([]string, types), hist: make([]*hdrhistogram.Histogram, types),
-		tally: make(Tally, tallies), scratch: make(Tally, tallies), second: latency.NewSecondHistogram(),
+		tally: make(Tally, tallies), scratch: make(Tally, tallies), second: secondHist{h: latency.NewSecondHistogram()},
 	}
 	for i := range s.hist {
 		s.hist[i] = latency.NewHistogram()
@@ -95,31 +112,7 @@ func runVU(ctx context.Context, v VU, ve *vuEdges, s *vuState, sh *shared) {
 		if cfg.Observer != nil {
 			cfg.Observer.Transaction(tx, ended.Sub(began), int(retries), outcome(ok, rolledBack))
 		}
-		measured := Phase(sh.phase.Load()) == PhaseMeasure
-		class := dbtarget.ErrOther
-		if !ok {
-			class = cfg.Classify(err)
-		}
-		if ok {
-			s.done[tx].Add(1)
-			recordSecond(s, sh, ended, ended.Sub(began))
-		} else {
-			s.errAll.Add(1)
-			if s.sample[tx] == "" {
-				s.sample[tx] = human.OneLine(err)
-			}
-		}
-		if measured {
-			s.retries[tx] += retries
-			if ok {
-				s.count[tx]++
-				latency.Record(s.hist[tx], ended.Sub(began))
-				s.tally.Add(t)
-			} else {
-				s.errs[tx]++
-				s.byClass[class]++
-			}
-		}
+		class := sh.count(s, tx, err, retries, t, ended, ended.Sub(began))
 		if !ok && class == dbtarget.ErrConnLost {
 			// A VU back after the window closed has nothing more to do:
 			// its transactions would count on the database's side alone.
@@ -133,10 +126,47 @@ func runVU(ctx context.Context, v VU, ve *vuEdges, s *vuState, sh *shared) {
 	}
 }
 
+// count records in s a transaction of type tx that ended at ended and
+// took took, its counters in t, and returns its error's class (ErrOther
+// when it completed).
+func (sh *shared) count(s *vuState, tx int, err error, retries int64, t Tally, ended time.Time, took time.Duration) dbtarget.ErrClass {
+	ok := err == nil || errors.Is(err, ErrRollback)
+	class := dbtarget.ErrOther
+	if !ok {
+		class = sh.cfg.Classify(err)
+	}
+	if ok {
+		s.done[tx].Add(1)
+		recordSecond(s, sh, ended, took)
+	} else {
+		s.errAll.Add(1)
+		if s.sample[tx] == "" {
+			s.sample[tx] = human.OneLine(err)
+		}
+	}
+	if Phase(sh.phase.Load()) == PhaseMeasure {
+		s.retries[tx] += retries
+		if ok {
+			s.count[tx]++
+			latency.Record(s.hist[tx], took)
+			s.tally.Add(t)
+		} else {
+			s.errs[tx]++
+			s.byClass[class]++
+		}
+	}
+	return class
+}
+
+// runner runs a transaction: a VU, or a session lent to a terminal.
+type runner interface {
+	Run(ctx context.Context, tx int, t Tally) error
+}
+
 // attempt runs tx, its counters in t, again while the target says its
 // error is worth a retry, up to MaxRetries; it returns the retries and
 // the last error.
-func attempt(ctx context.Context, v VU, tx int, t Tally, cfg *Config) (retries int64, err error) {
+func attempt(ctx context.Context, v runner, tx int, t Tally, cfg *Config) (retries int64, err error) {
 	clear(t)
 	err = v.Run(ctx, tx, t)
 	for err != nil && !errors.Is(err, ErrRollback) && cfg.Classify(err) == dbtarget.ErrRetry && retries < int64(cfg.MaxRetries) {
@@ -161,12 +191,7 @@ func outcome(ok, rolledBack bool) Outcome {
 // histogram of the second it ended in, handing the previous second's over
 // first.
 func recordSecond(s *vuState, sh *shared, ended time.Time, took time.Duration) {
-	if i := int(ended.Sub(sh.started) / time.Second); i != s.secondAt {
-		sh.seconds.add(s.secondAt, s.second)
-		s.second.Reset()
-		s.secondAt = i
-	}
-	latency.Record(s.second, took)
+	s.second.record(&sh.seconds, sh.started, ended, took)
 }
 
 // reconnecter is a VU or a Session: what has a connection to replace.
