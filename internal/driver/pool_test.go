@@ -3,9 +3,13 @@ package driver
 import (
 	"context"
 	"errors"
+	"os"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -277,4 +281,66 @@ func TestPoolRefusals(t *testing.T) {
 			t.Errorf("%+v ran", c.cfg)
 		}
 	}
+}
+
+// BenchmarkPoolTerminals drives 10,000 terminals thinking 200 ms over 100
+// sessions of 2 ms (a pool near full) for a 1 s ramp-up and a 3 s window,
+// and reports the process's peak RSS over its size before the run per
+// terminal, and per transaction the allocations and the client CPU. Run
+// it alone: go test -run '^$' -bench PoolTerminals -benchtime 1x.
+func BenchmarkPoolTerminals(b *testing.B) {
+	const terminals, sessions = 10_000, 100
+	for b.Loop() {
+		w := newPooled(terminals, 2*time.Millisecond, 200*time.Millisecond)
+		runtime.GC()
+		before := procStatus(b, "VmRSS")
+		var ms0, ms1 runtime.MemStats
+		runtime.ReadMemStats(&ms0)
+		cpu0 := cpuTime(b)
+		res, err := Run(context.Background(), w, Config{VUs: terminals, Connections: sessions, Rampup: time.Second,
+			Duration: 3 * time.Second, Classify: classify})
+		if err != nil {
+			b.Fatal(err)
+		}
+		cpu := cpuTime(b) - cpu0
+		runtime.ReadMemStats(&ms1)
+		var tx int64
+		for i := range w.served {
+			tx += w.served[i].Load()
+		}
+		b.ReportMetric(float64(procStatus(b, "VmHWM")-before)/terminals, "peak-RSS-B/terminal")
+		b.ReportMetric(float64(ms1.Mallocs-ms0.Mallocs)/float64(tx), "allocs/tx")
+		b.ReportMetric(float64(cpu.Microseconds())/float64(tx), "CPU-µs/tx")
+		b.ReportMetric(float64(res.Tx[0].Count)/res.WindowSeconds(), "tx/s")
+		b.ReportMetric(float64(res.Pool.Wait.ValueAtQuantile(99))/1000, "wait-p99-ms")
+		b.ReportMetric(float64(res.Pool.InUseP95), "sessions-p95")
+	}
+}
+
+// procStatus reads a size in bytes from /proc/self/status ("VmRSS").
+func procStatus(b *testing.B, field string) int64 {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		b.Skip(err)
+	}
+	for line := range strings.Lines(string(data)) {
+		if rest, ok := strings.CutPrefix(line, field+":"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			if err != nil {
+				b.Fatal(err)
+			}
+			return kb << 10
+		}
+	}
+	b.Fatalf("no %s in /proc/self/status", field)
+	return 0
+}
+
+// cpuTime is the process's CPU time so far, user and system.
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
