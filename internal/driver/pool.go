@@ -33,6 +33,8 @@ type pool struct {
 	// running counts the terminals that have started (runState.running).
 	running *atomic.Int32
 	phase   *atomic.Int32
+	// closing closes as the window's end edge is asked for.
+	closing <-chan struct{}
 	waits   []*sessionWaits // by session
 	// inUse is the sessions lent now; inUseMax and queuedMax the most in
 	// the window.
@@ -77,14 +79,14 @@ func runPool(ctx context.Context, w Workload, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	r := newRunState(ctx, cfg, len(sessions), len(w.TxNames()), len(w.TallyNames()))
-	r.pool = newPool(pw, &r.shared, &r.running, len(sessions))
+	r.pool = newPool(pw, r, len(sessions))
 	return r.drive(w, r.startPool(sessions))
 }
 
-func newPool(w Pooled, sh *shared, running *atomic.Int32, sessions int) *pool {
-	n := sh.cfg.VUs
+func newPool(w Pooled, r *runState, sessions int) *pool {
+	n := r.cfg.VUs
 	p := &pool{
-		terms: make([]*poolTerm, n), ready: make(chan *poolTerm, n), running: running, phase: &sh.phase,
+		terms: make([]*poolTerm, n), ready: make(chan *poolTerm, n), running: &r.running, phase: &r.phase, closing: r.edges[1].asked,
 		waits: make([]*sessionWaits, sessions), inUseAt: make([]int64, sessions+1), queuedAt: make([]int64, n+1),
 	}
 	for i := range p.terms {
@@ -104,7 +106,7 @@ func (pt *poolTerm) send() {
 	}
 	pt.sent = time.Now().UnixNano()
 	pt.p.ready <- pt
-	if Phase(pt.p.phase.Load()) == PhaseMeasure {
+	if pt.p.open() {
 		raise(&pt.p.queuedMax, int32(len(pt.p.ready)))
 	}
 }
@@ -121,6 +123,18 @@ func (pt *poolTerm) arm(wait time.Duration) {
 		return
 	}
 	pt.timer.Reset(wait)
+}
+
+// open says whether the window is open and not yet closing: the sessions
+// in use and the queue leave out the end edge's hold, in which sessions
+// idle and terminals queue for the rig, not for the database.
+func (p *pool) open() bool {
+	select {
+	case <-p.closing:
+		return false
+	default:
+		return Phase(p.phase.Load()) == PhaseMeasure
+	}
 }
 
 // raise makes m at least v.
@@ -183,7 +197,7 @@ func (p *pool) sample(stop <-chan struct{}) {
 		case <-stop:
 			return
 		case <-t.C:
-			if Phase(p.phase.Load()) == PhaseMeasure {
+			if p.open() {
 				p.inUseAt[p.inUse.Load()]++
 				p.queuedAt[len(p.ready)]++
 			}
@@ -229,7 +243,7 @@ func (r *runState) runSession(ctx context.Context, se Session, ve *vuEdges, s *v
 func (r *runState) serve(ctx context.Context, l *lent, pt *poolTerm, ve *vuEdges, s *vuState, ws *sessionWaits) bool {
 	p, cfg := r.pool, r.cfg
 	picked := time.Now()
-	if n := p.inUse.Add(1); Phase(r.phase.Load()) == PhaseMeasure {
+	if n := p.inUse.Add(1); p.open() {
 		raise(&p.inUseMax, n)
 	}
 	t := s.scratch
