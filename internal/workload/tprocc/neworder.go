@@ -32,7 +32,7 @@ func (v *vu) genNewOrder() {
 	in.d = v.r.Int(1, districtsPerWH)
 	in.c = v.r.NURand(1023, 1, customersPerDist, v.cfg.C.ID)
 	n := v.r.Int(minOrderLines, maxOrderLines)
-	in.rollback = v.rollbacks.Deal() == 1
+	in.rollback = v.rollbacks.Deal(v.r) == 1
 	in.lines = in.lines[:0]
 	in.remote = 0
 	for i := range n {
@@ -40,7 +40,7 @@ func (v *vu) genNewOrder() {
 		if in.rollback && i == n-1 {
 			l.item = unusedItem
 		}
-		if v.cfg.Warehouses > 1 && v.remoteLine.Deal() == 1 {
+		if v.cfg.Warehouses > 1 && v.remoteLine.Deal(v.r) == 1 {
 			l.supplyW = v.otherWarehouse(in.w)
 			in.remote++
 		}

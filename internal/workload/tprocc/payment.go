@@ -23,7 +23,7 @@ func (v *vu) genPayment() {
 	in.w = v.warehouse()
 	in.d = v.r.Int(1, districtsPerWH)
 	in.cw, in.cd = in.w, in.d
-	if v.remotePay.Deal() == 1 && v.cfg.Warehouses > 1 {
+	if v.remotePay.Deal(v.r) == 1 && v.cfg.Warehouses > 1 {
 		in.cd = v.r.Int(1, districtsPerWH)
 		in.cw = v.otherWarehouse(in.w)
 	}

@@ -56,7 +56,7 @@ type vu struct {
 
 	// Decks for the mix and for the events clause 9.2 audits, so their
 	// proportions hold exactly over every hundred draws (see workload.Deck).
-	mix, rollbacks, remoteLine, remotePay, byName *workload.Deck
+	mix, rollbacks, remoteLine, remotePay, byName workload.Deck
 
 	no  newOrderInput
 	pay paymentInput
@@ -159,11 +159,11 @@ func newVU(ctx context.Context, t dbtarget.Target, cfg *runConfig, id int) (*vu,
 		home:  id%cfg.Warehouses + 1,
 		slevD: (id/cfg.Warehouses)%districtsPerWH + 1,
 	}
-	v.mix = workload.NewDeck(v.r, mixCards...)
-	v.rollbacks = workload.NewDeck(v.r, 99, 1)  // 1% of New-Orders roll back
-	v.remoteLine = workload.NewDeck(v.r, 99, 1) // 1% of order lines are remote
-	v.remotePay = workload.NewDeck(v.r, 85, 15) // 15% of Payments are remote
-	v.byName = workload.NewDeck(v.r, 40, 60)    // 60% of customers by last name
+	v.mix = workload.NewDeck(mixCards...)
+	v.rollbacks = workload.NewDeck(99, 1)  // 1% of New-Orders roll back
+	v.remoteLine = workload.NewDeck(99, 1) // 1% of order lines are remote
+	v.remotePay = workload.NewDeck(85, 15) // 15% of Payments are remote
+	v.byName = workload.NewDeck(40, 60)    // 60% of customers by last name
 	for i := range v.sinkDest {
 		v.sinkDest[i] = &v.sink[i]
 	}
@@ -197,7 +197,7 @@ var txImpl = [...]struct {
 
 // Next deals the next transaction type and draws its inputs.
 func (v *vu) Next() int {
-	tx := v.mix.Deal()
+	tx := v.mix.Deal(v.r)
 	txImpl[tx].gen(v)
 	return tx
 }
@@ -240,7 +240,7 @@ func (v *vu) otherWarehouse(w int) int {
 // customer draws how Payment and Order-Status pick their customer (clauses
 // 2.5.1.2 and 2.6.1.2): 60% by last name, else by id.
 func (v *vu) customer() (byName bool, last string, id int) {
-	if v.byName.Deal() == 1 {
+	if v.byName.Deal(v.r) == 1 {
 		return true, lastName(v.r.NURand(255, 0, 999, v.cfg.C.Last)), 0
 	}
 	return false, "", v.r.NURand(1023, 1, customersPerDist, v.cfg.C.ID)
