@@ -85,6 +85,19 @@ func (r *runner) NewVU(ctx context.Context, id int) (driver.VU, error) {
 	return newVU(ctx, r.t, &r.cfg, id)
 }
 
+// NewTerminal and NewSession are the two halves of a virtual user, for a
+// driver that lends a pool of sessions to many terminals (issue 22). The
+// compile-time check against driver.Pooled, and the driver's
+// Terminal in place of *terminal, come with the driver's pool.
+func (r *runner) NewTerminal(id int) *terminal {
+	tm := newTerminal(&r.cfg, id)
+	return &tm
+}
+
+func (r *runner) NewSession(ctx context.Context, _ int) (*session, error) {
+	return openSession(ctx, r.t, &r.cfg)
+}
+
 func (r *runner) Config() map[string]any {
 	return map[string]any{
 		"warehouses": r.cfg.Warehouses, "mode": r.cfg.Mode, "all_warehouses": r.cfg.AllWarehouses,

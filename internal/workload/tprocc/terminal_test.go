@@ -1,6 +1,7 @@
 package tprocc
 
 import (
+	"context"
 	"fmt"
 	"hash/fnv"
 	"testing"
@@ -14,24 +15,18 @@ func inputsFingerprint(t *testing.T, cfg *runConfig, id, n int) uint64 {
 	for range n {
 		tx := draw(v)
 		fmt.Fprint(h, tx)
-		switch tx {
-		case txNewOrder:
-			fmt.Fprint(h, v.no.w, v.no.d, v.no.c, v.no.rollback, v.no.remote, v.no.lines)
-		case txPayment:
-			fmt.Fprint(h, v.pay)
-		case txOrderStatus:
-			fmt.Fprint(h, v.os.w, v.os.d, v.os.byName, v.os.last, v.os.c)
-		case txDelivery:
-			fmt.Fprint(h, v.dl.w, v.dl.carrier)
-		case txStockLevel:
-			fmt.Fprint(h, v.sl.w, v.sl.d, v.sl.threshold)
-		}
+		fmt.Fprint(h, inputsOf(v.session, tx)...)
 	}
 	return h.Sum64()
 }
 
-// draw picks a virtual user's next transaction and draws its inputs.
-func draw(v *vu) int { return v.Next() }
+// draw picks a virtual user's next transaction and draws its inputs, as
+// its first attempt does.
+func draw(v *vu) int {
+	tx := v.Next()
+	v.inputs(&v.terminal, tx)
+	return tx
+}
 
 // TestInputsGolden: a virtual user draws, from the run's seed, the same
 // transactions and inputs as the code before the split of issue 22 did;
@@ -54,4 +49,48 @@ func TestInputsGolden(t *testing.T) {
 			t.Errorf("%d warehouses, vu %d: inputs fingerprint %#x, want %#x", c.warehouses, c.id, got, c.want)
 		}
 	}
+}
+
+// inputsOf is the inputs of transaction tx that a fingerprint takes.
+func inputsOf(s *session, tx int) []any {
+	switch tx {
+	case txNewOrder:
+		return []any{s.no.w, s.no.d, s.no.c, s.no.rollback, s.no.remote, s.no.lines}
+	case txPayment:
+		return []any{s.pay}
+	case txOrderStatus:
+		return []any{s.os.w, s.os.d, s.os.byName, s.os.last, s.os.c}
+	case txDelivery:
+		return []any{s.dl.w, s.dl.carrier}
+	}
+	return []any{s.sl.w, s.sl.d, s.sl.threshold}
+}
+
+// TestPooledSessionDealsAudited: terminals sharing a session of a pool
+// draw the audited events from the session's decks, so every hundred
+// New-Orders the session runs, whichever terminals keyed them, hold
+// exactly one rollback.
+func TestPooledSessionDealsAudited(t *testing.T) {
+	r := &runner{t: noSession{}, cfg: *testConfig(t, 4)}
+	s, err := r.NewSession(context.Background(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	terms := []*terminal{r.NewTerminal(0), r.NewTerminal(1), r.NewTerminal(2)}
+	rollbacks, orders := 0, 0
+	for i := 0; orders < 500; i++ {
+		tm := terms[i%len(terms)]
+		if tm.Next() != txNewOrder {
+			continue
+		}
+		s.inputs(tm, txNewOrder)
+		orders++
+		if s.no.rollback {
+			rollbacks++
+		}
+		if orders%100 == 0 && rollbacks != orders/100 {
+			t.Fatalf("%d New-Orders on one session, %d rolled back; want exactly %d", orders, rollbacks, orders/100)
+		}
+	}
+
 }
