@@ -518,7 +518,7 @@ func buildOn(t *testing.T, url string, warehouses int) (*tprocc, dbtarget.Target
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { tg.Close() })
-	w := &tprocc{warehouses: warehouses, loaders: 2, seed: defaultSeed}
+	w := &tprocc{warehouses: warehouses, loaders: 2, seed: defaultSeed, perWarehouse: terminalsPerWarehouse}
 	if _, err := w.Build(context.Background(), tg, workload.BuildOptions{}); err != nil {
 		t.Fatalf("build: %v", err)
 	}
