@@ -206,7 +206,7 @@ func (r *runner) Summarize(res *driver.Result, start, end workload.Mark) workloa
 		}
 		s.Lines = append(s.Lines, sh.efficiencyLine(base, res.WindowSeconds()))
 	}
-	s.Audit = audit(res, r.cfg.Warehouses)
+	s.Audit = audit(res, r.cfg.Warehouses, int(r.sessions.Load()))
 	return s
 }
 

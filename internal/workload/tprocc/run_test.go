@@ -125,3 +125,41 @@ func TestTerminalsPerWarehouse(t *testing.T) {
 		t.Errorf("64 NOPM on 10 warehouses: extra %v, want only efficiency_pct %.3f", s.Extra, 64/(12.86*10)*100)
 	}
 }
+
+// TestAuditDealers: the mix audit judges an item only with a deck's worth
+// of its events a session, since each session deals them exactly over a
+// full deck; fewer, as with thousands of keyed VUs each on its own
+// session, is SKIPped with the figure. The count comes from the sessions
+// the driver opened.
+func TestAuditDealers(t *testing.T) {
+	begin := time.Now()
+	res := &driver.Result{WindowStart: begin, WindowEnd: begin.Add(time.Minute), Tx: []driver.TxResult{{Count: 12000}},
+		Tally: make(driver.Tally, len(tallyNames))}
+	tl := res.Tally
+	tl[tNewOrders], tl[tRollbacks] = 5400, 54
+	tl[tOrderLines], tl[tRemoteLines] = 54000, 540
+	tl[tPayments], tl[tRemotePayments] = 5160, 774
+	tl[tCustomerSelects], tl[tByLastName] = 5640, 3384
+	r := &runner{cfg: runConfig{Warehouses: 4}}
+	for _, c := range []struct {
+		sessions int64
+		want     []string
+	}{
+		{0, []string{"PASS", "PASS", "PASS", "PASS"}},
+		{40, []string{"PASS", "PASS", "PASS", "PASS"}},
+		{54, []string{"PASS", "PASS", "SKIP", "PASS"}}, // 100 New-Orders a session, 95.6 Payments
+		{55, []string{"SKIP", "PASS", "SKIP", "PASS"}},
+		{4000, []string{"SKIP", "SKIP", "SKIP", "SKIP"}},
+	} {
+		r.sessions.Store(c.sessions)
+		items := r.Summarize(res, workload.Mark{}, workload.Mark{}).Audit
+		for i, a := range items {
+			if a.Result != c.want[i] {
+				t.Errorf("%d sessions: %s %s (%s), want %s", c.sessions, a.Name, a.Result, a.Reason, c.want[i])
+			}
+		}
+		if c.sessions == 4000 && items[0].Reason != "fewer than a deck (100) per session: 1.4 New-Orders a session, too few for the dealt proportions to hold" {
+			t.Errorf("reason %q", items[0].Reason)
+		}
+	}
+}
