@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"testing"
+	"unsafe"
 )
 
 // inputsFingerprint hashes the types and inputs that virtual user id draws
@@ -93,4 +94,18 @@ func TestPooledSessionDealsAudited(t *testing.T) {
 		}
 	}
 
+}
+
+// TestTerminalIsSmall: a terminal, its mix deck's cards included, takes a
+// few hundred bytes, so that ten thousand of them fit in a few MB.
+func TestTerminalIsSmall(t *testing.T) {
+	tm := newTerminal(testConfig(t, 1), 0)
+	size := unsafe.Sizeof(tm)
+	for _, n := range mixCards {
+		size += uintptr(n) // a byte a card
+	}
+	t.Logf("a terminal takes %d bytes", size)
+	if size > 400 {
+		t.Errorf("a terminal takes %d bytes, want a few hundred at most", size)
+	}
 }

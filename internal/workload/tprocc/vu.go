@@ -16,14 +16,14 @@ const (
 	// 2.4.1.5): one past the last item, so no row has it.
 	unusedItem = items + 1
 	// rollbackTimeout bounds the rollback after a failure whose context is
-	// already done, so a dead connection cannot hold a virtual user.
+	// already done, so a dead connection cannot hold a session.
 	rollbackTimeout = 5 * time.Second
 	// sinkSize is enough throw-away columns for the widest row a
 	// transaction reads only to display.
 	sinkSize = 16
 )
 
-// txSQL is tx.sql resolved once per virtual user, so a missing block fails
+// txSQL is tx.sql resolved once per session, so a missing block fails
 // at start-up rather than mid-run.
 type txSQL struct {
 	beginWrite, beginRead, commit, rollback string
@@ -82,7 +82,7 @@ func loadTxSQL(f workload.SQLFile, procs bool) txSQL {
 	return q
 }
 
-// modeSQL is every statement of tx.sql that a virtual user runs in its
+// modeSQL is every statement of tx.sql that a session runs in its
 // mode: the routine calls, or all the others.
 func modeSQL(f workload.SQLFile, procs bool) []string {
 	var out []string
