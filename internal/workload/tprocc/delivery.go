@@ -17,9 +17,9 @@ type deliveryInput struct {
 	sum             [districtsPerWH]float64
 }
 
-func (v *vu) genDelivery() {
-	v.dl.w = v.warehouse()
-	v.dl.carrier = v.r.Int(1, 10)
+func (v *session) genDelivery(tm *terminal) {
+	v.dl.w = tm.warehouse()
+	v.dl.carrier = tm.r.Int(1, 10)
 }
 
 // deliverySQL is clause 2.7.4 as statements from the client: the oldest
@@ -28,7 +28,7 @@ func (v *vu) genDelivery() {
 // every district's oldest new order; those orders and their lines; the
 // customers and the commit. A district whose delete found nothing is
 // looked at again alone, to tell a lost race from an empty district.
-func (v *vu) deliverySQL(ctx context.Context, _ driver.Tally) error {
+func (v *session) deliverySQL(ctx context.Context, _ driver.Tally) error {
 	in, q := &v.dl, &v.q
 	date := now()
 	b := append(v.batch[:0], dbtarget.Query{SQL: q.beginWrite})
@@ -94,7 +94,7 @@ func (v *vu) deliverySQL(ctx context.Context, _ driver.Tally) error {
 // number, or ok false if the district has none. A concurrent Delivery that
 // deleted the same row first makes the delete match nothing; then, unless
 // the district is empty, it tries the next oldest.
-func (v *vu) takeNewOrder(ctx context.Context, w, d int) (oID int, ok bool, err error) {
+func (v *session) takeNewOrder(ctx context.Context, w, d int) (oID int, ok bool, err error) {
 	for {
 		ok, err = v.first(ctx, []any{&oID}, v.q.dlNewOrder.q, w, d)
 		if ok && err == nil {
@@ -111,7 +111,7 @@ func (v *vu) takeNewOrder(ctx context.Context, w, d int) (oID int, ok bool, err 
 }
 
 // deliveryProc is one call of tprocc_delivery.
-func (v *vu) deliveryProc(ctx context.Context, _ driver.Tally) error {
+func (v *session) deliveryProc(ctx context.Context, _ driver.Tally) error {
 	in := &v.dl
 	return v.S.QueryRow(ctx, v.q.callDelivery, in.w, in.carrier, now()).Scan(&in.delivered)
 }

@@ -67,7 +67,7 @@ func (r *runner) LogAcks(w io.Writer) func() error {
 }
 
 // acked logs the New-Order in hand as committed, with its id.
-func (v *vu) acked(oID int) {
+func (v *session) acked(oID int) {
 	if v.cfg.Acks != nil {
 		in := &v.no
 		v.logAck(appendInts(append(v.acks, 'c'), in.w, in.d, oID, in.c, len(in.lines)))
@@ -77,30 +77,30 @@ func (v *vu) acked(oID int) {
 // inDoubt logs the New-Order in hand as in doubt after err, when err
 // means the connection was lost: the commit may have happened. oID is 0
 // when unknown.
-func (v *vu) inDoubt(oID int, err error) {
+func (v *session) inDoubt(oID int, err error) {
 	if v.cfg.Acks != nil && v.T.Classify(err) == dbtarget.ErrConnLost {
 		in := &v.no
 		v.logAck(appendInts(append(v.acks, '?'), in.w, in.d, oID))
 	}
 }
 
-func (v *vu) logAck(b []byte) {
+func (v *session) logAck(b []byte) {
 	v.acks = append(b, '\n')
 	if len(v.acks) >= ackFlushAt {
 		v.flushAcks()
 	}
 }
 
-func (v *vu) flushAcks() {
+func (v *session) flushAcks() {
 	if len(v.acks) > 0 {
 		v.cfg.Acks.write(v.acks)
 		v.acks = v.acks[:0]
 	}
 }
 
-// Close writes what the virtual user has left of the log, and closes its
-// session.
-func (v *vu) Close() error {
+// Close writes what the session has left of the log, and closes its
+// connection.
+func (v *session) Close() error {
 	v.flushAcks()
 	return v.Conn.Close()
 }

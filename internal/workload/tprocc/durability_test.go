@@ -121,9 +121,9 @@ func TestReadAcksRefusesGarbage(t *testing.T) {
 }
 
 // BenchmarkAckLog is what logging one acknowledged New-Order costs a
-// virtual user, its share of the buffer's writes included.
+// session, its share of the buffer's writes included.
 func BenchmarkAckLog(b *testing.B) {
-	v := &vu{cfg: &runConfig{Acks: &ackLog{w: io.Discard}}}
+	v := &session{cfg: &runConfig{Acks: &ackLog{w: io.Discard}}}
 	v.no = newOrderInput{w: 12, d: 7, c: 2345, lines: make([]orderLineInput, 10)}
 	b.ReportAllocs()
 	for i := range b.N {

@@ -26,25 +26,25 @@ type orderLineInput struct {
 	item, supplyW, qty int
 }
 
-func (v *vu) genNewOrder() {
+func (v *session) genNewOrder(tm *terminal) {
 	in := &v.no
-	in.w = v.warehouse()
-	in.d = v.r.Int(1, districtsPerWH)
-	in.c = v.r.NURand(1023, 1, customersPerDist, v.cfg.C.ID)
-	n := v.r.Int(minOrderLines, maxOrderLines)
-	in.rollback = v.rollbacks.Deal() == 1
+	in.w = tm.warehouse()
+	in.d = tm.r.Int(1, districtsPerWH)
+	in.c = tm.r.NURand(1023, 1, customersPerDist, v.cfg.C.ID)
+	n := tm.r.Int(minOrderLines, maxOrderLines)
+	in.rollback = v.rollbacks.Deal(&tm.r) == 1
 	in.lines = in.lines[:0]
 	in.remote = 0
 	for i := range n {
-		l := orderLineInput{item: v.r.NURand(8191, 1, items, v.cfg.C.ItemID), supplyW: in.w}
+		l := orderLineInput{item: tm.r.NURand(8191, 1, items, v.cfg.C.ItemID), supplyW: in.w}
 		if in.rollback && i == n-1 {
 			l.item = unusedItem
 		}
-		if v.cfg.Warehouses > 1 && v.remoteLine.Deal() == 1 {
-			l.supplyW = v.otherWarehouse(in.w)
+		if v.cfg.Warehouses > 1 && v.remoteLine.Deal(&tm.r) == 1 {
+			l.supplyW = tm.otherWarehouse(in.w)
 			in.remote++
 		}
-		l.qty = v.r.Int(1, 10)
+		l.qty = tm.r.Int(1, 10)
 		in.lines = append(in.lines, l)
 	}
 	// Every New-Order takes its stock rows in one global order, so two of
@@ -69,7 +69,7 @@ func (v *vu) genNewOrder() {
 // line's item and stock; the order lines and the commit. No statement
 // needs the result of another in its own batch. An unused item is found
 // as the clause finds it, with every line's work done before the rollback.
-func (v *vu) newOrderSQL(ctx context.Context, t driver.Tally) error {
+func (v *session) newOrderSQL(ctx context.Context, t driver.Tally) error {
 	in, q := &v.no, &v.q
 	entry := now()
 	var oID int
@@ -146,7 +146,7 @@ func (v *vu) newOrderSQL(ctx context.Context, t driver.Tally) error {
 }
 
 // newOrderProc is one call of tprocc_neword.
-func (v *vu) newOrderProc(ctx context.Context, t driver.Tally) error {
+func (v *session) newOrderProc(ctx context.Context, t driver.Tally) error {
 	in := &v.no
 	var oID int
 	err := v.S.QueryRow(ctx, v.q.callNewOrder, in.w, in.d, in.c, in.items, in.supplyW, in.qty, now()).Scan(&oID, &in.total)

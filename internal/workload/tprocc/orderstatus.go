@@ -18,17 +18,17 @@ type orderStatusInput struct {
 	lines int
 }
 
-func (v *vu) genOrderStatus() {
+func (v *session) genOrderStatus(tm *terminal) {
 	in := &v.os
-	in.w = v.warehouse()
-	in.d = v.r.Int(1, districtsPerWH)
-	in.byName, in.last, in.c = v.customer()
+	in.w = tm.warehouse()
+	in.d = tm.r.Int(1, districtsPerWH)
+	in.byName, in.last, in.c = v.customer(tm)
 }
 
 // orderStatusSQL is clause 2.6.2 as statements from the client: the
 // customer, their last order and its lines, all only read, in batches
 // that each take one round trip where the target pipelines them.
-func (v *vu) orderStatusSQL(ctx context.Context, t driver.Tally) error {
+func (v *session) orderStatusSQL(ctx context.Context, t driver.Tally) error {
 	in, q := &v.os, &v.q
 	b := append(v.batch[:0], dbtarget.Query{SQL: q.beginRead})
 	c := in.c
@@ -69,7 +69,7 @@ func (v *vu) orderStatusSQL(ctx context.Context, t driver.Tally) error {
 	return nil
 }
 
-func (v *vu) tallyOrderStatus(t driver.Tally) {
+func (v *session) tallyOrderStatus(t driver.Tally) {
 	t[tCustomerSelects]++
 	if v.os.byName {
 		t[tByLastName]++
@@ -77,7 +77,7 @@ func (v *vu) tallyOrderStatus(t driver.Tally) {
 }
 
 // orderStatusProc is one call of tprocc_ostat.
-func (v *vu) orderStatusProc(ctx context.Context, t driver.Tally) error {
+func (v *session) orderStatusProc(ctx context.Context, t driver.Tally) error {
 	in := &v.os
 	d := v.discard(2)
 	if err := v.S.QueryRow(ctx, v.q.callOrderStatus, in.w, in.d, in.c, in.byName, in.last).Scan(d[0], d[1], &in.lines); err != nil {

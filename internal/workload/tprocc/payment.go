@@ -18,24 +18,24 @@ type paymentInput struct {
 	amount float64
 }
 
-func (v *vu) genPayment() {
+func (v *session) genPayment(tm *terminal) {
 	in := &v.pay
-	in.w = v.warehouse()
-	in.d = v.r.Int(1, districtsPerWH)
+	in.w = tm.warehouse()
+	in.d = tm.r.Int(1, districtsPerWH)
 	in.cw, in.cd = in.w, in.d
-	if v.remotePay.Deal() == 1 && v.cfg.Warehouses > 1 {
-		in.cd = v.r.Int(1, districtsPerWH)
-		in.cw = v.otherWarehouse(in.w)
+	if v.remotePay.Deal(&tm.r) == 1 && v.cfg.Warehouses > 1 {
+		in.cd = tm.r.Int(1, districtsPerWH)
+		in.cw = tm.otherWarehouse(in.w)
 	}
-	in.byName, in.last, in.c = v.customer()
-	in.amount = v.r.Money(100, 500000)
+	in.byName, in.last, in.c = v.customer(tm)
+	in.amount = tm.r.Money(100, 500000)
 }
 
 // paymentSQL is clause 2.5.2 as statements from the client, in two
 // batches, each one round trip where the target pipelines them: the
 // warehouse, the district and, by name, the customers of that name; then
 // the customer, the history row and the commit.
-func (v *vu) paymentSQL(ctx context.Context, t driver.Tally) error {
+func (v *session) paymentSQL(ctx context.Context, t driver.Tally) error {
 	in, q := &v.pay, &v.q
 	date := now()
 	// Beyond the names, the addresses are shown, not used.
@@ -73,7 +73,7 @@ func (v *vu) paymentSQL(ctx context.Context, t driver.Tally) error {
 // middleCustomer finds, of the customers with that last name in c_first
 // order, the one at position ceil(n/2) (clause 2.5.2.2). The query returns
 // cols columns, c_id first; the others are shown, not used.
-func (v *vu) middleCustomer(ctx context.Context, sql string, cols int, w, d int, last string) (int, error) {
+func (v *session) middleCustomer(ctx context.Context, sql string, cols int, w, d int, last string) (int, error) {
 	if err := dbtarget.RunBatch(ctx, v.S, []dbtarget.Query{v.customersNamed(sql, cols, w, d, last)}); err != nil {
 		return 0, err
 	}
@@ -83,7 +83,7 @@ func (v *vu) middleCustomer(ctx context.Context, sql string, cols int, w, d int,
 // customersNamed is the query for the customers with that last name, in c_first
 // order, collecting their ids for middle. The query returns cols columns,
 // c_id first; the others are shown, not used.
-func (v *vu) customersNamed(sql string, cols int, w, d int, last string) dbtarget.Query {
+func (v *session) customersNamed(sql string, cols int, w, d int, last string) dbtarget.Query {
 	var id int
 	dest := make([]any, cols)
 	copy(dest[1:], v.discard(cols-1))
@@ -100,14 +100,14 @@ func (v *vu) customersNamed(sql string, cols int, w, d int, last string) dbtarge
 
 // middle is the customer at position ceil(n/2) of those customersNamed found
 // (clause 2.5.2.2).
-func (v *vu) middle(w, d int, last string) (int, error) {
+func (v *session) middle(w, d int, last string) (int, error) {
 	if len(v.ids) == 0 {
 		return 0, fmt.Errorf("no customer named %s in district %d of warehouse %d", last, d, w)
 	}
 	return v.ids[(len(v.ids)+1)/2-1], nil
 }
 
-func (v *vu) tallyPayment(t driver.Tally) {
+func (v *session) tallyPayment(t driver.Tally) {
 	in := &v.pay
 	t[tPayments]++
 	if in.cw != in.w {
@@ -120,7 +120,7 @@ func (v *vu) tallyPayment(t driver.Tally) {
 }
 
 // paymentProc is one call of tprocc_payment.
-func (v *vu) paymentProc(ctx context.Context, t driver.Tally) error {
+func (v *session) paymentProc(ctx context.Context, t driver.Tally) error {
 	in := &v.pay
 	d := v.discard(2)
 	err := v.S.QueryRow(ctx, v.q.callPayment, in.w, in.d, in.cw, in.cd, in.c, in.byName, in.last, in.amount, now()).Scan(d[0], d[1])

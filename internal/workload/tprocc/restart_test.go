@@ -63,7 +63,7 @@ func TestServerRestartMidWindow(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tg.Close()
-	w := &tprocc{warehouses: 1, loaders: 1, seed: defaultSeed}
+	w := &tprocc{warehouses: 1, loaders: 1, seed: defaultSeed, perWarehouse: terminalsPerWarehouse}
 	if _, err := w.Build(ctx, tg, workload.BuildOptions{}); err != nil {
 		t.Fatalf("build: %v", err)
 	}

@@ -3,6 +3,7 @@ package tprocc
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/dbrig/dbrig/internal/dbtarget"
@@ -19,9 +20,27 @@ type runner struct {
 	schema workload.SQLFile
 	// ctl reads the marks, on a connection no virtual user shares.
 	ctl *workload.Conn
+	// terminals and sessions count what the driver made: a virtual user
+	// is one of each. The per-terminal efficiency divides by the first,
+	// the mix audit asks each of the second for a deck's worth.
+	terminals, sessions atomic.Int64
+}
+
+// checkFlags refuses run flags that do not go together.
+func (w *tprocc) checkFlags() error {
+	switch {
+	case w.perWarehouse < 1:
+		return exitcode.Userf("--terminals-per-warehouse must be at least 1, got %d", w.perWarehouse)
+	case w.perWarehouse != terminalsPerWarehouse && !w.keying:
+		return exitcode.Userf("--terminals-per-warehouse applies to keyed runs: add --keying-thinking, or leave it out")
+	}
+	return nil
 }
 
 func (w *tprocc) Open(ctx context.Context, t dbtarget.Target) (workload.Run, error) {
+	if err := w.checkFlags(); err != nil {
+		return nil, err
+	}
 	o, err := workload.OpenRun(ctx, t, sqlFiles, w.mode, "tx.sql", readMeta)
 	if err != nil {
 		return nil, err
@@ -29,7 +48,7 @@ func (w *tprocc) Open(ctx context.Context, t dbtarget.Target) (workload.Run, err
 	seed := uint64(time.Now().UnixNano())
 	r := &runner{t: t, schema: o.Schema, ctl: &o.Conn, cfg: runConfig{
 		Warehouses: o.Meta.warehouses, Mode: o.Mode, AllWarehouses: w.allWarehouses, Keying: w.keying,
-		Seed: seed, C: runConstants(seed, o.Meta.cLoad), Q: o.SQL,
+		PerWarehouse: w.perWarehouse, Seed: seed, C: runConstants(seed, o.Meta.cLoad), Q: o.SQL,
 	}}
 	return r, nil
 }
@@ -58,37 +77,64 @@ func runConstants(seed uint64, cLoad int) cRun {
 const terminalsPerWarehouse = 10
 
 // maxKeyedNOPM is the New-Orders a minute that a warehouse's terminals can
-// enter at most with the specification's keying and think times.
-const maxKeyedNOPM = 12.86
+// enter at most with the specification's keying and think times, and
+// nopmPerTerminal one terminal's share.
+const (
+	maxKeyedNOPM    = 12.86
+	nopmPerTerminal = maxKeyedNOPM / terminalsPerWarehouse
+)
 
 var _ workload.VULimiter = (*runner)(nil)
 
-// CheckVUs refuses a keyed run of more virtual users than the
-// specification's terminals, which would no longer be its shape: the
-// efficiency would pass 100% and the mix audit fail.
+// CheckVUs refuses a keyed run of more virtual users than
+// --terminals-per-warehouse allows, the specification's ten by default:
+// more would no longer be its shape, the efficiency would pass 100% and
+// the mix audit fail.
 func (r *runner) CheckVUs(vus int) error {
-	if !r.cfg.Keying || vus <= terminalsPerWarehouse*r.cfg.Warehouses {
+	limit := r.cfg.PerWarehouse * r.cfg.Warehouses
+	if !r.cfg.Keying || vus <= limit {
 		return nil
 	}
 	warehouses := fmt.Sprintf("%d warehouses", r.cfg.Warehouses)
 	if r.cfg.Warehouses == 1 {
 		warehouses = "1 warehouse"
 	}
-	return exitcode.Userf("--keying-thinking with %d VUs on %s is more than the specification's %d terminals a warehouse (clause 4.2.2): use --vus %d or fewer, or build more warehouses (a flag to ask for more explicitly comes with issue 22)",
-		vus, warehouses, terminalsPerWarehouse, terminalsPerWarehouse*r.cfg.Warehouses)
+	if r.cfg.PerWarehouse != terminalsPerWarehouse {
+		return exitcode.Userf("--keying-thinking with %d VUs on %s is more than --terminals-per-warehouse %d allows: use --vus %d or fewer, or a larger --terminals-per-warehouse",
+			vus, warehouses, r.cfg.PerWarehouse, limit)
+	}
+	return exitcode.Userf("--keying-thinking with %d VUs on %s is more than the specification's %d terminals a warehouse (clause 4.2.2): use --vus %d or fewer, or --terminals-per-warehouse M for a scale test (not the specification's shape)",
+		vus, warehouses, terminalsPerWarehouse, limit)
 }
 
 func (r *runner) TxNames() []string    { return txNames }
 func (r *runner) TallyNames() []string { return tallyNames }
 
 func (r *runner) NewVU(ctx context.Context, id int) (driver.VU, error) {
+	r.terminals.Add(1)
+	r.sessions.Add(1)
 	return newVU(ctx, r.t, &r.cfg, id)
+}
+
+// NewTerminal and NewSession are the two halves of a virtual user, for a
+// driver that lends a pool of sessions to many terminals (issue 22). The
+// compile-time check against driver.Pooled, and the driver's
+// Terminal in place of *terminal, come with the driver's pool.
+func (r *runner) NewTerminal(id int) *terminal {
+	r.terminals.Add(1)
+	tm := newTerminal(&r.cfg, id)
+	return &tm
+}
+
+func (r *runner) NewSession(ctx context.Context, _ int) (*session, error) {
+	r.sessions.Add(1)
+	return openSession(ctx, r.t, &r.cfg)
 }
 
 func (r *runner) Config() map[string]any {
 	return map[string]any{
 		"warehouses": r.cfg.Warehouses, "mode": r.cfg.Mode, "all_warehouses": r.cfg.AllWarehouses,
-		"keying_thinking": r.cfg.Keying, "seed": r.cfg.Seed,
+		"keying_thinking": r.cfg.Keying, "terminals_per_warehouse": r.cfg.PerWarehouse, "seed": r.cfg.Seed,
 		"c_run": map[string]int{"c_last": r.cfg.C.Last, "c_id": r.cfg.C.ID, "ol_i_id": r.cfg.C.ItemID},
 	}
 }
@@ -152,25 +198,50 @@ func (r *runner) Summarize(res *driver.Result, start, end workload.Mark) workloa
 		if nopm.DB != nil {
 			base = *nopm.DB
 		}
-		s.Extra = map[string]any{"efficiency_pct": efficiency(base, r.cfg.Warehouses)}
-		s.Lines = append(s.Lines, efficiencyLine(base, r.cfg.Warehouses, res.WindowSeconds()))
+		sh := r.shape()
+		s.Extra = map[string]any{"efficiency_pct": sh.efficiency(base)}
+		if !sh.spec() {
+			s.Extra["efficiency_basis"] = "per_terminal"
+			s.Extra["terminals_per_warehouse"] = sh.perWarehouse
+		}
+		s.Lines = append(s.Lines, sh.efficiencyLine(base, res.WindowSeconds()))
 	}
-	s.Audit = audit(res, r.cfg.Warehouses)
+	s.Audit = audit(res, r.cfg.Warehouses, int(r.sessions.Load()))
 	return s
 }
 
-// efficiency is NOPM as a percentage of what the warehouses' terminals
-// can enter at most with keying and think times.
-func efficiency(nopm float64, warehouses int) float64 {
-	return nopm / (maxKeyedNOPM * float64(warehouses)) * 100
+// shape is how a keyed run puts its terminals on the warehouses.
+type shape struct{ warehouses, perWarehouse, terminals int }
+
+func (r *runner) shape() shape {
+	return shape{warehouses: r.cfg.Warehouses, perWarehouse: r.cfg.PerWarehouse, terminals: int(r.terminals.Load())}
 }
 
-// efficiencyLine says the efficiency, and why when it is over 100%: with
-// at most the specification's terminals that is only the think times,
-// which are random, coming out short of their mean over a short window.
-func efficiencyLine(nopm float64, warehouses int, seconds float64) string {
-	eff := efficiency(nopm, warehouses)
+// spec says the shape is the specification's ten terminals a warehouse.
+func (sh shape) spec() bool { return sh.perWarehouse == terminalsPerWarehouse }
+
+// efficiency is NOPM as a percentage of what the terminals can enter at
+// most with keying and think times: the warehouses' in the
+// specification's shape, else the terminals' run, 1.286 NOPM each.
+func (sh shape) efficiency(nopm float64) float64 {
+	if sh.spec() {
+		return nopm / (maxKeyedNOPM * float64(sh.warehouses)) * 100
+	}
+	return nopm / (nopmPerTerminal * float64(max(sh.terminals, 1))) * 100
+}
+
+// efficiencyLine says the efficiency and its basis; outside the
+// specification's shape that it is not the specification's; and why it
+// is over 100% when it is: with at most the terminals the shape allows
+// that is only the think times, which are random, coming out short of
+// their mean over a short window.
+func (sh shape) efficiencyLine(nopm float64, seconds float64) string {
+	eff := sh.efficiency(nopm)
 	line := fmt.Sprintf("Efficiency %.1f%% of the %.2f NOPM per warehouse that keying and think times allow", eff, maxKeyedNOPM)
+	if !sh.spec() {
+		line = fmt.Sprintf("Efficiency %.1f%% of the %.3f NOPM per terminal that keying and think times allow, over %d terminals, %d a warehouse: not the specification's %d",
+			eff, nopmPerTerminal, sh.terminals, sh.perWarehouse, terminalsPerWarehouse)
+	}
 	if eff > 100 {
 		line += fmt.Sprintf(" (over 100%%: think times are random, and this %.0f s window holds too few of each terminal's to average out; run longer for a steady figure)", seconds)
 	}

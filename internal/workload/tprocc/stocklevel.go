@@ -15,15 +15,15 @@ type stockLevelInput struct {
 	low int
 }
 
-func (v *vu) genStockLevel() {
-	v.sl.w = v.warehouse()
-	v.sl.d = v.slevD
-	v.sl.threshold = v.r.Int(10, 20)
+func (v *session) genStockLevel(tm *terminal) {
+	v.sl.w = tm.warehouse()
+	v.sl.d = tm.slevD
+	v.sl.threshold = tm.r.Int(10, 20)
 }
 
 // stockLevelSQL is clause 2.8.2 as statements from the client, in two
 // batches, each one round trip where the target pipelines them.
-func (v *vu) stockLevelSQL(ctx context.Context, _ driver.Tally) error {
+func (v *session) stockLevelSQL(ctx context.Context, _ driver.Tally) error {
 	in, q := &v.sl, &v.q
 	var next int
 	b := append(v.batch[:0], dbtarget.Query{SQL: q.beginRead},
@@ -41,7 +41,7 @@ func (v *vu) stockLevelSQL(ctx context.Context, _ driver.Tally) error {
 }
 
 // stockLevelProc is one call of tprocc_slev.
-func (v *vu) stockLevelProc(ctx context.Context, _ driver.Tally) error {
+func (v *session) stockLevelProc(ctx context.Context, _ driver.Tally) error {
 	in := &v.sl
 	return v.S.QueryRow(ctx, v.q.callStockLevel, in.w, in.d, in.threshold).Scan(&in.low)
 }

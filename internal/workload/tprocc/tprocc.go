@@ -58,8 +58,11 @@ type runConfig struct {
 	Mode          string
 	AllWarehouses bool
 	Keying        bool
-	Seed          uint64
-	C             cRun
+	// PerWarehouse is the terminals a warehouse may have in a keyed run:
+	// the specification's 10, or more for a scale test.
+	PerWarehouse int
+	Seed         uint64
+	C            cRun
 	// Q holds tx.sql's blocks as the target's dialect has them.
 	Q workload.SQLFile
 	// Acks, when set, is where the virtual users log the New-Orders the

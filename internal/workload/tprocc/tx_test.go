@@ -90,7 +90,7 @@ func TestHomeAndStockLevelDistrict(t *testing.T) {
 			t.Errorf("vu %d: home %d, stock-level district %d; want %d, %d", c.id, v.home, v.slevD, c.home, c.d)
 		}
 		for range 50 {
-			v.genStockLevel()
+			v.genStockLevel(&v.terminal)
 			if v.sl.w != c.home || v.sl.d != c.d {
 				t.Fatalf("vu %d: stock-level on %d/%d, want %d/%d", c.id, v.sl.w, v.sl.d, c.home, c.d)
 			}
@@ -103,7 +103,7 @@ func TestSameSeedSameInputs(t *testing.T) {
 	a, b, c := testVU(t, cfg, 3), testVU(t, cfg, 3), testVU(t, cfg, 4)
 	same, differ := true, false
 	for range 500 {
-		ta, tb, tc := a.Next(), b.Next(), c.Next()
+		ta, tb, tc := draw(a), draw(b), draw(c)
 		if ta != tb || ta == txNewOrder && !slices.Equal(a.no.lines, b.no.lines) ||
 			ta == txPayment && a.pay != b.pay {
 			same = false
@@ -127,7 +127,7 @@ func TestNewOrderInputs(t *testing.T) {
 		v := testVU(t, cfg, 1)
 		var rollbacks, lines, remote int
 		for range n {
-			v.genNewOrder()
+			v.genNewOrder(&v.terminal)
 			in := &v.no
 			if in.w != v.home || in.d < 1 || in.d > 10 || in.c < 1 || in.c > 3000 {
 				t.Fatalf("w %d d %d c %d out of range", in.w, in.d, in.c)
@@ -200,7 +200,7 @@ func TestPaymentInputs(t *testing.T) {
 		v := testVU(t, testConfig(t, warehouses), 2)
 		var remote, byName int
 		for range n {
-			v.genPayment()
+			v.genPayment(&v.terminal)
 			in := &v.pay
 			if in.w != v.home || in.d < 1 || in.d > 10 || in.cd < 1 || in.cd > 10 || in.cw < 1 || in.cw > warehouses {
 				t.Fatalf("payment %+v out of range", *in)
@@ -240,7 +240,7 @@ func TestOrderStatusDeliveryStockLevelInputs(t *testing.T) {
 	v := testVU(t, testConfig(t, 2), 0)
 	byName := 0
 	for range n {
-		v.genOrderStatus()
+		v.genOrderStatus(&v.terminal)
 		if v.os.w != 1 || v.os.d < 1 || v.os.d > 10 {
 			t.Fatalf("order-status %+v", v.os)
 		}
@@ -249,11 +249,11 @@ func TestOrderStatusDeliveryStockLevelInputs(t *testing.T) {
 		} else if v.os.c < 1 || v.os.c > 3000 {
 			t.Fatalf("order-status customer %d", v.os.c)
 		}
-		v.genDelivery()
+		v.genDelivery(&v.terminal)
 		if v.dl.w != 1 || v.dl.carrier < 1 || v.dl.carrier > 10 {
 			t.Fatalf("delivery %+v", v.dl)
 		}
-		v.genStockLevel()
+		v.genStockLevel(&v.terminal)
 		if v.sl.threshold < 10 || v.sl.threshold > 20 {
 			t.Fatalf("stock-level threshold %d", v.sl.threshold)
 		}
@@ -269,7 +269,7 @@ func TestAllWarehouses(t *testing.T) {
 	v := testVU(t, cfg, 0)
 	seen := map[int]int{}
 	for range 5000 {
-		switch v.Next() {
+		switch draw(v) {
 		case txNewOrder:
 			seen[v.no.w]++
 		case txPayment:
@@ -395,7 +395,7 @@ func testTransactions(t *testing.T, url, mode string) {
 	rollbacks := 0
 	for tx := range txNames {
 		for ran[tx] < per {
-			txImpl[tx].gen(v)
+			txImpl[tx].gen(v.session, &v.terminal)
 			// One rollback on purpose, the rest as they come.
 			if tx == txNewOrder && ran[tx] == 0 {
 				forceRollback(v)
@@ -438,6 +438,24 @@ func testTransactions(t *testing.T, url, mode string) {
 	}
 	if v.dl.delivered != 10 {
 		t.Errorf("last delivery delivered %d districts, want 10", v.dl.delivered)
+	}
+	// A retried Run repeats the inputs its first attempt drew, and draws
+	// nothing more from the terminal's stream.
+	for range 20 {
+		tx := v2.Next()
+		var drawn string
+		var stream workload.Rand
+		for attempt := range 2 {
+			if err := v2.Run(ctx, tx, tally); err != nil && !errors.Is(err, driver.ErrRollback) {
+				t.Fatalf("%s: %v", txNames[tx], err)
+			}
+			in := fmt.Sprint(inputsOf(v2.session, tx)...)
+			if attempt == 0 {
+				drawn, stream = in, v2.r
+			} else if in != drawn || v2.r.Uint64() != stream.Uint64() {
+				t.Fatalf("%s retried with %s, first run with %s", txNames[tx], in, drawn)
+			}
+		}
 	}
 
 	// Virtual users sharing warehouses at once: retryable errors are
@@ -500,7 +518,7 @@ func buildOn(t *testing.T, url string, warehouses int) (*tprocc, dbtarget.Target
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { tg.Close() })
-	w := &tprocc{warehouses: warehouses, loaders: 2, seed: defaultSeed}
+	w := &tprocc{warehouses: warehouses, loaders: 2, seed: defaultSeed, perWarehouse: terminalsPerWarehouse}
 	if _, err := w.Build(context.Background(), tg, workload.BuildOptions{}); err != nil {
 		t.Fatalf("build: %v", err)
 	}

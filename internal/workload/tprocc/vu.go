@@ -11,79 +11,19 @@ import (
 	"github.com/dbrig/dbrig/internal/workload"
 )
 
-// The mix of clause 5.2.4.2, dealt from a deck: each hundred transactions
-// a virtual user runs hold exactly this many of each type.
-var mixCards = []int{txNewOrder: 45, txPayment: 43, txOrderStatus: 4, txDelivery: 4, txStockLevel: 4}
-
-// keyingTime and thinkMean are the minimum keying times and mean think
-// times of clause 5.2.5.7, by transaction type.
-var (
-	keyingTime = [...]time.Duration{18 * time.Second, 3 * time.Second, 2 * time.Second, 2 * time.Second, 2 * time.Second}
-	thinkMean  = [...]float64{12, 12, 10, 5, 5}
-)
-
 const (
 	// unusedItem is the item id a rolled-back New-Order asks for (clause
 	// 2.4.1.5): one past the last item, so no row has it.
 	unusedItem = items + 1
 	// rollbackTimeout bounds the rollback after a failure whose context is
-	// already done, so a dead connection cannot hold a virtual user.
+	// already done, so a dead connection cannot hold a session.
 	rollbackTimeout = 5 * time.Second
 	// sinkSize is enough throw-away columns for the widest row a
 	// transaction reads only to display.
 	sinkSize = 16
 )
 
-// Streams of a virtual user's random numbers, so that turning pacing on
-// or off does not change the transactions it generates.
-const (
-	streamInputs = 0x7C1
-	streamPacing = 0x7C2
-)
-
-// vu is one virtual user: its own session, its deck, and the inputs of the
-// transaction Next chose, kept so that a retried Run repeats them.
-type vu struct {
-	workload.Conn
-	cfg   *runConfig
-	q     txSQL
-	procs bool
-	r     *workload.Rand
-	pace  *workload.Rand
-
-	home  int // home warehouse
-	slevD int // the district Stock-Level always looks at
-
-	// Decks for the mix and for the events clause 9.2 audits, so their
-	// proportions hold exactly over every hundred draws (see workload.Deck).
-	mix, rollbacks, remoteLine, remotePay, byName *workload.Deck
-
-	no  newOrderInput
-	pay paymentInput
-	os  orderStatusInput
-	dl  deliveryInput
-	sl  stockLevelInput
-
-	// ids collects the customers of a last name.
-	ids []int
-	// acks is this virtual user's part of the acknowledgement log, not
-	// yet written (see ackLog).
-	acks []byte
-
-	// batch, and New-Order's per-line prices, districts' info and
-	// places in the batch, are reused from one transaction to the next.
-	batch  []dbtarget.Query
-	prices []float64
-	dists  []string
-	at     []int
-
-	// sink takes columns the transactions read, as a terminal would show
-	// them, but do not use.
-	sink     [sinkSize]any
-	sinkDest [sinkSize]any
-}
-
-// txSQL is tx.sql resolved once per virtual user, so a missing block fails
+// txSQL is tx.sql resolved once per session, so a missing block fails
 // at start-up rather than mid-run.
 type txSQL struct {
 	beginWrite, beginRead, commit, rollback string
@@ -142,35 +82,7 @@ func loadTxSQL(f workload.SQLFile, procs bool) txSQL {
 	return q
 }
 
-// newVU makes virtual user id (0-based) with a session of its own.
-func newVU(ctx context.Context, t dbtarget.Target, cfg *runConfig, id int) (*vu, error) {
-	procs := cfg.Mode == workload.ModeProcs
-	c := workload.Conn{T: t, Prepare: modeSQL(cfg.Q, procs)}
-	if err := c.Reconnect(ctx); err != nil {
-		return nil, err
-	}
-	seed := workload.Mix(cfg.Seed, uint64(id))
-	v := &vu{
-		Conn: c, cfg: cfg,
-		q:     loadTxSQL(cfg.Q, procs),
-		procs: procs,
-		r:     workload.NewRand(seed, streamInputs),
-		pace:  workload.NewRand(seed, streamPacing),
-		home:  id%cfg.Warehouses + 1,
-		slevD: (id/cfg.Warehouses)%districtsPerWH + 1,
-	}
-	v.mix = workload.NewDeck(v.r, mixCards...)
-	v.rollbacks = workload.NewDeck(v.r, 99, 1)  // 1% of New-Orders roll back
-	v.remoteLine = workload.NewDeck(v.r, 99, 1) // 1% of order lines are remote
-	v.remotePay = workload.NewDeck(v.r, 85, 15) // 15% of Payments are remote
-	v.byName = workload.NewDeck(v.r, 40, 60)    // 60% of customers by last name
-	for i := range v.sinkDest {
-		v.sinkDest[i] = &v.sink[i]
-	}
-	return v, nil
-}
-
-// modeSQL is every statement of tx.sql that a virtual user runs in its
+// modeSQL is every statement of tx.sql that a session runs in its
 // mode: the routine calls, or all the others.
 func modeSQL(f workload.SQLFile, procs bool) []string {
 	var out []string
@@ -185,83 +97,34 @@ func modeSQL(f workload.SQLFile, procs bool) []string {
 // txImpl is each transaction type's input generator and its two
 // implementations: client-side statements and one stored-routine call.
 var txImpl = [...]struct {
-	gen       func(*vu)
-	sql, proc func(*vu, context.Context, driver.Tally) error
+	gen       func(*session, *terminal)
+	sql, proc func(*session, context.Context, driver.Tally) error
 }{
-	txNewOrder:    {(*vu).genNewOrder, (*vu).newOrderSQL, (*vu).newOrderProc},
-	txPayment:     {(*vu).genPayment, (*vu).paymentSQL, (*vu).paymentProc},
-	txOrderStatus: {(*vu).genOrderStatus, (*vu).orderStatusSQL, (*vu).orderStatusProc},
-	txDelivery:    {(*vu).genDelivery, (*vu).deliverySQL, (*vu).deliveryProc},
-	txStockLevel:  {(*vu).genStockLevel, (*vu).stockLevelSQL, (*vu).stockLevelProc},
+	txNewOrder:    {(*session).genNewOrder, (*session).newOrderSQL, (*session).newOrderProc},
+	txPayment:     {(*session).genPayment, (*session).paymentSQL, (*session).paymentProc},
+	txOrderStatus: {(*session).genOrderStatus, (*session).orderStatusSQL, (*session).orderStatusProc},
+	txDelivery:    {(*session).genDelivery, (*session).deliverySQL, (*session).deliveryProc},
+	txStockLevel:  {(*session).genStockLevel, (*session).stockLevelSQL, (*session).stockLevelProc},
 }
 
-// Next deals the next transaction type and draws its inputs.
-func (v *vu) Next() int {
-	tx := v.mix.Deal()
-	txImpl[tx].gen(v)
-	return tx
+// vu is one virtual user: a terminal with a session of its own, which
+// runs its transactions by direct calls.
+type vu struct {
+	terminal
+	*session
+}
+
+// newVU makes virtual user id (0-based) with a session of its own.
+func newVU(ctx context.Context, t dbtarget.Target, cfg *runConfig, id int) (*vu, error) {
+	s, err := openSession(ctx, t, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &vu{terminal: newTerminal(cfg, id), session: s}, nil
 }
 
 func (v *vu) Run(ctx context.Context, tx int, t driver.Tally) error {
-	if v.procs {
-		return txImpl[tx].proc(v, ctx, t)
-	}
-	return txImpl[tx].sql(v, ctx, t)
-}
-
-// Pacing: the keying time is fixed, the think time exponential; none
-// unless the run asked for them.
-func (v *vu) Pacing(tx int) (keying, think time.Duration) {
-	if !v.cfg.Keying {
-		return 0, 0
-	}
-	return keyingTime[tx], time.Duration(v.pace.Exp(thinkMean[tx]) * float64(time.Second))
-}
-
-// warehouse is the warehouse of the next transaction: the home warehouse,
-// or with AllWarehouses any of them.
-func (v *vu) warehouse() int {
-	if v.cfg.AllWarehouses {
-		return v.r.Int(1, v.cfg.Warehouses)
-	}
-	return v.home
-}
-
-// otherWarehouse is uniform over the warehouses other than w; there must
-// be at least two.
-func (v *vu) otherWarehouse(w int) int {
-	o := v.r.Int(1, v.cfg.Warehouses-1)
-	if o >= w {
-		o++
-	}
-	return o
-}
-
-// customer draws how Payment and Order-Status pick their customer (clauses
-// 2.5.1.2 and 2.6.1.2): 60% by last name, else by id.
-func (v *vu) customer() (byName bool, last string, id int) {
-	if v.byName.Deal() == 1 {
-		return true, lastName(v.r.NURand(255, 0, 999, v.cfg.C.Last)), 0
-	}
-	return false, "", v.r.NURand(1023, 1, customersPerDist, v.cfg.C.ID)
-}
-
-// abort rolls the open transaction back after err, and returns err.
-func (v *vu) abort(ctx context.Context, err error) error {
-	v.rollback(ctx)
-	return err
-}
-
-// rollback rolls the open transaction back. A done context must not stop
-// it, or the session would stay in the transaction.
-func (v *vu) rollback(ctx context.Context) error {
-	if ctx.Err() != nil {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), rollbackTimeout)
-		defer cancel()
-	}
-	_, err := v.S.Exec(ctx, v.q.rollback)
-	return err
+	return v.session.Run(ctx, &v.terminal, tx, t)
 }
 
 // queueStep adds a step that returns one row, scanning it into dest, to
@@ -272,46 +135,6 @@ func queueStep(b []dbtarget.Query, st step, dest []any, optional bool, args ...a
 		b = append(b, dbtarget.Query{SQL: st.write, Args: args})
 	}
 	return b
-}
-
-// send runs batch b, which may open the transaction or commit it,
-// rolling the transaction back on any error: SQLite, for one, leaves a
-// transaction open after a busy COMMIT.
-func (v *vu) send(ctx context.Context, b []dbtarget.Query) error {
-	if err := dbtarget.RunBatch(ctx, v.S, b); err != nil {
-		return v.abort(ctx, err)
-	}
-	return nil
-}
-
-// write runs a step's write, where the dialect splits the step.
-func (v *vu) write(ctx context.Context, st step, args []any) error {
-	if st.write == "" {
-		return nil
-	}
-	_, err := v.S.Exec(ctx, st.write, args...)
-	return err
-}
-
-// discard returns n destinations for columns read only to be shown.
-func (v *vu) discard(n int) []any { return v.sinkDest[:n] }
-
-// first runs a query whose result may be empty and scans its first row
-// into dest.
-func (v *vu) first(ctx context.Context, dest []any, sql string, args ...any) (found bool, err error) {
-	rows, err := v.S.Query(ctx, sql, args...)
-	if err != nil {
-		return false, err
-	}
-	if rows.Next() {
-		found = true
-		err = rows.Scan(dest...)
-	}
-	rows.Close()
-	if err == nil {
-		err = rows.Err()
-	}
-	return found, err
 }
 
 // now is the transaction's timestamp, as the client sees it, in UTC like

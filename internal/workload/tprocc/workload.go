@@ -16,7 +16,7 @@ func init() {
 	// The defaults are set here, not only by the flags, because a run on the
 	// default target builds without ever seeing the build flags.
 	workload.Register(Name, func() workload.Workload {
-		return &tprocc{warehouses: 1, loaders: runtime.NumCPU(), seed: defaultSeed}
+		return &tprocc{warehouses: 1, loaders: runtime.NumCPU(), seed: defaultSeed, perWarehouse: terminalsPerWarehouse}
 	})
 }
 
@@ -41,6 +41,7 @@ type tprocc struct {
 	mode          string
 	allWarehouses bool
 	keying        bool
+	perWarehouse  int // terminals a warehouse a keyed run may have
 }
 
 func (w *tprocc) Name() string { return Name }
@@ -78,6 +79,7 @@ func (w *tprocc) RunFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&w.mode, "mode", "", `"procs" (one stored-function call per transaction) or "sql" (client-side statements); default procs where the database has stored routines`)
 	fs.BoolVar(&w.allWarehouses, "all-warehouses", false, "spread each virtual user over all warehouses instead of one home warehouse")
 	fs.BoolVar(&w.keying, "keying-thinking", false, "apply the specification's keying and think times")
+	fs.IntVar(&w.perWarehouse, "terminals-per-warehouse", terminalsPerWarehouse, "keyed virtual users a warehouse may have; other than 10 is a scale test, not the specification's shape, and its efficiency is per terminal")
 }
 
 // sqlFor loads one of the SQL files, as the target's dialect has it.
