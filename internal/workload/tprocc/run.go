@@ -117,19 +117,31 @@ func (r *runner) NewVU(ctx context.Context, id int) (driver.VU, error) {
 }
 
 // NewTerminal and NewSession are the two halves of a virtual user, for a
-// driver that lends a pool of sessions to many terminals (issue 22). The
-// compile-time check against driver.Pooled, and the driver's
-// Terminal in place of *terminal, come with the driver's pool.
-func (r *runner) NewTerminal(id int) *terminal {
+// driver that lends a pool of sessions to many terminals.
+func (r *runner) NewTerminal(id int) driver.Terminal {
 	r.terminals.Add(1)
 	tm := newTerminal(&r.cfg, id)
 	return &tm
 }
 
-func (r *runner) NewSession(ctx context.Context, _ int) (*session, error) {
+func (r *runner) NewSession(ctx context.Context, _ int) (driver.Session, error) {
 	r.sessions.Add(1)
-	return openSession(ctx, r.t, &r.cfg)
+	s, err := openSession(ctx, r.t, &r.cfg)
+	if err != nil {
+		return nil, err
+	}
+	return pooled{s}, nil
 }
+
+// pooled is a session lent to the driver's terminals, which are this
+// workload's own.
+type pooled struct{ *session }
+
+func (p pooled) Run(ctx context.Context, term driver.Terminal, tx int, t driver.Tally) error {
+	return p.run(ctx, term.(*terminal), tx, t)
+}
+
+var _ driver.Pooled = (*runner)(nil)
 
 func (r *runner) Config() map[string]any {
 	return map[string]any{

@@ -74,13 +74,12 @@ func openSession(ctx context.Context, t dbtarget.Target, cfg *runConfig) (*sessi
 	return s, nil
 }
 
-// Run runs transaction tx of terminal tm, which Next chose, with
+// run runs transaction tx of terminal tm, which Next chose, with
 // VU.Run's contract: the first attempt draws its inputs, from the
 // terminal's stream and this session's decks; a retry, which the driver
 // makes on the same session, repeats them. A virtual user calls it
-// directly; a pool's driver will through driver.Session, whose Terminal
-// this method is to take in place of *terminal.
-func (v *session) Run(ctx context.Context, tm *terminal, tx int, t driver.Tally) error {
+// directly, a pool's driver through pooled.Run.
+func (v *session) run(ctx context.Context, tm *terminal, tx int, t driver.Tally) error {
 	v.inputs(tm, tx)
 	if v.procs {
 		return txImpl[tx].proc(v, ctx, t)

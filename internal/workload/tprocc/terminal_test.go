@@ -77,16 +77,16 @@ func TestPooledSessionDealsAudited(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	terms := []*terminal{r.NewTerminal(0), r.NewTerminal(1), r.NewTerminal(2)}
+	terms := []*terminal{r.NewTerminal(0).(*terminal), r.NewTerminal(1).(*terminal), r.NewTerminal(2).(*terminal)}
 	rollbacks, orders := 0, 0
 	for i := 0; orders < 500; i++ {
 		tm := terms[i%len(terms)]
 		if tm.Next() != txNewOrder {
 			continue
 		}
-		s.inputs(tm, txNewOrder)
+		s.(pooled).inputs(tm, txNewOrder)
 		orders++
-		if s.no.rollback {
+		if s.(pooled).no.rollback {
 			rollbacks++
 		}
 		if orders%100 == 0 && rollbacks != orders/100 {

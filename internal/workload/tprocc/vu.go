@@ -124,7 +124,7 @@ func newVU(ctx context.Context, t dbtarget.Target, cfg *runConfig, id int) (*vu,
 }
 
 func (v *vu) Run(ctx context.Context, tx int, t driver.Tally) error {
-	return v.session.Run(ctx, &v.terminal, tx, t)
+	return v.session.run(ctx, &v.terminal, tx, t)
 }
 
 // queueStep adds a step that returns one row, scanning it into dest, to
