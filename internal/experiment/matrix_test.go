@@ -52,7 +52,7 @@ func TestMatrix(t *testing.T) {
 	for _, p := range s.RunParams(points[5]) {
 		run = append(run, p.Name+"="+p.Value)
 	}
-	if got := strings.Join(run, " "); got != "rampup=20s duration=60s mode=procs vus=4" {
+	if got := strings.Join(run, " "); got != "rampup=20s duration=60s mode=procs connections=0 vus=4" {
 		t.Errorf("run params of point 6: %s", got)
 	}
 }

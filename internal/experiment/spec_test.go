@@ -109,7 +109,7 @@ func TestSpecDefaults(t *testing.T) {
 	for _, p := range s.Run {
 		run = append(run, p.Name+"="+p.Value)
 	}
-	if got := strings.Join(run, " "); got != "rampup=10s duration=60s" {
+	if got := strings.Join(run, " "); got != "rampup=10s duration=60s connections=0" {
 		t.Errorf("run defaults %q", got)
 	}
 }
@@ -127,7 +127,7 @@ var specErrors = []struct{ name, yaml, want string }{
 	{"unknown top-level key", managedSpec + "repaet: 3\n",
 		`s.yaml line 4: unknown key "repaet" at the top level (known: name, target, workload, build, run, vary, follow, baseline, repeat, with)`},
 	{"unknown nested key", managedSpec + "run:\n  rampup: 1s\n  duraton: 60s\n",
-		`s.yaml line 6: unknown key "duraton" in run (known: rampup, duration, vus, client_cpus, sample, lost_after, stall_after, prewarm, all_warehouses, keying_thinking, mode, terminals_per_warehouse)`},
+		`s.yaml line 6: unknown key "duraton" in run (known: rampup, duration, vus, connections, client_cpus, sample, lost_after, stall_after, prewarm, all_warehouses, keying_thinking, mode, terminals_per_warehouse)`},
 	{"unknown target key", "target: {managed: true, setings: {a: b}}\nworkload: tproc-c\n",
 		`s.yaml line 1: unknown key "setings" in target (known: managed, settings, pg_bin, servers, memory, cpus, url)`},
 	{"bad memory", "target:\n  managed: true\n  memory: 2 gigs\nworkload: tproc-c\n",

@@ -36,6 +36,8 @@ var Params = []Param{
 		field: func(o *Options) any { return &o.Duration }},
 	{Name: "vus", Default: "4", Usage: "virtual users, each with its own connection (--sessions is another name for it)", Timed: true,
 		field: func(o *Options) any { return &o.VUs }},
+	{Name: "connections", Default: "0", Usage: "terminals over a pool of M sessions: the virtual users share M connections (0: a session per VU)", Timed: true,
+		field: func(o *Options) any { return &o.Connections }},
 	{Name: "client_cpus", Default: "0", Usage: "CPUs the client may use at once (default: one per 8 VUs, at most all; GOMAXPROCS in the environment wins)",
 		field: func(o *Options) any { return &o.ClientCPUs }},
 	{Name: "sample", Default: "1s", Usage: "how often host and database telemetry is sampled",
@@ -128,6 +130,21 @@ func (o Options) Validate(fixedWork bool) error {
 			return exitcode.Userf("--%s %v", FlagName(p.Name), err)
 		}
 	}
+	if fixedWork {
+		return nil
+	}
+	return o.checkPool()
+}
+
+// checkPool checks --connections against the other options: a value
+// alone is checked by check, as a sweep spec sets it.
+func (o Options) checkPool() error {
+	switch {
+	case o.Connections > o.VUs:
+		return exitcode.Userf("--connections %d is more than --vus %d: a session is lent to one terminal at a time, so at most one each", o.Connections, o.VUs)
+	case o.Connections > 0 && o.Beside > 0:
+		return exitcode.Userf("--connections does not run beside --with yet: leave one of them out")
+	}
 	return nil
 }
 
@@ -136,6 +153,8 @@ func (o Options) check(name string) error {
 	switch {
 	case name == "client_cpus" && o.ClientCPUs < 0:
 		return fmt.Errorf("must not be negative, got %d", o.ClientCPUs)
+	case name == "connections" && o.Connections < 0:
+		return fmt.Errorf("must not be negative, got %d", o.Connections)
 	case name == "vus" && o.VUs < 0, name == "vus" && o.VUs == 0 && o.Beside == 0:
 		return fmt.Errorf("must be at least 1 (0 only beside --with, to run those alone), got %d", o.VUs)
 	case name == "duration" && o.Duration <= 0:

@@ -23,6 +23,9 @@ import (
 // Options are the driver-side parameters of a run.
 type Options struct {
 	VUs int
+	// Connections, when positive, makes the VUs terminals over a pool of
+	// this many sessions (driver.Config.Connections).
+	Connections int
 	// Beside is how many virtual users other workloads run beside this
 	// one (--with); with some, this one may have none, and they run alone.
 	Beside   int
@@ -61,7 +64,8 @@ type Live interface {
 // mostly wait on the database, and every P beyond what they need adds idle
 // threads that the runtime wakes and parks around each round trip: at 4
 // VUs one P used a fifth less client CPU than two, in both modes, at the
-// same throughput.
+// same throughput. In a pooled run the sessions run the transactions,
+// and the terminals only think: the sessions count.
 func (o Options) clientProcs() int {
 	if o.ClientCPUs > 0 {
 		return o.ClientCPUs
@@ -69,7 +73,11 @@ func (o Options) clientProcs() int {
 	if os.Getenv("GOMAXPROCS") != "" {
 		return runtime.GOMAXPROCS(0)
 	}
-	return min(runtime.NumCPU(), (o.VUs+7)/8)
+	workers := o.VUs
+	if o.Connections > 0 {
+		workers = o.Connections
+	}
+	return min(runtime.NumCPU(), (workers+7)/8)
 }
 
 // Run drives r, an opened w, on t and returns the document. Cancelling ctx
@@ -80,12 +88,15 @@ func Run(ctx context.Context, t dbtarget.Target, w workload.Workload, r workload
 		return nil, err
 	}
 	o = o.withDefaults()
-	cfg := driver.Config{VUs: o.VUs, Rampup: o.Rampup, Duration: o.Duration, Classify: t.Classify, Observer: o.Live, Actions: o.Actions,
+	cfg := driver.Config{VUs: o.VUs, Connections: o.Connections, Rampup: o.Rampup, Duration: o.Duration, Classify: t.Classify, Observer: o.Live, Actions: o.Actions,
 		LostAfter: o.LostAfter, StallAfter: o.StallAfter, Progress: o.progress(r)}
 	if b, ok := r.(workload.Batch); ok {
 		cfg.VUs, cfg.Each = b.Batch()
-		cfg.Rampup, cfg.Duration = 0, 0
-		o.VUs = cfg.VUs
+		cfg.Rampup, cfg.Duration, cfg.Connections = 0, 0, 0
+		o.VUs, o.Connections = cfg.VUs, 0
+	}
+	if _, ok := r.(driver.Pooled); cfg.Connections > 0 && !ok {
+		return nil, exitcode.Userf("--connections: this workload's virtual users cannot share sessions (%s)", w.Name())
 	}
 	if err := workload.CheckVUs(r, cfg.VUs); err != nil {
 		return nil, err
@@ -150,7 +161,11 @@ func (o Options) progress(r workload.Run) func(driver.Tick) {
 		if head := r.Progress(tk.Counts); head != "" {
 			where += "  " + head
 		}
-		o.Progress(fmt.Sprintf("%-8s %s  VUs %d  errors %d", tk.Phase, where, tk.VUs, tk.Errors))
+		line := fmt.Sprintf("%-8s %s  VUs %d  errors %d", tk.Phase, where, tk.VUs, tk.Errors)
+		if o.Connections > 0 {
+			line += fmt.Sprintf("  sessions %d/%d queue %d", tk.Sessions, o.Connections, tk.Queued)
+		}
+		o.Progress(line)
 	}
 }
 
@@ -221,6 +236,9 @@ func document(t dbtarget.Target, w workload.Workload, r workload.Run, o Options,
 	cfg := r.Config()
 	if !info.FixedWork {
 		cfg["vus"], cfg["rampup"], cfg["duration"] = o.VUs, o.Rampup.String(), o.Duration.String()
+	}
+	if o.Connections > 0 {
+		cfg["connections"] = o.Connections
 	}
 	cfg["client_cpus"] = runtime.GOMAXPROCS(0)
 	run := result.Run{
