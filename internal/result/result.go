@@ -72,6 +72,9 @@ type Document struct {
 	// Notes say in words what happened to the server: outages, its loss,
 	// stalls.
 	Notes []string `json:"notes,omitempty"`
+	// Sessions is a pooled run's sessions (--connections); absent in a
+	// run with a session per virtual user, and in older documents.
+	Sessions *Sessions `json:"sessions,omitempty"`
 	// Durability is the durability audit's finding, when the run had one.
 	Durability *Durability `json:"durability,omitempty"`
 	// Telemetry is what the host and the database did during the run;
@@ -238,6 +241,9 @@ func FromRun(run Run) (*Document, error) {
 		d.Events = append(d.Events, Event(e))
 	}
 	d.health(r)
+	if err := d.sessions(r.Pool); err != nil {
+		return nil, err
+	}
 	for _, def := range Defs(run.Info) {
 		v := sum.Values[def.Key]
 		d.Metrics = append(d.Metrics, Metric{MetricDef: def, DB: v.DB, Client: v.Client})
