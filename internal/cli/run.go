@@ -291,8 +291,12 @@ func drive(ctx context.Context, t dbtarget.Target, w workload.Workload, r worklo
 	if w.Info().FixedWork {
 		fmt.Fprintf(stderr, "Running %s on %s\n", w.Name(), t.URL())
 	} else {
-		fmt.Fprintf(stderr, "Running %s on %s: %d VUs, %s ramp-up, %s measured\n",
-			w.Name(), t.URL(), o.VUs, o.Rampup, o.Duration)
+		vus := fmt.Sprintf("%d VUs", o.VUs)
+		if o.Connections > 0 {
+			vus = fmt.Sprintf("%d VUs on %d sessions", o.VUs, o.Connections)
+		}
+		fmt.Fprintf(stderr, "Running %s on %s: %s, %s ramp-up, %s measured\n",
+			w.Name(), t.URL(), vus, o.Rampup, o.Duration)
 	}
 	o.Progress = p.update
 	o.Warn = func(msg string) { fmt.Fprintln(stderr, "dbrig: "+msg) }

@@ -34,6 +34,9 @@ func Text(w io.Writer, d *result.Document) {
 			fmt.Fprintf(w, "  %s error: %s\n", t.Name, t.ErrorSample)
 		}
 	}
+	if s := d.Sessions; s != nil {
+		fmt.Fprintln(w, sessionsLine(s))
+	}
 	fmt.Fprintln(w)
 	Metrics(w, d)
 	for _, l := range d.Lines {
@@ -57,6 +60,13 @@ func Text(w io.Writer, d *result.Document) {
 			oneLine(d, s).text(w)
 		}
 	}
+}
+
+// sessionsLine says how a pooled run's terminals shared its sessions;
+// the verdict of a pool too small is among the document's notes.
+func sessionsLine(s *result.Sessions) string {
+	return fmt.Sprintf("Sessions: %d shared by %d terminals; in use p95 %d, max %d; wait for a session p90 %.1f ms",
+		s.Sessions, s.Terminals, s.InUseP95, s.InUseMax, s.Wait.P90)
 }
 
 // Metrics writes the run's metrics, a line each: both sides where the

@@ -1,0 +1,48 @@
+package cli_test
+
+import (
+	"path/filepath"
+	"testing"
+)
+
+// TestConnectionsSQLite: --connections runs the VUs as terminals over a
+// pool of sessions, end to end through the command line, and is refused
+// in one line where it cannot apply.
+func TestConnectionsSQLite(t *testing.T) {
+	dir := t.TempDir()
+	u := "sqlite:" + dir + "/x.db"
+	mustRun(t, "build", "tproc-c", "--target", u, "--warehouses", "1", "--loaders", "1")
+
+	path := filepath.Join(dir, "r.json")
+	o := mustRun(t, "run", "tproc-c", "--target", u, "--mode", "sql", "--vus", "30", "--connections", "3",
+		"--rampup", "0s", "--duration", "2s", "--json", path)
+	wantIn(t, "summary", o.stdout, "Sessions: 3 shared by 30 terminals; in use p95 ")
+	wantIn(t, "summary", o.stdout, "wait for a session p90 ")
+	wantIn(t, "stderr", o.stderr, "30 VUs on 3 sessions")
+	wantIn(t, "progress", o.stderr, "/3 queue ")
+	doc := readDoc(t, path, "sqlite", "sql")
+	s := doc.Sessions
+	if s == nil || s.Sessions != 3 || s.Terminals != 30 {
+		t.Fatalf("sessions = %+v, want 3 shared by 30 terminals", s)
+	}
+	if s.InUseMax < 1 || s.InUseMax > 3 || s.WaitHistogram == "" {
+		t.Errorf("sessions = %+v: in use at most 3, and a wait histogram", s)
+	}
+	if got := doc.Config["connections"]; got != 3.0 {
+		t.Errorf("config.connections = %v, want 3", got)
+	}
+
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "tproc-c", "--target", u, "--mode", "sql", "--vus", "30", "--connections", "40"}, "--connections 40 is more than --vus 30"},
+		{[]string{"run", "tproc-c", "--target", u, "--mode", "sql", "--connections", "-1"}, "--connections must not be negative"},
+		{[]string{"run", "tproc-c", "--target", u, "--mode", "sql", "--vus", "4", "--connections", "2", "--with", "tproc-c:1"}, "--connections does not run beside --with"},
+		// A run of a fixed amount of work has no virtual users to pool.
+		{[]string{"run", "cpu", "--target", u, "--connections", "2"}, "--connections"},
+	} {
+		wantIn(t, "stderr", usageError(t, dbrig(t, append(c.args, "--json", filepath.Join(dir, "no.json"))...)), c.want)
+		noFile(t, filepath.Join(dir, "no.json"))
+	}
+}
