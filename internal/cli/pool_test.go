@@ -32,6 +32,11 @@ func TestConnectionsSQLite(t *testing.T) {
 		t.Errorf("config.connections = %v, want 3", got)
 	}
 
+	// dvd-store's virtual users each keep their session (issue 22's
+	// split is tproc-c's so far).
+	dvd := "sqlite:" + filepath.Join(dir, "d.db")
+	mustRun(t, "build", "dvd-store", "--target", dvd, "--size", "2MB")
+
 	for _, c := range []struct {
 		args []string
 		want string
@@ -39,6 +44,7 @@ func TestConnectionsSQLite(t *testing.T) {
 		{[]string{"run", "tproc-c", "--target", u, "--mode", "sql", "--vus", "30", "--connections", "40"}, "--connections 40 is more than --vus 30"},
 		{[]string{"run", "tproc-c", "--target", u, "--mode", "sql", "--connections", "-1"}, "--connections must not be negative"},
 		{[]string{"run", "tproc-c", "--target", u, "--mode", "sql", "--vus", "4", "--connections", "2", "--with", "tproc-c:1"}, "--connections does not run beside --with"},
+		{[]string{"run", "dvd-store", "--target", dvd, "--vus", "4", "--connections", "2"}, "--connections: this workload's virtual users cannot share sessions"},
 		// A run of a fixed amount of work has no virtual users to pool.
 		{[]string{"run", "cpu", "--target", u, "--connections", "2"}, "--connections"},
 	} {

@@ -215,6 +215,9 @@ func run(ctx context.Context, w workload.Workload, url string, f runFlags, stdou
 	if err := workload.CheckVUs(r, f.VUs); err != nil {
 		return err
 	}
+	if err := runner.CheckPooled(r, f.Connections); err != nil {
+		return err
+	}
 	o := f.Options
 	o.Actions = actions
 	if metrics != nil {

@@ -95,8 +95,8 @@ func Run(ctx context.Context, t dbtarget.Target, w workload.Workload, r workload
 		cfg.Rampup, cfg.Duration, cfg.Connections = 0, 0, 0
 		o.VUs, o.Connections = cfg.VUs, 0
 	}
-	if _, ok := r.(driver.Pooled); cfg.Connections > 0 && !ok {
-		return nil, exitcode.Userf("--connections: this workload's virtual users cannot share sessions (%s)", w.Name())
+	if err := CheckPooled(r, cfg.Connections); err != nil {
+		return nil, err
 	}
 	if err := workload.CheckVUs(r, cfg.VUs); err != nil {
 		return nil, err
@@ -133,6 +133,16 @@ func Run(ctx context.Context, t dbtarget.Target, w workload.Workload, r workload
 		}
 	}
 	return document(t, w, r, o, version, res, e.marks, recording)
+}
+
+// CheckPooled refuses a pool of sessions (--connections) to an opened run
+// whose virtual users cannot share them. The run command asks it before
+// it says the run starts; Run asks it again, for sweeps.
+func CheckPooled(r workload.Run, connections int) error {
+	if _, ok := r.(driver.Pooled); connections > 0 && !ok {
+		return exitcode.Userf("--connections: this workload's virtual users cannot share sessions")
+	}
+	return nil
 }
 
 // withDefaults gives o a Progress and a Warn that drop what they are
