@@ -1,8 +1,12 @@
 package cli_test
 
 import (
+	"os"
 	"path/filepath"
+	"slices"
 	"testing"
+
+	"github.com/dbrig/dbrig/internal/result"
 )
 
 // TestConnectionsSQLite: --connections runs the VUs as terminals over a
@@ -31,6 +35,17 @@ func TestConnectionsSQLite(t *testing.T) {
 	if got := doc.Config["connections"]; got != 3.0 {
 		t.Errorf("config.connections = %v, want 3", got)
 	}
+	if !slices.ContainsFunc(doc.Series, func(pt result.Point) bool { return pt.Wait != nil }) {
+		t.Error("no second of the series has the waits for a session")
+	}
+	html := filepath.Join(dir, "r.html")
+	mustRun(t, "report", path, "-o", html)
+	page, err := os.ReadFile(html)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantIn(t, "report", string(page), "session wait p95")
+	wantIn(t, "report", string(page), "30 terminals shared 3 sessions")
 
 	// dvd-store's virtual users each keep their session (issue 22's
 	// split is tproc-c's so far).

@@ -86,6 +86,22 @@ func gapLines(rec *telemetry.Recording) []string {
 // latencySeriesBlock charts each second's latency percentiles over the
 // run, with what happened to the server marked; false for a document
 // whose series has none (older documents).
+// waitLine is the p95 of each second's waits for a session, of a
+// pooled run: a gap where none completed.
+func waitLine(d *result.Document) obj {
+	var wait []obj
+	for _, pt := range d.Series {
+		var y any
+		if pt.Wait != nil {
+			y = pt.Wait.P95
+		}
+		wait = append(wait, obj{"x": pt.T, "y": y})
+	}
+	line := seriesLine("session wait p95", color(3), wait)
+	line["borderDash"] = []int{6, 3}
+	return line
+}
+
 func latencySeriesBlock(p *page, d *result.Document) (block, bool) {
 	if !slices.ContainsFunc(d.Series, func(pt result.Point) bool { return pt.Latency != nil }) {
 		return block{}, false
@@ -108,9 +124,13 @@ func latencySeriesBlock(p *page, d *result.Document) (block, bool) {
 	maxLine := seriesLine("max", "#8a8f98", top)
 	maxLine["borderDash"] = []int{3, 3}
 	sets := []obj{seriesLine("p50", color(0), p50), seriesLine("p95", color(1), p95), seriesLine("p99", color(2), p99), maxLine}
+	caption := "Figure 2b: the latency of the transactions completed in each second, all types, client side (ms, log scale); a gap is a second in which none completed."
+	if d.Sessions != nil {
+		sets = append(sets, waitLine(d))
+		caption += fmt.Sprintf(" The wait for a session (p95, dashed) is part of the latency: %d terminals shared %d sessions.", d.Sessions.Terminals, d.Sessions.Sessions)
+	}
 	plugins := obj{}
-	caption := "Figure 2b: the latency of the transactions completed in each second, all types, client side (ms, log scale); a gap is a second in which none completed." +
-		faultMarks(d, plugins)
+	caption += faultMarks(d, plugins)
 	scales := obj{"y": obj{"type": "logarithmic", "title": axisTitle("ms (log scale)")}}
 	ref := timeChart(p, "latency per second", "Latency per second", sets, scales, plugins)
 	return block{Heading: "Latency over time", Charts: []chartRef{ref}, ChartCaption: caption}, true

@@ -137,6 +137,9 @@ type Point struct {
 	// Latency is the second's completed transactions' percentiles, all
 	// types; absent when none completed, and in older documents.
 	Latency *latency.Percentiles `json:"latency,omitempty"`
+	// Wait is the percentiles of the second's waits for a session, which
+	// its Latency includes: pooled runs only (--connections).
+	Wait *latency.Percentiles `json:"wait,omitempty"`
 }
 
 // Span is a stretch of a run, on the series' clock.
@@ -254,8 +257,12 @@ func FromRun(run Run) (*Document, error) {
 	for _, m := range run.Marks {
 		d.Marks = append(d.Marks, Mark{At: m.At, Values: m.Values})
 	}
-	for _, p := range r.Series {
-		d.Series = append(d.Series, Point(p))
+	for k, p := range r.Series {
+		pt := Point{T: p.T, Phase: p.Phase, Counts: p.Counts, Errors: p.Errors, Latency: p.Latency}
+		if r.Pool != nil && k < len(r.Pool.Waits) {
+			pt.Wait = r.Pool.Waits[k]
+		}
+		d.Series = append(d.Series, pt)
 	}
 	for i, n := range run.TallyNames {
 		d.Counters[n] = r.Tally[i]

@@ -18,7 +18,7 @@ func TestSessionsRoundTrip(t *testing.T) {
 		latency.Record(wait, time.Duration(i)*time.Millisecond)
 	}
 	run.Result.Pool = &driver.Pool{Terminals: 30, Sessions: 3, InUseMax: 3, InUseP95: 3, QueuedMax: 27, QueuedP95: 20,
-		AllInUse: 0.97, Wait: wait}
+		AllInUse: 0.97, Wait: wait, Waits: []*latency.Percentiles{{P50: 40, P95: 80, P99: 90, Max: 100}}}
 	d, err := FromRun(run)
 	if err != nil {
 		t.Fatal(err)
@@ -34,6 +34,9 @@ func TestSessionsRoundTrip(t *testing.T) {
 	s := back.Sessions
 	if s == nil || *s != *d.Sessions || s.Terminals != 30 || s.Sessions != 3 || s.QueuedMax != 27 || s.AllInUse != 0.97 || s.Wait.P90 < 89 || s.Wait.P90 > 91 {
 		t.Fatalf("sessions did not survive: %+v, wrote %+v", s, d.Sessions)
+	}
+	if w := back.Series[0].Wait; w == nil || w.P95 != 80 {
+		t.Errorf("the second's wait = %+v, want p95 80 ms", w)
 	}
 	h, err := latency.Decode(s.WaitHistogram)
 	if err != nil || h.TotalCount() != 100 {
@@ -61,7 +64,7 @@ func TestNoSessionsWithoutPool(t *testing.T) {
 	}
 	// Documents written before the section existed read as before.
 	back, err := Read(path)
-	if err != nil || back.Sessions != nil || len(back.Notes) != 0 {
+	if err != nil || back.Sessions != nil || len(back.Notes) != 0 || back.Series[0].Wait != nil {
 		t.Errorf("read back: %v, sessions %+v, notes %q", err, back.Sessions, back.Notes)
 	}
 }
