@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/dbrig/dbrig/internal/result"
@@ -23,6 +24,11 @@ func TestConnectionsSQLite(t *testing.T) {
 	wantIn(t, "summary", o.stdout, "Sessions: 3 shared by 30 terminals; in use p95 ")
 	wantIn(t, "summary", o.stdout, "wait for a session p90 ")
 	wantIn(t, "stderr", o.stderr, "30 VUs on 3 sessions")
+	// The telemetry's one line counts the sessions, not the terminals.
+	_, after, _ := strings.Cut(o.stdout, "sessions  elapsed s")
+	if rows := strings.SplitN(after, "\n", 3); len(rows) < 2 || !strings.HasPrefix(strings.TrimSpace(rows[1]), "3 ") {
+		t.Errorf("the one line's sessions are not the 3 of the pool:\n%s", o.stdout)
+	}
 	wantIn(t, "progress", o.stderr, "/3 queue ")
 	doc := readDoc(t, path, "sqlite", "sql")
 	s := doc.Sessions

@@ -160,10 +160,13 @@ func fitNote(f telemetry.HostFacts, hostMemory int64, s telemetry.Summary) strin
 	return n + "."
 }
 
-// sessions is how many sessions a run drove: its virtual users, or, for a
-// workload that runs its own sessions, its --sessions (the same flag's
-// other name).
+// sessions is how many sessions a run drove: its pool's (--connections),
+// else its virtual users, or, for a workload that runs its own sessions,
+// its --sessions (the same flag's other name).
 func sessions(cfg map[string]any) int {
+	if n := configInt(cfg, "connections"); n > 0 {
+		return n
+	}
 	if n := configInt(cfg, "vus"); n > 0 {
 		return n
 	}
