@@ -13,6 +13,8 @@ func TestFormatDuration(t *testing.T) {
 		{0, "0s"},
 		{1400 * time.Millisecond, "1s"},
 		{59 * time.Second, "59s"},
+		{59*time.Second + 600*time.Millisecond, "1m"},
+		{59*time.Minute + 40*time.Second, "1h00m"},
 		{time.Minute, "1m"},
 		{12*time.Minute + 29*time.Second, "12m"},
 		{time.Hour, "1h00m"},
