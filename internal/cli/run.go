@@ -98,7 +98,7 @@ Ctrl-C stops the run early and keeps the result, marked interrupted.` + faultLon
 	long := `Runs virtual users over a ramp-up, then measures a window of --duration.
 Only the window counts. The result document goes to --json, or into
 --results-dir with its path printed. Ctrl-C ends the window early and keeps
-the result, marked interrupted.` + faultLong + liveLong + killLong
+the result, marked interrupted.` + poolLong(w) + faultLong + liveLong + killLong
 	if _, ok := w.(workload.DurabilityAuditor); ok {
 		long += auditLong
 	}
@@ -115,6 +115,21 @@ server was up, and the exit code is 1. A stretch of --stall-after in which
 no transaction ends while virtual users wait in one is named a stall in
 the result's notes. Each second of the series keeps its latency p50, p95,
 p99 and max, which the report draws around kills and stalls.`
+
+// poolLong tells what --connections does.
+func poolLong(w workload.Workload) string {
+	return `
+
+--connections M runs the virtual users as terminals over a pool of M
+sessions, as a transaction monitor lends its connections: a terminal holds
+a session only while its transaction runs, and thinks without one. Its
+response time counts from its send, the wait for a session included; the
+wait is recorded on its own, the summary gives the sessions in use (p95,
+max), and a pool too small for the load is said in one line. A workload
+whose virtual users cannot share sessions refuses it. For example, 200
+virtual users on 10 sessions:
+  dbrig run ` + w.Name() + ` --vus 200 --connections 10`
+}
 
 // killLong tells what --kill-server-at does.
 const killLong = `
