@@ -5,6 +5,7 @@ package cli_test
 import (
 	"context"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -79,15 +80,16 @@ func TestServerLostPostgres(t *testing.T) {
 	if !slices.ContainsFunc(doc.Notes, func(n string) bool { return strings.HasPrefix(n, "Server lost at") }) {
 		t.Errorf("notes %q, want the loss named", doc.Notes)
 	}
-	// The telemetry's clock starts before the VUs open, the loss's as they
-	// have: the loss on the telemetry's clock is its window's start plus
-	// the seconds the throughput's window lasted.
+	// The telemetry, the marks and the loss share the driver's clock,
+	// however long the VUs took to open.
 	if rec := doc.Telemetry; rec == nil || len(rec.Gaps) != 1 {
 		t.Errorf("telemetry %+v, want one gap from the loss to the end", rec)
-	} else if at := rec.Window[0] + doc.WindowSeconds; rec.Gaps[0].From > at+0.2 || rec.Gaps[0].To < at+l.Seconds-0.5 {
-		t.Errorf("telemetry's gap %+v, want it from the loss (%.2f s on its clock) to the end", rec.Gaps[0], at)
-	} else if w := rec.Window; w[1] > at+0.1 || w[1] < at-0.1 {
-		t.Errorf("telemetry's window %v, want it to end with the throughput's, at the loss (%.2f s on its clock)", w, at)
+	} else if rec.Gaps[0].From > l.At+0.2 || rec.Gaps[0].To < l.At+l.Seconds-0.5 {
+		t.Errorf("telemetry's gap %+v, want it from the loss (%.2f s) to the end", rec.Gaps[0], l.At)
+	} else if w := rec.Window; w[1] > l.At+0.1 || w[1] < l.At-0.1 {
+		t.Errorf("telemetry's window %v, want it to end with the throughput's, at the loss (%.2f s)", w, l.At)
+	} else if start := l.At - doc.WindowSeconds; math.Abs(w[0]-start) > 0.2 {
+		t.Errorf("telemetry's window starts at %.2f s, the throughput's at %.2f s: want one clock", w[0], start)
 	}
 
 	// In a sweep, the run that lost its server is kept apart and not

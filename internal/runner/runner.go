@@ -125,11 +125,12 @@ func Run(ctx context.Context, t dbtarget.Target, w workload.Workload, r workload
 		o.Warn(fmt.Sprintf("database-side counters unavailable: %v", human.OneLine(e.err)))
 		e.marks = [2]workload.Mark{}
 	}
+	e.onDriverClock(res.Started, recording)
 	if at, lost := res.LostAt(); lost {
 		e.marks[1] = workload.Mark{Lost: true}
 		// The telemetry's window ends where the throughput's does.
 		if recording != nil && !res.WindowStart.IsZero() {
-			recording.Window[1] = min(recording.Window[1], at.Sub(started).Seconds())
+			recording.Window[1] = min(recording.Window[1], at.Sub(res.Started).Seconds())
 		}
 	}
 	return document(t, w, r, o, version, res, e.marks, recording)
@@ -205,6 +206,22 @@ type edges struct {
 	marks   [2]workload.Mark
 	// err is the first mark's error.
 	err error
+}
+
+// onDriverClock puts the marks and the recording, timed from when the
+// run started, on the driver's clock, which starts once the virtual users
+// are open: one time axis for the series, the events, the marks and the
+// telemetry, however long the VUs took to open.
+func (e *edges) onDriverClock(driverStarted time.Time, rec *telemetry.Recording) {
+	d := driverStarted.Sub(e.started).Seconds()
+	for i := range e.marks {
+		if e.marks[i].Values != nil {
+			e.marks[i].At -= d
+		}
+	}
+	if rec != nil {
+		rec.Shift(d)
+	}
 }
 
 func (e *edges) read(start bool) {

@@ -19,7 +19,9 @@ import (
 var ErrUnsupported = errors.New("not supported by this database")
 
 // Recording is everything sampled during one run. Times are seconds since
-// the run started, as the run document's marks are.
+// the run started, as the run document's marks and series are: the
+// recorder counts from its own start, and the runner moves them onto the
+// driver's clock (Shift).
 type Recording struct {
 	// Interval is the host and counter sampling period, in seconds.
 	Interval float64 `json:"interval_seconds"`
@@ -37,6 +39,36 @@ type Recording struct {
 	// server down or restarting): from the last sample that read it to the
 	// first that did again.
 	Gaps []Gap `json:"gaps,omitempty"`
+}
+
+// Shift makes the recording's times count from d seconds after the
+// instant they counted from: the runner puts them on the driver's clock,
+// which starts once the virtual users are open, so that the telemetry's
+// charts and the throughput's share one time axis. Samples taken while
+// the virtual users opened then have negative times.
+func (r *Recording) Shift(d float64) {
+	r.Window[0] -= d
+	r.Window[1] -= d
+	for i := range r.Gaps {
+		r.Gaps[i].From -= d
+		r.Gaps[i].To -= d
+	}
+	if r.Host != nil {
+		for i := range r.Host.Samples {
+			r.Host.Samples[i].T -= d
+		}
+	}
+	if r.DB == nil {
+		return
+	}
+	for i := range r.DB.Samples {
+		r.DB.Samples[i].T -= d
+	}
+	if r.DB.Sessions != nil {
+		for i := range r.DB.Sessions.Buckets {
+			r.DB.Sessions.Buckets[i].T -= d
+		}
+	}
 }
 
 // Gap is a stretch without the database's side of telemetry.

@@ -173,7 +173,7 @@ func CheckVUs(r Run, vus int) error {
 // Mark is a reading of database-side counters; what they are is the
 // workload's business.
 type Mark struct {
-	At     float64 // seconds since the run started
+	At     float64 // seconds since the run started, on the driver's clock
 	Values map[string]int64
 	// Lost says the mark was never read: the run's server was lost.
 	Lost bool
