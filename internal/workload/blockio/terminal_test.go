@@ -5,8 +5,7 @@ import (
 	"hash/fnv"
 	"testing"
 	"time"
-
-	"github.com/dbrig/dbrig/internal/workload"
+	"unsafe"
 )
 
 // goldenConfigs are the runs TestInputsGolden draws from.
@@ -16,17 +15,10 @@ var goldenConfigs = []runConfig{
 		ThinkMin: 10 * time.Millisecond, ThinkMax: 50 * time.Millisecond},
 }
 
-// testTerminal is what virtual user id of a run with cfg draws from,
-// without a session.
-func testTerminal(cfg *runConfig, id int) *vu {
-	seed := workload.Mix(cfg.Seed, uint64(id))
-	return &vu{cfg: cfg, id: id, r: workload.NewRand(seed, streamKeys), think: workload.NewRand(seed, streamThink)}
-}
-
 // inputsFingerprint hashes the operations, ranges and think times that
 // virtual user id draws in n operations.
 func inputsFingerprint(cfg *runConfig, id, n int) uint64 {
-	v := testTerminal(cfg, id)
+	v := newTerminal(cfg, id)
 	h := fnv.New64a()
 	for range n {
 		tx := v.Next()
@@ -50,5 +42,15 @@ func TestInputsGolden(t *testing.T) {
 		if got := inputsFingerprint(&goldenConfigs[c.cfg], c.id, 3000); got != c.want {
 			t.Errorf("config %d, vu %d: inputs fingerprint %#x, want %#x", c.cfg, c.id, got, c.want)
 		}
+	}
+}
+
+// TestTerminalIsSmall: a terminal takes a couple of hundred bytes and
+// nothing beside, so that ten thousand of them fit in a few MB.
+func TestTerminalIsSmall(t *testing.T) {
+	size := unsafe.Sizeof(newTerminal(&goldenConfigs[0], 0))
+	t.Logf("a terminal takes %d bytes", size)
+	if size > 200 {
+		t.Errorf("a terminal takes %d bytes, want 200 at most", size)
 	}
 }
