@@ -160,15 +160,7 @@ func (r *runner) NewSession(ctx context.Context, _ int) (driver.Session, error) 
 	if err != nil {
 		return nil, err
 	}
-	return pooled{s}, nil
-}
-
-// pooled is a session lent to the driver's terminals, which are this
-// workload's own.
-type pooled struct{ *session }
-
-func (p pooled) Run(ctx context.Context, term driver.Terminal, tx int, t driver.Tally) error {
-	return p.run(ctx, term.(*terminal), tx, t)
+	return s, nil
 }
 
 var _ driver.Pooled = (*runner)(nil)

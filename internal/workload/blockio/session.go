@@ -29,6 +29,12 @@ func openSession(ctx context.Context, t dbtarget.Target, cfg *runConfig) (*sessi
 	return s, nil
 }
 
+// Run is a pool's: it lends the session to terminal term, one of this
+// workload's own.
+func (s *session) Run(ctx context.Context, term driver.Terminal, tx int, t driver.Tally) error {
+	return s.run(ctx, term.(*terminal), tx, t)
+}
+
 // run runs terminal tm's operation tx, which Next chose, on tm's table:
 // table i mod --schemas for terminal i, whichever session runs it.
 func (s *session) run(ctx context.Context, tm *terminal, tx int, t driver.Tally) error {

@@ -63,10 +63,16 @@ func openSession(ctx context.Context, t dbtarget.Target, cfg *runConfig) (*sessi
 	return s, nil
 }
 
+// Run is a pool's: it lends the session to terminal term, one of this
+// workload's own.
+func (s *session) Run(ctx context.Context, term driver.Terminal, step int, t driver.Tally) error {
+	return s.run(ctx, term.(*terminal), step, t)
+}
+
 // run runs step of terminal tm, which Next chose, with VU.Run's contract:
 // the first attempt draws its inputs, from the terminal's stream; a
 // retry, which the driver makes on the same session, repeats them. A
-// virtual user calls it directly, a pool's driver through pooled.Run.
+// virtual user calls it directly, a pool's driver through Run.
 func (s *session) run(ctx context.Context, tm *terminal, step int, t driver.Tally) error {
 	began := time.Now()
 	s.inputs(tm, step)
