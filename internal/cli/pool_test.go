@@ -53,8 +53,8 @@ func TestConnectionsSQLite(t *testing.T) {
 	wantIn(t, "report", string(page), "session wait p95")
 	wantIn(t, "report", string(page), "30 terminals shared 3 sessions")
 
-	// dvd-store's virtual users each keep their session (issue 22's
-	// split is tproc-c's so far).
+	// dvd-reports' virtual users each keep their session: they do not
+	// pace, so a pool of sessions would save nothing.
 	dvd := "sqlite:" + filepath.Join(dir, "d.db")
 	mustRun(t, "build", "dvd-store", "--target", dvd, "--size", "2MB")
 
@@ -65,9 +65,10 @@ func TestConnectionsSQLite(t *testing.T) {
 		{[]string{"run", "tproc-c", "--target", u, "--mode", "sql", "--vus", "30", "--connections", "40"}, "--connections 40 is more than --vus 30"},
 		{[]string{"run", "tproc-c", "--target", u, "--mode", "sql", "--connections", "-1"}, "--connections must not be negative"},
 		{[]string{"run", "tproc-c", "--target", u, "--mode", "sql", "--vus", "4", "--connections", "2", "--with", "tproc-c:1"}, "--connections does not run beside --with"},
-		{[]string{"run", "dvd-store", "--target", dvd, "--vus", "4", "--connections", "2"}, "--connections: this workload's virtual users cannot share sessions"},
-		// A run of a fixed amount of work has no virtual users to pool.
-		{[]string{"run", "cpu", "--target", u, "--connections", "2"}, "--connections"},
+		{[]string{"run", "dvd-reports", "--target", dvd, "--vus", "4", "--connections", "2"}, "--connections: this workload's virtual users cannot share sessions"},
+		// A run of a fixed amount of work, such as the cpu workload's, has
+		// no virtual users to pool, nor the flag.
+		{[]string{"run", "cpu", "--target", u, "--connections", "2"}, "unknown flag: --connections"},
 	} {
 		wantIn(t, "stderr", usageError(t, dbrig(t, append(c.args, "--json", filepath.Join(dir, "no.json"))...)), c.want)
 		noFile(t, filepath.Join(dir, "no.json"))

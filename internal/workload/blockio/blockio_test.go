@@ -25,7 +25,8 @@ import (
 func TestUpdateQuota(t *testing.T) {
 	for _, pct := range []int{0, 1, 20, 50, 77, 100} {
 		cfg := &runConfig{Scale: 100000, WorkUnit: 64, UpdatePct: pct}
-		v := &vu{cfg: cfg, r: workload.NewRand(uint64(pct), 1)}
+		v := &terminal{cfg: cfg}
+		v.r.Seed(uint64(pct), 1)
 		for window := range 100 {
 			updates := 0
 			for range quotaWindow {
@@ -45,7 +46,8 @@ func TestUpdateQuota(t *testing.T) {
 
 func TestHotspot(t *testing.T) {
 	cfg := &runConfig{Scale: 100000, WorkUnit: 64, Hotspot: 3, HotKeys: 1024}
-	v := &vu{cfg: cfg, r: workload.NewRand(1, 1)}
+	v := &terminal{cfg: cfg}
+	v.r.Seed(1, 1)
 	for i := 1; i <= 300; i++ {
 		v.Next()
 		if i%3 == 0 && v.hi > cfg.HotKeys {

@@ -54,6 +54,8 @@ type runConfig struct {
 	PerLeaf int64
 	Height  int
 	Q       workload.SQLFile
+	// reads and updates are each table's statements, in table order.
+	reads, updates []string
 }
 
 // runner is an opened block-io run.
@@ -128,6 +130,14 @@ func (w *blockio) complete(ctx context.Context, b *workload.Built[meta], cfg *ru
 		cfg.HotKeys = min(max(size/int64(cfg.BlockSize), cfg.WorkUnit), cfg.Scale)
 	}
 	cfg.PerLeaf, cfg.Height = indexShape(cfg.Scale, m.pages.indexPages)
+	prefix := ""
+	if cfg.Mode == workload.ModeProcs {
+		prefix = "call:"
+	}
+	for i := 1; i <= cfg.Schemas; i++ {
+		cfg.reads = append(cfg.reads, forTable(cfg.Q.Get(prefix+"read"), tableName(i)))
+		cfg.updates = append(cfg.updates, forTable(cfg.Q.Get(prefix+"update_"+cfg.Redo), tableName(i)))
+	}
 	return nil
 }
 
@@ -137,6 +147,23 @@ func (r *runner) TallyNames() []string { return tallyNames }
 func (r *runner) NewVU(ctx context.Context, id int) (driver.VU, error) {
 	return newVU(ctx, r.t, &r.cfg, id)
 }
+
+// NewTerminal and NewSession are the two halves of a virtual user, for a
+// driver that lends a pool of sessions to many terminals.
+func (r *runner) NewTerminal(id int) driver.Terminal {
+	tm := newTerminal(&r.cfg, id)
+	return &tm
+}
+
+func (r *runner) NewSession(ctx context.Context, _ int) (driver.Session, error) {
+	s, err := openSession(ctx, r.t, &r.cfg)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+var _ driver.Pooled = (*runner)(nil)
 
 func (r *runner) Config() map[string]any {
 	c := r.cfg
@@ -257,14 +284,14 @@ func (r *runner) Summarize(res *driver.Result, start, end workload.Mark) workloa
 
 func (r *runner) Close() error { return r.ctl.Close() }
 
-// serial is an update's value: the session and its count of updates, so
+// serial is an update's value: the terminal and its count of updates, so
 // that no update writes what the row already holds, padded to the
 // column's width.
-func serial(buf []byte, vu int, n int64) string {
+func serial(buf []byte, term int, n int64) string {
 	for i := range buf {
 		buf[i] = 'y'
 	}
-	s := strconv.Itoa(vu) + ":" + strconv.FormatInt(n, 10)
+	s := strconv.Itoa(term) + ":" + strconv.FormatInt(n, 10)
 	copy(buf[max(len(buf)-len(s), 0):], s)
 	return string(buf)
 }

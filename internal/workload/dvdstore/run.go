@@ -161,6 +161,23 @@ func (r *runner) NewVU(ctx context.Context, id int) (driver.VU, error) {
 	return newVU(ctx, r.t, &r.cfg, id)
 }
 
+// NewTerminal and NewSession are the two halves of a virtual user, for a
+// driver that lends a pool of sessions to many terminals.
+func (r *runner) NewTerminal(id int) driver.Terminal {
+	tm := newTerminal(&r.cfg, id)
+	return &tm
+}
+
+func (r *runner) NewSession(ctx context.Context, _ int) (driver.Session, error) {
+	s, err := openSession(ctx, r.t, &r.cfg)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+var _ driver.Pooled = (*runner)(nil)
+
 func (r *runner) Config() map[string]any {
 	c := r.cfg
 	return map[string]any{
