@@ -58,14 +58,7 @@ func TestPoolVerdictFound(t *testing.T) {
 // TestCompareSessions: comparing a pooled run with one of a session per
 // VU puts the pool's figures side by side, the other side missing.
 func TestCompareSessions(t *testing.T) {
-	a, err := Load("testdata/pooled-run.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := Load("testdata/run.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, b := mustLoad(t, "testdata/pooled-run.json"), mustLoad(t, "testdata/run.json")
 	c, err := Compare(a, b)
 	if err != nil {
 		t.Fatal(err)
@@ -85,4 +78,13 @@ func TestCompareSessions(t *testing.T) {
 	if c, _ := Compare(b, b); len(c.Groups) > 0 && find(c, g, "wait_p90_ms").Metric != "" {
 		t.Error("two runs without a pool compare sessions")
 	}
+}
+
+func mustLoad(t *testing.T, path string) *Doc {
+	t.Helper()
+	d, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
 }
