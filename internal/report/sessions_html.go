@@ -96,9 +96,10 @@ func waitLine(d *result.Document) obj {
 }
 
 // sessionsGroup compares two runs' pools, where either had one: how busy
-// the sessions were and how long terminals waited (the pool's size and
-// the terminals are in the configuration). Every figure is better lower:
-// the same terminals kept fewer sessions busy and waited less.
+// the sessions were, as shares of each pool since the pools' sizes may
+// differ (they are in the configuration), and how long terminals waited.
+// Every figure is better lower: the pool was less busy, terminals waited
+// less.
 func sessionsGroup(a, b *result.Document) (CompareGroup, bool) {
 	if a.Sessions == nil && b.Sessions == nil {
 		return CompareGroup{}, false
@@ -109,8 +110,7 @@ func sessionsGroup(a, b *result.Document) (CompareGroup, bool) {
 		f     func(*result.Sessions) float64
 		count bool
 	}{
-		{"in_use_p95", func(s *result.Sessions) float64 { return float64(s.InUseP95) }, true},
-		{"in_use_max", func(s *result.Sessions) float64 { return float64(s.InUseMax) }, true},
+		{"in_use_p95_pct", func(s *result.Sessions) float64 { return 100 * float64(s.InUseP95) / float64(max(s.Sessions, 1)) }, false},
 		{"queued_p95", func(s *result.Sessions) float64 { return float64(s.QueuedP95) }, true},
 		{"all_in_use_pct", func(s *result.Sessions) float64 { return 100 * s.AllInUse }, false},
 		{"wait_p90_ms", func(s *result.Sessions) float64 { return s.Wait.P90 }, false},

@@ -70,6 +70,11 @@ func TestCompareSessions(t *testing.T) {
 	if r := find(c, g, "queued_p95"); r.A != 199 || !r.Count {
 		t.Errorf("queued_p95 = %+v, want 199, a count", r)
 	}
+	// Sessions in use are a share of each pool: a smaller pool, as busy,
+	// is no better.
+	if r := find(c, g, "in_use_p95_pct"); r.A != 100 {
+		t.Errorf("in_use_p95_pct = %+v, want 100 (1 of 1)", r)
+	}
 	var text bytes.Buffer
 	c.Text(&text)
 	if !strings.Contains(text.String(), g) || !strings.Contains(text.String(), "all_in_use_pct") {
