@@ -54,6 +54,9 @@ type run struct {
 	dropNote bool
 	// settleNote: the note that the target could not settle is made once.
 	settleNote bool
+	// poolChecked: the workload was asked, once, whether its virtual
+	// users can share sessions (checkPooled).
+	poolChecked bool
 }
 
 // Run carries the sweep on from Doc.Done until every run is done, Stop is
@@ -180,6 +183,9 @@ func (r *run) next(ctx context.Context) (stop bool, err error) {
 	if stop, err := r.ensureBuilt(ctx, pt); stop || err != nil {
 		return stop, err
 	}
+	if err := r.checkPooled(ctx); err != nil {
+		return false, err
+	}
 	params := r.Spec.RunParams(pt)
 	left := r.Spec.Estimate(r.Points, doc.Order, doc.Done, 0)
 	fmt.Fprintf(r.o.Log, "run %d/%d: point %d (%s), repetition %d — about %s left\n",
@@ -201,6 +207,36 @@ func (r *run) next(ctx context.Context) (stop bool, err error) {
 		return false, r.runError(ctx, pi, err)
 	}
 	return docPath == "", nil
+}
+
+// checkPooled refuses, before the sweep's first run, a point with a pool
+// of sessions (connections) whose workload's virtual users cannot share
+// them: the spec's check cannot know it, since only an opened run says,
+// and the runner would refuse it only when the sweep reaches the point.
+// The first such point's opened run answers for the workload; a run that
+// will not open here is left to fail as the point runs.
+func (r *run) checkPooled(ctx context.Context) error {
+	if r.poolChecked {
+		return nil
+	}
+	r.poolChecked = true
+	for pi, pt := range r.Points {
+		w, o, err := r.Spec.configure(r.Spec.RunParams(pt))
+		if err != nil || o.Connections == 0 {
+			continue
+		}
+		opened, err := w.Open(ctx, r.t)
+		if err != nil {
+			return nil
+		}
+		err = runner.CheckPooled(opened, o.Connections)
+		opened.Close()
+		if err != nil {
+			return r.pointError(pi, err)
+		}
+		return nil
+	}
+	return nil
 }
 
 // openTarget opens the target the runs measure, unless it is open, and

@@ -226,6 +226,18 @@ var specErrors = []struct{ name, yaml, want string }{
 		`s.yaml line 4: repeat: 10001 runs of each point; at most 10000 runs in all`},
 	{"too many runs: vary", managedSpec + "repeat: 3\nvary:\n  vus: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20]\n  rampup: [1s, 2s, 3s, 4s, 5s, 6s, 7s, 8s, 9s, 10s, 11s, 12s, 13s, 14s, 15s, 16s, 17s, 18s, 19s, 20s]\n  duration: [1s, 2s, 3s, 4s, 5s, 6s, 7s, 8s, 9s]\n",
 		`s.yaml line 8: vary.duration: the sweep would make more than 10000 runs (points times repeat); vary fewer values, or fewer parameters at once`},
+	// A pool of sessions is checked at every point, as the runner will
+	// check each run: at most a session per VU, and not beside with.
+	{"connections over a point's vus", extSpec + "run: {connections: 4}\nvary: {vus: [8, 2]}\n",
+		`s.yaml line 4: at the point vus=2: --connections 4 is more than --vus 2: a session is lent to one terminal at a time, so at most one each`},
+	{"connections over the default vus", extSpec + "run: {connections: 5}\n",
+		`s.yaml line 4: --connections 5 is more than --vus 4: a session is lent to one terminal at a time, so at most one each`},
+	{"connections beside with", extSpec + "run: {vus: 20}\nvary: {connections: [0, 2]}\nwith: {tproc-c: 1}\n",
+		`s.yaml line 5: at the point connections=2: --connections does not run beside --with yet: leave one of them out`},
+	{"connections following over vus", extSpec + "vary: {vus: [4, 8]}\nfollow:\n  connections: {vus: [2, 9]}\n",
+		`s.yaml line 6: at the point vus=8 connections=9: --connections 9 is more than --vus 8: a session is lent to one terminal at a time, so at most one each`},
+	{"connections of a fixed amount of work", "name: x\ntarget: {url: 'sqlite:x.db'}\nworkload: cpu\nrun: {connections: 2}\n",
+		`s.yaml line 4: run.connections: cpu runs a fixed amount of work, so connections does not apply (use its own parameters: arith, loops, repeat, sessions)`},
 	{"not YAML", "target: {managed: true\n",
 		`s.yaml: line 1: did not find expected ',' or '}'`},
 }

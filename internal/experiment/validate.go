@@ -48,7 +48,7 @@ func (s *Spec) validate(p parser, lines map[string]int) error {
 		return p.errf(&yaml.Node{Line: lines["workload"]}, "unknown workload %q (known: %s)", s.Workload, strings.Join(workload.Names(), ", "))
 	}
 	c := newChecker(s, p, w)
-	for _, check := range []func() error{c.with, c.build, c.run, c.vary, c.follow, c.serversVaried, c.baseline} {
+	for _, check := range []func() error{c.with, c.build, c.run, c.vary, c.follow, c.pool, c.serversVaried, c.baseline} {
 		if err := check(); err != nil {
 			return err
 		}
@@ -317,6 +317,47 @@ func (c *checker) runValues(v *Vary, where string) error {
 		return c.errf(v.line, "%s is both in run and in %s: keep it in one place", v.Name, where)
 	}
 	return nil
+}
+
+// pool checks a pool of sessions (connections) at every point, as the
+// runner will: at most one session per virtual user, and not beside
+// with. Whether the workload's runs can share sessions at all is known
+// only once one is opened, so that the runner refuses at the point.
+func (c *checker) pool() error {
+	line, ok := c.setLine("connections")
+	if !ok {
+		return nil
+	}
+	for _, pt := range c.s.Points() {
+		_, o, err := c.s.configure(c.s.RunParams(pt))
+		if err == nil {
+			err = o.Validate(false)
+		}
+		if err == nil {
+			continue
+		}
+		if label := c.s.Label(pt); label != "" {
+			return c.errf(line, "at the point %s: %v", label, err)
+		}
+		return c.errf(line, "%v", err)
+	}
+	return nil
+}
+
+// setLine is the line of the spec that sets name: in run, vary or
+// follow; false where none does.
+func (c *checker) setLine(name string) (int, bool) {
+	for _, r := range c.s.Run {
+		if r.Name == name {
+			return r.line, true
+		}
+	}
+	for _, v := range append(slices.Clone(c.s.Vary), c.s.Follow...) {
+		if v.Name == name {
+			return v.line, true
+		}
+	}
+	return 0, false
 }
 
 // serversVaried refuses builds in target.servers that no point picks.

@@ -87,6 +87,14 @@ func TestBrowserReport(t *testing.T) {
 		// the change over the baseline, and why (misses, disk reads, hits;
 		// the host's CPU and the read latency).
 		{"confined-sweep", func(path string) error { return writeReport(path, "testdata/confined-sweep/sweep.json") }, 6},
+		// A pooled run (200 terminals on 1 SQLite session): the sessions
+		// section with the wait for a session per second.
+		{"pooled-run", func(path string) error { return writeReport(path, "testdata/pooled-run.json") }, 6},
+	}
+	// sections are what a page must show, by CSS selector, with the text
+	// each must hold.
+	sections := map[string][2]string{
+		"pooled-run": {"#sessions", "200 terminals over 1 session"},
 	}
 
 	opts := []chromedp.ExecAllocatorOption{
@@ -170,6 +178,12 @@ func TestBrowserReport(t *testing.T) {
 			canvases, err := chromedp.Run(tctx, waitPainted())
 			if err != nil {
 				t.Fatalf("read the canvases: %v", err)
+			}
+			if sec, ok := sections[pg.name]; ok {
+				text, err := chromedp.Run(tctx, chromedp.Evaluate[string](fmt.Sprintf(`(document.querySelector(%q) || {}).innerText || ""`, sec[0])))
+				if err != nil || !strings.Contains(text, sec[1]) {
+					t.Errorf("%s: section %s does not show %q (%v): %q", pg.name, sec[0], sec[1], err, text)
+				}
 			}
 			png, err := chromedp.Run(tctx, chromedp.FullScreenshot(100))
 			if err != nil {

@@ -118,6 +118,9 @@ func compareRuns(c *Comparison, a, b *result.Document) {
 	}
 	add("window_seconds", a.WindowSeconds, b.WindowSeconds, false)
 	c.Groups = append(c.Groups, head)
+	if g, ok := sessionsGroup(a, b); ok {
+		c.Groups = append(c.Groups, g)
+	}
 
 	byName := map[string]result.Tx{}
 	for _, t := range b.Transactions {

@@ -86,52 +86,42 @@ func gapLines(rec *telemetry.Recording) []string {
 // latencySeriesBlock charts each second's latency percentiles over the
 // run, with what happened to the server marked; false for a document
 // whose series has none (older documents).
-// waitLine is the p95 of each second's waits for a session, of a
-// pooled run: a gap where none completed.
-func waitLine(d *result.Document) obj {
-	var wait []obj
-	for _, pt := range d.Series {
-		var y any
-		if pt.Wait != nil {
-			y = pt.Wait.P95
-		}
-		wait = append(wait, obj{"x": pt.T, "y": y})
-	}
-	line := seriesLine("session wait p95", color(3), wait)
-	line["borderDash"] = []int{6, 3}
-	return line
-}
-
 func latencySeriesBlock(p *page, d *result.Document) (block, bool) {
 	if !slices.ContainsFunc(d.Series, func(pt result.Point) bool { return pt.Latency != nil }) {
 		return block{}, false
 	}
-	var p50, p95, p99, top []obj
-	for _, pt := range d.Series {
-		if pt.Latency == nil {
-			// A second without a completion is a gap in the lines.
-			for _, s := range []*[]obj{&p50, &p95, &p99, &top} {
-				*s = append(*s, obj{"x": pt.T, "y": nil})
-			}
-			continue
-		}
-		l := pt.Latency
-		p50 = append(p50, obj{"x": pt.T, "y": l.P50})
-		p95 = append(p95, obj{"x": pt.T, "y": l.P95})
-		p99 = append(p99, obj{"x": pt.T, "y": l.P99})
-		top = append(top, obj{"x": pt.T, "y": l.Max})
-	}
-	maxLine := seriesLine("max", "#8a8f98", top)
-	maxLine["borderDash"] = []int{3, 3}
-	sets := []obj{seriesLine("p50", color(0), p50), seriesLine("p95", color(1), p95), seriesLine("p99", color(2), p99), maxLine}
+	sets := percentileLines(d.Series, false)
 	caption := "Figure 2b: the latency of the transactions completed in each second, all types, client side (ms, log scale); a gap is a second in which none completed."
 	if d.Sessions != nil {
 		sets = append(sets, waitLine(d))
-		caption += fmt.Sprintf(" The wait for a session (p95, dashed) is part of the latency: %d terminals shared %d sessions.", d.Sessions.Terminals, d.Sessions.Sessions)
+		caption += fmt.Sprintf(" The wait for a session (p95, dashed) is part of the latency: %d terminals shared %s.", d.Sessions.Terminals, sessionCount(d.Sessions.Sessions))
 	}
 	plugins := obj{}
 	caption += faultMarks(d, plugins)
 	scales := obj{"y": obj{"type": "logarithmic", "title": axisTitle("ms (log scale)")}}
 	ref := timeChart(p, "latency per second", "Latency per second", sets, scales, plugins)
 	return block{Heading: "Latency over time", Charts: []chartRef{ref}, ChartCaption: caption}, true
+}
+
+// percentileLines are the p50, p95, p99 and max lines of each second's
+// latency, or of its waits for a session (wait); a second without one
+// (none completed, or none waited) is a gap in the lines.
+func percentileLines(series []result.Point, wait bool) []obj {
+	var lines [4][]obj
+	for _, pt := range series {
+		l := pt.Latency
+		if wait {
+			l = pt.Wait
+		}
+		for i := range lines {
+			var y any
+			if l != nil {
+				y = [4]float64{l.P50, l.P95, l.P99, l.Max}[i]
+			}
+			lines[i] = append(lines[i], obj{"x": pt.T, "y": y})
+		}
+	}
+	top := seriesLine("max", "#8a8f98", lines[3])
+	top["borderDash"] = []int{3, 3}
+	return []obj{seriesLine("p50", color(0), lines[0]), seriesLine("p95", color(1), lines[1]), seriesLine("p99", color(2), lines[2]), top}
 }

@@ -47,7 +47,9 @@ type stat struct{ Label, Value string }
 // block is one section: any of notes, preformatted lines, a row of charts
 // and a table, in that order.
 type block struct {
-	Heading      string
+	Heading string
+	// ID names the section, for links and tests; most have none.
+	ID           string
 	Notes        []string
 	Pre          string
 	Charts       []chartRef

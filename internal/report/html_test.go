@@ -260,14 +260,7 @@ func TestCompareZeroAndMissing(t *testing.T) {
 }
 
 func TestCompareSweeps(t *testing.T) {
-	a, err := Load("testdata/sweep.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := Load("testdata/sweep.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, b := mustLoad(t, "testdata/sweep.json"), mustLoad(t, "testdata/sweep.json")
 	// B: every mean 20% higher, its points in another order, one extra.
 	pts := b.Sweep.Points
 	for i := range pts {

@@ -45,13 +45,17 @@ func runPage(d *result.Document) *page {
 		p.Blocks = append(p.Blocks, b)
 	}
 	p.Blocks = append(p.Blocks, latencyBlock(p, d))
+	if b, ok := sessionsBlock(p, d); ok {
+		p.Blocks = append(p.Blocks, b)
+	}
 	if len(d.Lines) > 0 {
 		p.Blocks = append(p.Blocks, block{Heading: "Summary", Pre: strings.Join(d.Lines, "\n")})
 	}
 	if len(d.Audit) > 0 {
 		p.Blocks = append(p.Blocks, block{Heading: "Audit", Table: auditTable(d.Audit)})
 	}
-	if lines := reliabilityLines(d); len(lines) > 0 {
+	// The verdict on a pool too small is the sessions block's.
+	if lines := slices.DeleteFunc(reliabilityLines(d), isPoolVerdict); len(lines) > 0 {
 		p.Blocks = append(p.Blocks, block{Heading: "Reliability", Notes: lines})
 	}
 	if len(d.Counters) > 0 {
@@ -88,8 +92,6 @@ func seriesBlock(p *page, d *result.Document) (block, bool) {
 	}
 	primary := slices.Index(d.SeriesTypes, d.PrimaryTx)
 	var prim, all, errs []obj
-	var rampEnd float64
-	ramp := false
 	for _, pt := range d.Series {
 		var sum int64
 		for _, c := range pt.Counts {
@@ -100,9 +102,6 @@ func seriesBlock(p *page, d *result.Document) (block, bool) {
 		if primary >= 0 && primary < len(pt.Counts) {
 			prim = append(prim, obj{"x": pt.T, "y": pt.Counts[primary] * 60})
 		}
-		if pt.Phase == "ramp-up" {
-			ramp, rampEnd = true, pt.T
-		}
 	}
 	var sets []obj
 	if prim != nil && len(d.SeriesTypes) > 1 {
@@ -112,9 +111,9 @@ func seriesBlock(p *page, d *result.Document) (block, bool) {
 	plugins := obj{}
 	scales := obj{"y": obj{"beginAtZero": true, "title": axisTitle("per minute")}}
 	caption := "Figure 2: completions in each second × 60, client side."
-	if ramp {
-		plugins["rampShade"] = obj{"until": rampEnd, "label": "ramp-up"}
-		caption += fmt.Sprintf(" Shaded: the %.0f s ramp-up, not counted in the results.", rampEnd)
+	if ramp := rampEnd(d.Series); ramp > 0 {
+		plugins["rampShade"] = obj{"until": ramp, "label": "ramp-up"}
+		caption += fmt.Sprintf(" Shaded: the %.0f s ramp-up, not counted in the results.", ramp)
 	}
 	// What happened to the server, so that the dip and the recovery
 	// around it show.
