@@ -8,7 +8,6 @@ import (
 	"github.com/dbrig/dbrig/internal/dbtarget"
 	"github.com/dbrig/dbrig/internal/driver"
 	"github.com/dbrig/dbrig/internal/server/postgres/pgtest"
-	"github.com/jackc/pgx/v5"
 )
 
 // pooledRun runs 30 terminals of r on 3 sessions for two seconds,
@@ -47,43 +46,11 @@ func TestPooledSQLite(t *testing.T) {
 func TestPooledPostgres(t *testing.T) {
 	url := pgtest.NewDB(t)
 	r, tg := openSmall(t, url, uint64(time.Now().UnixNano()), 0)
-	most := watchClientBackends(t, url)
+	most := pgtest.WatchClientBackends(t, url)
 	pooledRun(t, r, tg)
 	n := most()
 	t.Logf("the server saw at most %d client sessions of the database", n)
 	if n < 3 || n > 4 {
 		t.Errorf("the server saw at most %d client sessions of the database, want the 3 sessions and the control one", n)
 	}
-}
-
-// watchClientBackends counts, every 20 ms from a connection of its own,
-// the other client backends of url's database, until the function it
-// returns is called, which returns the most seen at once.
-func watchClientBackends(t *testing.T, url string) func() int {
-	t.Helper()
-	ctx := context.Background()
-	c, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	stop, most := make(chan struct{}), make(chan int)
-	go func() {
-		m := 0
-		for {
-			var n int
-			err := c.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()
-				AND backend_type = 'client backend' AND pid <> pg_backend_pid()`).Scan(&n)
-			if err == nil {
-				m = max(m, n)
-			}
-			select {
-			case <-stop:
-				c.Close(ctx)
-				most <- m
-				return
-			case <-time.After(20 * time.Millisecond):
-			}
-		}
-	}()
-	return func() int { close(stop); return <-most }
 }

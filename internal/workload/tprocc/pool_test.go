@@ -62,7 +62,7 @@ func TestPooledSessionsPostgres(t *testing.T) {
 	url := pgtest.NewDB(t)
 	w, tg := buildOn(t, url, 1)
 	w.mode = workload.ModeProcs
-	// The side connection is on another database, so that its polls stay
+	// The side connection is on another database, so that its reads stay
 	// out of the test database's transaction count.
 	cfg, err := pgx.ParseConfig(url)
 	if err != nil {
@@ -81,11 +81,9 @@ func TestPooledSessionsPostgres(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	seen, stop := make(chan int, 1), make(chan struct{})
-	go func() { seen <- pollClientBackends(ctx, side, db, stop) }()
+	watch := pgtest.WatchClientBackends(t, url)
 	doc, err := runpkg.Run(ctx, tg, w, r, runpkg.Options{VUs: 500, Connections: 5, Rampup: time.Second, Duration: 5 * time.Second})
-	close(stop)
-	most := <-seen
+	most := watch()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,23 +136,4 @@ func sessionsOpened(t *testing.T, c *pgx.Conn, db string) int {
 		t.Fatal(err)
 	}
 	return n
-}
-
-// pollClientBackends counts database db's client backends every 20 ms
-// until stop closes, and returns the most it saw.
-func pollClientBackends(ctx context.Context, c *pgx.Conn, db string, stop <-chan struct{}) int {
-	most := 0
-	for {
-		var n int
-		err := c.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
-			WHERE datname = $1 AND backend_type = 'client backend'`, db).Scan(&n)
-		if err == nil && n > most {
-			most = n
-		}
-		select {
-		case <-stop:
-			return most
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
 }

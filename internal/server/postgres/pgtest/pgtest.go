@@ -6,6 +6,7 @@ import (
 	"context"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/dbrig/dbrig/internal/server/postgres"
 	"github.com/dbrig/dbrig/internal/server/servertest"
@@ -81,4 +82,42 @@ func NoAutovacuum(tb testing.TB, url string) {
 		END LOOP; END$$`); err != nil {
 		tb.Fatal(err)
 	}
+}
+
+// WatchClientBackends counts the client backends on url's database every
+// 20 ms until the function it returns is called, which returns the most
+// it saw. It polls from the maintenance database, so that neither its
+// session nor its queries count in what it watches.
+func WatchClientBackends(tb testing.TB, url string) (most func() int) {
+	tb.Helper()
+	ctx := context.Background()
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	db := cfg.Database
+	cfg.Database = "postgres"
+	c, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	stop, seen := make(chan struct{}), make(chan int)
+	go func() {
+		m := 0
+		for {
+			var n int
+			if err := c.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
+				WHERE datname = $1 AND backend_type = 'client backend'`, db).Scan(&n); err == nil {
+				m = max(m, n)
+			}
+			select {
+			case <-stop:
+				c.Close(ctx)
+				seen <- m
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}()
+	return func() int { close(stop); return <-seen }
 }
