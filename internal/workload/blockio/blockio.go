@@ -17,7 +17,6 @@ import (
 	"strings"
 
 	"github.com/dbrig/dbrig/internal/dbtarget"
-	"github.com/dbrig/dbrig/internal/driver"
 	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/workload"
 	"github.com/spf13/pflag"
@@ -51,7 +50,6 @@ var (
 	_ workload.Checker        = (*blockio)(nil)
 	_ workload.Exampler       = (*blockio)(nil)
 	_ workload.Rater          = (*runner)(nil)
-	_ driver.Pacer            = (*vu)(nil)
 )
 
 // Redo stresses: how many columns an update changes.

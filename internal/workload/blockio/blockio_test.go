@@ -184,7 +184,7 @@ func exactReads(t *testing.T, tg dbtarget.Target, w *blockio, n int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := dv.(*vu)
+	v := dv.(*workload.VU[*terminal, *session])
 	defer v.Close()
 	tally := make([]int64, len(tallyNames))
 	blocks := func() int64 {

@@ -60,6 +60,8 @@ type runConfig struct {
 
 // runner is an opened block-io run.
 type runner struct {
+	// Halves makes the virtual users, pooled or not.
+	workload.Halves[*terminal, *session]
 	t      dbtarget.Target
 	cfg    runConfig
 	schema workload.SQLFile
@@ -108,7 +110,12 @@ func (w *blockio) Open(ctx context.Context, t dbtarget.Target) (workload.Run, er
 		o.Close()
 		return nil, err
 	}
-	return &runner{t: t, cfg: cfg, schema: o.Schema, ctl: &o.Conn}, nil
+	r := &runner{t: t, cfg: cfg, schema: o.Schema, ctl: &o.Conn}
+	r.Halves = workload.Halves[*terminal, *session]{
+		Terminal: func(id int) *terminal { tm := newTerminal(&r.cfg, id); return &tm },
+		Open:     func(ctx context.Context) (*session, error) { return openSession(ctx, r.t, &r.cfg) },
+	}
+	return r, nil
 }
 
 // complete fills in cfg from what the build recorded, read on b.
@@ -143,25 +150,6 @@ func (w *blockio) complete(ctx context.Context, b *workload.Built[meta], cfg *ru
 
 func (r *runner) TxNames() []string    { return txNames }
 func (r *runner) TallyNames() []string { return tallyNames }
-
-func (r *runner) NewVU(ctx context.Context, id int) (driver.VU, error) {
-	return newVU(ctx, r.t, &r.cfg, id)
-}
-
-// NewTerminal and NewSession are the two halves of a virtual user, for a
-// driver that lends a pool of sessions to many terminals.
-func (r *runner) NewTerminal(id int) driver.Terminal {
-	tm := newTerminal(&r.cfg, id)
-	return &tm
-}
-
-func (r *runner) NewSession(ctx context.Context, _ int) (driver.Session, error) {
-	s, err := openSession(ctx, r.t, &r.cfg)
-	if err != nil {
-		return nil, err
-	}
-	return s, nil
-}
 
 var _ driver.Pooled = (*runner)(nil)
 

@@ -22,7 +22,6 @@ var (
 	_ workload.Dropper        = (*dvdstore)(nil)
 	_ workload.Checker        = (*dvdstore)(nil)
 	_ workload.Rater          = (*runner)(nil)
-	_ driver.Pacer            = (*vu)(nil)
 )
 
 // The steps of an order, in the order of the names the driver reports.
@@ -113,6 +112,8 @@ type runConfig struct {
 
 // runner is an opened order-entry run.
 type runner struct {
+	// Halves makes the virtual users, pooled or not.
+	workload.Halves[*terminal, *session]
 	t   dbtarget.Target
 	cfg runConfig
 	ctl *workload.Conn
@@ -151,30 +152,16 @@ func (w *dvdstore) Open(ctx context.Context, t dbtarget.Target) (workload.Run, e
 			}
 		}
 	}
-	return &runner{t: t, cfg: cfg, ctl: &o.Conn}, nil
+	r := &runner{t: t, cfg: cfg, ctl: &o.Conn}
+	r.Halves = workload.Halves[*terminal, *session]{
+		Terminal: func(id int) *terminal { tm := newTerminal(&r.cfg, id); return &tm },
+		Open:     func(ctx context.Context) (*session, error) { return openSession(ctx, r.t, &r.cfg) },
+	}
+	return r, nil
 }
 
 func (r *runner) TxNames() []string    { return stepNames }
 func (r *runner) TallyNames() []string { return tallyNames }
-
-func (r *runner) NewVU(ctx context.Context, id int) (driver.VU, error) {
-	return newVU(ctx, r.t, &r.cfg, id)
-}
-
-// NewTerminal and NewSession are the two halves of a virtual user, for a
-// driver that lends a pool of sessions to many terminals.
-func (r *runner) NewTerminal(id int) driver.Terminal {
-	tm := newTerminal(&r.cfg, id)
-	return &tm
-}
-
-func (r *runner) NewSession(ctx context.Context, _ int) (driver.Session, error) {
-	s, err := openSession(ctx, r.t, &r.cfg)
-	if err != nil {
-		return nil, err
-	}
-	return s, nil
-}
 
 var _ driver.Pooled = (*runner)(nil)
 

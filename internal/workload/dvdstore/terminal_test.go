@@ -63,7 +63,7 @@ func TestInputsGolden(t *testing.T) {
 			}
 			_, think := v.(driver.Pacer).Pacing(step)
 			fmt.Fprint(h, step, think)
-			fmt.Fprint(h, state(v.(*vu))...)
+			fmt.Fprint(h, state(v.(*workload.VU[*terminal, *session]))...)
 		}
 		v.Close()
 	}
@@ -74,8 +74,8 @@ func TestInputsGolden(t *testing.T) {
 }
 
 // state is what a virtual user keeps between its steps.
-func state(v *vu) []any {
-	return []any{v.customer, v.browsesLeft, v.cart}
+func state(v *workload.VU[*terminal, *session]) []any {
+	return []any{v.Terminal.customer, v.Terminal.browsesLeft, v.Session.cart}
 }
 
 // TestTerminalIsSmall: a terminal takes about a hundred bytes and nothing
