@@ -9,11 +9,11 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/dbrig/dbrig/internal/driver"
 	"github.com/dbrig/dbrig/internal/latency"
 	runpkg "github.com/dbrig/dbrig/internal/runner"
 	"github.com/dbrig/dbrig/internal/server/postgres/pgtest"
 	"github.com/dbrig/dbrig/internal/workload"
+	"github.com/dbrig/dbrig/internal/workload/workloadtest"
 )
 
 // TestPooledRunSQLite: tproc-c's terminals over a pool of the driver's
@@ -28,22 +28,7 @@ func TestPooledRunSQLite(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	res, err := driver.Run(ctx, r, driver.Config{VUs: 40, Connections: 3, Duration: 2 * time.Second, Classify: tg.Classify})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := res.Pool
-	if p == nil || p.Terminals != 40 || p.Sessions != 3 || p.InUseMax < 1 || p.InUseMax > 3 {
-		t.Fatalf("pool %+v, want 40 terminals on 3 sessions, at most 3 lent", p)
-	}
-	var done, errs int64
-	for _, tx := range res.Tx {
-		done += tx.Count
-		errs += tx.Errors
-	}
-	if done == 0 || errs != 0 || p.Wait == nil || p.Wait.TotalCount() != done {
-		t.Errorf("%d transactions, %d errors, %v waits recorded; want transactions, no errors, a wait each", done, errs, p.Wait)
-	}
+	res := workloadtest.PooledRun(t, r, tg.Classify, 40, 3)
 	if orders := res.Tally[tNewOrders] - res.Tally[tRollbacks]; orders == 0 {
 		t.Errorf("no New-Order committed: tally %v", res.Tally)
 	}
