@@ -12,6 +12,7 @@ import (
 
 	"github.com/dbrig/dbrig/internal/dbtarget"
 	"github.com/dbrig/dbrig/internal/exitcode"
+	"github.com/dbrig/dbrig/internal/human"
 	"github.com/dbrig/dbrig/internal/report"
 	"github.com/dbrig/dbrig/internal/result"
 	"github.com/dbrig/dbrig/internal/runner"
@@ -311,7 +312,7 @@ func drive(ctx context.Context, t dbtarget.Target, w workload.Workload, r worklo
 	} else {
 		vus := fmt.Sprintf("%d VUs", o.VUs)
 		if o.Connections > 0 {
-			vus = fmt.Sprintf("%d VUs on %d sessions", o.VUs, o.Connections)
+			vus = fmt.Sprintf("%d VUs on %s", o.VUs, human.Count(o.Connections, "session"))
 		}
 		fmt.Fprintf(stderr, "Running %s on %s: %s, %s ramp-up, %s measured\n",
 			w.Name(), t.URL(), vus, o.Rampup, o.Duration)

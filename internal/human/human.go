@@ -46,3 +46,11 @@ var lineBreaks = strings.NewReplacer("\n", `\n`, "\r", `\r`)
 // OneLine is err's message up to its first line break: the part a person
 // reads in a one-line error or an error sample.
 func OneLine(err error) string { return FirstLine(err.Error()) }
+
+// Count says n of a noun, plural but for one: "1 session", "3 sessions".
+func Count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
+}

@@ -59,3 +59,11 @@ func TestSafe(t *testing.T) {
 		t.Errorf("SafeWriter wrote %q, want %q", b.String(), want)
 	}
 }
+
+func TestCount(t *testing.T) {
+	for n, want := range map[int]string{0: "0 sessions", 1: "1 session", 3: "3 sessions"} {
+		if got := Count(n, "session"); got != want {
+			t.Errorf("Count(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
