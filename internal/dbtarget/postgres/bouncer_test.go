@@ -1,0 +1,101 @@
+//go:build linux
+
+package postgres
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dbrig/dbrig/internal/dbtarget"
+	"github.com/dbrig/dbrig/internal/server/postgres/pgtest"
+)
+
+// TestBouncerNamedStatements: through pgbouncer in transaction mode, a
+// session's statement prepared by name fails once another client's
+// transaction holds the server connection that prepared it, and the error
+// says what to do; with default_query_exec_mode=exec the same sequence
+// runs, and so do the statements of TestExecModes.
+func TestBouncerNamedStatements(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	url := pgtest.NewDB(t)
+	bounced := pgtest.Bouncer(t, url, 4)
+	direct, err := Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer direct.Close()
+	setup, err := direct.Session(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sql := range []string{
+		"CREATE TABLE kv (k int PRIMARY KEY, v numeric)",
+		`CREATE FUNCTION call(w int, items int[], amount numeric, at timestamp) RETURNS TABLE (n int, total numeric)
+		LANGUAGE sql AS $$ SELECT w + cardinality(items), amount * 2 + extract(year FROM at)::numeric $$`,
+	} {
+		if _, err := setup.Exec(ctx, sql); err != nil {
+			t.Fatal(err)
+		}
+	}
+	setup.Close()
+	for _, mode := range []string{"", "exec"} {
+		tg, err := Open(ctx, withMode(bounced, mode))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tg.Close()
+		err = elsewhere(ctx, t, tg)
+		t.Logf("mode %q: %v", mode, err)
+		switch {
+		case mode == "" && (err == nil || !strings.Contains(err.Error(), "add default_query_exec_mode=exec to the URL")):
+			t.Errorf("default mode through pgbouncer: %v; want the statement missing, and what to do", err)
+		case mode != "" && err != nil:
+			t.Errorf("mode %s through pgbouncer: %v", mode, err)
+		}
+		if mode != "" {
+			s, err := tg.Session(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			runModeStatements(ctx, t, s)
+			s.Close()
+		}
+	}
+}
+
+// elsewhere prepares a statement on a session of tg, has another session
+// hold the server connection it was prepared on in a transaction, and
+// runs the statement.
+func elsewhere(ctx context.Context, t *testing.T, tg dbtarget.Target) error {
+	t.Helper()
+	a, err := tg.Session(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := tg.Session(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	const sql = "SELECT $1::int + 1"
+	if err := a.(dbtarget.Preparer).Prepare(ctx, sql); err != nil {
+		t.Fatal(err)
+	}
+	// pgbouncer lends the server connection used last: a's.
+	if _, err := b.Exec(ctx, "BEGIN"); err != nil {
+		t.Fatal(err)
+	}
+	defer b.Exec(ctx, "ROLLBACK")
+	var n int
+	if err := a.QueryRow(ctx, sql, 1).Scan(&n); err != nil {
+		return err
+	}
+	if n != 2 {
+		t.Errorf("%s with 1: %d", sql, n)
+	}
+	return nil
+}
