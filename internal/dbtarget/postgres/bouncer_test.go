@@ -99,3 +99,97 @@ func elsewhere(ctx context.Context, t *testing.T, tg dbtarget.Target) error {
 	}
 	return nil
 }
+
+// TestBouncerFlushReachesEveryConnection: behind pgbouncer the target
+// knows it is behind a pooler (and directly that it is not), and the
+// sessions' flushes at an edge publish the transactions of every server
+// connection that ran theirs, though each ran its last within the second
+// in which PostgreSQL publishes no more: the database counts them all at
+// once.
+func TestBouncerFlushReachesEveryConnection(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	url := pgtest.NewDB(t)
+	bounced := pgtest.Bouncer(t, url, 4)
+	direct, err := Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer direct.Close()
+	if direct.(*Target).pooler {
+		t.Fatal("directly: a pooler found")
+	}
+	setup, err := direct.Session(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := setup.Exec(ctx, "CREATE TABLE n (i int)"); err != nil {
+		t.Fatal(err)
+	}
+	setup.Close()
+	tg, err := Open(ctx, withMode(bounced, "exec"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	if !tg.(*Target).pooler {
+		t.Fatal("through pgbouncer: no pooler found")
+	}
+	ss := make([]dbtarget.Session, 3)
+	for i := range ss {
+		if ss[i], err = tg.Session(ctx); err != nil {
+			t.Fatal(err)
+		}
+		defer ss[i].Close()
+	}
+	flushAll := func() {
+		t.Helper()
+		errs := make(chan error, len(ss))
+		// They come to an edge a little apart, as sessions finishing
+		// their transactions do: each flush alone would be done before
+		// the next came, and pgbouncer would lend them all the server
+		// connection used last.
+		for i, s := range ss {
+			go func() {
+				time.Sleep(time.Duration(i) * 50 * time.Millisecond)
+				errs <- s.(dbtarget.Flusher).Flush(ctx)
+			}()
+		}
+		for range ss {
+			if err := <-errs; err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	flushAll()
+	before, _, err := tg.Xacts(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Two rounds of a transaction on each session, the three open at once,
+	// so on three server connections; the first round's is published as
+	// each goes idle, the second's waits for the flush.
+	for range 2 {
+		for _, s := range ss {
+			for _, sql := range []string{"BEGIN", "INSERT INTO n VALUES (1)"} {
+				if _, err := s.Exec(ctx, sql); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		for _, s := range ss {
+			if _, err := s.Exec(ctx, "COMMIT"); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	flushAll()
+	after, _, err := tg.Xacts(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Autovacuum's visits to the database may add one or two.
+	if n := after - before; n < 6 || n > 8 {
+		t.Errorf("the database counted %d transactions; want the sessions' 6", n)
+	}
+}

@@ -118,6 +118,12 @@ type Target struct {
 	// unless the URL's default_query_exec_mode (pgx's) asks for a mode
 	// that prepares none (see session).
 	named bool
+	// pooler: a pooler stands between dbrig and the server (see
+	// pooledFlush), which the harness's own first connection tells: its
+	// process id is not the backend's.
+	pooler bool
+	// edge is where the sessions' flushes meet behind a pooler.
+	edge meeting
 }
 
 var _ dbtarget.Restartable = (*Target)(nil)
@@ -147,7 +153,10 @@ func Open(ctx context.Context, url string) (dbtarget.Target, error) {
 	}
 	var major int
 	err = own.do(ctx, func(ctx context.Context, c *pgx.Conn) error {
-		return c.QueryRow(ctx, "SELECT current_database(), current_setting('server_version_num')::int / 10000").Scan(&t.db, &major)
+		var pid uint32
+		err := c.QueryRow(ctx, "SELECT current_database(), current_setting('server_version_num')::int / 10000, pg_backend_pid()").Scan(&t.db, &major, &pid)
+		t.pooler = pid != c.PgConn().PID()
+		return err
 	})
 	if err != nil {
 		own.close()
@@ -384,6 +393,7 @@ func (t *Target) Session(ctx context.Context) (dbtarget.Session, error) {
 		return nil, err
 	}
 	c.TypeMap().RegisterType(&pgtype.Type{Name: "numeric", OID: pgtype.NumericOID, Codec: textNumeric{}})
+	t.edge.open(1)
 	return &session{t: t, c: c, names: map[string]string{}}, nil
 }
 
@@ -448,6 +458,8 @@ type session struct {
 	// at a time, and holding them here costs no allocation a query.
 	row  row
 	rows rows
+	// closed: Close has left the sessions that meet at an edge.
+	closed bool
 }
 
 // statement is what to run for sql: the name it was prepared under, or
@@ -484,7 +496,12 @@ var (
 // and what it did last waits for its next transaction, so the counters
 // read at a window's edge miss up to half a second of each session's
 // transactions, and a session's start-up until its first transaction.
-func (s *session) Flush(ctx context.Context) error { return s.t.flush(ctx, s.c) }
+func (s *session) Flush(ctx context.Context) error {
+	if s.t.pooler {
+		return s.pooledFlush(ctx)
+	}
+	return s.t.flush(ctx, s.c)
+}
 
 // Prepare prepares each of sqls now, as their first use would, where the
 // session names its statements.
@@ -570,4 +587,10 @@ func (s *session) Load(ctx context.Context, table string, columns []string, src 
 	return n, nil
 }
 
-func (s *session) Close() error { return s.c.Close(context.Background()) }
+func (s *session) Close() error {
+	if !s.closed {
+		s.closed = true
+		s.t.edge.open(-1)
+	}
+	return s.c.Close(context.Background())
+}
