@@ -4,11 +4,13 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/dbrig/dbrig/internal/dbtarget"
+	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/server/postgres/pgtest"
 )
 
@@ -20,27 +22,8 @@ import (
 func TestBouncerNamedStatements(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	url := pgtest.NewDB(t)
+	url, _ := modeDB(ctx, t)
 	bounced := pgtest.Bouncer(t, url, 4)
-	direct, err := Open(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer direct.Close()
-	setup, err := direct.Session(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, sql := range []string{
-		"CREATE TABLE kv (k int PRIMARY KEY, v numeric)",
-		`CREATE FUNCTION call(w int, items int[], amount numeric, at timestamp) RETURNS TABLE (n int, total numeric)
-		LANGUAGE sql AS $$ SELECT w + cardinality(items), amount * 2 + extract(year FROM at)::numeric $$`,
-	} {
-		if _, err := setup.Exec(ctx, sql); err != nil {
-			t.Fatal(err)
-		}
-	}
-	setup.Close()
 	for _, mode := range []string{"", "exec"} {
 		tg, err := Open(ctx, withMode(bounced, mode))
 		if err != nil {
@@ -50,8 +33,10 @@ func TestBouncerNamedStatements(t *testing.T) {
 		err = elsewhere(ctx, t, tg)
 		t.Logf("mode %q: %v", mode, err)
 		switch {
-		case mode == "" && (err == nil || !strings.Contains(err.Error(), "add default_query_exec_mode=exec to the URL")):
-			t.Errorf("default mode through pgbouncer: %v; want the statement missing, and what to do", err)
+		case mode == "" && (err == nil || !strings.Contains(err.Error(), "add default_query_exec_mode=exec to the URL") ||
+			!errors.As(err, new(*exitcode.UserError)) || tg.Classify(err) != dbtarget.ErrOther):
+			t.Errorf("default mode through pgbouncer: %v (class %v); want the statement missing, what to do, the user's to fix, "+
+				"and the transaction's failure", err, tg.Classify(err))
 		case mode != "" && err != nil:
 			t.Errorf("mode %s through pgbouncer: %v", mode, err)
 		}
@@ -109,24 +94,11 @@ func elsewhere(ctx context.Context, t *testing.T, tg dbtarget.Target) error {
 func TestBouncerFlushReachesEveryConnection(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	url := pgtest.NewDB(t)
+	url, direct := modeDB(ctx, t)
 	bounced := pgtest.Bouncer(t, url, 4)
-	direct, err := Open(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer direct.Close()
 	if direct.(*Target).pooler {
 		t.Fatal("directly: a pooler found")
 	}
-	setup, err := direct.Session(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := setup.Exec(ctx, "CREATE TABLE n (i int)"); err != nil {
-		t.Fatal(err)
-	}
-	setup.Close()
 	tg, err := Open(ctx, withMode(bounced, "exec"))
 	if err != nil {
 		t.Fatal(err)
@@ -169,12 +141,13 @@ func TestBouncerFlushReachesEveryConnection(t *testing.T) {
 	// Two rounds of a transaction on each session, the three open at once,
 	// so on three server connections; the first round's is published as
 	// each goes idle, the second's waits for the flush.
-	for range 2 {
-		for _, s := range ss {
-			for _, sql := range []string{"BEGIN", "INSERT INTO n VALUES (1)"} {
-				if _, err := s.Exec(ctx, sql); err != nil {
-					t.Fatal(err)
-				}
+	for round := range 2 {
+		for i, s := range ss {
+			if _, err := s.Exec(ctx, "BEGIN"); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.Exec(ctx, "INSERT INTO kv VALUES ($1, 1)", round*len(ss)+i); err != nil {
+				t.Fatal(err)
 			}
 		}
 		for _, s := range ss {

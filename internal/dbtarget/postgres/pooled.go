@@ -3,11 +3,11 @@ package postgres
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 	"time"
 
 	"github.com/dbrig/dbrig/internal/dbtarget"
+	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -27,25 +27,41 @@ const (
 // max_prepared_statements) does to prepared statements: it runs each
 // transaction on whichever server connection is free, so a statement is
 // missing on the connection that runs it, or, prepared by another client
-// under the same name, already there. The server's error stays err's
-// cause, classified as before.
-func (s *session) pooled(err error) error {
+// under the same name, already there. Those are the sessions' statements
+// by name, pgx's own in its statement cache (the harness's queries, in
+// the default mode), or describe_exec's unnamed one. The error is one the
+// user fixes (exit 2), and its cause is still the server's, classified as
+// before.
+func (t *Target) pooled(err error) error {
 	if err == nil {
 		return nil
 	}
 	if code := dbtarget.SQLState(err); code != undefinedStatement && code != duplicateStatement {
 		return err
 	}
-	switch {
-	case s.t.named:
-		return fmt.Errorf("%w: dbrig prepares its statements on each session, and a pooler in transaction mode "+
-			"runs them on other server connections: add default_query_exec_mode=exec to the URL "+
-			"(or use pgbouncer 1.21 or later with max_prepared_statements)", err)
-	case s.t.cfg.DefaultQueryExecMode == pgx.QueryExecModeDescribeExec:
-		return fmt.Errorf("%w: default_query_exec_mode=describe_exec describes a statement and runs it in two "+
-			"round trips, which a pooler in transaction mode may send to two server connections: use exec", err)
+	switch t.cfg.DefaultQueryExecMode {
+	case pgx.QueryExecModeCacheStatement:
+		return poolerError{err, "prepared statements do not follow a session through a pooler in transaction mode, which lends " +
+			"each transaction whichever server connection is free: add default_query_exec_mode=exec to the URL " +
+			"(or use pgbouncer 1.21 or later with max_prepared_statements)"}
+	case pgx.QueryExecModeDescribeExec:
+		return poolerError{err, "default_query_exec_mode=describe_exec describes a statement and runs it in two " +
+			"round trips, which a pooler in transaction mode may send to two server connections: use exec"}
 	}
 	return err
+}
+
+// poolerError is the server's error about a prepared statement, and what
+// to do about it.
+type poolerError struct {
+	err error
+	do  string
+}
+
+func (e poolerError) Error() string { return e.err.Error() + ": " + e.do }
+
+func (e poolerError) Unwrap() []error {
+	return []error{e.err, &exitcode.UserError{Msg: e.Error()}}
 }
 
 // row is a QueryRow's result, whose error says what pooled says.
@@ -54,7 +70,7 @@ type row struct {
 	s *session
 }
 
-func (r *row) Scan(dest ...any) error { return r.s.pooled(r.Row.Scan(dest...)) }
+func (r *row) Scan(dest ...any) error { return r.s.t.pooled(r.Row.Scan(dest...)) }
 
 // rows is a Query's result, whose error says what pooled says.
 type rows struct {
@@ -62,7 +78,7 @@ type rows struct {
 	s *session
 }
 
-func (r *rows) Err() error { return r.s.pooled(r.Rows.Err()) }
+func (r *rows) Err() error { return r.s.t.pooled(r.Rows.Err()) }
 
 // meetWait is how long the sessions' flushes behind a pooler wait for one
 // another at an edge: a session that does not flush there (stuck in a

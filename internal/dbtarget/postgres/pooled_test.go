@@ -31,26 +31,7 @@ func withMode(url, mode string) string {
 func TestExecModes(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	url := pgtest.NewDB(t)
-	setup, err := Open(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer setup.Close()
-	s, err := setup.Session(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, sql := range []string{
-		"CREATE TABLE kv (k int PRIMARY KEY, v numeric)",
-		`CREATE FUNCTION call(w int, items int[], amount numeric, at timestamp) RETURNS TABLE (n int, total numeric)
-		LANGUAGE sql AS $$ SELECT w + cardinality(items), amount * 2 + extract(year FROM at)::numeric $$`,
-	} {
-		if _, err := s.Exec(ctx, sql); err != nil {
-			t.Fatal(err)
-		}
-	}
-	s.Close()
+	url, _ := modeDB(ctx, t)
 	for _, mode := range []string{"", "cache_statement", "exec", "cache_describe", "describe_exec", "simple_protocol"} {
 		t.Run("mode="+mode, func(t *testing.T) {
 			named := mode == "" || mode == "cache_statement"
@@ -77,6 +58,33 @@ func TestExecModes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// modeDB is a database of the test's own with the table kv and the
+// function call that runModeStatements uses, and a target on it.
+func modeDB(ctx context.Context, t *testing.T) (url string, direct dbtarget.Target) {
+	t.Helper()
+	url = pgtest.NewDB(t)
+	direct, err := Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { direct.Close() })
+	s, err := direct.Session(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, sql := range []string{
+		"CREATE TABLE kv (k int PRIMARY KEY, v numeric)",
+		`CREATE FUNCTION call(w int, items int[], amount numeric, at timestamp) RETURNS TABLE (n int, total numeric)
+		LANGUAGE sql AS $$ SELECT w + cardinality(items), amount * 2 + extract(year FROM at)::numeric $$`,
+	} {
+		if _, err := s.Exec(ctx, sql); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return url, direct
 }
 
 // runModeStatements runs on s what TestExecModes checks, on the table kv

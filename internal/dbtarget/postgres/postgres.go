@@ -349,6 +349,8 @@ type link struct {
 	c        *pgx.Conn
 	connect  func(context.Context) (*pgx.Conn, error)
 	classify func(error) dbtarget.ErrClass
+	// explain says what to do about an error that can say more.
+	explain func(error) error
 }
 
 // link connects with cfg and keeps reconnecting with it.
@@ -356,6 +358,7 @@ func (t *Target) link(ctx context.Context, cfg *pgx.ConnConfig) (*link, error) {
 	l := &link{
 		connect:  func(ctx context.Context) (*pgx.Conn, error) { return t.connect(ctx, cfg) },
 		classify: t.Classify,
+		explain:  t.pooled,
 	}
 	var err error
 	if l.c, err = l.connect(ctx); err != nil {
@@ -368,7 +371,7 @@ func (t *Target) link(ctx context.Context, cfg *pgx.ConnConfig) (*link, error) {
 func (l *link) do(ctx context.Context, q func(context.Context, *pgx.Conn) error) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return dbtarget.Reconnecting(ctx, l.classify,
+	return l.explain(dbtarget.Reconnecting(ctx, l.classify,
 		func(ctx context.Context) error {
 			c, err := l.connect(ctx)
 			if err != nil {
@@ -378,7 +381,7 @@ func (l *link) do(ctx context.Context, q func(context.Context, *pgx.Conn) error)
 			l.c = c
 			return nil
 		},
-		func(ctx context.Context) error { return q(ctx, l.c) })
+		func(ctx context.Context) error { return q(ctx, l.c) }))
 }
 
 func (l *link) close() error {
@@ -511,7 +514,7 @@ func (s *session) Prepare(ctx context.Context, sqls ...string) error {
 	}
 	for _, sql := range sqls {
 		if _, err := s.prepared(ctx, sql); err != nil {
-			return s.pooled(err)
+			return s.t.pooled(err)
 		}
 	}
 	return nil
@@ -520,16 +523,16 @@ func (s *session) Prepare(ctx context.Context, sqls ...string) error {
 func (s *session) Exec(ctx context.Context, sql string, args ...any) (int64, error) {
 	name, err := s.statement(ctx, sql, args)
 	if err != nil {
-		return 0, s.pooled(err)
+		return 0, s.t.pooled(err)
 	}
 	tag, err := s.c.Exec(ctx, name, args...)
-	return tag.RowsAffected(), s.pooled(err)
+	return tag.RowsAffected(), s.t.pooled(err)
 }
 
 func (s *session) QueryRow(ctx context.Context, sql string, args ...any) dbtarget.Row {
 	name, err := s.statement(ctx, sql, args)
 	if err != nil {
-		return dbtarget.ErrRow{Err: s.pooled(err)}
+		return dbtarget.ErrRow{Err: s.t.pooled(err)}
 	}
 	s.row = row{Row: s.c.QueryRow(ctx, name, args...), s: s}
 	return &s.row
@@ -538,11 +541,11 @@ func (s *session) QueryRow(ctx context.Context, sql string, args ...any) dbtarge
 func (s *session) Query(ctx context.Context, sql string, args ...any) (dbtarget.Rows, error) {
 	name, err := s.statement(ctx, sql, args)
 	if err != nil {
-		return nil, s.pooled(err)
+		return nil, s.t.pooled(err)
 	}
 	r, err := s.c.Query(ctx, name, args...)
 	if err != nil {
-		return nil, s.pooled(err)
+		return nil, s.t.pooled(err)
 	}
 	s.rows = rows{Rows: r, s: s}
 	return &s.rows, nil
@@ -560,7 +563,7 @@ func (s *session) Batch(ctx context.Context, qs []dbtarget.Query) error {
 		if s.t.named {
 			var err error
 			if name, err = s.prepared(ctx, q.SQL); err != nil {
-				return s.pooled(err)
+				return s.t.pooled(err)
 			}
 		}
 		b.Queue(name, q.Args...)
@@ -573,10 +576,10 @@ func (s *session) Batch(ctx context.Context, qs []dbtarget.Query) error {
 		}
 		if err != nil {
 			br.Close()
-			return s.pooled(err)
+			return s.t.pooled(err)
 		}
 	}
-	return s.pooled(br.Close())
+	return s.t.pooled(br.Close())
 }
 
 func (s *session) Load(ctx context.Context, table string, columns []string, src dbtarget.RowSource) (int64, error) {

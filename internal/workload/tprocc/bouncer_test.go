@@ -4,12 +4,14 @@ package tprocc
 
 import (
 	"context"
+	"errors"
 	"math"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/dbrig/dbrig/internal/dbtarget"
+	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/result"
 	runpkg "github.com/dbrig/dbrig/internal/runner"
 	"github.com/dbrig/dbrig/internal/server/postgres/pgtest"
@@ -23,7 +25,7 @@ import (
 // statement, and sql mode's pipelines, whose transaction keeps its server
 // connection from the BEGIN of its first batch to the COMMIT of its last.
 // In the default mode the sessions' statements prepared by name fail, in
-// one line that says what to do. The database's NOPM and transactions
+// one line that says what to do, exit 2. The database's NOPM and transactions
 // agree with the client's within 1%: the sessions' flushes at the
 // window's edges reach every server connection (postgres.pooledFlush).
 func TestBouncerPostgres(t *testing.T) {
@@ -44,8 +46,9 @@ func TestBouncerPostgres(t *testing.T) {
 			doc, err := runBounced(ctx, t, w, u, c.mode)
 			if c.exec == "" {
 				t.Logf("in the default mode: %v", err)
-				if err == nil || !strings.Contains(err.Error(), "add default_query_exec_mode=exec to the URL") {
-					t.Errorf("statements prepared by name through pgbouncer: %v; want them missing, and what to do", err)
+				if err == nil || !strings.Contains(err.Error(), "add default_query_exec_mode=exec to the URL") ||
+					!errors.As(err, new(*exitcode.UserError)) {
+					t.Errorf("statements prepared by name through pgbouncer: %v; want them missing, and what to do (exit 2)", err)
 				}
 				return
 			}
