@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -36,16 +37,7 @@ import (
 // transactions, which tests compare with the client's.
 func Bouncer(tb testing.TB, u string, poolSize int) string {
 	tb.Helper()
-	bin, err := exec.LookPath("pgbouncer")
-	if err != nil {
-		bin = "/usr/sbin/pgbouncer"
-	}
-	if _, err := os.Stat(bin); err != nil {
-		if os.Getenv("DBRIG_REQUIRE_PGBOUNCER") == "1" {
-			tb.Fatal("pgtest: DBRIG_REQUIRE_PGBOUNCER=1 but pgbouncer is not installed")
-		}
-		tb.Skip("pgbouncer is not installed (apt-get install pgbouncer)")
-	}
+	bin := bouncerBin(tb)
 	pu, err := url.Parse(u)
 	if err != nil {
 		tb.Fatal(err)
@@ -67,32 +59,7 @@ func Bouncer(tb testing.TB, u string, poolSize int) string {
 		tb.Fatal(err)
 	}
 	port := freePort(tb)
-	ini := fmt.Sprintf(`[databases]
-* = host=%s port=%s
-[pgbouncer]
-listen_addr = 127.0.0.1
-listen_port = %d
-unix_socket_dir =
-auth_type = scram-sha-256
-auth_file = %s
-pool_mode = transaction
-default_pool_size = %d
-max_client_conn = 1000
-server_check_query =
-logfile = %s
-`, pu.Hostname(), pu.Port(), port, filepath.Join(dir, "users.txt"), poolSize, filepath.Join(dir, "pgbouncer.log"))
-	for name, text := range map[string]string{
-		"pgbouncer.ini": ini,
-		"users.txt":     strconv.Quote(pu.User.Username()) + " " + strconv.Quote(password) + "\n",
-	} {
-		path := filepath.Join(dir, name)
-		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
-			tb.Fatal(err)
-		}
-		if err := server.Own(path, cred); err != nil {
-			tb.Fatal(err)
-		}
-	}
+	writeBouncerFiles(tb, dir, cred, pu, password, port, poolSize)
 	cmd := exec.Command(bin, filepath.Join(dir, "pgbouncer.ini"))
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -144,3 +111,55 @@ func listening(addr string, exited <-chan struct{}) error {
 	}
 	return fmt.Errorf("not listening on %s after 10 s", addr)
 }
+
+// bouncerBin is the pgbouncer binary, or skips the test without one.
+func bouncerBin(tb testing.TB) string {
+	tb.Helper()
+	bin, err := exec.LookPath("pgbouncer")
+	if err != nil {
+		bin = "/usr/sbin/pgbouncer"
+	}
+	if _, err := os.Stat(bin); err != nil {
+		if os.Getenv("DBRIG_REQUIRE_PGBOUNCER") == "1" {
+			tb.Fatal("pgtest: DBRIG_REQUIRE_PGBOUNCER=1 but pgbouncer is not installed")
+		}
+		tb.Skip("pgbouncer is not installed (apt-get install pgbouncer)")
+	}
+	return bin
+}
+
+// writeBouncerFiles writes pgbouncer's configuration and auth file into
+// dir, for cred's user alone.
+func writeBouncerFiles(tb testing.TB, dir string, cred *syscall.Credential, pu *url.URL, password string, port, poolSize int) {
+	tb.Helper()
+	ini := fmt.Sprintf(`[databases]
+* = host=%s port=%s
+[pgbouncer]
+listen_addr = 127.0.0.1
+listen_port = %d
+unix_socket_dir =
+auth_type = scram-sha-256
+auth_file = %s
+pool_mode = transaction
+default_pool_size = %d
+max_client_conn = 1000
+server_check_query =
+logfile = %s
+`, pu.Hostname(), pu.Port(), port, filepath.Join(dir, "users.txt"), poolSize, filepath.Join(dir, "pgbouncer.log"))
+	for name, text := range map[string]string{
+		"pgbouncer.ini": ini,
+		"users.txt":     quoted(pu.User.Username()) + " " + quoted(password) + "\n",
+	} {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+			tb.Fatal(err)
+		}
+		if err := server.Own(path, cred); err != nil {
+			tb.Fatal(err)
+		}
+	}
+}
+
+// quoted is s as pgbouncer's auth file quotes it: in double quotes, each
+// one in it doubled.
+func quoted(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
