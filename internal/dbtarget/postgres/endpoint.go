@@ -28,5 +28,9 @@ func Endpoint(url string) (dbtarget.Endpoint, error) {
 // badURL is the one line about a url that cannot be read, its password
 // scrubbed.
 func badURL(url string, err error) error {
+	if strings.Contains(err.Error(), "invalid default_query_exec_mode") {
+		return exitcode.Userf("target %s: default_query_exec_mode must be one of %s "+
+			"(exec or cache_describe through a pooler in transaction mode)", Redact(url), execModes)
+	}
 	return exitcode.Userf("target %s: %s", Redact(url), dbtarget.Scrub(human.OneLine(err), secretOf(url)))
 }

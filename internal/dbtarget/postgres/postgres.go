@@ -114,6 +114,16 @@ type Target struct {
 	// flushes counts the transactions Flush has run in the measured
 	// database, which Xacts leaves out (and the telemetry's commits).
 	flushes atomic.Int64
+	// named: sessions prepare their statements under names of their own,
+	// unless the URL's default_query_exec_mode (pgx's) asks for a mode
+	// that prepares none (see session).
+	named bool
+	// pooler: a pooler stands between dbrig and the server (see
+	// pooledFlush), which the harness's own first connection tells: its
+	// process id is not the backend's.
+	pooler bool
+	// edge is where the sessions' flushes meet behind a pooler.
+	edge meeting
 }
 
 var _ dbtarget.Restartable = (*Target)(nil)
@@ -135,14 +145,18 @@ func Open(ctx context.Context, url string) (dbtarget.Target, error) {
 		defer cancel()
 		return dialQuiet(ctx, network, addr)
 	}
-	t := &Target{cfg: cfg, url: Redact(url), secret: cfg.Password}
+	t := &Target{cfg: cfg, url: Redact(url), secret: cfg.Password,
+		named: cfg.DefaultQueryExecMode == pgx.QueryExecModeCacheStatement}
 	own, err := t.link(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
 	var major int
 	err = own.do(ctx, func(ctx context.Context, c *pgx.Conn) error {
-		return c.QueryRow(ctx, "SELECT current_database(), current_setting('server_version_num')::int / 10000").Scan(&t.db, &major)
+		var pid uint32
+		err := c.QueryRow(ctx, "SELECT current_database(), current_setting('server_version_num')::int / 10000, pg_backend_pid()").Scan(&t.db, &major, &pid)
+		t.pooler = pid != c.PgConn().PID()
+		return err
 	})
 	if err != nil {
 		own.close()
@@ -335,6 +349,8 @@ type link struct {
 	c        *pgx.Conn
 	connect  func(context.Context) (*pgx.Conn, error)
 	classify func(error) dbtarget.ErrClass
+	// explain says what to do about an error that can say more.
+	explain func(error) error
 }
 
 // link connects with cfg and keeps reconnecting with it.
@@ -342,6 +358,7 @@ func (t *Target) link(ctx context.Context, cfg *pgx.ConnConfig) (*link, error) {
 	l := &link{
 		connect:  func(ctx context.Context) (*pgx.Conn, error) { return t.connect(ctx, cfg) },
 		classify: t.Classify,
+		explain:  t.pooled,
 	}
 	var err error
 	if l.c, err = l.connect(ctx); err != nil {
@@ -354,7 +371,7 @@ func (t *Target) link(ctx context.Context, cfg *pgx.ConnConfig) (*link, error) {
 func (l *link) do(ctx context.Context, q func(context.Context, *pgx.Conn) error) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return dbtarget.Reconnecting(ctx, l.classify,
+	return l.explain(dbtarget.Reconnecting(ctx, l.classify,
 		func(ctx context.Context) error {
 			c, err := l.connect(ctx)
 			if err != nil {
@@ -364,7 +381,7 @@ func (l *link) do(ctx context.Context, q func(context.Context, *pgx.Conn) error)
 			l.c = c
 			return nil
 		},
-		func(ctx context.Context) error { return q(ctx, l.c) })
+		func(ctx context.Context) error { return q(ctx, l.c) }))
 }
 
 func (l *link) close() error {
@@ -379,6 +396,7 @@ func (t *Target) Session(ctx context.Context) (dbtarget.Session, error) {
 		return nil, err
 	}
 	c.TypeMap().RegisterType(&pgtype.Type{Name: "numeric", OID: pgtype.NumericOID, Codec: textNumeric{}})
+	t.edge.open(1)
 	return &session{t: t, c: c, names: map[string]string{}}, nil
 }
 
@@ -426,17 +444,32 @@ func (t *Target) Classify(err error) dbtarget.ErrClass {
 // on it fails, so every intended rollback (an error, by convention) cost
 // a DEALLOCATE and a new PREPARE on the statement's next call, and
 // extra transactions in the database's own count.
+//
+// A pooler in transaction mode (pgbouncer before 1.21, or without
+// max_prepared_statements) runs each transaction on whichever server
+// connection is free, where the names are not. The URL's
+// default_query_exec_mode then asks for pgx's statements without names:
+// exec (the types from the Go values, one round trip), cache_describe
+// (each statement described once), simple_protocol; describe_exec
+// describes on one round trip and runs on the next, which may be
+// another server connection's.
 type session struct {
 	t     *Target
 	c     *pgx.Conn
 	names map[string]string // by SQL
+	// row and rows hold the last query's result: a session runs one query
+	// at a time, and holding them here costs no allocation a query.
+	row  row
+	rows rows
+	// closed: Close has left the sessions that meet at an edge.
+	closed bool
 }
 
 // statement is what to run for sql: the name it was prepared under, or
 // the SQL itself when it has no arguments (pgx then uses the simple
-// protocol, which cannot carry any).
+// protocol, which cannot carry any) or the session names no statements.
 func (s *session) statement(ctx context.Context, sql string, args []any) (string, error) {
-	if len(args) == 0 {
+	if len(args) == 0 || !s.t.named {
 		return sql, nil
 	}
 	return s.prepared(ctx, sql)
@@ -466,13 +499,22 @@ var (
 // and what it did last waits for its next transaction, so the counters
 // read at a window's edge miss up to half a second of each session's
 // transactions, and a session's start-up until its first transaction.
-func (s *session) Flush(ctx context.Context) error { return s.t.flush(ctx, s.c) }
+func (s *session) Flush(ctx context.Context) error {
+	if s.t.pooler {
+		return s.pooledFlush(ctx)
+	}
+	return s.t.flush(ctx, s.c)
+}
 
-// Prepare prepares each of sqls now, as their first use would.
+// Prepare prepares each of sqls now, as their first use would, where the
+// session names its statements.
 func (s *session) Prepare(ctx context.Context, sqls ...string) error {
+	if !s.t.named {
+		return nil
+	}
 	for _, sql := range sqls {
 		if _, err := s.prepared(ctx, sql); err != nil {
-			return err
+			return s.t.pooled(err)
 		}
 	}
 	return nil
@@ -481,38 +523,48 @@ func (s *session) Prepare(ctx context.Context, sqls ...string) error {
 func (s *session) Exec(ctx context.Context, sql string, args ...any) (int64, error) {
 	name, err := s.statement(ctx, sql, args)
 	if err != nil {
-		return 0, err
+		return 0, s.t.pooled(err)
 	}
 	tag, err := s.c.Exec(ctx, name, args...)
-	return tag.RowsAffected(), err
+	return tag.RowsAffected(), s.t.pooled(err)
 }
 
 func (s *session) QueryRow(ctx context.Context, sql string, args ...any) dbtarget.Row {
 	name, err := s.statement(ctx, sql, args)
 	if err != nil {
-		return dbtarget.ErrRow{Err: err}
+		return dbtarget.ErrRow{Err: s.t.pooled(err)}
 	}
-	return s.c.QueryRow(ctx, name, args...)
+	s.row = row{Row: s.c.QueryRow(ctx, name, args...), s: s}
+	return &s.row
 }
 
 func (s *session) Query(ctx context.Context, sql string, args ...any) (dbtarget.Rows, error) {
 	name, err := s.statement(ctx, sql, args)
 	if err != nil {
-		return nil, err
+		return nil, s.t.pooled(err)
 	}
-	return s.c.Query(ctx, name, args...)
+	r, err := s.c.Query(ctx, name, args...)
+	if err != nil {
+		return nil, s.t.pooled(err)
+	}
+	s.rows = rows{Rows: r, s: s}
+	return &s.rows, nil
 }
 
 // Batch sends qs as one pipeline, ended by a single Sync: one round trip
 // for all of them. Every statement, with arguments or not, goes by the
-// name it was prepared under, since a pipeline cannot use the simple
-// protocol. After an error the server skips the rest up to the Sync.
+// name it was prepared under where the session names them, since a
+// pipeline cannot use the simple protocol; else pgx sends each in the
+// URL's mode. After an error the server skips the rest up to the Sync.
 func (s *session) Batch(ctx context.Context, qs []dbtarget.Query) error {
 	b := &pgx.Batch{}
 	for _, q := range qs {
-		name, err := s.prepared(ctx, q.SQL)
-		if err != nil {
-			return err
+		name := q.SQL
+		if s.t.named {
+			var err error
+			if name, err = s.prepared(ctx, q.SQL); err != nil {
+				return s.t.pooled(err)
+			}
 		}
 		b.Queue(name, q.Args...)
 	}
@@ -524,10 +576,10 @@ func (s *session) Batch(ctx context.Context, qs []dbtarget.Query) error {
 		}
 		if err != nil {
 			br.Close()
-			return err
+			return s.t.pooled(err)
 		}
 	}
-	return br.Close()
+	return s.t.pooled(br.Close())
 }
 
 func (s *session) Load(ctx context.Context, table string, columns []string, src dbtarget.RowSource) (int64, error) {
@@ -538,4 +590,10 @@ func (s *session) Load(ctx context.Context, table string, columns []string, src 
 	return n, nil
 }
 
-func (s *session) Close() error { return s.c.Close(context.Background()) }
+func (s *session) Close() error {
+	if !s.closed {
+		s.closed = true
+		s.t.edge.open(-1)
+	}
+	return s.c.Close(context.Background())
+}
