@@ -31,10 +31,13 @@ func marker(warehouses int) string {
 	return fmt.Sprintf("bench/terminals: tproc-c, %d warehouses", warehouses)
 }
 
+// dbName is the database of tproc-c with the given warehouses.
+func dbName(warehouses int) string { return "w" + strconv.Itoa(warehouses) }
+
 // database returns the URL of a database of tproc-c with the given
 // warehouses, built unless a finished build is there already.
 func (b *bench) database(ctx context.Context, warehouses int) (string, error) {
-	name := "w" + strconv.Itoa(warehouses)
+	name := dbName(warehouses)
 	url := b.urlFor(name)
 	if b.built[warehouses] {
 		return url, nil

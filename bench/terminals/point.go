@@ -77,7 +77,7 @@ func (b *bench) point(ctx context.Context, sh shape, n int, via string) (Point, 
 	if err := harness.Checkpoint(ctx, url); err != nil {
 		return p, err
 	}
-	poll, err := pollSessions(ctx, url)
+	poll, err := pollSessions(ctx, b.urlFor("postgres"), dbName(sh.warehouses))
 	if err != nil {
 		return p, err
 	}

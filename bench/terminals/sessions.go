@@ -10,22 +10,26 @@ import (
 )
 
 // sessionPoll watches the client sessions the server has on a database
-// while a point runs, from a connection of its own that it leaves out.
+// while a point runs, from a connection of its own to another database
+// (the maintenance database postgres): its queries, a transaction a
+// second, would otherwise count in the measured database's TPM.
 type sessionPoll struct {
 	conn   *pgx.Conn
+	db     string
 	before int64
 	stop   chan struct{}
 	done   chan int
 }
 
-// pollSessions reads the database's count of sessions opened so far, then
-// counts its client backends once a second until end.
-func pollSessions(ctx context.Context, url string) (*sessionPoll, error) {
-	conn, err := pgx.Connect(ctx, url)
+// pollSessions reads database db's count of sessions opened so far, then
+// counts its client backends once a second until end, over a connection
+// to adminURL.
+func pollSessions(ctx context.Context, adminURL, db string) (*sessionPoll, error) {
+	conn, err := pgx.Connect(ctx, adminURL)
 	if err != nil {
 		return nil, err
 	}
-	p := &sessionPoll{conn: conn, stop: make(chan struct{}), done: make(chan int, 1)}
+	p := &sessionPoll{conn: conn, db: db, stop: make(chan struct{}), done: make(chan int, 1)}
 	if p.before, err = p.opened(ctx); err != nil {
 		conn.Close(context.WithoutCancel(ctx))
 		return nil, err
@@ -52,12 +56,11 @@ func (p *sessionPoll) loop(ctx context.Context) {
 	}
 }
 
-// count is the database's client backends but the poll's, 0 when they
-// cannot be read.
+// count is the database's client backends, 0 when they cannot be read.
 func (p *sessionPoll) count(ctx context.Context) int {
 	var n int
 	err := p.conn.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
-		WHERE datname = current_database() AND backend_type = 'client backend' AND pid <> pg_backend_pid()`).Scan(&n)
+		WHERE datname = $1 AND backend_type = 'client backend'`, p.db).Scan(&n)
 	if err != nil {
 		return 0
 	}
@@ -87,6 +90,6 @@ func (p *sessionPoll) opened(ctx context.Context) (int64, error) {
 		return 0, err
 	}
 	var n int64
-	err := p.conn.QueryRow(ctx, "SELECT sessions FROM pg_stat_database WHERE datname = current_database()").Scan(&n)
+	err := p.conn.QueryRow(ctx, "SELECT sessions FROM pg_stat_database WHERE datname = $1", p.db).Scan(&n)
 	return n, err
 }
