@@ -3,6 +3,7 @@
 package main
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -41,8 +42,8 @@ func TestWindow(t *testing.T) {
 	}
 	var p Point
 	p.window(samples, t0.Add(2100*time.Millisecond), t0.Add(7900*time.Millisecond))
-	if p.RSSStart != 102 || p.RSSEnd != 108 {
-		t.Errorf("RSS %d to %d, want 102 to 108", p.RSSStart, p.RSSEnd)
+	if want := []int64{102, 104, 105, 106, 108}; !slices.Equal(p.RSSWindow, want) {
+		t.Errorf("RSS in the window %v, want %v", p.RSSWindow, want)
 	}
 	if p.WindowCores < 0.099 || p.WindowCores > 0.101 {
 		t.Errorf("window cores %.3f, want 0.1", p.WindowCores)

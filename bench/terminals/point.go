@@ -29,10 +29,9 @@ type Point struct {
 	Failed string `json:"failed,omitempty"`
 
 	PeakRSS int64 `json:"peak_rss_bytes"`
-	// RSSStart and RSSEnd are dbrig's VmRSS nearest the window's edges,
-	// from a 1 Hz sample.
-	RSSStart int64 `json:"rss_window_start_bytes"`
-	RSSEnd   int64 `json:"rss_window_end_bytes"`
+	// RSSWindow is dbrig's VmRSS, from a 1 Hz sample, nearest the
+	// window's start, its quarters and its end: flat, or growing how.
+	RSSWindow []int64 `json:"rss_window_bytes"`
 	// Cores is dbrig's CPU over the whole process's wall time,
 	// WindowCores over the window (from the 1 Hz sample).
 	WallSeconds float64 `json:"wall_seconds"`
@@ -182,14 +181,16 @@ func window(doc *result.Document) (from, to time.Time) {
 	return at(end - doc.WindowSeconds), at(end)
 }
 
-// window takes the samples nearest from and to: RSS at both, and the CPU
-// between them in cores.
+// window takes the samples nearest from, to and the quarters between:
+// RSS at each, and the CPU from the first to the last in cores.
 func (p *Point) window(samples []harness.ProcSample, from, to time.Time) {
 	a, z := nearest(samples, from), nearest(samples, to)
 	if a < 0 || z <= a {
 		return
 	}
-	p.RSSStart, p.RSSEnd = samples[a].RSS, samples[z].RSS
+	for q := range 5 {
+		p.RSSWindow = append(p.RSSWindow, samples[nearest(samples, from.Add(to.Sub(from)*time.Duration(q)/4))].RSS)
+	}
 	p.WindowCores = (samples[z].CPU - samples[a].CPU).Seconds() / samples[z].At.Sub(samples[a].At).Seconds()
 }
 

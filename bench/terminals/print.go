@@ -28,8 +28,11 @@ func off(a, b float64) float64 {
 // print says a point's figures as it ends.
 func (p *Point) print() {
 	w := os.Stdout
-	fmt.Fprintf(w, "dbrig peak RSS: %.1f MB, %.1f KB a terminal; RSS %.1f MB at the window's start, %.1f MB at its end (%+.1f%%)\n",
-		mb(p.PeakRSS), float64(p.PeakRSS)/1e3/float64(p.Terminals), mb(p.RSSStart), mb(p.RSSEnd), off(float64(p.RSSEnd), float64(p.RSSStart)))
+	fmt.Fprintf(w, "dbrig peak RSS: %.1f MB, %.1f KB a terminal\n", mb(p.PeakRSS), float64(p.PeakRSS)/1e3/float64(p.Terminals))
+	if r := p.RSSWindow; len(r) == 5 {
+		fmt.Fprintf(w, "RSS in the window, at its start, quarters and end: %.1f, %.1f, %.1f, %.1f, %.1f MB (%+.1f%%)\n",
+			mb(r[0]), mb(r[1]), mb(r[2]), mb(r[3]), mb(r[4]), off(float64(r[4]), float64(r[0])))
+	}
 	fmt.Fprintf(w, "Client CPU: %.3f cores over the run (%.1f s in %.1f s), %.3f over the window\n",
 		p.Cores, p.CPUSeconds, p.WallSeconds, p.WindowCores)
 	fmt.Fprintf(w, "Server sessions: at most %d client backends at once (1 Hz pg_stat_activity), %d opened (pg_stat_database.sessions)\n",
@@ -39,6 +42,14 @@ func (p *Point) print() {
 		human.Thousands(p.TPMDB), human.Thousands(p.TPMClient), off(p.TPMClient, p.TPMDB), p.Errors)
 	fmt.Fprintf(w, "p90: New-Order %.1f ms, wait for a session %.1f ms\n", p.NewOrderP90, p.WaitP90)
 	fmt.Fprintf(w, "Load average: %s before, %s after (the machine is shared)\n", p.LoadBefore, p.LoadAfter)
+}
+
+// rssAt is the window's RSS at quarter q, 0 without samples.
+func (p *Point) rssAt(q int) int64 {
+	if q >= len(p.RSSWindow) {
+		return 0
+	}
+	return p.RSSWindow[q]
 }
 
 // goal is one of issue 22's acceptance figures, for the shape it names.
@@ -78,7 +89,7 @@ func printTable(w io.Writer, f *Figures) {
 		}
 		fmt.Fprintf(tw, "%d\t%d\t%d\t%s\t%.1f\t%.1f\t%.1f→%.1f\t%.3f\t%.3f\t%d\t%d\t%.1f\t%.0f\t%.0f\t%.0f\t%.0f\t%.1f\t%.1f\t%s\t\n",
 			p.Terminals, p.Sessions, p.Warehouses, p.Through, mb(p.PeakRSS), float64(p.PeakRSS)/1e3/float64(p.Terminals),
-			mb(p.RSSStart), mb(p.RSSEnd), p.Cores, p.WindowCores, p.ServerSessionsMax, p.SessionsOpened, p.Efficiency,
+			mb(p.rssAt(0)), mb(p.rssAt(4)), p.Cores, p.WindowCores, p.ServerSessionsMax, p.SessionsOpened, p.Efficiency,
 			p.NOPMDB, p.NOPMClient, p.TPMDB, p.TPMClient, p.NewOrderP90, p.WaitP90, p.LoadAfter)
 	}
 	tw.Flush()
