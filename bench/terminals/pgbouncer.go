@@ -83,7 +83,8 @@ func (b *bench) startBouncer(ctx context.Context, bin, dbURL string, sessions in
 		return nil, "", err
 	}
 	cmd := b.srv.Command(ctx, bin, ini)
-	logf, err := os.Create(filepath.Join(dir, "stderr.log"))
+	// Its log goes to its stderr: dir is not the server user's to write.
+	logf, err := os.Create(filepath.Join(dir, "pgbouncer.log"))
 	if err != nil {
 		return nil, "", err
 	}
@@ -133,8 +134,7 @@ max_client_conn = 1000
 ; its check would count as the database's transactions
 server_check_delay = 3600
 ignore_startup_parameters = extra_float_digits
-logfile = %s
-`, b.srv.Port(), port, users, sessions, filepath.Join(dir, "pgbouncer.log"))
+`, b.srv.Port(), port, users, sessions)
 	return ini, b.srv.Host.WriteOwned(ini, []byte(conf))
 }
 

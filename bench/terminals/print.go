@@ -84,7 +84,7 @@ func printTable(w io.Writer, f *Figures) {
 	fmt.Fprintln(tw, "terminals\tsessions\twh\tvia\tpeak RSS MB\tKB/term\tRSS start→end MB\tcores run\tcores window\tserver sessions\topened\teff %\tNOPM db\tNOPM client\tTPM db\tTPM client\tNO p90 ms\twait p90 ms\tload after\t")
 	for _, p := range f.Points {
 		if p.Failed != "" {
-			fmt.Fprintf(tw, "%d\t%d\t%d\t%s\tfailed: %s\t\n", p.Terminals, p.Sessions, p.Warehouses, p.Through, p.Failed)
+			fmt.Fprintf(tw, "%d\t%d\t%d\t%s\tfailed\t\n", p.Terminals, p.Sessions, p.Warehouses, p.Through)
 			continue
 		}
 		fmt.Fprintf(tw, "%d\t%d\t%d\t%s\t%.1f\t%.1f\t%.1f→%.1f\t%.3f\t%.3f\t%d\t%d\t%.1f\t%.0f\t%.0f\t%.0f\t%.0f\t%.1f\t%.1f\t%s\t\n",
@@ -93,6 +93,11 @@ func printTable(w io.Writer, f *Figures) {
 			p.NOPMDB, p.NOPMClient, p.TPMDB, p.TPMClient, p.NewOrderP90, p.WaitP90, p.LoadAfter)
 	}
 	tw.Flush()
+	for _, p := range f.Points {
+		if p.Failed != "" {
+			fmt.Fprintf(w, "Failed: %s terminals through %s: %s\n", thousands(p.Terminals), p.Through, p.Failed)
+		}
+	}
 	printGoals(w, f.Points)
 	fmt.Fprintln(w, harness.SettingsLine(f.Settings))
 }
