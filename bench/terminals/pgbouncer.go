@@ -116,7 +116,8 @@ func (b *bench) bouncerFiles(dir string, port, sessions int) (string, error) {
 		return "", err
 	}
 	users := filepath.Join(dir, "userlist.txt")
-	if err := b.srv.Host.WriteOwned(users, []byte(fmt.Sprintf("%q %q\n", user, pw))); err != nil {
+	quote := func(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+	if err := b.srv.Host.WriteOwned(users, []byte(quote(user)+" "+quote(pw)+"\n")); err != nil {
 		return "", err
 	}
 	ini := filepath.Join(dir, "pgbouncer.ini")
@@ -187,4 +188,19 @@ func awaitPort(ctx context.Context, port int) error {
 		}
 	}
 	return err
+}
+
+// lastLine keeps the last line written to it: what dbrig said as it
+// failed, for the failure's one line.
+type lastLine struct{ line, partial string }
+
+func (l *lastLine) Write(b []byte) (int, error) {
+	lines := strings.Split(l.partial+string(b), "\n")
+	l.partial = lines[len(lines)-1]
+	for _, s := range lines[:len(lines)-1] {
+		if s = strings.TrimSpace(s); s != "" {
+			l.line = s
+		}
+	}
+	return len(b), nil
 }

@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -84,11 +85,16 @@ func (b *bench) point(ctx context.Context, sh shape, n int, via string) (Point, 
 	fmt.Printf("\n== %s\n", p.title())
 	p.LoadBefore = loadavg()
 	var samples []harness.ProcSample
-	u, runErr := harness.Watched(ctx, harness.Command(ctx, b.dbrig, b.runArgs(sh, target, jsonPath)...),
-		func(ctx context.Context, pid int) { samples = harness.SampleProc(ctx, pid, time.Second) })
+	cmd := harness.Command(ctx, b.dbrig, b.runArgs(sh, target, jsonPath)...)
+	said := &lastLine{}
+	cmd.Stderr = io.MultiWriter(cmd.Stderr, said)
+	u, runErr := harness.Watched(ctx, cmd, func(ctx context.Context, pid int) { samples = harness.SampleProc(ctx, pid, time.Second) })
 	p.LoadAfter = loadavg()
 	most, opened, pollErr := poll.end(ctx)
 	if runErr != nil {
+		if said.line != "" {
+			runErr = fmt.Errorf("%w (%s)", runErr, said.line)
+		}
 		return p, runErr
 	}
 	if pollErr != nil {
