@@ -62,7 +62,7 @@ type Point struct {
 }
 
 // point builds or reuses the point's database and runs its terminals on
-// it; url, when not empty, is where dbrig connects instead (pgbouncer's).
+// it; via, when not empty, is where dbrig connects instead (pgbouncer's).
 func (b *bench) point(ctx context.Context, sh shape, n int, via string) (Point, error) {
 	p := Point{Terminals: sh.terminals, Sessions: sh.sessions, Warehouses: sh.warehouses,
 		Rampup: b.o.rampup.String(), Duration: b.o.duration.String()}
