@@ -17,6 +17,9 @@ import (
 type Common struct {
 	Dbrig, Repo, PgBin, BaseDir, JSON string
 	Socket, Keep                      bool
+	// Reuse, when set, is a dir kept across runs (see KeptScratch)
+	// instead of a temp dir; a benchmark binds its own flag to it.
+	Reuse string
 }
 
 // Flags binds c to its flags in fs.
@@ -46,7 +49,12 @@ func (c Common) Setup(ctx context.Context, name, sqlDir string, files ...string)
 		}
 		sql = append(sql, f)
 	}
-	if scratch, err = NewScratch(name, c.BaseDir); err != nil {
+	if c.Reuse != "" {
+		scratch, err = KeptScratch(name, c.Reuse)
+	} else {
+		scratch, err = NewScratch(name, c.BaseDir)
+	}
+	if err != nil {
 		return nil, "", nil, err
 	}
 	if dbrig, err = scratch.Dbrig(ctx, c.Dbrig, repo); err != nil {

@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"time"
@@ -93,6 +94,22 @@ type Scratch struct {
 	// Server is nil until StartServer.
 	Server *postgres.Server
 	name   string
+	// kept is a dir the benchmark was given (KeptScratch), never removed.
+	kept bool
+}
+
+// KeptScratch is a Scratch in dir, made if need be, which Close never
+// removes: a server created there, and what it holds, serve the next
+// run too (StartServer starts a cluster it finds).
+func KeptScratch(name, dir string) (*Scratch, error) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	return &Scratch{Dir: dir, name: name, kept: true}, nil
 }
 
 // NewScratch makes the temp dir under baseDir ($TMPDIR or /tmp when
@@ -105,7 +122,7 @@ func NewScratch(name, baseDir string) (*Scratch, error) {
 	return &Scratch{Dir: dir, name: name}, nil
 }
 
-// StartServer creates a cluster in Dir/pg from the binaries in pgBin
+// StartServer creates a cluster in Dir/pg, unless there is one, from the binaries in pgBin
 // (see postgres.FindBinDir when empty) and starts it with settings.
 func (s *Scratch) StartServer(ctx context.Context, pgBin string, settings map[string]string) (*postgres.Server, error) {
 	s.Server = postgres.New(filepath.Join(s.Dir, "pg"), pgBin)
@@ -133,7 +150,7 @@ func (s *Scratch) Close(keep bool, err error) error {
 		if err == nil {
 			err = stopErr
 		}
-	case keep:
+	case keep || s.kept:
 		fmt.Fprintf(os.Stderr, "Kept %s (server stopped)\n", s.Dir)
 	default:
 		os.RemoveAll(s.Dir)
@@ -205,18 +222,56 @@ func Command(ctx context.Context, name string, args ...string) *exec.Cmd {
 // Timed runs cmd and returns its wall-clock time and the CPU time (user +
 // system) of its process.
 func Timed(ctx context.Context, cmd *exec.Cmd) (wall, cpu time.Duration, err error) {
+	u, err := Watched(ctx, cmd, nil)
+	return u.Wall, u.CPU, err
+}
+
+// Usage is what a child process used.
+type Usage struct {
+	Wall, CPU time.Duration
+	// PeakRSS is the process's peak resident set (getrusage's
+	// ru_maxrss), in bytes; 0 where the system does not say.
+	PeakRSS int64
+}
+
+// Watched runs cmd as Timed does and returns what it used. watch, unless
+// nil, runs beside the process from its start, given its pid and a
+// context that ends when the process has exited; Watched returns after
+// watch does.
+func Watched(ctx context.Context, cmd *exec.Cmd, watch func(ctx context.Context, pid int)) (Usage, error) {
 	began := time.Now()
-	err = cmd.Run()
-	wall = time.Since(began)
+	err := cmd.Start()
+	if err == nil {
+		wctx, exited := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			if watch != nil {
+				watch(wctx, cmd.Process.Pid)
+			}
+		}()
+		err = cmd.Wait()
+		exited()
+		<-done
+	}
+	u := Usage{Wall: time.Since(began)}
 	if ctx.Err() != nil {
-		return wall, 0, ctx.Err()
+		return u, ctx.Err()
 	}
 	if err != nil {
 		// The program and its first two arguments name it: "dbrig run tproc-c".
 		words := append([]string{filepath.Base(cmd.Path)}, cmd.Args[1:min(len(cmd.Args), 3)]...)
-		return wall, 0, fmt.Errorf("%s: %w", strings.Join(words, " "), err)
+		return u, fmt.Errorf("%s: %w", strings.Join(words, " "), err)
 	}
-	return wall, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), nil
+	u.CPU = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		// ru_maxrss is in KiB, but in bytes on macOS.
+		u.PeakRSS = int64(ru.Maxrss)
+		if runtime.GOOS != "darwin" {
+			u.PeakRSS *= 1024
+		}
+	}
+	return u, nil
 }
 
 // WriteFigures writes a benchmark's figures as JSON to path, if one was

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"runtime"
 	"strings"
 	"time"
@@ -49,8 +50,16 @@ var durable = map[string]string{"fsync": "on", "synchronous_commit": "on", "full
 // as CheckServer does and prints what it is. urlFor names a database's
 // URL over the unix socket if socket, else over TCP loopback.
 func (s *Scratch) TunedServer(ctx context.Context, pgBin string, socket bool) (urlFor func(string) string, f ServerFigures, err error) {
+	return s.TunedServerWith(ctx, pgBin, socket, nil)
+}
+
+// TunedServerWith is TunedServer with Tuning's values changed, or added
+// to, by more.
+func (s *Scratch) TunedServerWith(ctx context.Context, pgBin string, socket bool, more map[string]string) (urlFor func(string) string, f ServerFigures, err error) {
 	f = ServerFigures{StartedAt: time.Now().UTC(), CPUs: runtime.NumCPU()}
-	srv, err := s.StartServer(ctx, pgBin, Tuning)
+	settings := maps.Clone(Tuning)
+	maps.Copy(settings, more)
+	srv, err := s.StartServer(ctx, pgBin, settings)
 	if err != nil {
 		return nil, f, err
 	}
