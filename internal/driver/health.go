@@ -173,11 +173,19 @@ func lastEnd(states []*vuState) (last int64, waiting bool) {
 // seconds gathers the virtual users' latencies second by second. Each
 // records into a histogram of its own and hands it over once its second
 // is over, so the lock is taken once per virtual user and second, never
-// per transaction.
+// per transaction. A second more than packAfter behind the latest handed
+// over is packed (HdrHistogram's compressed encoding, about a KB instead
+// of 26), and unpacked again for a late hand-over or a read: a run keeps
+// no more than a few whole histograms, however long it is.
 type seconds struct {
-	mu sync.Mutex
-	h  []*hdrhistogram.Histogram // by whole seconds since the run started
+	mu     sync.Mutex
+	h      []*hdrhistogram.Histogram // by whole seconds since the run started
+	packed []string                  // the seconds whose histogram is packed
+	latest int
+	free   *hdrhistogram.Histogram // a packed second's histogram, reset
 }
+
+const packAfter = 5
 
 func (s *seconds) add(i int, h *hdrhistogram.Histogram) {
 	if i < 0 || h.TotalCount() == 0 {
@@ -186,12 +194,60 @@ func (s *seconds) add(i int, h *hdrhistogram.Histogram) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for len(s.h) <= i {
-		s.h = append(s.h, nil)
+		s.h, s.packed = append(s.h, nil), append(s.packed, "")
 	}
 	if s.h[i] == nil {
-		s.h[i] = latency.NewSecondHistogram()
+		s.h[i] = s.unpack(i)
+		s.packed[i] = ""
 	}
 	s.h[i].Merge(h)
+	switch {
+	case i > s.latest:
+		s.latest = i
+		s.pack(i - packAfter)
+	case i <= s.latest-packAfter:
+		s.pack(i) // a late hand-over: packed again at once
+	}
+}
+
+// unpack is second i's histogram: its packed one decoded, or a new one.
+func (s *seconds) unpack(i int) *hdrhistogram.Histogram {
+	if s.packed[i] != "" {
+		if h, err := latency.Decode(s.packed[i]); err == nil {
+			return h
+		}
+	}
+	if h := s.free; h != nil {
+		s.free = nil
+		return h
+	}
+	return latency.NewSecondHistogram()
+}
+
+// pack encodes second i's histogram and keeps it for the next new second.
+func (s *seconds) pack(i int) {
+	if i < 0 || s.h[i] == nil {
+		return
+	}
+	enc, err := latency.Encode(s.h[i])
+	if err != nil {
+		return
+	}
+	s.packed[i] = enc
+	s.h[i].Reset()
+	s.free, s.h[i] = s.h[i], nil
+}
+
+// hist is second i's histogram, for reading; nil if none was handed over.
+func (s *seconds) hist(i int) *hdrhistogram.Histogram {
+	if i < 0 || i >= len(s.h) {
+		return nil
+	}
+	if s.h[i] == nil && s.packed[i] != "" {
+		h, _ := latency.Decode(s.packed[i])
+		return h
+	}
+	return s.h[i]
 }
 
 // attach gives each point of the series the percentiles of the second it
@@ -205,8 +261,8 @@ func (s *seconds) attach(series []Point) {
 // at is the percentiles of the second a point at t ends; nil if nothing
 // was recorded in it.
 func (s *seconds) at(t float64) *latency.Percentiles {
-	if i := int(t+0.5) - 1; i >= 0 && i < len(s.h) && s.h[i] != nil {
-		return latency.PercentilesOf(s.h[i])
+	if h := s.hist(int(t+0.5) - 1); h != nil {
+		return latency.PercentilesOf(h)
 	}
 	return nil
 }

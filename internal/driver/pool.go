@@ -405,8 +405,8 @@ func p95(at []int64) (level int, samples int64) {
 func (s *seconds) p90(from, to int) time.Duration {
 	h := latency.NewSecondHistogram()
 	for i := from; i < to && i < len(s.h); i++ {
-		if s.h[i] != nil {
-			h.Merge(s.h[i])
+		if si := s.hist(i); si != nil {
+			h.Merge(si)
 		}
 	}
 	return time.Duration(h.ValueAtQuantile(90)) * time.Microsecond
