@@ -89,8 +89,10 @@ func (s *pooledSession) Close() error                    { return nil }
 func TestPoolLendsAtMostM(t *testing.T) {
 	w := newPooled(200, 2*time.Millisecond, 20*time.Millisecond)
 	var ticks []Tick
+	// 1.8 s of window: the series and the progress tick once a second,
+	// so a run of one second may end, on a slow machine, before its first.
 	res, err := Run(context.Background(), w, Config{VUs: 200, Connections: 4, Rampup: 200 * time.Millisecond,
-		Duration: 800 * time.Millisecond, Classify: classify, Progress: func(tk Tick) { ticks = append(ticks, tk) }})
+		Duration: 1800 * time.Millisecond, Classify: classify, Progress: func(tk Tick) { ticks = append(ticks, tk) }})
 	if err != nil {
 		t.Fatal(err)
 	}
