@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/dbrig/dbrig/internal/human"
+	"github.com/dbrig/dbrig/internal/server/postgres"
 )
 
 // bouncerPoint runs sh once more through pgbouncer in transaction pooling
@@ -26,7 +26,7 @@ import (
 // them). Without pgbouncer's binary, or when the run fails, it says so
 // in one line and the benchmark goes on.
 func (b *bench) bouncerPoint(ctx context.Context, sh shape) (Point, bool) {
-	bin := findBouncer()
+	bin := postgres.FindBouncer()
 	if bin == "" {
 		fmt.Println("\npgbouncer: no pgbouncer binary on PATH or in /usr/sbin (Debian's package pgbouncer): the run through it is skipped")
 		return Point{}, false
@@ -53,16 +53,6 @@ func (b *bench) failed(sh shape, err error) Point {
 		Rampup: b.o.rampup.String(), Duration: b.o.duration.String(), Failed: human.OneLine(err)}
 	fmt.Printf("pgbouncer: the run through it failed: %s\n", p.Failed)
 	return p
-}
-
-func findBouncer() string {
-	if p, err := exec.LookPath("pgbouncer"); err == nil {
-		return p
-	}
-	if _, err := os.Stat("/usr/sbin/pgbouncer"); err == nil {
-		return "/usr/sbin/pgbouncer"
-	}
-	return ""
 }
 
 // startBouncer starts pgbouncer in front of the database at dbURL, as the
@@ -115,28 +105,14 @@ func (b *bench) bouncerFiles(dir string, port, sessions int) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	users := filepath.Join(dir, "userlist.txt")
-	quote := func(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
-	if err := b.srv.Host.WriteOwned(users, []byte(quote(user)+" "+quote(pw)+"\n")); err != nil {
-		return "", err
+	bc := postgres.Bouncer{Dir: dir, Port: port, ServerHost: "127.0.0.1", ServerPort: strconv.Itoa(b.srv.Port()),
+		User: user, Password: pw, PoolSize: sessions}
+	for path, text := range bc.Files() {
+		if err := b.srv.Host.WriteOwned(path, []byte(text)); err != nil {
+			return "", err
+		}
 	}
-	ini := filepath.Join(dir, "pgbouncer.ini")
-	conf := fmt.Sprintf(`[databases]
-* = host=127.0.0.1 port=%d
-[pgbouncer]
-listen_addr = 127.0.0.1
-listen_port = %d
-unix_socket_dir =
-auth_type = scram-sha-256
-auth_file = %s
-pool_mode = transaction
-default_pool_size = %d
-max_client_conn = 1000
-; its check would count as the database's transactions
-server_check_delay = 3600
-ignore_startup_parameters = extra_float_digits
-`, b.srv.Port(), port, users, sessions)
-	return ini, b.srv.Host.WriteOwned(ini, []byte(conf))
+	return bc.Config(), nil
 }
 
 // serverLogin reads the user and password of a libpq password file's

@@ -9,14 +9,13 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/dbrig/dbrig/internal/server"
+	"github.com/dbrig/dbrig/internal/server/postgres"
 	"github.com/dbrig/dbrig/internal/server/servertest"
 )
 
@@ -54,13 +53,8 @@ func Bouncer(tb testing.TB, u string, poolSize int) string {
 	if err := server.CheckReachable(dir, cred, runAs, "pgbouncer", true); err != nil {
 		tb.Fatal(err)
 	}
-	// Its log is written there.
-	if err := server.Own(dir, cred); err != nil {
-		tb.Fatal(err)
-	}
 	port := freePort(tb)
-	writeBouncerFiles(tb, dir, cred, pu, password, port, poolSize)
-	cmd := exec.Command(bin, filepath.Join(dir, "pgbouncer.ini"))
+	cmd := exec.Command(bin, writeBouncerFiles(tb, dir, cred, pu, password, port, poolSize))
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	// Pdeathsig: an interrupted test run leaves no pgbouncer behind.
@@ -76,8 +70,7 @@ func Bouncer(tb testing.TB, u string, poolSize int) string {
 	})
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 	if err := listening(addr, exited); err != nil {
-		log, _ := os.ReadFile(filepath.Join(dir, "pgbouncer.log"))
-		tb.Fatalf("pgbouncer: %v\n%s%s", err, out.Bytes(), log)
+		tb.Fatalf("pgbouncer: %v\n%s", err, out.Bytes())
 	}
 	pu.Host = addr
 	return pu.String()
@@ -115,11 +108,8 @@ func listening(addr string, exited <-chan struct{}) error {
 // bouncerBin is the pgbouncer binary, or skips the test without one.
 func bouncerBin(tb testing.TB) string {
 	tb.Helper()
-	bin, err := exec.LookPath("pgbouncer")
-	if err != nil {
-		bin = "/usr/sbin/pgbouncer"
-	}
-	if _, err := os.Stat(bin); err != nil {
+	bin := postgres.FindBouncer()
+	if bin == "" {
 		if os.Getenv("DBRIG_REQUIRE_PGBOUNCER") == "1" {
 			tb.Fatal("pgtest: DBRIG_REQUIRE_PGBOUNCER=1 but pgbouncer is not installed")
 		}
@@ -129,28 +119,12 @@ func bouncerBin(tb testing.TB) string {
 }
 
 // writeBouncerFiles writes pgbouncer's configuration and auth file into
-// dir, for cred's user alone.
-func writeBouncerFiles(tb testing.TB, dir string, cred *syscall.Credential, pu *url.URL, password string, port, poolSize int) {
+// dir, for cred's user alone, and returns the configuration's path.
+func writeBouncerFiles(tb testing.TB, dir string, cred *syscall.Credential, pu *url.URL, password string, port, poolSize int) string {
 	tb.Helper()
-	ini := fmt.Sprintf(`[databases]
-* = host=%s port=%s
-[pgbouncer]
-listen_addr = 127.0.0.1
-listen_port = %d
-unix_socket_dir =
-auth_type = scram-sha-256
-auth_file = %s
-pool_mode = transaction
-default_pool_size = %d
-max_client_conn = 1000
-server_check_query =
-logfile = %s
-`, pu.Hostname(), pu.Port(), port, filepath.Join(dir, "users.txt"), poolSize, filepath.Join(dir, "pgbouncer.log"))
-	for name, text := range map[string]string{
-		"pgbouncer.ini": ini,
-		"users.txt":     quoted(pu.User.Username()) + " " + quoted(password) + "\n",
-	} {
-		path := filepath.Join(dir, name)
+	b := postgres.Bouncer{Dir: dir, Port: port, ServerHost: pu.Hostname(), ServerPort: pu.Port(),
+		User: pu.User.Username(), Password: password, PoolSize: poolSize}
+	for path, text := range b.Files() {
 		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
 			tb.Fatal(err)
 		}
@@ -158,8 +132,5 @@ logfile = %s
 			tb.Fatal(err)
 		}
 	}
+	return b.Config()
 }
-
-// quoted is s as pgbouncer's auth file quotes it: in double quotes, each
-// one in it doubled.
-func quoted(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
