@@ -507,9 +507,11 @@ func (s *sourceTree) goTestPackage(pkg string, flags map[string]string) error {
 	return nil
 }
 
-// flagDefRE finds a flag's definition in a bench program's source.
+// flagDefRE finds a flag's definition in a bench program's source: a
+// flag.XxxVar(&v, "name", ...) or a flag.Func("name", ...).
 func flagDefRE(name string) *regexp.Regexp {
-	return regexp.MustCompile(`\.\w*Var\([^,\n]*,\s*"` + regexp.QuoteMeta(name) + `"`)
+	q := regexp.QuoteMeta(name)
+	return regexp.MustCompile(`\.\w*Var\([^,\n]*,\s*"` + q + `"|\.Func\(\s*"` + q + `"`)
 }
 
 // script checks that a script exists and is executable, and, for a bench

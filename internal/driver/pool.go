@@ -30,8 +30,8 @@ type pool struct {
 	// they were sent. Each terminal is in it at most once, and it holds
 	// them all, so a send never blocks.
 	ready chan *poolTerm
-	// running counts the terminals that have started (runState.running).
-	running *atomic.Int32
+	// rampup is the run's: terminal i starts rampup*i/n into the run.
+	rampup time.Duration
 	phase   *atomic.Int32
 	// closing closes as the window's end edge is asked for.
 	closing <-chan struct{}
@@ -86,7 +86,7 @@ func runPool(ctx context.Context, w Workload, cfg Config) (*Result, error) {
 func newPool(w Pooled, r *runState, sessions int) *pool {
 	n := r.cfg.VUs
 	p := &pool{
-		terms: make([]*poolTerm, n), ready: make(chan *poolTerm, n), running: &r.running, phase: &r.phase, closing: r.edges[1].asked,
+		terms: make([]*poolTerm, n), ready: make(chan *poolTerm, n), rampup: r.cfg.Rampup, phase: &r.phase, closing: r.edges[1].asked,
 		waits: make([]*sessionWaits, sessions), inUseAt: make([]int64, sessions+1), queuedAt: make([]int64, n+1),
 	}
 	for i := range p.terms {
@@ -98,12 +98,20 @@ func newPool(w Pooled, r *runState, sessions int) *pool {
 	return p
 }
 
+// started is how many terminals have started elapsed into the run, as
+// startPool spreads them over the ramp-up: keying their first transaction
+// or past it, as a VU of a run without a pool counts once started.
+func (p *pool) started(elapsed time.Duration) int {
+	n := len(p.terms)
+	if n <= 1 || p.rampup <= 0 {
+		return n
+	}
+	return min(n, int(elapsed*time.Duration(n)/p.rampup)+1)
+}
+
 // send is the terminal's timer firing: its transaction is sent, and
 // queues for a session.
 func (pt *poolTerm) send() {
-	if pt.sent == 0 {
-		pt.p.running.Add(1)
-	}
 	pt.sent = time.Now().UnixNano()
 	pt.p.ready <- pt
 	if pt.p.open() {

@@ -306,8 +306,8 @@ type runState struct {
 	// edges are the window's start and end, where the VUs stop while it
 	// is read (see Flusher).
 	edges []*edge
-	// running counts the VUs running; in a pooled run, the terminals
-	// that have started.
+	// running counts the VUs running (a pooled run's terminals are
+	// counted by pool.started).
 	running atomic.Int32
 	// pool is a pooled run's (Config.Connections); nil otherwise.
 	pool *pool

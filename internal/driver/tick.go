@@ -50,6 +50,7 @@ func (r *runState) tick(p Phase, elapsed time.Duration, cur, delta []int64, errs
 	cfg := r.cfg
 	tk := Tick{Phase: p, Elapsed: elapsed, Counts: delta, Errors: errs, VUs: int(r.running.Load())}
 	if r.pool != nil {
+		tk.VUs = r.pool.started(elapsed)
 		tk.Sessions, tk.Queued = int(r.pool.inUse.Load()), len(r.pool.ready)
 	}
 	if cfg.Each > 0 {
