@@ -32,7 +32,7 @@ type pool struct {
 	ready chan *poolTerm
 	// rampup is the run's: terminal i starts rampup*i/n into the run.
 	rampup time.Duration
-	phase   *atomic.Int32
+	phase  *atomic.Int32
 	// closing closes as the window's end edge is asked for.
 	closing <-chan struct{}
 	waits   []*sessionWaits // by session
