@@ -99,8 +99,9 @@ func newPool(w Pooled, r *runState, sessions int) *pool {
 }
 
 // started is how many terminals have started elapsed into the run, as
-// startPool spreads them over the ramp-up: keying their first transaction
-// or past it, as a VU of a run without a pool counts once started.
+// startPool spreads them over the ramp-up: in the pacing before their
+// first transaction or past it, as a VU of a run without a pool counts
+// once started.
 func (p *pool) started(elapsed time.Duration) int {
 	n := len(p.terms)
 	if n <= 1 || p.rampup <= 0 {
@@ -185,8 +186,8 @@ func (r *runState) startPool(sessions []Session) <-chan struct{} {
 	finished := make(chan struct{})
 	go func() {
 		wg.Wait()
-		// Terminals still thinking or queued are like VUs caught
-		// keying as the run ends: they have nothing in flight.
+		// Terminals still pacing or queued are like VUs caught in
+		// their pacing as the run ends: they have nothing in flight.
 		for _, pt := range p.terms {
 			pt.timer.Stop()
 		}
