@@ -36,11 +36,5 @@ func TestPooledPostgres(t *testing.T) {
 	url := pgtest.NewDB(t)
 	w := &blockio{scale: "2048", schemas: 2, loaders: 1, seed: 1, workUnit: 32, updatePct: 20, redo: redoLite, hotspotSize: "8MB"}
 	tg := build(t, url, w)
-	most := pgtest.WatchClientBackends(t, url)
-	pooledRun(t, tg, w)
-	n := most()
-	t.Logf("the server saw at most %d client sessions of the database", n)
-	if n < 3 || n > 4 {
-		t.Errorf("the server saw at most %d client sessions of the database, want the 3 sessions and the control one", n)
-	}
+	workloadtest.ServerSessions(t, url, 3, func() { pooledRun(t, tg, w) })
 }

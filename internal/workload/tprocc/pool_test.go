@@ -49,16 +49,7 @@ func TestPooledSessionsPostgres(t *testing.T) {
 	w.mode = workload.ModeProcs
 	// The side connection is on another database, so that its reads stay
 	// out of the test database's transaction count.
-	cfg, err := pgx.ParseConfig(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db := cfg.Database
-	cfg.Database = "postgres"
-	side, err := pgx.ConnectConfig(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	side, db := pgtest.Maintenance(t, url)
 	defer side.Close(context.Background())
 	before := sessionsOpened(t, side, db)
 	r, err := w.Open(ctx, tg)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/dbrig/dbrig/internal/dbtarget"
 	"github.com/dbrig/dbrig/internal/driver"
+	"github.com/dbrig/dbrig/internal/server/postgres/pgtest"
 )
 
 // PooledRun runs terminals of r over a pool of sessions for two seconds
@@ -34,4 +35,18 @@ func PooledRun(t testing.TB, r driver.Workload, classify func(error) dbtarget.Er
 		t.Fatalf("%d transactions, %d errors, %v waits; want transactions, no errors, a wait each", done, errs, p.Wait)
 	}
 	return res
+}
+
+// ServerSessions runs run while it watches url's database on PostgreSQL,
+// and checks that the server saw the pool's sessions and the run's
+// control session, never one a terminal.
+func ServerSessions(t testing.TB, url string, sessions int, run func()) {
+	t.Helper()
+	most := pgtest.WatchClientBackends(t, url)
+	run()
+	n := most()
+	t.Logf("the server saw at most %d client sessions of the database", n)
+	if n < sessions || n > sessions+1 {
+		t.Errorf("the server saw at most %d client sessions of the database, want the %d sessions and the control one", n, sessions)
+	}
 }

@@ -84,6 +84,24 @@ func NoAutovacuum(tb testing.TB, url string) {
 	}
 }
 
+// Maintenance connects to the maintenance database of url's server, so
+// that what it runs stays out of the counts of url's database, whose name
+// it returns; the connection is the caller's to close.
+func Maintenance(tb testing.TB, url string) (c *pgx.Conn, db string) {
+	tb.Helper()
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	db = cfg.Database
+	cfg.Database = "postgres"
+	c, err = pgx.ConnectConfig(context.Background(), cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return c, db
+}
+
 // WatchClientBackends counts the client backends on url's database every
 // 20 ms until the function it returns is called, which returns the most
 // it saw. It polls from the maintenance database, so that neither its
@@ -91,16 +109,7 @@ func NoAutovacuum(tb testing.TB, url string) {
 func WatchClientBackends(tb testing.TB, url string) (most func() int) {
 	tb.Helper()
 	ctx := context.Background()
-	cfg, err := pgx.ParseConfig(url)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	db := cfg.Database
-	cfg.Database = "postgres"
-	c, err := pgx.ConnectConfig(ctx, cfg)
-	if err != nil {
-		tb.Fatal(err)
-	}
+	c, db := Maintenance(tb, url)
 	stop, seen := make(chan struct{}), make(chan int)
 	go func() {
 		m := 0
