@@ -6,6 +6,7 @@
 package deploy
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -53,7 +54,7 @@ func TestManifests(t *testing.T) {
 	if problems := checkManifests(files); len(problems) > 0 {
 		t.Fatalf("the manifests:\n%s", strings.Join(problems, "\n"))
 	}
-	for _, c := range []struct{ file, old, new, want string }{
+	caught(t, files, checkManifests, []doctoring{
 		{partJobFile, "completionMode: Indexed", "completionsMode: Indexed", `unknown field "completionsMode"`},
 		{partJobFile, "completionMode: Indexed", "completionMode: NonIndexed", "completionMode NonIndexed, not Indexed"},
 		{partJobFile, "parallelism: 4", "parallelism: 3", "completions 4 and parallelism 3 differ"},
@@ -63,46 +64,50 @@ func TestManifests(t *testing.T) {
 		{partJobFile, "key: password", "key: pasword", `reads key "pasword" of secret dbrig-target, which has no such key`},
 		{partJobFile, "name: PGPASSWORD", "name: PGPASS", "PGPASSWORD is not the Secret's password"},
 		{partJobFile, "--json /results/part-", "--json /tmp/part-", "writes --json /tmp/part-$((JOB_COMPLETION_INDEX+1)).json, not on a volume"},
+		{collectFile, "kind: Job", "kinds: Job", "batch/v1 (no kind) is not a kind this test knows"},
 		{collectFile, "claimName: dbrig-results", "claimName: results", `claim "results", which no manifest makes`},
 		{collectFile, "/dbrig merge /results/part-*.json", "/dbrig merge /results/*.json", "merges no /results/part-*.json"},
-	} {
-		doctored := maps.Clone(files)
-		doctored[c.file] = replaceOnce(t, files[c.file], c.old, c.new)
-		problems := checkManifests(doctored)
-		if !slices.ContainsFunc(problems, func(p string) bool { return strings.Contains(p, c.want) }) {
-			t.Errorf("%s with %q for %q: the check says\n%s\nwant a line with %q", c.file, c.new, c.old, strings.Join(problems, "\n"), c.want)
-		}
-	}
+	})
 }
 
 // TestDockerfile: the image's build stage builds `make static` without cgo,
 // whose recipe uses no build tag, and the image it ships is a static base
 // with the shell the Jobs run; and the doctored recipes fail.
 func TestDockerfile(t *testing.T) {
-	docker := readDir(t, ".", "Dockerfile")["Dockerfile"]
-	makefile := readDir(t, "..", "Makefile")["Makefile"]
-	if problems := checkImage(docker, makefile); len(problems) > 0 {
+	files := readDir(t, ".", "Dockerfile")
+	maps.Copy(files, readDir(t, "..", "Makefile"))
+	check := func(f map[string]string) []string { return checkImage(f["Dockerfile"], f["Makefile"]) }
+	if problems := check(files); len(problems) > 0 {
 		t.Fatalf("the image's recipe:\n%s", strings.Join(problems, "\n"))
 	}
-	for _, c := range []struct{ old, new, want string }{
-		{"ENV CGO_ENABLED=0\n", "", "the build stage does not set CGO_ENABLED=0"},
-		{"static-debian13:debug-nonroot", "base-debian13:debug-nonroot", "not a distroless static :debug base"},
-		{"static-debian13:debug-nonroot", "static-debian13:nonroot", "not a distroless static :debug base"},
-		{"\tmake static", "\tmake build", "no build stage runs make static"},
-		{"USER nonroot", "USER root", "runs as root"},
-	} {
-		got := checkImage(replaceOnce(t, docker, c.old, c.new), makefile)
-		if !slices.ContainsFunc(got, func(p string) bool { return strings.Contains(p, c.want) }) {
-			t.Errorf("Dockerfile with %q for %q: the check says\n%s\nwant a line with %q", c.new, c.old, strings.Join(got, "\n"), c.want)
+	caught(t, files, check, []doctoring{
+		{"Dockerfile", "ENV CGO_ENABLED=0\n", "", "the build stage does not set CGO_ENABLED=0"},
+		{"Dockerfile", "static-debian13:debug-nonroot", "base-debian13:debug-nonroot", "not a distroless static :debug base"},
+		{"Dockerfile", "static-debian13:debug-nonroot", "static-debian13:nonroot", "not a distroless static :debug base"},
+		{"Dockerfile", "\tmake static", "\tmake build", "no build stage runs make static"},
+		{"Dockerfile", "USER nonroot", "USER root", "runs as root"},
+		{"Makefile", "CGO_ENABLED=0 $(GO) build -trimpath", "$(GO) build -trimpath", "make static builds with cgo"},
+		{"Makefile", "CGO_ENABLED=0 $(GO) build -trimpath", "CGO_ENABLED=0 $(GO) build -tags $(TAGS) -trimpath", "make static builds with -tags"},
+	})
+}
+
+// doctoring is one place of a file changed, and the line the check must
+// then say.
+type doctoring struct{ file, old, new, want string }
+
+// caught: check, run on files with each doctoring applied alone, says a
+// line holding its want.
+func caught(t *testing.T, files map[string]string, check func(map[string]string) []string, cases []doctoring) {
+	t.Helper()
+	for _, c := range cases {
+		doctored := maps.Clone(files)
+		if !strings.Contains(doctored[c.file], c.old) {
+			t.Fatalf("%q is not in %s", c.old, c.file)
 		}
-	}
-	for _, c := range []struct{ old, new, want string }{
-		{"CGO_ENABLED=0 $(GO) build -trimpath", "$(GO) build -trimpath", "make static builds with cgo"},
-		{"CGO_ENABLED=0 $(GO) build -trimpath", "CGO_ENABLED=0 $(GO) build -tags $(TAGS) -trimpath", "make static builds with -tags"},
-	} {
-		got := checkImage(docker, replaceOnce(t, makefile, c.old, c.new))
+		doctored[c.file] = strings.Replace(doctored[c.file], c.old, c.new, 1)
+		got := check(doctored)
 		if !slices.ContainsFunc(got, func(p string) bool { return strings.Contains(p, c.want) }) {
-			t.Errorf("Makefile with %q for %q: the check says\n%s\nwant a line with %q", c.new, c.old, strings.Join(got, "\n"), c.want)
+			t.Errorf("%s with %q for %q: the check says\n%s\nwant a line with %q", c.file, c.new, c.old, strings.Join(got, "\n"), c.want)
 		}
 	}
 }
@@ -125,15 +130,6 @@ func readDir(t *testing.T, dir, pattern string) map[string]string {
 	return files
 }
 
-// replaceOnce replaces old's first occurrence in text, which must hold it.
-func replaceOnce(t *testing.T, text, old, new string) string {
-	t.Helper()
-	if !strings.Contains(text, old) {
-		t.Fatalf("%q is not in the file to doctor", old)
-	}
-	return strings.Replace(text, old, new, 1)
-}
-
 // manifest is one document of a file, decoded into its API type.
 type manifest struct {
 	file string
@@ -151,16 +147,20 @@ type typeMeta struct {
 func decode(file, text string) ([]manifest, error) {
 	var out []manifest
 	for i, doc := range splitDocuments(text) {
+		var v any
+		if err := yaml.Unmarshal([]byte(doc), &v); err != nil {
+			return nil, fmt.Errorf("%s, document %d: %v", file, i+1, err)
+		}
+		if v == nil {
+			continue // comments only
+		}
 		var head typeMeta
 		if err := yaml.Unmarshal([]byte(doc), &head); err != nil {
 			return nil, fmt.Errorf("%s, document %d: %v", file, i+1, err)
 		}
-		if head == (typeMeta{}) {
-			continue // comments only
-		}
 		newObj, ok := kinds[head.APIVersion+" "+head.Kind]
 		if !ok {
-			return nil, fmt.Errorf("%s, document %d: %s %s is not a kind this test knows", file, i+1, head.APIVersion, head.Kind)
+			return nil, fmt.Errorf("%s, document %d: %s %s is not a kind this test knows", file, i+1, head.APIVersion, cmp.Or(head.Kind, "(no kind)"))
 		}
 		obj := newObj()
 		if err := yaml.UnmarshalStrict([]byte(doc), obj); err != nil {
