@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"os/exec"
 	"path"
 	"path/filepath"
 	"slices"
@@ -90,6 +91,28 @@ func TestDockerfile(t *testing.T) {
 		{"Makefile", "CGO_ENABLED=0 $(GO) build -trimpath", "$(GO) build -trimpath", "make static builds with cgo"},
 		{"Makefile", "CGO_ENABLED=0 $(GO) build -trimpath", "CGO_ENABLED=0 $(GO) build -tags $(TAGS) -trimpath", "make static builds with -tags"},
 	})
+}
+
+// TestBinaryLinksNoKubernetes: the Kubernetes modules the tests above
+// decode with are theirs alone; the dbrig binary links none of them.
+func TestBinaryLinksNoKubernetes(t *testing.T) {
+	kube := func(args ...string) []string {
+		out, err := exec.Command("go", append([]string{"list", "-deps"}, args...)...).Output()
+		if err != nil {
+			t.Fatalf("go list -deps %s: %v", strings.Join(args, " "), err)
+		}
+		return slices.DeleteFunc(strings.Fields(string(out)), func(p string) bool {
+			return !strings.HasPrefix(p, "k8s.io/") && !strings.HasPrefix(p, "sigs.k8s.io/")
+		})
+	}
+	if got := kube("../cmd/dbrig"); len(got) > 0 {
+		t.Errorf("the binary links %s", strings.Join(got, ", "))
+	}
+	// The same list for this package's tests names them, so the one above
+	// would.
+	if got := kube("-test", "."); !slices.Contains(got, "k8s.io/api/batch/v1") {
+		t.Errorf("go list -deps -test names no k8s.io/api/batch/v1 for deploy's tests: %v", got)
+	}
 }
 
 // doctoring is one place of a file changed, and the line the check must
