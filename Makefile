@@ -6,7 +6,7 @@ GO ?= go
 # them anyway.
 TAGS ?= sqlite_math_functions
 
-.PHONY: test fuzz build bench vet
+.PHONY: test fuzz build static image bench vet
 
 # The second line builds without cgo, as Go does on a machine with no C
 # compiler, and runs the SQLite tests on the pure-Go SQLite that stands in.
@@ -34,6 +34,17 @@ fuzz:
 
 build:
 	$(GO) build -tags $(TAGS) -o bin/dbrig ./cmd/dbrig
+
+# The binary of the container image (deploy/Dockerfile runs this target):
+# static, without cgo, so SQLite is the pure-Go one and no tag applies.
+static:
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags='-s -w' -o bin/dbrig-static ./cmd/dbrig
+
+# The container image, for deploy/kubernetes/ (needs a Docker daemon with
+# BuildKit). IMAGE=REGISTRY/dbrig:TAG names it for a push.
+IMAGE ?= dbrig:latest
+image:
+	docker build -f deploy/Dockerfile -t $(IMAGE) .
 
 vet:
 	gofmt -l $$(git ls-files '*.go')
