@@ -200,8 +200,9 @@ func (m *Member) tx(ctx context.Context, f func(context.Context) (after, err err
 	}
 }
 
-// enter is Join's transaction.
+// enter is Join's transaction, from the start on each try.
 func (m *Member) enter(ctx context.Context) (after, err error) {
+	m.leader, m.runID, m.seed, m.sha, m.deadline = false, "", 0, "", 0
 	r, err := scanRun(m.s.QueryRow(ctx, m.q.Get("lock_run"), m.o.Name))
 	if err != nil {
 		return nil, err

@@ -144,7 +144,7 @@ func (b barrier) meet(t *testing.T) {
 	errs := make([]error, n)
 	var wg sync.WaitGroup
 	for i := range n {
-		wg.Go(func() { ms[i], errs[i] = Join(b.ctx, b.tg, options(i+1, n, "meet", uint64(100+i))) })
+		wg.Go(func() { ms[i], errs[i] = Join(b.ctx, b.tg, options(i+1, n, "meet", 1<<63+uint64(100+i))) })
 	}
 	wg.Wait()
 	for i, err := range errs {
