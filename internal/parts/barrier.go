@@ -12,6 +12,7 @@ import (
 	"github.com/dbrig/dbrig/internal/dbtarget"
 	"github.com/dbrig/dbrig/internal/driver"
 	"github.com/dbrig/dbrig/internal/exitcode"
+	"github.com/dbrig/dbrig/internal/human"
 	"github.com/dbrig/dbrig/internal/workload"
 )
 
@@ -175,7 +176,8 @@ func (m *Member) create(ctx context.Context) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("the barrier's tables in the target database (the parts meet there, which needs CREATE): %w", err)
+	return exitcode.Userf("--part: the parts meet in the target database, and the barrier's tables could not be made there (the user needs the CREATE privilege): %s",
+		human.OneLine(err))
 }
 
 // tx runs f in a transaction, committed unless f's err says otherwise,

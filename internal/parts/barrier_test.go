@@ -324,3 +324,37 @@ func (b barrier) row(name string, state, reason *string) error {
 	defer s.Close()
 	return s.QueryRow(b.ctx, "SELECT state, reason FROM dbrig_part_runs WHERE name = $1", name).Scan(state, reason)
 }
+
+// TestBarrierNeedsCreatePostgres: a user who may not create tables in the
+// database is told, in one line, that the barrier needs the privilege.
+func TestBarrierNeedsCreatePostgres(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	url := pgtest.NewDB(t)
+	owner, err := postgres.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer owner.Close()
+	s, err := owner.Session(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var user string
+	if err := s.QueryRow(ctx, "SELECT current_user").Scan(&user); err != nil {
+		t.Fatal(err)
+	}
+	role := fmt.Sprintf("parts_%d", time.Now().UnixNano())
+	if _, err := s.Exec(ctx, "CREATE ROLE "+role+" LOGIN PASSWORD 'rolepw'"); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Exec(context.Background(), "DROP ROLE "+role) // after its target is closed
+	tg, err := postgres.Open(ctx, strings.Replace(url, "//"+user+"@", "//"+role+":rolepw@", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	_, err = Join(ctx, tg, options(1, 2, "r", 1))
+	wantUserLine(t, "Join", err, "the barrier's tables could not be made there (the user needs the CREATE privilege): ", "permission denied")
+}

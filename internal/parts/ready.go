@@ -11,6 +11,7 @@ import (
 	"github.com/dbrig/dbrig/internal/dbtarget"
 	"github.com/dbrig/dbrig/internal/driver"
 	"github.com/dbrig/dbrig/internal/exitcode"
+	"github.com/dbrig/dbrig/internal/human"
 )
 
 // Ready says this part's virtual users are open and waits, looking every
@@ -35,8 +36,8 @@ func (m *Member) Ready(ctx context.Context) (driver.Schedule, error) {
 		m.Fail(fctx, reason)
 		return driver.Schedule{}, fmt.Errorf("%s: %w", reason, context.Cause(ctx))
 	case qctx.Err() != nil:
-		return driver.Schedule{}, exitcode.Userf("part %s: the target database did not answer at the barrier by the run's deadline and %s after: %v",
-			m.o.Part, giveUp, err)
+		return driver.Schedule{}, exitcode.Userf("part %s: the target database did not answer at the barrier by the run's deadline and %s after: %s",
+			m.o.Part, giveUp, human.OneLine(err))
 	}
 	return driver.Schedule{}, err
 }
