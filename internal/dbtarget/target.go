@@ -83,6 +83,15 @@ type Flusher interface {
 	Flush(ctx context.Context) error
 }
 
+// FlushCounter is a Target that counts the transactions its sessions'
+// Flush has run so far. In a run split over several processes each
+// process leaves only its own flushes out of Xacts; the flushes the
+// others ran inside the window that one process's marks span are added
+// up from their counts, and taken out when the parts are merged.
+type FlushCounter interface {
+	Flushes() int64
+}
+
 // Row is a single-row result.
 type Row interface {
 	Scan(dest ...any) error

@@ -126,7 +126,10 @@ type Target struct {
 	edge meeting
 }
 
-var _ dbtarget.Restartable = (*Target)(nil)
+var (
+	_ dbtarget.Restartable  = (*Target)(nil)
+	_ dbtarget.FlushCounter = (*Target)(nil)
+)
 
 // Open parses url (PG* environment variables fill what it leaves out),
 // connects once to prove the target works, and keeps that connection for
@@ -202,6 +205,10 @@ func (t *Target) flush(ctx context.Context, c *pgx.Conn) error {
 	t.flushes.Add(1)
 	return nil
 }
+
+// Flushes is how many transactions Flush has run in the measured
+// database so far, the target's own connection's at Open included.
+func (t *Target) Flushes() int64 { return t.flushes.Load() }
 
 // secretOf finds the password in a URL that pgx could not parse, so the
 // error about it can still be scrubbed.

@@ -103,13 +103,22 @@ func TestNumericAsText(t *testing.T) {
 // TestFlushCountsExactly: after a flush the database's transaction count
 // holds exactly what the session did, the round trips log_statement never
 // shows included (a connection's start-up, each prepare); the flushes and
-// the target's own reads of the counter add nothing to it.
+// the target's own reads of the counter add nothing to it, and Flushes
+// counts each flush (one at Open, one per Flush).
 func TestFlushCountsExactly(t *testing.T) {
 	ctx, tg, s := newSession(t)
+	fc := tg.(dbtarget.FlushCounter)
+	if got := fc.Flushes(); got != 1 {
+		t.Errorf("Flushes after Open = %d, want 1 (its own connection's flush)", got)
+	}
 	xacts := func() int64 {
 		t.Helper()
+		flushed := fc.Flushes()
 		if err := s.(dbtarget.Flusher).Flush(ctx); err != nil {
 			t.Fatal(err)
+		}
+		if got := fc.Flushes() - flushed; got != 1 {
+			t.Errorf("Flushes grew by %d over a Flush, want 1", got)
 		}
 		n, ok, err := tg.Xacts(ctx)
 		if !ok || err != nil {
