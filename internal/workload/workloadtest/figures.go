@@ -1,0 +1,120 @@
+package workloadtest
+
+import (
+	"encoding/json"
+	"math"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/dbrig/dbrig/internal/driver"
+	"github.com/dbrig/dbrig/internal/latency"
+	"github.com/dbrig/dbrig/internal/result"
+	"github.com/dbrig/dbrig/internal/workload"
+)
+
+// Figures are the figures of document d as a merge reads them: each
+// transaction's histogram decoded, the counters in tallyNames' order,
+// the window from d's start and length, the pool from its sessions, the
+// marks (the end lost with the server), and the terminals and sessions
+// from its config.
+func Figures(t testing.TB, d *result.Document, tallyNames []string) workload.Figures {
+	t.Helper()
+	start := d.StartedAt
+	res := &driver.Result{Started: start, WindowStart: start,
+		WindowEnd: start.Add(time.Duration(math.Round(d.WindowSeconds * float64(time.Second))))}
+	for _, tx := range d.Transactions {
+		res.Tx = append(res.Tx, driver.TxResult{Name: tx.Name, Count: tx.Count, Errors: tx.Errors, Retries: tx.Retries,
+			ErrorSample: tx.ErrorSample, Hist: decode(t, tx.Histogram)})
+	}
+	for _, n := range tallyNames {
+		c, ok := d.Counters[n]
+		if !ok {
+			t.Fatalf("no counter %s in %v", n, d.Counters)
+		}
+		res.Tally = append(res.Tally, c)
+	}
+	if s := d.Sessions; s != nil {
+		res.Pool = &driver.Pool{Terminals: s.Terminals, Sessions: s.Sessions, InUseMax: s.InUseMax, InUseP95: s.InUseP95,
+			QueuedMax: s.QueuedMax, QueuedP95: s.QueuedP95, AllInUse: s.AllInUse, Wait: decode(t, s.WaitHistogram)}
+	}
+	f := workload.Figures{Config: d.Config, Result: res}
+	if len(d.Marks) == 2 {
+		f.Start = workload.Mark{At: d.Marks[0].At, Values: d.Marks[0].Values}
+		f.End = workload.Mark{At: d.Marks[1].At, Values: d.Marks[1].Values}
+	}
+	if d.ServerLost != nil {
+		f.End = workload.Mark{Lost: true}
+	}
+	c := workload.ReadConfig(d.Config)
+	f.Terminals, f.Sessions = c.Int("vus"), c.Int("vus")
+	if _, pooled := d.Config["connections"]; pooled {
+		f.Sessions = c.Int("connections")
+	}
+	if err := c.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func decode(t testing.TB, s string) *hdrhistogram.Histogram {
+	t.Helper()
+	h, err := latency.Decode(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// Resummarizes checks that w makes again, from document d's figures as
+// written and read back, the metrics, summary lines, extra figures and
+// audit that d holds; tallyNames are the run's.
+func Resummarizes(t testing.TB, w workload.Resummarizer, d *result.Document, tallyNames []string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "run.json")
+	if err := result.Write(path, d); err != nil {
+		t.Fatal(err)
+	}
+	d, err := result.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := w.Resummarize(Figures(t, d, tallyNames))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range d.Metrics {
+		v := s.Values[m.Key]
+		if !samePtr(v.DB, m.DB) || !samePtr(v.Client, m.Client) {
+			t.Errorf("%s: resummarized db %v, client %v; the document holds db %v, client %v", m.Key, show(v.DB), show(v.Client), show(m.DB), show(m.Client))
+		}
+	}
+	if !slices.Equal(s.Lines, d.Lines) {
+		t.Errorf("resummarized lines\n%q\nthe document holds\n%q", s.Lines, d.Lines)
+	}
+	var audit []result.AuditItem
+	for _, a := range s.Audit {
+		audit = append(audit, result.AuditItem(a))
+	}
+	if !slices.Equal(audit, d.Audit) {
+		t.Errorf("resummarized audit %+v, the document holds %+v", audit, d.Audit)
+	}
+	got, err1 := json.Marshal(s.Extra)
+	want, err2 := json.Marshal(d.Extra)
+	if err1 != nil || err2 != nil || string(got) != string(want) {
+		t.Errorf("resummarized extra %s, the document holds %s (%v, %v)", got, want, err1, err2)
+	}
+}
+
+// samePtr says a and b are both unknown, or both the same figure.
+func samePtr(a, b *float64) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
+
+func show(p *float64) any {
+	if p == nil {
+		return "none"
+	}
+	return *p
+}
