@@ -36,39 +36,22 @@ func TestReseed(t *testing.T) {
 	ctx := context.Background()
 	w, tg := buildOn(t, "sqlite:"+filepath.Join(t.TempDir(), "s.db"), 2)
 	w.keying = true
-	var runs [3]*runner
+	var runs [3]workload.Run
 	for i := range runs {
 		r, err := w.Open(ctx, tg)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer r.Close()
-		runs[i] = r.(*runner)
+		runs[i] = r
 	}
-	const seed = 0x5eed
-	runs[0].Reseed(seed)
-	runs[1].Reseed(seed)
-	runs[2].Reseed(seed + 1)
-	if s := runs[0].Seed(); s != seed {
-		t.Errorf("Seed() = %#x after Reseed(%#x)", s, seed)
-	}
-	if c := runs[0].cfg.C; c != runConstants(seed, runs[0].cLoad) {
+	workloadtest.Reseeds(t, runs, []int{0, 1, 13}, func(r workload.Run, id int) []any {
+		// Home and district come from the id alone, whatever the seed.
+		return drawsOf(t, r.(*runner), id, 100)[2:]
+	})
+	r := runs[0].(*runner)
+	if c := r.cfg.C; c != runConstants(r.Seed(), r.cLoad) {
 		t.Errorf("run constants %+v, not the seed's", c)
-	}
-	if a, b := runs[0].Config(), runs[1].Config(); !reflect.DeepEqual(a, b) {
-		t.Errorf("reseeded to one seed, configs\n%v\n%v", a, b)
-	}
-	if a, b := runs[0].Config(), runs[2].Config(); reflect.DeepEqual(a, b) {
-		t.Errorf("reseeded to two seeds, one config %v", a)
-	}
-	for _, id := range []int{0, 1, 13} {
-		a, b, c := drawsOf(t, runs[0], id, 100), drawsOf(t, runs[1], id, 100), drawsOf(t, runs[2], id, 100)
-		if !reflect.DeepEqual(a, b) {
-			t.Errorf("terminal %d: reseeded to one seed, it draws\n%v\n%v", id, a, b)
-		}
-		if reflect.DeepEqual(a[2:], c[2:]) {
-			t.Errorf("terminal %d: reseeded to two seeds, it draws the same %v", id, a)
-		}
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -117,4 +118,34 @@ func show(p *float64) any {
 		return "none"
 	}
 	return *p
+}
+
+// Reseeds checks a Seeded run: runs 0 and 1, opened apart and reseeded
+// to one seed, have the same config and their terminals ids the same
+// draws; run 2, reseeded to the next seed, another config and other
+// draws.
+func Reseeds(t testing.TB, runs [3]workload.Run, ids []int, draws func(r workload.Run, id int) []any) {
+	t.Helper()
+	const seed = 0x5eed
+	for i, r := range runs {
+		r.(workload.Seeded).Reseed(seed + uint64(i/2))
+	}
+	if s := runs[0].(workload.Seeded).Seed(); s != seed {
+		t.Errorf("Seed() = %#x after Reseed(%#x)", s, seed)
+	}
+	if a, b := runs[0].Config(), runs[1].Config(); !reflect.DeepEqual(a, b) {
+		t.Errorf("reseeded to one seed, configs\n%v\n%v", a, b)
+	}
+	if a, c := runs[0].Config(), runs[2].Config(); reflect.DeepEqual(a, c) {
+		t.Errorf("reseeded to two seeds, one config %v", a)
+	}
+	for _, id := range ids {
+		a, b, c := draws(runs[0], id), draws(runs[1], id), draws(runs[2], id)
+		if !reflect.DeepEqual(a, b) {
+			t.Errorf("terminal %d: reseeded to one seed, it draws\n%v\n%v", id, a, b)
+		}
+		if reflect.DeepEqual(a, c) {
+			t.Errorf("terminal %d: reseeded to two seeds, it draws the same %v", id, a)
+		}
+	}
 }
