@@ -157,7 +157,7 @@ func (w *dvdstore) Open(ctx context.Context, t dbtarget.Target) (workload.Run, e
 		Terminal: func(id int) *terminal { tm := newTerminal(&r.cfg, id); return &tm },
 		Open:     func(ctx context.Context) (*session, error) { return openSession(ctx, r.t, &r.cfg) },
 	}
-	r.Reseed(uint64(time.Now().UnixNano()))
+	r.Reseed(workload.RunSeed())
 	return r, nil
 }
 

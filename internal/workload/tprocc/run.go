@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sync/atomic"
-	"time"
 
 	"github.com/dbrig/dbrig/internal/dbtarget"
 	"github.com/dbrig/dbrig/internal/driver"
@@ -52,7 +51,7 @@ func (w *tprocc) Open(ctx context.Context, t dbtarget.Target) (workload.Run, err
 		Warehouses: o.Meta.warehouses, Mode: o.Mode, AllWarehouses: w.allWarehouses, Keying: w.keying,
 		PerWarehouse: w.perWarehouse, Q: o.SQL,
 	}}
-	r.Reseed(uint64(time.Now().UnixNano()))
+	r.Reseed(workload.RunSeed())
 	return r, nil
 }
 
