@@ -61,21 +61,17 @@ func (c *ConfigReader) Int(key string) int {
 }
 
 // Bool reads a boolean.
-func (c *ConfigReader) Bool(key string) bool {
-	v := c.get(key)
-	b, ok := v.(bool)
-	if !ok && v != nil {
-		c.mistyped(key, v, "true or false")
-	}
-	return b
-}
+func (c *ConfigReader) Bool(key string) bool { return read[bool](c, key, "true or false") }
 
 // String reads a string.
-func (c *ConfigReader) String(key string) string {
+func (c *ConfigReader) String(key string) string { return read[string](c, key, "a string") }
+
+// read reads key's value as a T, want in words.
+func read[T any](c *ConfigReader, key, want string) T {
 	v := c.get(key)
-	s, ok := v.(string)
+	x, ok := v.(T)
 	if !ok && v != nil {
-		c.mistyped(key, v, "a string")
+		c.mistyped(key, v, want)
 	}
-	return s
+	return x
 }

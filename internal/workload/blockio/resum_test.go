@@ -3,9 +3,7 @@ package blockio
 import (
 	"context"
 	"testing"
-	"time"
 
-	runpkg "github.com/dbrig/dbrig/internal/runner"
 	"github.com/dbrig/dbrig/internal/workload"
 	"github.com/dbrig/dbrig/internal/workload/workloadtest"
 )
@@ -18,16 +16,7 @@ func TestReseed(t *testing.T) {
 	w := &blockio{scale: "2048", schemas: 2, loaders: 1, seed: 1, workUnit: 32, updatePct: 20, redo: redoLite,
 		hotspot: 3, hotspotSize: "1MB", think: "1ms,5ms"}
 	tg := build(t, "sqlite:"+t.TempDir()+"/b.db", w)
-	var runs [3]workload.Run
-	for i := range runs {
-		r, err := w.Open(ctx, tg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer r.Close()
-		runs[i] = r
-	}
-	workloadtest.Reseeds(t, runs, []int{0, 1, 13}, func(r workload.Run, id int) []any {
+	workloadtest.Reseeds(t, func() (workload.Run, error) { return w.Open(ctx, tg) }, []int{0, 1, 13}, func(r workload.Run, id int) []any {
 		tm := newTerminal(&r.(*runner).cfg, id)
 		var d []any
 		for range 100 {
@@ -51,13 +40,7 @@ func TestResummarizeMatchesSummarize(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	o := runpkg.Defaults()
-	o.VUs, o.Connections, o.Rampup, o.Duration = 6, 2, 0, 2*time.Second
-	o.Telemetry.Off = true
-	d, err := runpkg.Run(ctx, tg, w, r, o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := workloadtest.Run(t, tg, w, r, 6, 2)
 	if d.Sessions == nil || len(d.Audit) != 1 {
 		t.Fatalf("sessions %+v, audit %+v: want a pool and the update share", d.Sessions, d.Audit)
 	}

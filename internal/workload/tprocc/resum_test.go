@@ -5,10 +5,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
-	"time"
 
 	"github.com/dbrig/dbrig/internal/driver"
-	runpkg "github.com/dbrig/dbrig/internal/runner"
 	"github.com/dbrig/dbrig/internal/workload"
 	"github.com/dbrig/dbrig/internal/workload/workloadtest"
 )
@@ -36,23 +34,14 @@ func TestReseed(t *testing.T) {
 	ctx := context.Background()
 	w, tg := buildOn(t, "sqlite:"+filepath.Join(t.TempDir(), "s.db"), 2)
 	w.keying = true
-	var runs [3]workload.Run
-	for i := range runs {
-		r, err := w.Open(ctx, tg)
-		if err != nil {
-			t.Fatal(err)
+	workloadtest.Reseeds(t, func() (workload.Run, error) { return w.Open(ctx, tg) }, []int{0, 1, 13}, func(run workload.Run, id int) []any {
+		r := run.(*runner)
+		if c := r.cfg.C; c != runConstants(r.Seed(), r.cLoad) {
+			t.Errorf("run constants %+v, not the seed's", c)
 		}
-		defer r.Close()
-		runs[i] = r
-	}
-	workloadtest.Reseeds(t, runs, []int{0, 1, 13}, func(r workload.Run, id int) []any {
 		// Home and district come from the id alone, whatever the seed.
-		return drawsOf(t, r.(*runner), id, 100)[2:]
+		return drawsOf(t, r, id, 100)[2:]
 	})
-	r := runs[0].(*runner)
-	if c := r.cfg.C; c != runConstants(r.Seed(), r.cLoad) {
-		t.Errorf("run constants %+v, not the seed's", c)
-	}
 }
 
 // TestPartTerminalsUnion: the terminals that three parts of a run make
@@ -113,13 +102,7 @@ func TestResummarizeMatchesSummarize(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer r.Close()
-			o := runpkg.Defaults()
-			o.VUs, o.Connections, o.Rampup, o.Duration = c.vus, c.connections, 0, 2*time.Second
-			o.Telemetry.Off = true
-			d, err := runpkg.Run(ctx, tg, w, r, o)
-			if err != nil {
-				t.Fatal(err)
-			}
+			d := workloadtest.Run(t, tg, w, r, c.vus, c.connections)
 			if len(d.Marks) != 2 || len(d.Lines) == 0 {
 				t.Fatalf("marks %v, lines %q: want both", d.Marks, d.Lines)
 			}

@@ -1,6 +1,7 @@
 package workloadtest
 
 import (
+	"context"
 	"encoding/json"
 	"math"
 	"path/filepath"
@@ -11,11 +12,28 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/dbrig/dbrig/internal/dbtarget"
 	"github.com/dbrig/dbrig/internal/driver"
 	"github.com/dbrig/dbrig/internal/latency"
 	"github.com/dbrig/dbrig/internal/result"
+	"github.com/dbrig/dbrig/internal/runner"
 	"github.com/dbrig/dbrig/internal/workload"
 )
+
+// Run runs r of w on tg for two seconds, without a ramp-up or telemetry,
+// on vus virtual users, pooled on connections sessions where that is
+// more than 0, and returns its document.
+func Run(t testing.TB, tg dbtarget.Target, w workload.Workload, r workload.Run, vus, connections int) *result.Document {
+	t.Helper()
+	o := runner.Defaults()
+	o.VUs, o.Connections, o.Rampup, o.Duration = vus, connections, 0, 2*time.Second
+	o.Telemetry.Off = true
+	d, err := runner.Run(context.Background(), tg, w, r, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
 
 // Figures are the figures of document d as a merge reads them: each
 // transaction's histogram decoded, the counters in tallyNames' order,
@@ -120,13 +138,22 @@ func show(p *float64) any {
 	return *p
 }
 
-// Reseeds checks a Seeded run: runs 0 and 1, opened apart and reseeded
-// to one seed, have the same config and their terminals ids the same
-// draws; run 2, reseeded to the next seed, another config and other
-// draws.
-func Reseeds(t testing.TB, runs [3]workload.Run, ids []int, draws func(r workload.Run, id int) []any) {
+// Reseeds checks a Seeded run: three runs opened apart, the first two
+// reseeded to one seed, have the same config and their terminals ids the
+// same draws; the third, reseeded to the next seed, another config and
+// other draws.
+func Reseeds(t testing.TB, open func() (workload.Run, error), ids []int, draws func(r workload.Run, id int) []any) {
 	t.Helper()
 	const seed = 0x5eed
+	var runs [3]workload.Run
+	for i := range runs {
+		r, err := open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { r.Close() })
+		runs[i] = r
+	}
 	for i, r := range runs {
 		r.(workload.Seeded).Reseed(seed + uint64(i/2))
 	}
