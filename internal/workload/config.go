@@ -6,7 +6,7 @@ import (
 )
 
 // ConfigReader reads a run's config as a document holds it, read back
-// from JSON (numbers float64), or as Run.Config made it (Go integers).
+// from JSON (numbers float64), or as Run.Config made it (int, int64).
 // The first key missing or of another type is kept as Err, and the
 // readers after it return zero values, so a caller reads every key it
 // needs and checks once.
