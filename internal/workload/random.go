@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
+	"time"
 	"unsafe"
 )
 
@@ -184,6 +185,11 @@ func (r *Rand) fill(b []byte, set *[64]byte, k uint64, per int) {
 // unrelated seeds from small keys such as (table, warehouse, district).
 // For a fixed a it is a bijection of b, so distinct keys never collide.
 func Mix(a, b uint64) uint64 { return splitmix(a ^ splitmix(b+0x9e3779b97f4a7c15)) }
+
+// RunSeed is a new run's seed, from the clock, in 53 bits: a document's
+// config holds it exactly when read back from JSON (numbers are float64),
+// and it fits a signed 64-bit column.
+func RunSeed() uint64 { return uint64(time.Now().UnixNano()) & (1<<53 - 1) }
 
 // splitmix is the SplitMix64 finalizer, a bijective bit mixer.
 func splitmix(z uint64) uint64 {

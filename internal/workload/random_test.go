@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"encoding/json"
 	"math"
 	"slices"
 	"strconv"
@@ -293,4 +294,21 @@ func BenchmarkInt(b *testing.B) {
 		s += r.Int(1, 100000)
 	}
 	_ = s
+}
+
+// TestRunSeedReadsBack: a run's seed in a config, written as JSON and
+// read back as a document's config is (numbers float64), is the seed.
+func TestRunSeedReadsBack(t *testing.T) {
+	seed := RunSeed()
+	b, err := json.Marshal(map[string]any{"seed": seed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	if got := uint64(m["seed"].(float64)); got != seed || seed == 0 {
+		t.Errorf("seed %d read back as %d", seed, got)
+	}
 }

@@ -135,6 +135,67 @@ type Run interface {
 	Close() error
 }
 
+// Seeded is a Run whose inputs come from one seed: its virtual users'
+// streams and any constants the run draws. The parts of a run split over
+// several processes must share it, so every part but the first takes the
+// first's.
+type Seeded interface {
+	Seed() uint64
+	// Reseed makes every stream and run constant from seed, as Open would
+	// have made them; it is called before any virtual user opens.
+	Reseed(seed uint64)
+}
+
+// Resummarizer is a Workload whose summary can be made again from a
+// document's figures, without a target: the merge of a split run's parts
+// recomputes the run's metrics from the parts' figures added up. It must
+// go through the same code as the run's own Summarize, so that a merged
+// document cannot drift from a single one.
+type Resummarizer interface {
+	Resummarize(f Figures) (Summary, error)
+}
+
+// Figures are what a run's summary is made from, read back from a
+// document (or merged from several).
+type Figures struct {
+	// Config is the document's config, as read back from JSON: numbers are
+	// float64, maps map[string]any (see ReadConfig).
+	Config map[string]any
+	// Result holds Tx (Name, Count, Errors, Retries, Hist), Tally (in
+	// TallyNames order), WindowStart and WindowEnd, and Pool.
+	Result *driver.Result
+	// Start and End are the marker's marks; zero Marks when none.
+	Start, End Mark
+	// Terminals and Sessions are the whole run's terminals (VUs) and
+	// sessions (Connections, or VUs without a pool).
+	Terminals, Sessions int
+}
+
+// Resummarize is the end of a Resummarizer: r is a run rebuilt from f's
+// config, read by c. It refuses c's first missing or mistyped key and
+// figures that do not fit r's transactions and tallies, and summarizes f
+// with r's own Summarize.
+func Resummarize(r Run, f Figures, c *ConfigReader) (Summary, error) {
+	if err := c.Err(); err != nil {
+		return Summary{}, err
+	}
+	res := f.Result
+	if res == nil {
+		return Summary{}, errors.New("no figures to summarize")
+	}
+	names := make([]string, len(res.Tx))
+	for i, tx := range res.Tx {
+		names[i] = tx.Name
+	}
+	if want := r.TxNames(); !slices.Equal(names, want) {
+		return Summary{}, fmt.Errorf("transactions %v, want %v", names, want)
+	}
+	if want := r.TallyNames(); len(res.Tally) != len(want) {
+		return Summary{}, fmt.Errorf("%d counters, want %d (%v)", len(res.Tally), len(want), want)
+	}
+	return r.Summarize(res, f.Start, f.End), nil
+}
+
 // Rater is a Run whose metrics can be read live: it turns one second's
 // completions per transaction type into its metrics' values, by key, for
 // a live view of a run (the progress line, a metrics endpoint). They are

@@ -104,7 +104,7 @@ func (w *blockio) Open(ctx context.Context, t dbtarget.Target) (workload.Run, er
 	}
 	cfg := runConfig{
 		Mode: o.Mode, WorkUnit: int64(w.workUnit), UpdatePct: w.updatePct, Redo: w.redo, Hotspot: w.hotspot,
-		ThinkMin: thinkMin, ThinkMax: thinkMax, Seed: uint64(time.Now().UnixNano()), Q: o.SQL,
+		ThinkMin: thinkMin, ThinkMax: thinkMax, Q: o.SQL,
 	}
 	if err := w.complete(ctx, o.Built, &cfg); err != nil {
 		o.Close()
@@ -115,7 +115,25 @@ func (w *blockio) Open(ctx context.Context, t dbtarget.Target) (workload.Run, er
 		Terminal: func(id int) *terminal { tm := newTerminal(&r.cfg, id); return &tm },
 		Open:     func(ctx context.Context) (*session, error) { return openSession(ctx, r.t, &r.cfg) },
 	}
+	r.Reseed(workload.RunSeed())
 	return r, nil
+}
+
+var _ workload.Seeded = (*runner)(nil)
+
+func (r *runner) Seed() uint64 { return r.cfg.Seed }
+
+// Reseed sets the seed of the terminals' streams, the run's only draw.
+func (r *runner) Reseed(seed uint64) { r.cfg.Seed = seed }
+
+var _ workload.Resummarizer = (*blockio)(nil)
+
+// Resummarize summarizes f with a runner made from its config: the
+// update share the audit checks, and the rows an operation reads.
+func (w *blockio) Resummarize(f workload.Figures) (workload.Summary, error) {
+	c := workload.ReadConfig(f.Config)
+	r := &runner{cfg: runConfig{UpdatePct: c.Int("update_pct"), WorkUnit: int64(c.Int("work_unit"))}}
+	return workload.Resummarize(r, f, c)
 }
 
 // complete fills in cfg from what the build recorded, read on b.

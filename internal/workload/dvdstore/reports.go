@@ -102,7 +102,7 @@ func (w *reports) Open(ctx context.Context, t dbtarget.Target) (workload.Run, er
 	if mode == workload.ModeProcs {
 		query = o.SQL.Get("call:report")
 	}
-	return &reportRun{t: t, query: query, win: windowOf(latest(m.seed, m.scale)), seed: uint64(time.Now().UnixNano()), mode: mode}, nil
+	return &reportRun{t: t, query: query, win: windowOf(latest(m.seed, m.scale)), seed: workload.RunSeed(), mode: mode}, nil
 }
 
 func (r *reportRun) TxNames() []string    { return reportTx }

@@ -142,7 +142,7 @@ func (w *dvdstore) Open(ctx context.Context, t dbtarget.Target) (workload.Run, e
 		return nil, err
 	}
 	m := o.Meta
-	cfg := runConfig{runOptions: w.run, scale: m.scale, seed: uint64(time.Now().UnixNano()), q: o.SQL}
+	cfg := runConfig{runOptions: w.run, scale: m.scale, q: o.SQL}
 	cfg.mode = o.Mode
 	for id := int64(1); id <= m.scale.Products; id++ {
 		cfg.hot = append(cfg.hot, id)
@@ -157,7 +157,23 @@ func (w *dvdstore) Open(ctx context.Context, t dbtarget.Target) (workload.Run, e
 		Terminal: func(id int) *terminal { tm := newTerminal(&r.cfg, id); return &tm },
 		Open:     func(ctx context.Context) (*session, error) { return openSession(ctx, r.t, &r.cfg) },
 	}
+	r.Reseed(workload.RunSeed())
 	return r, nil
+}
+
+var _ workload.Seeded = (*runner)(nil)
+
+func (r *runner) Seed() uint64 { return r.cfg.seed }
+
+// Reseed sets the seed of the terminals' streams, the run's only draw.
+func (r *runner) Reseed(seed uint64) { r.cfg.seed = seed }
+
+var _ workload.Resummarizer = (*dvdstore)(nil)
+
+// Resummarize summarizes f with a runner of no options: the summary
+// takes none, only the figures and the marks.
+func (w *dvdstore) Resummarize(f workload.Figures) (workload.Summary, error) {
+	return workload.Resummarize(&runner{}, f, workload.ReadConfig(f.Config))
 }
 
 func (r *runner) TxNames() []string    { return stepNames }

@@ -37,7 +37,7 @@ func openSmall(t *testing.T, url string, seed uint64, think time.Duration) (*run
 	}
 	t.Cleanup(func() { o.Close() })
 	r := o.(*runner)
-	r.cfg.seed = seed
+	r.Reseed(seed)
 	return r, tg
 }
 

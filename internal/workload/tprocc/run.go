@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sync/atomic"
-	"time"
 
 	"github.com/dbrig/dbrig/internal/dbtarget"
 	"github.com/dbrig/dbrig/internal/driver"
@@ -20,6 +19,9 @@ type runner struct {
 	schema workload.SQLFile
 	// ctl reads the marks, on a connection no virtual user shares.
 	ctl *workload.Conn
+	// cLoad is the build's C_LAST constant, which the run's must keep
+	// away from whatever the seed.
+	cLoad int
 	// terminals and sessions count what the driver made: a virtual user
 	// is one of each. The per-terminal efficiency divides by the first,
 	// the mix audit asks each of the second for a deck's worth.
@@ -45,12 +47,38 @@ func (w *tprocc) Open(ctx context.Context, t dbtarget.Target) (workload.Run, err
 	if err != nil {
 		return nil, err
 	}
-	seed := uint64(time.Now().UnixNano())
-	r := &runner{t: t, schema: o.Schema, ctl: &o.Conn, cfg: runConfig{
+	r := &runner{t: t, schema: o.Schema, ctl: &o.Conn, cLoad: o.Meta.cLoad, cfg: runConfig{
 		Warehouses: o.Meta.warehouses, Mode: o.Mode, AllWarehouses: w.allWarehouses, Keying: w.keying,
-		PerWarehouse: w.perWarehouse, Seed: seed, C: runConstants(seed, o.Meta.cLoad), Q: o.SQL,
+		PerWarehouse: w.perWarehouse, Q: o.SQL,
 	}}
+	r.Reseed(workload.RunSeed())
 	return r, nil
+}
+
+var _ workload.Seeded = (*runner)(nil)
+
+func (r *runner) Seed() uint64 { return r.cfg.Seed }
+
+// Reseed sets the seed of the terminals' streams and draws the run-time
+// NURand constants from it.
+func (r *runner) Reseed(seed uint64) {
+	r.cfg.Seed, r.cfg.C = seed, runConstants(seed, r.cLoad)
+}
+
+var _ workload.Resummarizer = (*tprocc)(nil)
+
+// Resummarize summarizes f with a runner made from its config: the
+// warehouses and keyed shape the efficiency and the audit take, with
+// the whole run's terminals and sessions.
+func (w *tprocc) Resummarize(f workload.Figures) (workload.Summary, error) {
+	c := workload.ReadConfig(f.Config)
+	r := &runner{cfg: runConfig{
+		Warehouses: c.Int("warehouses"), Mode: c.String("mode"), AllWarehouses: c.Bool("all_warehouses"),
+		Keying: c.Bool("keying_thinking"), PerWarehouse: c.Int("terminals_per_warehouse"),
+	}}
+	r.terminals.Store(int64(f.Terminals))
+	r.sessions.Store(int64(f.Sessions))
+	return workload.Resummarize(r, f, c)
 }
 
 // runConstants picks the run-time NURand constants. For C_LAST the

@@ -1,5 +1,7 @@
 // Package workloadtest holds what the workloads' tests share: a pooled
-// run through the driver, checked as every pooled workload must pass it.
+// run through the driver, checked as every pooled workload must pass it;
+// a short run to its document, the figures a merge reads from one, and
+// the checks of a Seeded run and of a Resummarizer (figures.go).
 package workloadtest
 
 import (
