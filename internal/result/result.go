@@ -282,10 +282,19 @@ func FromRun(run Run) (*Document, error) {
 	for i, n := range run.TallyNames {
 		d.Counters[n] = r.Tally[i]
 	}
-	for _, tx := range r.Tx {
+	if err := d.transactions(r.Tx); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// transactions records the window's figures of each transaction type,
+// with its histogram and its rate over d's window.
+func (d *Document) transactions(txs []driver.TxResult) error {
+	for _, tx := range txs {
 		enc, err := latency.Encode(tx.Hist)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		pm := 0.0
 		if d.WindowSeconds > 0 {
@@ -296,7 +305,7 @@ func FromRun(run Run) (*Document, error) {
 			ErrorSample: tx.ErrorSample, Latency: latency.Summarize(tx.Hist), Histogram: enc,
 		})
 	}
-	return d, nil
+	return nil
 }
 
 // Write stores d at path, via a temporary file and a rename so a crash
