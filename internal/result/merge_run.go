@@ -72,7 +72,7 @@ func (d *Document) add(p partDoc) {
 		d.Notes = append(d.Notes, fmt.Sprintf("part %d was interrupted %.0f s into the window", n, p.WindowSeconds))
 	}
 	for _, note := range p.Notes {
-		if note != partNote(*p.Part) {
+		if note != p.Part.Note() {
 			d.Notes = append(d.Notes, fmt.Sprintf("part %d: %s", n, note))
 		}
 	}

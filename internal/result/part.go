@@ -106,7 +106,7 @@ func (d *Document) part(run Run) error {
 			return err
 		}
 	}
-	d.Notes = append(d.Notes, partNote(p))
+	d.Notes = append(d.Notes, p.Note())
 	return nil
 }
 
@@ -118,8 +118,9 @@ func encodeSome(h *hdrhistogram.Histogram) (string, error) {
 	return latency.Encode(h)
 }
 
-// partNote says that a part's figures are its share of the run's.
-func partNote(p Part) string {
+// Note says that a part's figures are its share of the run's: a part's
+// own document holds it among its notes.
+func (p Part) Note() string {
 	return fmt.Sprintf("Part %d of %d of run %s: its figures are this part's share; dbrig merge makes the run's",
 		p.Index, p.Of, shortID(p.RunID))
 }
