@@ -15,7 +15,7 @@ import (
 func partBlocks(d *result.Document) []block {
 	switch {
 	case d.Parts != nil:
-		return []block{clientHostsBlock(d.Parts)}
+		return []block{clientHostsBlock(d)}
 	case d.Part != nil:
 		return []block{partBlock(d.Part)}
 	}
@@ -25,16 +25,17 @@ func partBlocks(d *result.Document) []block {
 // clientHostsBlock is a merged run's parts: each one's host, its share of
 // the terminals and sessions, where its window's edges fell and the
 // client CPU it took.
-func clientHostsBlock(ps *result.Parts) block {
+func clientHostsBlock(d *result.Document) block {
+	ps := d.Parts
 	t := &table{Head: heads("#part", "host", "#VUs", "#sessions", "#window start, ms", "#window end, ms", "#client CPU")}
 	var starts, ends []time.Time
 	for _, m := range ps.Members {
 		starts, ends = append(starts, m.Part.WindowStart), append(ends, m.Part.WindowEnd)
 	}
 	for _, m := range ps.Members {
-		part := strconv.Itoa(m.Part.Index)
+		part, rec := strconv.Itoa(m.Part.Index), m.Telemetry
 		if m.Part.Index == ps.Marker {
-			part += " (marks)"
+			part, rec = part+" (marks)", d.Telemetry
 		}
 		sessions := "—"
 		if m.Part.Connections > 0 {
@@ -42,7 +43,7 @@ func clientHostsBlock(ps *result.Parts) block {
 		}
 		t.Rows = append(t.Rows, row{ID: "part-" + strconv.Itoa(m.Part.Index), Cells: []cell{
 			num(part), {Text: m.Host.Hostname}, num(strconv.Itoa(m.Part.VUs)), num(sessions),
-			num(offsetMs(m.Part.WindowStart, starts)), num(offsetMs(m.Part.WindowEnd, ends)), num(clientCPU(m.Telemetry)),
+			num(offsetMs(m.Part.WindowStart, starts)), num(offsetMs(m.Part.WindowEnd, ends)), num(clientCPU(rec)),
 		}})
 	}
 	t.Caption = fmt.Sprintf("The %d parts of the split run %s: each one's host and share of the virtual users and sessions; "+

@@ -2,12 +2,14 @@ package report
 
 import (
 	"bytes"
+	"fmt"
 	"html"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/dbrig/dbrig/internal/result"
+	"github.com/dbrig/dbrig/internal/telemetry"
 )
 
 // splitDoc is testdata/run.json with change made to it, rendered as the
@@ -28,7 +30,8 @@ func splitDoc(t *testing.T, change func(d *result.Document)) (page, text string)
 }
 
 // TestReportMergedRun: a merged run's report has a "Client hosts" table,
-// a row a part with its host, share and edges, and names a missing part.
+// a row a part with its host, share, edges and client CPU (from its own
+// telemetry), and names a missing part.
 func TestReportMergedRun(t *testing.T) {
 	open := time.Date(2026, 11, 25, 18, 31, 12, 0, time.UTC)
 	member := func(i int, host string, startMs float64) result.Member {
@@ -36,14 +39,21 @@ func TestReportMergedRun(t *testing.T) {
 		return result.Member{Host: result.Host{Hostname: host}, Part: result.Part{Index: i, Of: 3, VUs: 2, Connections: 1,
 			WindowStart: at, WindowEnd: at.Add(30 * time.Second)}}
 	}
+	tel, err := result.Read("testdata/telemetry-run.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cpu := fmt.Sprintf("%.1f%%", telemetry.Summarize(tel.Telemetry).Host.Client)
 	page, text := splitDoc(t, func(d *result.Document) {
+		d.Telemetry = nil
 		d.Parts = &result.Parts{Of: 3, RunID: "7f3c1a2b", Present: []int{1, 3}, Missing: []int{2}, Marker: 1,
 			Spread:  result.Spread{StartMs: 1.5, EndMs: 1.5, UncertaintyMs: 0.2},
 			Members: []result.Member{member(1, "client-a", 0), member(3, "client-c", 1.5)}}
+		d.Parts.Members[1].Telemetry = tel.Telemetry
 	})
 	for _, out := range []string{page, text} {
 		for _, want := range []string{"Client hosts", "1 (marks)", "client-a", "client-c", "+0.0", "+1.5",
-			"known to ±0.2 ms", "Part 2 of 3 is missing: no document"} {
+			"known to ±0.2 ms", "Part 2 of 3 is missing: no document", cpu} {
 			if !strings.Contains(out, want) {
 				t.Errorf("merged run's report lacks %q", want)
 			}

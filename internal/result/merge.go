@@ -111,7 +111,11 @@ func differences(a, b partDoc) []string {
 	differ("workload", a.Workload, b.Workload)
 	differ("part count", a.Part.Of, b.Part.Of)
 	differ("schema version", a.SchemaVersion, b.SchemaVersion)
+	differ("tool", a.Tool, b.Tool)
 	differ("target", a.Target.Server(), b.Target.Server())
+	differ("transaction types", strings.Join(a.SeriesTypes, ", "), strings.Join(b.SeriesTypes, ", "))
+	differ("primary metric", a.PrimaryMetric, b.PrimaryMetric)
+	differ("primary transaction", a.PrimaryTx, b.PrimaryTx)
 	sa, sb := a.Part.Schedule, b.Part.Schedule
 	if !sa.Start.Equal(sb.Start) || !sa.Open.Equal(sb.Open) || !sa.Close.Equal(sb.Close) || sa.HoldMs != sb.HoldMs {
 		differ("schedule", scheduleString(sa), scheduleString(sb))

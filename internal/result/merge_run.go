@@ -42,7 +42,10 @@ func merge(parts []partDoc, missing []int, o MergeOptions) (*Document, error) {
 	if err != nil {
 		return nil, err
 	}
-	return d, d.summarize(parts, res, o)
+	if err := d.summarize(parts, res, o); err != nil {
+		return nil, err
+	}
+	return d, nil
 }
 
 // add records part p in d: its member row, its counters summed and its
@@ -50,9 +53,11 @@ func merge(parts []partDoc, missing []int, o MergeOptions) (*Document, error) {
 func (d *Document) add(p partDoc) {
 	n := p.Part.Index
 	d.Parts.Present = append(d.Parts.Present, n)
-	d.Parts.Members = append(d.Parts.Members, Member{
-		Part: *p.Part, Host: p.Host, Interrupted: p.Interrupted, Sessions: p.Sessions, Telemetry: p.Telemetry,
-	})
+	m := Member{Part: *p.Part, Host: p.Host, Interrupted: p.Interrupted, Sessions: p.Sessions, Telemetry: p.Telemetry}
+	if n == d.Parts.Marker {
+		m.Telemetry = nil // the document's own
+	}
+	d.Parts.Members = append(d.Parts.Members, m)
 	d.Interrupted = d.Interrupted || p.Interrupted
 	for k, v := range p.Counters {
 		d.Counters[k] += v

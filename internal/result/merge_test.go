@@ -329,6 +329,8 @@ func TestMergeRefusals(t *testing.T) {
 		{"schema", []int{1, 2, 3}, func(d []*Document) { d[1].SchemaVersion = 1 }, "schema version: 2 in part 1, 1 in part 2"},
 		{"target", []int{1, 2, 3}, func(d []*Document) { d[1].Target.Version = "16.2" }, "target: postgres 15.18 in part 1, postgres 16.2 in part 2"},
 		{"workload", []int{1, 2, 3}, func(d []*Document) { d[1].Workload = "v" }, "workload: w in part 1, v in part 2"},
+		{"types", []int{1, 2, 3}, func(d []*Document) { d[2].SeriesTypes = []string{"t1"} }, "transaction types: t1, t2 in part 1, t1 in part 3"},
+		{"primary", []int{1, 2, 3}, func(d []*Document) { d[2].PrimaryMetric = "secs" }, "primary metric: rate in part 1, secs in part 3"},
 		{"twice", []int{1, 2, 3}, func(d []*Document) { d[2].Part.Index = 2 }, "part 2 given twice: p2.json, p3.json"},
 		{"beyond", []int{1, 2, 3}, func(d []*Document) { d[2].Part.Index = 4 }, "p3.json: part 4 of 3 is no part of a run"},
 		{"missing", []int{1, 2}, func([]*Document) {}, "part 3 of 3 is missing (no document: it died, or was not collected); --allow-missing merges the others"},

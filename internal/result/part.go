@@ -83,8 +83,9 @@ type Member struct {
 	Host        Host      `json:"host"`
 	Interrupted bool      `json:"interrupted,omitempty"`
 	Sessions    *Sessions `json:"sessions,omitempty"`
-	// Telemetry is the part's own recording: its host's side only, but
-	// for the marker's, which also holds the database's.
+	// Telemetry is the part's own recording, its host's side; the marking
+	// part's, which also holds the database's, is the merged document's
+	// own Telemetry instead.
 	Telemetry *telemetry.Recording `json:"telemetry,omitempty"`
 }
 
