@@ -380,3 +380,35 @@ func mergedSample(t testing.TB) *Document {
 	}
 	return d
 }
+
+// What happened to each part is the run's, named by part: its events
+// (in time order among all the parts'), its notes but for the part note,
+// its stalls and errors by class, and its interruption.
+func TestMergeNotes(t *testing.T) {
+	s := newSplit(t, 100)
+	docs, paths := s.docs(t, 1, 2, 3)
+	docs[0].Events = []Event{{T: 20, What: "server killed"}}
+	docs[1].Events = []Event{{T: 12, What: "server up again"}}
+	docs[1].Interrupted = true
+	docs[1].Notes = append(docs[1].Notes, "Stall from 12.0 s for 3.0 s")
+	docs[1].Stalls = []Span{{At: 12, Seconds: 3}}
+	docs[2].Stalls = []Span{{At: 5, Seconds: 1}}
+	docs[1].ErrorClasses = map[string]int64{"retry": 2}
+	docs[2].ErrorClasses = map[string]int64{"retry": 3, "other": 1}
+	var f fakeSummary
+	d, err := Merge(docs, paths, f.options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantEvents := []Event{{T: 12, What: "part 2: server up again"}, {T: 20, What: "part 1: server killed"}}
+	wantNotes := []string{"part 2 was interrupted 30 s into the window", "part 2: Stall from 12.0 s for 3.0 s"}
+	if !slices.Equal(d.Events, wantEvents) || !slices.Equal(d.Notes, wantNotes) || !d.Interrupted || !d.Parts.Members[1].Interrupted {
+		t.Errorf("events %v notes %q interrupted %v, want %v and %q", d.Events, d.Notes, d.Interrupted, wantEvents, wantNotes)
+	}
+	if want := []Span{{At: 5, Seconds: 1}, {At: 12, Seconds: 3}}; !slices.Equal(d.Stalls, want) {
+		t.Errorf("stalls %v, want %v", d.Stalls, want)
+	}
+	if c := d.ErrorClasses; c["retry"] != 5 || c["other"] != 1 || !reflect.DeepEqual(f.got.Result.ErrorClasses, c) {
+		t.Errorf("errors by class %v, Summarize's %v", c, f.got.Result.ErrorClasses)
+	}
+}
