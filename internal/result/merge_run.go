@@ -38,6 +38,9 @@ func merge(parts []partDoc, missing []int, o MergeOptions) (*Document, error) {
 		d.add(p)
 	}
 	slices.SortStableFunc(d.Events, func(a, b Event) int { return cmp.Compare(a.T, b.T) })
+	if l := leakNote(d.Parts.Spread, base.Part.Schedule.HoldMs); l != "" {
+		d.Notes = append(d.Notes, l)
+	}
 	res, err := d.figures(parts, base)
 	if err != nil {
 		return nil, err
@@ -81,6 +84,18 @@ func (d *Document) add(p partDoc) {
 			d.Notes = append(d.Notes, fmt.Sprintf("part %d: %s", n, note))
 		}
 	}
+}
+
+// leakNote says when the parts' window edges fell further apart than
+// half the hold, in which every part stays still while the marks are
+// read: some part's transactions may then fall on the wrong side of the
+// marks. "" when they did not.
+func leakNote(s Spread, holdMs float64) string {
+	if worst := max(s.StartMs, s.EndMs); worst > holdMs/2 {
+		return fmt.Sprintf("The parts' window edges fell up to %.1f ms apart, more than half the %g ms hold: a part's transactions may fall outside the database's marks, so the client and database figures may differ by them",
+			worst, holdMs)
+	}
+	return ""
 }
 
 // unionSpans is a and b in one list, by start.

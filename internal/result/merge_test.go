@@ -383,7 +383,8 @@ func mergedSample(t testing.TB) *Document {
 
 // What happened to each part is the run's, named by part: its events
 // (in time order among all the parts'), its notes but for the part note,
-// its stalls and errors by class, and its interruption.
+// its stalls and errors by class, and its interruption; and edges
+// further apart than half the hold are named.
 func TestMergeNotes(t *testing.T) {
 	s := newSplit(t, 100)
 	docs, paths := s.docs(t, 1, 2, 3)
@@ -407,6 +408,17 @@ func TestMergeNotes(t *testing.T) {
 	}
 	if want := []Span{{At: 5, Seconds: 1}, {At: 12, Seconds: 3}}; !slices.Equal(d.Stalls, want) {
 		t.Errorf("stalls %v, want %v", d.Stalls, want)
+	}
+	docs, paths = s.docs(t, 1, 2, 3)
+	docs[2].Part.WindowEnd = docs[2].Part.WindowEnd.Add(300 * time.Millisecond)
+	var g fakeSummary
+	late, err := Merge(docs, paths, g.options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "The parts' window edges fell up to 304.0 ms apart, more than half the 500 ms hold"
+	if n := late.Notes; len(n) != 1 || !strings.HasPrefix(n[0], want) {
+		t.Errorf("notes %q, want one that starts %q", n, want)
 	}
 	if c := d.ErrorClasses; c["retry"] != 5 || c["other"] != 1 || !reflect.DeepEqual(f.got.Result.ErrorClasses, c) {
 		t.Errorf("errors by class %v, Summarize's %v", c, f.got.Result.ErrorClasses)
