@@ -40,8 +40,11 @@ type partDoc struct {
 // not parts of one run, a part given twice, and a missing part unless
 // o.AllowMissing.
 func Merge(docs []*Document, paths []string, o MergeOptions) (*Document, error) {
-	if len(docs) == 0 || len(docs) != len(paths) {
-		return nil, exitcode.Userf("merge: %d documents for %d paths", len(docs), len(paths))
+	if len(docs) == 0 {
+		return nil, exitcode.Userf("merge: name the documents of a split run's parts")
+	}
+	if len(docs) != len(paths) {
+		return nil, fmt.Errorf("merge: %d documents for %d paths", len(docs), len(paths))
 	}
 	parts, err := gather(docs, paths)
 	if err != nil {

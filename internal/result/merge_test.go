@@ -335,6 +335,7 @@ func TestMergeRefusals(t *testing.T) {
 		{"beyond", []int{1, 2, 3}, func(d []*Document) { d[2].Part.Index = 4 }, "p3.json: part 4 of 3 is no part of a run"},
 		{"missing", []int{1, 2}, func([]*Document) {}, "part 3 of 3 is missing (no document: it died, or was not collected); --allow-missing merges the others"},
 		{"missing two", []int{2}, func([]*Document) {}, "parts 1, 3 of 3 are missing"},
+		{"none", nil, func([]*Document) {}, "merge: name the documents of a split run's parts"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			docs, paths := s.docs(t, c.ids...)
