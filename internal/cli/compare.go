@@ -36,6 +36,9 @@ each metric. --html also writes the comparison as a self-contained page.`,
 			if err != nil {
 				return err
 			}
+			if err := wholeRuns(a, b); err != nil {
+				return err
+			}
 			cmp, err := report.Compare(a, b)
 			if errors.Is(err, report.ErrMixedKinds) {
 				return exitcode.Userf("%v", err)
@@ -59,4 +62,16 @@ each metric. --html also writes the comparison as a self-contained page.`,
 	}
 	c.Flags().StringVar(&htmlOut, "html", "", "also write the comparison as an HTML page here")
 	return c
+}
+
+// wholeRuns refuses, in one line, a part of a split run: its figures are
+// a share of the run's, which only its parts merged compare.
+func wholeRuns(docs ...*report.Doc) error {
+	for _, d := range docs {
+		if d.Run != nil && d.Run.Part != nil {
+			return exitcode.Userf("%s is part %d of %d of a split run: merge its parts first (dbrig merge)",
+				d.Path, d.Run.Part.Index, d.Run.Part.Of)
+		}
+	}
+	return nil
 }

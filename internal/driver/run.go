@@ -141,6 +141,11 @@ type Point struct {
 	// Latency is the second's completed transactions' percentiles, all
 	// types; nil when none completed.
 	Latency *latency.Percentiles
+	// Hist and WaitHist are the second's latencies of completed
+	// transactions, all types, and in a pooled run their waits for a
+	// session: kept only in a part of a split run (Config.Part), whose
+	// document carries them so that the parts merge exactly; nil otherwise.
+	Hist, WaitHist *hdrhistogram.Histogram
 }
 
 // Result is what a run measured.

@@ -22,6 +22,9 @@ func runPage(d *result.Document) *page {
 	if l := lostLine(d); l != "" {
 		p.Subtitle = append(p.Subtitle, l)
 	}
+	if d.Part != nil {
+		p.Subtitle = append(p.Subtitle, d.Part.Note())
+	}
 	for _, m := range ordered(d) {
 		if m.DB != nil {
 			p.Stats = append(p.Stats, stat{m.Label + " (database)", fmtValue(*m.DB)})
@@ -37,6 +40,7 @@ func runPage(d *result.Document) *page {
 		{"System under test", hostRows(d.Host, d.Target)},
 		{"Workload " + d.Workload, cfg},
 	}, "Figure 1: the system under test and the workload's parameters, as recorded in the result document."))
+	p.Blocks = append(p.Blocks, partBlocks(d)...)
 
 	if b, ok := seriesBlock(p, d); ok {
 		p.Blocks = append(p.Blocks, b)
@@ -54,8 +58,10 @@ func runPage(d *result.Document) *page {
 	if len(d.Audit) > 0 {
 		p.Blocks = append(p.Blocks, block{Heading: "Audit", Table: auditTable(d.Audit)})
 	}
-	// The verdict on a pool too small is the sessions block's.
-	if lines := slices.DeleteFunc(reliabilityLines(d), isPoolVerdict); len(lines) > 0 {
+	// The verdict on a pool too small is the sessions block's, a part's
+	// note the subtitle's.
+	elsewhere := func(l string) bool { return isPoolVerdict(l) || d.Part != nil && l == d.Part.Note() }
+	if lines := slices.DeleteFunc(reliabilityLines(d), elsewhere); len(lines) > 0 {
 		p.Blocks = append(p.Blocks, block{Heading: "Reliability", Notes: lines})
 	}
 	if len(d.Counters) > 0 {

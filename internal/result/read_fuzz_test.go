@@ -15,7 +15,7 @@ const maxSeed = 20 << 10
 // FuzzRead: no document makes reading a run or a sweep panic or answer in
 // more than one line, and a document that reads, written as dbrig writes
 // it, reads back as itself. Seeded with the reports' documents of every
-// schema, and this package's own run.
+// schema, and this package's own run and merged run.
 func FuzzRead(f *testing.F) {
 	seeds := 0
 	err := filepath.WalkDir("../report/testdata", func(path string, e fs.DirEntry, err error) error {
@@ -39,11 +39,13 @@ func FuzzRead(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	b, err := encode(d)
-	if err != nil {
-		f.Fatal(err)
+	for _, d := range []*Document{d, mergedSample(f)} {
+		b, err := encode(d)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
 	}
-	f.Add(b)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		d, err := readRun("r.json", b)
 		rereads(t, d, err, readRun)

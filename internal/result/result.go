@@ -80,6 +80,10 @@ type Document struct {
 	// Telemetry is what the host and the database did during the run;
 	// absent when the run was told not to record it.
 	Telemetry *telemetry.Recording `json:"telemetry,omitempty"`
+	// Part is a part's own document's section (--part); Parts a merged
+	// document's (dbrig merge). A run of one process has neither.
+	Part  *Part  `json:"part,omitempty"`
+	Parts *Parts `json:"parts,omitempty"`
 }
 
 // MetricDef is what a metric is, as the workload declared it.
@@ -140,6 +144,11 @@ type Point struct {
 	// Wait is the percentiles of the second's waits for a session, which
 	// its Latency includes: pooled runs only (--connections).
 	Wait *latency.Percentiles `json:"wait,omitempty"`
+	// Histogram and WaitHistogram are the second's latencies and, pooled,
+	// waits, encoded as Tx.Histogram is: a part's own document only, so
+	// that merging its parts gives the run's seconds exactly.
+	Histogram     string `json:"histogram,omitempty"`
+	WaitHistogram string `json:"wait_histogram,omitempty"`
 }
 
 // Span is a stretch of a run, on the series' clock.
@@ -218,6 +227,9 @@ type Run struct {
 	TallyNames []string
 	Marks      []workload.Mark
 	Telemetry  *telemetry.Recording
+	// Part is set in a part of a split run (--part): FromRun copies it
+	// into the document with the seconds' histograms and a note.
+	Part *Part
 }
 
 // Defs are the metric definitions of a workload's declaration.
@@ -264,13 +276,25 @@ func FromRun(run Run) (*Document, error) {
 		}
 		d.Series = append(d.Series, pt)
 	}
+	if err := d.part(run); err != nil {
+		return nil, err
+	}
 	for i, n := range run.TallyNames {
 		d.Counters[n] = r.Tally[i]
 	}
-	for _, tx := range r.Tx {
+	if err := d.transactions(r.Tx); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// transactions records the window's figures of each transaction type,
+// with its histogram and its rate over d's window.
+func (d *Document) transactions(txs []driver.TxResult) error {
+	for _, tx := range txs {
 		enc, err := latency.Encode(tx.Hist)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		pm := 0.0
 		if d.WindowSeconds > 0 {
@@ -281,7 +305,7 @@ func FromRun(run Run) (*Document, error) {
 			ErrorSample: tx.ErrorSample, Latency: latency.Summarize(tx.Hist), Histogram: enc,
 		})
 	}
-	return d, nil
+	return nil
 }
 
 // Write stores d at path, via a temporary file and a rename so a crash
@@ -347,5 +371,8 @@ func schemaVersion(b []byte) (int, error) {
 
 // DefaultPath names a new document in dir by workload and start time.
 func DefaultPath(dir, wl string, started time.Time) string {
-	return filepath.Join(dir, fmt.Sprintf("%s-%s.json", wl, started.UTC().Format("20060102T150405Z")))
+	return filepath.Join(dir, fmt.Sprintf("%s-%s.json", wl, started.UTC().Format(stampLayout)))
 }
+
+// stampLayout is a document's start time in its default name.
+const stampLayout = "20060102T150405Z"

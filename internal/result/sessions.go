@@ -13,7 +13,9 @@ type Sessions struct {
 	Sessions  int `json:"sessions"`
 	// InUseMax is the most sessions lent at once, InUseP95 the p95 of
 	// those in use, sampled 100 times a second; QueuedMax and QueuedP95
-	// are the same of the terminals waiting for one.
+	// are the same of the terminals waiting for one. In a merged run
+	// (dbrig merge) each is the sum of its parts' and AllInUse the least
+	// of theirs: bounds, since the parts' peaks need not coincide.
 	InUseMax  int `json:"in_use_max"`
 	InUseP95  int `json:"in_use_p95"`
 	QueuedMax int `json:"queued_max"`
@@ -33,17 +35,25 @@ func (d *Document) sessions(p *driver.Pool) error {
 	if p == nil {
 		return nil
 	}
-	enc, err := latency.Encode(p.Wait)
-	if err != nil {
+	var err error
+	if d.Sessions, err = sessionsOf(p); err != nil {
 		return err
-	}
-	d.Sessions = &Sessions{
-		Terminals: p.Terminals, Sessions: p.Sessions, InUseMax: p.InUseMax, InUseP95: p.InUseP95,
-		QueuedMax: p.QueuedMax, QueuedP95: p.QueuedP95, AllInUse: p.AllInUse,
-		Wait: latency.Summarize(p.Wait), WaitHistogram: enc,
 	}
 	if v := p.Verdict(); v != "" {
 		d.Notes = append(d.Notes, v)
 	}
 	return nil
+}
+
+// sessionsOf is a pool's figures as a document holds them.
+func sessionsOf(p *driver.Pool) (*Sessions, error) {
+	enc, err := latency.Encode(p.Wait)
+	if err != nil {
+		return nil, err
+	}
+	return &Sessions{
+		Terminals: p.Terminals, Sessions: p.Sessions, InUseMax: p.InUseMax, InUseP95: p.InUseP95,
+		QueuedMax: p.QueuedMax, QueuedP95: p.QueuedP95, AllInUse: p.AllInUse,
+		Wait: latency.Summarize(p.Wait), WaitHistogram: enc,
+	}, nil
 }

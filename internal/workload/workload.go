@@ -251,6 +251,22 @@ type Summary struct {
 	Audit []AuditItem
 }
 
+// Figures are what a document holds of a run, from which its summary can
+// be made again without a target (dbrig merge of a split run's parts).
+type Figures struct {
+	// Config is the document's config, as read back from JSON (numbers
+	// float64, maps map[string]any).
+	Config map[string]any
+	// Result holds Tx (Name, Count, Errors, Retries, Hist), Tally (in the
+	// run's TallyNames order), WindowStart/End and Pool.
+	Result *driver.Result
+	// Start and End are the marking part's marks (zero Marks when none).
+	Start, End Mark
+	// Terminals and Sessions are the run's terminals (VUs) and sessions
+	// (Connections, or VUs unpooled).
+	Terminals, Sessions int
+}
+
 // Value is one metric measured on both sides.
 type Value struct {
 	// DB is the database's own figure; nil where it keeps none.

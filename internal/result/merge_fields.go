@@ -1,0 +1,188 @@
+package result
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/dbrig/dbrig/internal/driver"
+	"github.com/dbrig/dbrig/internal/exitcode"
+	"github.com/dbrig/dbrig/internal/latency"
+	"github.com/dbrig/dbrig/internal/workload"
+)
+
+// addEncoded merges the histogram enc (as Encode wrote it; "" is none)
+// into h and returns h; a nil h becomes enc's own.
+func addEncoded(h *hdrhistogram.Histogram, enc, path, what string) (*hdrhistogram.Histogram, error) {
+	if enc == "" {
+		return h, nil
+	}
+	e, err := latency.Decode(enc)
+	if err != nil {
+		return nil, exitcode.Userf("%s: %s: the histogram does not decode: %v", path, what, err)
+	}
+	if h == nil {
+		return e, nil
+	}
+	h.Merge(e)
+	return h, nil
+}
+
+// mergeTx sums the parts' transactions by type, in the order the first
+// part names them, their histograms merged exactly.
+func mergeTx(parts []partDoc) ([]driver.TxResult, error) {
+	var out []driver.TxResult
+	at := map[string]int{}
+	for _, p := range parts {
+		for _, tx := range p.Transactions {
+			k, ok := at[tx.Name]
+			if !ok {
+				k, at[tx.Name] = len(out), len(out)
+				out = append(out, driver.TxResult{Name: tx.Name, Hist: latency.NewHistogram()})
+			}
+			t := &out[k]
+			t.Count += tx.Count
+			t.Errors += tx.Errors
+			t.Retries += tx.Retries
+			t.ErrorSample = cmp.Or(t.ErrorSample, tx.ErrorSample)
+			var err error
+			if t.Hist, err = addEncoded(t.Hist, tx.Histogram, p.path, "transaction "+tx.Name); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return out, nil
+}
+
+// second is one second of the merged series, as it sums up.
+type second struct {
+	Point
+	hist, wait *hdrhistogram.Histogram
+}
+
+// mergeSeries sums the parts' seconds by index (every part counts from
+// the common start): counts and errors summed, percentiles read from the
+// seconds' histograms merged, the phase the marker's.
+func mergeSeries(parts []partDoc, marker int) ([]Point, error) {
+	secs := map[int]*second{}
+	for _, p := range parts {
+		for _, pt := range p.Series {
+			k := int(math.Round(pt.T))
+			s := secs[k]
+			if s == nil {
+				s = &second{Point: Point{T: float64(k), Phase: pt.Phase}}
+				secs[k] = s
+			}
+			if p.Part.Index == marker {
+				s.Phase = pt.Phase
+			}
+			s.Counts = addCounts(s.Counts, pt.Counts)
+			s.Errors += pt.Errors
+			var err error
+			what := fmt.Sprintf("second %d", k)
+			if s.hist, err = addEncoded(s.hist, pt.Histogram, p.path, what); err != nil {
+				return nil, err
+			}
+			if s.wait, err = addEncoded(s.wait, pt.WaitHistogram, p.path, what+"'s wait"); err != nil {
+				return nil, err
+			}
+		}
+	}
+	var out []Point
+	for _, k := range slices.Sorted(maps.Keys(secs)) {
+		s := secs[k]
+		if s.hist != nil {
+			s.Latency = latency.PercentilesOf(s.hist)
+		}
+		if s.wait != nil {
+			s.Wait = latency.PercentilesOf(s.wait)
+		}
+		out = append(out, s.Point)
+	}
+	return out, nil
+}
+
+// addCounts adds b to a, as long as the longer.
+func addCounts(a, b []int64) []int64 {
+	out := make([]int64, max(len(a), len(b)))
+	copy(out, a)
+	for i, n := range b {
+		out[i] += n
+	}
+	return out
+}
+
+// mergeSessions sums the pooled parts' sessions, their waits merged
+// exactly; nil when no part was pooled.
+func mergeSessions(parts []partDoc) (*driver.Pool, error) {
+	var pool *driver.Pool
+	for _, p := range parts {
+		s := p.Sessions
+		if s == nil {
+			continue
+		}
+		if pool == nil {
+			pool = &driver.Pool{Wait: latency.NewHistogram(), AllInUse: s.AllInUse}
+		}
+		pool.Terminals += s.Terminals
+		pool.Sessions += s.Sessions
+		pool.InUseMax += s.InUseMax
+		pool.InUseP95 += s.InUseP95
+		pool.QueuedMax += s.QueuedMax
+		pool.QueuedP95 += s.QueuedP95
+		pool.AllInUse = min(pool.AllInUse, s.AllInUse)
+		var err error
+		if pool.Wait, err = addEncoded(pool.Wait, s.WaitHistogram, p.path, "sessions' wait"); err != nil {
+			return nil, err
+		}
+	}
+	return pool, nil
+}
+
+// markerMarks are the marker's marks with its end's transaction counter
+// less the other parts' end-edge flushes, which ran inside its window
+// but are none of the workload's.
+func markerMarks(marker partDoc, parts []partDoc) []Mark {
+	var flushes int64
+	for _, p := range parts {
+		if p.Part.Index != marker.Part.Index {
+			flushes += p.Part.EndFlushes
+		}
+	}
+	var out []Mark
+	for i, m := range marker.Marks {
+		v := maps.Clone(m.Values)
+		if n, ok := v[workload.Xacts]; ok && i == len(marker.Marks)-1 && i > 0 {
+			v[workload.Xacts] = n - flushes
+		}
+		out = append(out, Mark{At: m.At, Values: v})
+	}
+	return out
+}
+
+// spread is how far apart the parts' window edges fell.
+func spread(parts []partDoc) Spread {
+	var starts, ends []time.Time
+	var s Spread
+	for _, p := range parts {
+		starts = append(starts, p.Part.WindowStart)
+		ends = append(ends, p.Part.WindowEnd)
+		s.UncertaintyMs = max(s.UncertaintyMs, p.Part.Clock.UncertaintyMs)
+	}
+	s.StartMs, s.EndMs = widthMs(starts), widthMs(ends)
+	return s
+}
+
+// widthMs is the milliseconds from the earliest of ts to the latest,
+// leaving out the zero times of parts that never reached the edge.
+func widthMs(ts []time.Time) float64 {
+	ts = slices.DeleteFunc(ts, time.Time.IsZero)
+	if len(ts) == 0 {
+		return 0
+	}
+	return float64(slices.MaxFunc(ts, time.Time.Compare).Sub(slices.MinFunc(ts, time.Time.Compare))) / float64(time.Millisecond)
+}
