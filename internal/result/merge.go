@@ -22,10 +22,6 @@ type MergeOptions struct {
 	Summarize func(workload.Figures) (workload.Summary, error)
 	// Info is the workload's declaration (metrics' order and defs).
 	Info workload.Info
-	// TallyNames are the workload's tallies in its order, which Figures'
-	// Result.Tally follows; nil takes the documents' counters sorted by
-	// name.
-	TallyNames []string
 }
 
 // partDoc is one part's document and the path it was read from.

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"time"
 
@@ -146,14 +145,7 @@ func (d *Document) figures(parts []partDoc, base partDoc) (*driver.Result, error
 // audit from the merged figures, and adds the lines that say how the
 // parts met, and which are missing.
 func (d *Document) summarize(parts []partDoc, res *driver.Result, o MergeOptions) error {
-	names := o.TallyNames
-	if names == nil {
-		names = slices.Sorted(maps.Keys(d.Counters))
-	}
-	for _, n := range names {
-		res.Tally = append(res.Tally, d.Counters[n])
-	}
-	f := workload.Figures{Config: d.Config, Result: res}
+	f := workload.Figures{Config: d.Config, Result: res, Counters: d.Counters}
 	for _, p := range parts {
 		f.Terminals += p.Part.VUs
 		f.Sessions += cmp.Or(p.Part.Connections, p.Part.VUs)

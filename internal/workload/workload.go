@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"sort"
 	"time"
@@ -161,9 +162,12 @@ type Figures struct {
 	// Config is the document's config, as read back from JSON: numbers are
 	// float64, maps map[string]any (see ReadConfig).
 	Config map[string]any
-	// Result holds Tx (Name, Count, Errors, Retries, Hist), Tally (in
-	// TallyNames order), WindowStart and WindowEnd, and Pool.
+	// Result holds Tx (Name, Count, Errors, Retries, Hist), WindowStart
+	// and WindowEnd, and Pool; Resummarize fills its Tally from Counters.
 	Result *driver.Result
+	// Counters are the run's tallies by name, as a document holds them:
+	// only the run knows their order.
+	Counters map[string]int64
 	// Start and End are the marker's marks; zero Marks when none.
 	Start, End Mark
 	// Terminals and Sessions are the whole run's terminals (VUs) and
@@ -190,10 +194,16 @@ func Resummarize(r Run, f Figures, c *ConfigReader) (Summary, error) {
 	if want := r.TxNames(); !slices.Equal(names, want) {
 		return Summary{}, fmt.Errorf("transactions %v, want %v", names, want)
 	}
-	if want := r.TallyNames(); len(res.Tally) != len(want) {
-		return Summary{}, fmt.Errorf("%d counters, want %d (%v)", len(res.Tally), len(want), want)
+	tallied := *res
+	tallied.Tally = make(driver.Tally, 0, len(f.Counters))
+	for _, n := range r.TallyNames() {
+		v, ok := f.Counters[n]
+		if !ok {
+			return Summary{}, fmt.Errorf("no counter %q among %v", n, slices.Sorted(maps.Keys(f.Counters)))
+		}
+		tallied.Tally = append(tallied.Tally, v)
 	}
-	return r.Summarize(res, f.Start, f.End), nil
+	return r.Summarize(&tallied, f.Start, f.End), nil
 }
 
 // Rater is a Run whose metrics can be read live: it turns one second's
@@ -249,22 +259,6 @@ type Summary struct {
 	Lines []string
 	Extra map[string]any
 	Audit []AuditItem
-}
-
-// Figures are what a document holds of a run, from which its summary can
-// be made again without a target (dbrig merge of a split run's parts).
-type Figures struct {
-	// Config is the document's config, as read back from JSON (numbers
-	// float64, maps map[string]any).
-	Config map[string]any
-	// Result holds Tx (Name, Count, Errors, Retries, Hist), Tally (in the
-	// run's TallyNames order), WindowStart/End and Pool.
-	Result *driver.Result
-	// Start and End are the marking part's marks (zero Marks when none).
-	Start, End Mark
-	// Terminals and Sessions are the run's terminals (VUs) and sessions
-	// (Connections, or VUs unpooled).
-	Terminals, Sessions int
 }
 
 // Value is one metric measured on both sides.

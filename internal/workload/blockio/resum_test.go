@@ -44,5 +44,5 @@ func TestResummarizeMatchesSummarize(t *testing.T) {
 	if d.Sessions == nil || len(d.Audit) != 1 {
 		t.Fatalf("sessions %+v, audit %+v: want a pool and the update share", d.Sessions, d.Audit)
 	}
-	workloadtest.Resummarizes(t, w, d, tallyNames)
+	workloadtest.Resummarizes(t, w, d)
 }

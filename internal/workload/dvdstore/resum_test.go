@@ -40,5 +40,5 @@ func TestResummarizeMatchesSummarize(t *testing.T) {
 	if len(d.Marks) != 2 || d.Counters["orders"] == 0 {
 		t.Fatalf("marks %v, counters %v: want both, and orders", d.Marks, d.Counters)
 	}
-	workloadtest.Resummarizes(t, w, d, tallyNames)
+	workloadtest.Resummarizes(t, w, d)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/dbrig/dbrig/internal/driver"
@@ -106,30 +107,40 @@ func TestResummarizeMatchesSummarize(t *testing.T) {
 			if len(d.Marks) != 2 || len(d.Lines) == 0 {
 				t.Fatalf("marks %v, lines %q: want both", d.Marks, d.Lines)
 			}
-			workloadtest.Resummarizes(t, w, d, tallyNames)
+			workloadtest.Resummarizes(t, w, d)
 		})
 	}
 }
 
 // TestResummarizeRefuses: a config without a key the summary needs, or
-// figures of other transactions, are refused with what is wrong.
+// figures of other transactions or without a counter, are refused with
+// what is wrong.
 func TestResummarizeRefuses(t *testing.T) {
-	res := &driver.Result{Tally: make(driver.Tally, len(tallyNames))}
+	res := &driver.Result{}
 	for _, n := range txNames {
 		res.Tx = append(res.Tx, driver.TxResult{Name: n})
 	}
+	counters := map[string]int64{}
+	for _, n := range tallyNames {
+		counters[n] = 0
+	}
 	cfg := map[string]any{"warehouses": 2.0, "mode": "sql", "all_warehouses": false, "keying_thinking": true, "terminals_per_warehouse": 10.0}
 	w := &tprocc{}
-	if _, err := w.Resummarize(workload.Figures{Config: cfg, Result: res}); err != nil {
+	if _, err := w.Resummarize(workload.Figures{Config: cfg, Result: res, Counters: counters}); err != nil {
 		t.Fatalf("resummarize: %v", err)
 	}
 	delete(cfg, "keying_thinking")
-	if _, err := w.Resummarize(workload.Figures{Config: cfg, Result: res}); err == nil || err.Error() != `config: no "keying_thinking"` {
+	if _, err := w.Resummarize(workload.Figures{Config: cfg, Result: res, Counters: counters}); err == nil || err.Error() != `config: no "keying_thinking"` {
 		t.Errorf("without keying_thinking: %v", err)
 	}
 	cfg["keying_thinking"] = true
+	delete(counters, tallyNames[0])
+	if _, err := w.Resummarize(workload.Figures{Config: cfg, Result: res, Counters: counters}); err == nil || !strings.Contains(err.Error(), tallyNames[0]) {
+		t.Errorf("without the counter %s: %v", tallyNames[0], err)
+	}
+	counters[tallyNames[0]] = 0
 	res.Tx = res.Tx[1:]
-	if _, err := w.Resummarize(workload.Figures{Config: cfg, Result: res}); err == nil {
+	if _, err := w.Resummarize(workload.Figures{Config: cfg, Result: res, Counters: counters}); err == nil {
 		t.Error("figures without new_order resummarized")
 	}
 }

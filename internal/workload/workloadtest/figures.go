@@ -40,7 +40,7 @@ func Run(t testing.TB, tg dbtarget.Target, w workload.Workload, r workload.Run, 
 // the window from d's start and length, the pool from its sessions, the
 // marks (the end lost with the server), and the terminals and sessions
 // from its config.
-func Figures(t testing.TB, d *result.Document, tallyNames []string) workload.Figures {
+func Figures(t testing.TB, d *result.Document) workload.Figures {
 	t.Helper()
 	start := d.StartedAt
 	res := &driver.Result{Started: start, WindowStart: start,
@@ -49,18 +49,11 @@ func Figures(t testing.TB, d *result.Document, tallyNames []string) workload.Fig
 		res.Tx = append(res.Tx, driver.TxResult{Name: tx.Name, Count: tx.Count, Errors: tx.Errors, Retries: tx.Retries,
 			ErrorSample: tx.ErrorSample, Hist: decode(t, tx.Histogram)})
 	}
-	for _, n := range tallyNames {
-		c, ok := d.Counters[n]
-		if !ok {
-			t.Fatalf("no counter %s in %v", n, d.Counters)
-		}
-		res.Tally = append(res.Tally, c)
-	}
 	if s := d.Sessions; s != nil {
 		res.Pool = &driver.Pool{Terminals: s.Terminals, Sessions: s.Sessions, InUseMax: s.InUseMax, InUseP95: s.InUseP95,
 			QueuedMax: s.QueuedMax, QueuedP95: s.QueuedP95, AllInUse: s.AllInUse, Wait: decode(t, s.WaitHistogram)}
 	}
-	f := workload.Figures{Config: d.Config, Result: res}
+	f := workload.Figures{Config: d.Config, Result: res, Counters: d.Counters}
 	if len(d.Marks) == 2 {
 		f.Start = workload.Mark{At: d.Marks[0].At, Values: d.Marks[0].Values}
 		f.End = workload.Mark{At: d.Marks[1].At, Values: d.Marks[1].Values}
@@ -90,8 +83,8 @@ func decode(t testing.TB, s string) *hdrhistogram.Histogram {
 
 // Resummarizes checks that w makes again, from document d's figures as
 // written and read back, the metrics, summary lines, extra figures and
-// audit that d holds; tallyNames are the run's.
-func Resummarizes(t testing.TB, w workload.Resummarizer, d *result.Document, tallyNames []string) {
+// audit that d holds.
+func Resummarizes(t testing.TB, w workload.Resummarizer, d *result.Document) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "run.json")
 	if err := result.Write(path, d); err != nil {
@@ -101,7 +94,7 @@ func Resummarizes(t testing.TB, w workload.Resummarizer, d *result.Document, tal
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := w.Resummarize(Figures(t, d, tallyNames))
+	s, err := w.Resummarize(Figures(t, d))
 	if err != nil {
 		t.Fatal(err)
 	}
