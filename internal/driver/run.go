@@ -45,6 +45,13 @@ type Config struct {
 	// many sessions, each holding one only while its transaction runs; the
 	// workload must be Pooled, and the run a timed one.
 	Connections int
+	// Part, when set, makes this process one part of a run split over
+	// several: VUs and Connections stay the whole run's, and it opens and
+	// runs only Part.IDs(VUs) virtual users (terminals) and
+	// Part.Share(Connections) sessions (ids Part.IDs(Connections)), each
+	// with its id in the whole run and started at its moment of the whole
+	// run's ramp-up.
+	Part Part
 	// StallAfter is how long no transaction may end while virtual users
 	// wait in one before the stretch counts as a stall (default 3 s; runs
 	// of a fixed amount of work, whose transactions may be long, have none).
@@ -201,21 +208,25 @@ func Run(ctx context.Context, w Workload, cfg Config) (*Result, error) {
 	if cfg.VUs < 1 {
 		return nil, fmt.Errorf("need at least one virtual user, got %d", cfg.VUs)
 	}
+	if err := cfg.Part.check(cfg.VUs, "virtual users"); err != nil {
+		return nil, err
+	}
 	cfg = cfg.withDefaults()
 	if cfg.Connections > 0 {
 		return runPool(ctx, w, cfg)
 	}
-	vus, err := openAll(ctx, cfg.VUs, w.NewVU)
+	ids := cfg.Part.IDs(cfg.VUs)
+	vus, err := openAll(ctx, ids, w.NewVU)
 	if err != nil {
 		return nil, err
 	}
-	r := newRunState(ctx, cfg, cfg.VUs, len(w.TxNames()), len(w.TallyNames()))
+	r := newRunState(ctx, cfg, len(vus), len(w.TxNames()), len(w.TallyNames()))
 	if r.cfg.Each > 0 {
 		// Every transaction of a fixed amount of work counts, so the
 		// window is open before the first one starts.
 		r.openWindow()
 	}
-	return r.drive(w, r.startVUs(vus))
+	return r.drive(w, r.startVUs(vus, ids))
 }
 
 // drive runs the window with the VUs (or a pool's sessions) started,
@@ -260,28 +271,34 @@ func (cfg Config) withDefaults() Config {
 	return cfg
 }
 
-// openAll opens n VUs (or a pool's sessions) before the clock starts, so
-// a target that refuses connections fails the run at once instead of
-// part-way through ramp-up. Each one's start-up is published before
-// anything is read.
-func openAll[T interface{ Close() error }](ctx context.Context, n int, open func(context.Context, int) (T, error)) ([]T, error) {
-	all := make([]T, n)
-	for i := range all {
-		v, err := open(ctx, i)
+// openAll opens the VUs (or a pool's sessions) of ids, the run's or its
+// part's, before the clock starts, so a target that refuses connections
+// fails the run at once instead of part-way through ramp-up. Each one's
+// start-up is published before anything is read. The result is indexed
+// as ids.
+func openAll[T interface{ Close() error }](ctx context.Context, ids []int, open func(context.Context, int) (T, error)) ([]T, error) {
+	all := make([]T, len(ids))
+	for i, id := range ids {
+		v, err := open(ctx, id)
 		if err == nil {
 			if err = flush(ctx, v); err != nil {
 				v.Close()
 			}
 		}
 		if err != nil {
-			for _, o := range all[:i] {
-				o.Close()
-			}
+			closeAll(all[:i])
 			return nil, err
 		}
 		all[i] = v
 	}
 	return all, nil
+}
+
+// closeAll closes what openAll opened, when the run ends before it starts.
+func closeAll[T interface{ Close() error }](all []T) {
+	for _, o := range all {
+		o.Close()
+	}
 }
 
 // runState is one run as it goes: what its VUs and ticker share, their
@@ -342,21 +359,18 @@ func (r *runState) setPhase(p Phase) {
 	}
 }
 
-// startVUs starts each VU at its moment of the ramp-up; the returned
-// channel closes once every one has stopped. A fixed amount of work has
-// no start edge to stop at: its VUs were flushed as they opened, and
-// start once the window is open.
-func (r *runState) startVUs(vus []VU) <-chan struct{} {
+// startVUs starts each VU, of id ids[i] in the whole run, at its moment
+// of the ramp-up; the returned channel closes once every one has stopped.
+// A fixed amount of work has no start edge to stop at: its VUs were
+// flushed as they opened, and start once the window is open.
+func (r *runState) startVUs(vus []VU, ids []int) <-chan struct{} {
 	first := 0
 	if r.cfg.Each > 0 {
 		first = 1
 	}
 	var wg sync.WaitGroup
 	for i, v := range vus {
-		delay := time.Duration(0)
-		if r.cfg.VUs > 1 {
-			delay = r.cfg.Rampup * time.Duration(i) / time.Duration(r.cfg.VUs)
-		}
+		delay := rampDelay(r.cfg.Rampup, ids[i], r.cfg.VUs)
 		ve := &vuEdges{all: r.edges, next: first, f: v}
 		wg.Add(1)
 		go func() {

@@ -1,0 +1,159 @@
+package driver
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestPartIDs: the parts of a run split n ways run every id of the whole
+// run once, their shares differ by one at most, and each id starts at the
+// moment of the ramp-up it has in the whole run.
+func TestPartIDs(t *testing.T) {
+	const rampup = 10 * time.Second
+	for total := 1; total <= 23; total++ {
+		whole := Part{}.IDs(total)
+		if len(whole) != total || (Part{}).Share(total) != total || (Part{}).String() != "" {
+			t.Fatalf("the whole run of %d: ids %v", total, whole)
+		}
+		for n := 1; n <= min(total, 6); n++ {
+			seen := make([]int, total)
+			var shares []int
+			var delays []time.Duration
+			for i := 1; i <= n; i++ {
+				p := Part{Index: i, Of: n}
+				ids := p.IDs(total)
+				if p.Share(total) != len(ids) || !slices.IsSorted(ids) {
+					t.Fatalf("part %s of %d: share %d, ids %v", p, total, p.Share(total), ids)
+				}
+				if err := p.check(total, "virtual users"); err != nil {
+					t.Fatalf("part %s of %d refused: %v", p, total, err)
+				}
+				shares = append(shares, len(ids))
+				for _, id := range ids {
+					seen[id]++
+					delays = append(delays, rampDelay(rampup, id, total))
+				}
+			}
+			for id, k := range seen {
+				if k != 1 {
+					t.Fatalf("%d ways of %d: id %d run %d times", n, total, id, k)
+				}
+			}
+			if slices.Max(shares)-slices.Min(shares) > 1 {
+				t.Errorf("%d ways of %d: shares %v", n, total, shares)
+			}
+			slices.Sort(delays)
+			for id, d := range delays {
+				if want := rampup * time.Duration(id) / time.Duration(max(total, 1)); total > 1 && d != want {
+					t.Fatalf("%d ways of %d: the %dth start at %s, the whole run's at %s", n, total, id, d, want)
+				}
+			}
+		}
+	}
+	if s := (Part{Index: 2, Of: 3}).String(); s != "2/3" {
+		t.Errorf("String %q", s)
+	}
+	for _, p := range []Part{{Index: 0, Of: 3}, {Index: 4, Of: 3}, {Index: 3, Of: 3}} {
+		if p.check(2, "virtual users") == nil {
+			t.Errorf("part %+v of 2 virtual users accepted", p)
+		}
+	}
+}
+
+// idWorkload records the ids the driver opens and when each virtual user
+// (or terminal) first ran, since the run started.
+type idWorkload struct {
+	mu            sync.Mutex
+	vus, sessions []int
+	terminals     []int
+	first         map[int]time.Time
+}
+
+func (w *idWorkload) TxNames() []string    { return []string{"a"} }
+func (w *idWorkload) TallyNames() []string { return nil }
+func (w *idWorkload) NewVU(_ context.Context, id int) (VU, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.vus = append(w.vus, id)
+	return &idVU{w: w, id: id}, nil
+}
+func (w *idWorkload) NewTerminal(id int) Terminal {
+	w.terminals = append(w.terminals, id)
+	return &pooledTerm{id: id, think: 5 * time.Millisecond}
+}
+func (w *idWorkload) NewSession(_ context.Context, id int) (Session, error) {
+	w.sessions = append(w.sessions, id)
+	return idSession{w}, nil
+}
+
+func (w *idWorkload) ran(id int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if _, ok := w.first[id]; !ok {
+		w.first[id] = time.Now()
+	}
+}
+
+type idVU struct {
+	w  *idWorkload
+	id int
+}
+
+func (v *idVU) Next() int { return 0 }
+func (v *idVU) Run(context.Context, int, Tally) error {
+	v.w.ran(v.id)
+	time.Sleep(time.Millisecond)
+	return nil
+}
+func (v *idVU) Reconnect(context.Context) error { return nil }
+func (v *idVU) Close() error                    { return nil }
+
+type idSession struct{ w *idWorkload }
+
+func (s idSession) Run(_ context.Context, term Terminal, _ int, _ Tally) error {
+	s.w.ran(term.(*pooledTerm).id)
+	time.Sleep(time.Millisecond)
+	return nil
+}
+func (s idSession) Reconnect(context.Context) error { return nil }
+func (s idSession) Close() error                    { return nil }
+
+// TestPartRun: part 2 of 3 of a run of 8 virtual users opens only ids 1,
+// 4 and 7 (and, pooled over 5 sessions, sessions 1 and 4), starts none
+// before its moment of the whole run's ramp-up, and counts only its own
+// in its progress.
+func TestPartRun(t *testing.T) {
+	const rampup = 800 * time.Millisecond
+	for _, conns := range []int{0, 5} {
+		w := &idWorkload{first: map[int]time.Time{}}
+		var mu sync.Mutex
+		most := 0
+		res, err := Run(context.Background(), w, Config{VUs: 8, Connections: conns, Part: Part{Index: 2, Of: 3},
+			Rampup: rampup, Duration: 1200 * time.Millisecond, Classify: classify,
+			Progress: func(tk Tick) { mu.Lock(); most = max(most, tk.VUs); mu.Unlock() }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		opened, want := w.vus, []int{1, 4, 7}
+		if conns > 0 {
+			opened = w.terminals
+			if !slices.Equal(w.sessions, []int{1, 4}) || res.Pool.Sessions != 2 || res.Pool.Terminals != 3 {
+				t.Errorf("pooled part: sessions %v, pool %+v; want sessions [1 4] for 3 terminals", w.sessions, res.Pool)
+			}
+		}
+		if !slices.Equal(opened, want) || len(w.first) != len(want) {
+			t.Fatalf("connections %d: opened %v, ran %v; want %v", conns, opened, w.first, want)
+		}
+		for id, at := range w.first {
+			if d := at.Sub(res.Started); d < rampDelay(rampup, id, 8) {
+				t.Errorf("connections %d: id %d ran %s into the run, before its start at %s", conns, id, d, rampDelay(rampup, id, 8))
+			}
+		}
+		if most != len(want) {
+			t.Errorf("connections %d: progress counted at most %d running, want the part's %d", conns, most, len(want))
+		}
+	}
+}
