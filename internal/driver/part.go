@@ -63,6 +63,27 @@ func (p Part) check(total int, what string) error {
 	return nil
 }
 
+// Schedule is when a run's parts do what together, each on its own
+// (local) clock: the run's clock starts at Start, the ramp-up ends at
+// Open, and the window closes at Close. At each edge every holder (VU, or
+// session) stays still for Hold: the window opens Hold after Open, and
+// the database's side is read (Config.WindowEdge) Hold/2 into each hold,
+// when no part runs a transaction and every part has published what it
+// did.
+type Schedule struct {
+	Start, Open, Close time.Time
+	Hold               time.Duration
+}
+
+// check refuses a schedule whose instants are out of order.
+func (s Schedule) check() error {
+	if s.Open.Before(s.Start) || !s.Close.After(s.Open) || s.Hold < 0 {
+		return fmt.Errorf("a schedule out of order: start %s, open %s, close %s, hold %s",
+			s.Start.Format(time.RFC3339Nano), s.Open.Format(time.RFC3339Nano), s.Close.Format(time.RFC3339Nano), s.Hold)
+	}
+	return nil
+}
+
 // rampDelay is how far into the ramp-up virtual user (or terminal) id of
 // the whole run's vus starts: the same in every part.
 func rampDelay(rampup time.Duration, id, vus int) time.Duration {

@@ -2,8 +2,10 @@ package driver
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -63,13 +65,15 @@ func TestPartIDs(t *testing.T) {
 	}
 }
 
-// idWorkload records the ids the driver opens and when each virtual user
-// (or terminal) first ran, since the run started.
+// idWorkload records the ids the driver opens, when each virtual user
+// (or terminal) first ran, how many transactions run now, and how many
+// of its VUs and sessions were closed.
 type idWorkload struct {
 	mu            sync.Mutex
 	vus, sessions []int
 	terminals     []int
 	first         map[int]time.Time
+	inRun, closed atomic.Int32
 }
 
 func (w *idWorkload) TxNames() []string    { return []string{"a"} }
@@ -89,12 +93,16 @@ func (w *idWorkload) NewSession(_ context.Context, id int) (Session, error) {
 	return idSession{w}, nil
 }
 
-func (w *idWorkload) ran(id int) {
+// run is a transaction of id's.
+func (w *idWorkload) run(id int) {
+	w.inRun.Add(1)
+	defer w.inRun.Add(-1)
 	w.mu.Lock()
-	defer w.mu.Unlock()
 	if _, ok := w.first[id]; !ok {
 		w.first[id] = time.Now()
 	}
+	w.mu.Unlock()
+	time.Sleep(time.Millisecond)
 }
 
 type idVU struct {
@@ -102,24 +110,19 @@ type idVU struct {
 	id int
 }
 
-func (v *idVU) Next() int { return 0 }
-func (v *idVU) Run(context.Context, int, Tally) error {
-	v.w.ran(v.id)
-	time.Sleep(time.Millisecond)
-	return nil
-}
-func (v *idVU) Reconnect(context.Context) error { return nil }
-func (v *idVU) Close() error                    { return nil }
+func (v *idVU) Next() int                             { return 0 }
+func (v *idVU) Run(context.Context, int, Tally) error { v.w.run(v.id); return nil }
+func (v *idVU) Reconnect(context.Context) error       { return nil }
+func (v *idVU) Close() error                          { v.w.closed.Add(1); return nil }
 
 type idSession struct{ w *idWorkload }
 
 func (s idSession) Run(_ context.Context, term Terminal, _ int, _ Tally) error {
-	s.w.ran(term.(*pooledTerm).id)
-	time.Sleep(time.Millisecond)
+	s.w.run(term.(*pooledTerm).id)
 	return nil
 }
 func (s idSession) Reconnect(context.Context) error { return nil }
-func (s idSession) Close() error                    { return nil }
+func (s idSession) Close() error                    { s.w.closed.Add(1); return nil }
 
 // TestPartRun: part 2 of 3 of a run of 8 virtual users opens only ids 1,
 // 4 and 7 (and, pooled over 5 sessions, sessions 1 and 4), starts none
@@ -155,5 +158,80 @@ func TestPartRun(t *testing.T) {
 		if most != len(want) {
 			t.Errorf("connections %d: progress counted at most %d running, want the part's %d", conns, most, len(want))
 		}
+	}
+}
+
+// TestScheduleEdges: a run told its instants (Meet, called once every VU
+// or session is open) starts its clock at Start, reads the start edge
+// halfway through the hold after Open while no transaction runs, opens
+// its window at the hold's end, closes it at Close and reads that edge
+// halfway through the hold after it. Meet's error closes everything, and
+// Ctrl-C before Start ends the run in its ramp-up. The machine is shared:
+// each instant is asserted inside [instant, instant+slack], and the order.
+func TestScheduleEdges(t *testing.T) {
+	const hold, slack = 200 * time.Millisecond, 150 * time.Millisecond
+	for _, conns := range []int{0, 2} {
+		w := &idWorkload{first: map[int]time.Time{}}
+		var sched Schedule
+		var met, opened int
+		var edges []time.Time
+		var busy []int32
+		res, err := Run(context.Background(), w, Config{VUs: 8, Connections: conns, Part: Part{Index: 1, Of: 2},
+			Rampup: 400 * time.Millisecond, Duration: time.Hour, Classify: classify,
+			Meet: func(context.Context) (Schedule, error) {
+				met++
+				opened = len(w.vus) + len(w.sessions)
+				start := time.Now().Add(300 * time.Millisecond)
+				sched = Schedule{Start: start, Open: start.Add(400 * time.Millisecond), Hold: hold}
+				sched.Close = sched.Open.Add(hold + 800*time.Millisecond)
+				return sched, nil
+			},
+			WindowEdge: func(bool) { edges = append(edges, time.Now()); busy = append(busy, w.inRun.Load()) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := map[int]int{0: 4, 2: 1}[conns]; met != 1 || opened != want {
+			t.Fatalf("connections %d: Meet called %d times, with %d open; want once, with %d", conns, met, opened, want)
+		}
+		if !res.Started.Equal(sched.Start) || len(edges) != 2 || res.Interrupted {
+			t.Fatalf("connections %d: started %s (schedule %s), edges %v, interrupted %v", conns, res.Started, sched.Start, edges, res.Interrupted)
+		}
+		within := func(what string, at, want time.Time) {
+			if d := at.Sub(want); d < 0 || d > slack {
+				t.Errorf("connections %d: %s %s after its instant, want within [0, %s]", conns, what, d, slack)
+			}
+		}
+		within("the start edge read", edges[0], sched.Open.Add(hold/2))
+		within("the window opened", res.WindowStart, sched.Open.Add(hold))
+		within("the window closed", res.WindowEnd, sched.Close)
+		within("the end edge read", edges[1], sched.Close.Add(hold/2))
+		if busy[0] != 0 || busy[1] != 0 {
+			t.Errorf("connections %d: %v transactions running as the edges were read, want none", conns, busy)
+		}
+		for id, at := range w.first {
+			if d := at.Sub(sched.Start); d < rampDelay(400*time.Millisecond, id, 8) {
+				t.Errorf("connections %d: id %d ran %s after Start, before its moment", conns, id, d)
+			}
+		}
+		if len(res.Series) == 0 || res.Series[0].T < 0.9 || res.Series[0].T > 1.1 {
+			t.Errorf("connections %d: series %v, want its first point a second after Start", conns, res.Series)
+		}
+	}
+	w := &idWorkload{first: map[int]time.Time{}}
+	refused := errors.New("part 3 did not come")
+	_, err := Run(context.Background(), w, Config{VUs: 4, Connections: 2, Part: Part{Index: 2, Of: 2}, Duration: time.Second,
+		Classify: classify, Meet: func(context.Context) (Schedule, error) { return Schedule{}, refused }})
+	if err != refused || w.closed.Load() != 1 {
+		t.Errorf("Meet's error: %v, %d of 1 sessions closed", err, w.closed.Load())
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	res, err := Run(ctx, w, Config{VUs: 2, Rampup: time.Second, Duration: time.Second, Classify: classify,
+		Meet: func(context.Context) (Schedule, error) {
+			start := time.Now().Add(time.Hour)
+			return Schedule{Start: start, Open: start, Close: start.Add(time.Second)}, nil
+		}})
+	if err != nil || !res.Interrupted || !res.WindowStart.IsZero() {
+		t.Errorf("Ctrl-C before Start: err %v, %+v; want an interrupted run without a window", err, res)
 	}
 }

@@ -86,7 +86,11 @@ func runPool(ctx context.Context, w Workload, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := newRunState(ctx, cfg, len(sessions), len(w.TxNames()), len(w.TallyNames()))
+	sched, err := meet(ctx, cfg, sessions)
+	if err != nil {
+		return nil, err
+	}
+	r := newRunState(ctx, cfg, sched, len(sessions), len(w.TxNames()), len(w.TallyNames()))
 	r.pool = newPool(pw, r, len(sessions))
 	return r.drive(w, r.startPool(sessions))
 }
@@ -174,7 +178,7 @@ func (r *runState) startPool(sessions []Session) <-chan struct{} {
 	p := r.pool
 	// Every timer is made before a worker starts, which then sees it.
 	for _, pt := range p.terms {
-		pt.arm(rampDelay(r.cfg.Rampup, pt.id, p.vus))
+		pt.arm(time.Until(r.started.Add(rampDelay(r.cfg.Rampup, pt.id, p.vus))))
 	}
 	var wg sync.WaitGroup
 	for i, se := range sessions {
