@@ -3,11 +3,14 @@ package driver
 import (
 	"context"
 	"errors"
+	"reflect"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/dbrig/dbrig/internal/latency"
 )
 
 // TestPartIDs: the parts of a run split n ways run every id of the whole
@@ -158,6 +161,7 @@ func TestPartRun(t *testing.T) {
 		if most != len(want) {
 			t.Errorf("connections %d: progress counted at most %d running, want the part's %d", conns, most, len(want))
 		}
+		checkPartSeries(t, res, conns > 0)
 	}
 }
 
@@ -233,5 +237,65 @@ func TestScheduleEdges(t *testing.T) {
 		}})
 	if err != nil || !res.Interrupted || !res.WindowStart.IsZero() {
 		t.Errorf("Ctrl-C before Start: err %v, %+v; want an interrupted run without a window", err, res)
+	}
+}
+
+// checkPartSeries: every point of a part's series carries the second's
+// histograms its percentiles were read from, and some hold transactions.
+func checkPartSeries(t *testing.T, res *Result, pooled bool) {
+	t.Helper()
+	var n int64
+	for k, p := range res.Series {
+		if !reflect.DeepEqual(percentiles(p.Hist), p.Latency) {
+			t.Errorf("point %d: latency %+v from a histogram of %+v", k, p.Latency, percentiles(p.Hist))
+		}
+		if pooled && !reflect.DeepEqual(percentiles(p.WaitHist), res.Pool.Waits[k]) {
+			t.Errorf("point %d: waits %+v from a histogram of %+v", k, res.Pool.Waits[k], percentiles(p.WaitHist))
+		}
+		if !pooled && p.WaitHist != nil {
+			t.Errorf("point %d: a wait histogram in a run without a pool", k)
+		}
+		if p.Hist != nil {
+			n += p.Hist.TotalCount()
+		}
+	}
+	if n == 0 {
+		t.Error("no point of the part's series has a histogram")
+	}
+}
+
+// TestSecondsKept: a part's points get their seconds' histograms, packed
+// ones unpacked whole; a whole run's get none.
+func TestSecondsKept(t *testing.T) {
+	var s seconds
+	for i := range 20 {
+		h := latency.NewSecondHistogram()
+		for range i + 1 {
+			latency.Record(h, time.Duration(i+1)*time.Millisecond)
+		}
+		s.add(i, h)
+	}
+	series := make([]Point, 21)
+	for k := range series {
+		series[k].T = float64(k + 1)
+	}
+	s.attach(series, true)
+	for k, p := range series[:20] {
+		if p.Hist == nil || p.Hist.TotalCount() != int64(k+1) || p.Latency == nil {
+			t.Fatalf("point %d: histogram %v, latency %v; want %d transactions", k, p.Hist, p.Latency, k+1)
+		}
+	}
+	if series[20].Hist != nil || series[20].Latency != nil {
+		t.Error("a second with nothing recorded has a histogram")
+	}
+	whole := make([]Point, 20)
+	for k := range whole {
+		whole[k].T = float64(k + 1)
+	}
+	s.attach(whole, false)
+	for k, p := range whole {
+		if p.Hist != nil || p.Latency == nil {
+			t.Fatalf("a whole run's point %d: histogram %v, latency %v; want percentiles only", k, p.Hist, p.Latency)
+		}
 	}
 }

@@ -385,7 +385,11 @@ func (p *pool) result(res *Result) *Pool {
 	}
 	out.Waits = make([]*latency.Percentiles, len(res.Series))
 	for k, pt := range res.Series {
-		out.Waits[k] = p.seconds.at(pt.T)
+		h := p.seconds.ending(pt.T)
+		out.Waits[k] = percentiles(h)
+		if !p.part.Whole() {
+			res.Series[k].WaitHist = h
+		}
 	}
 	var samples int64
 	out.InUseP95, samples = p95(p.inUseAt)

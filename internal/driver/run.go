@@ -155,6 +155,12 @@ type Point struct {
 	// Latency is the second's completed transactions' percentiles, all
 	// types; nil when none completed.
 	Latency *latency.Percentiles
+	// Hist and WaitHist are, in a part of a run (Config.Part) only, the
+	// second's histograms (latency.NewSecondHistogram's precision) of
+	// what Latency and Pool.Waits summarize: the latencies of its
+	// completed transactions, all types, and a pooled run's waits for a
+	// session. They are nil in a whole run, and in a second with none.
+	Hist, WaitHist *hdrhistogram.Histogram
 }
 
 // Result is what a run measured.
@@ -535,7 +541,7 @@ func (r *runState) collect(names []string, tallies int) *Result {
 	for _, s := range r.states {
 		r.seconds.add(s.second.at, s.second.h)
 	}
-	r.seconds.attach(res.Series)
+	r.seconds.attach(res.Series, !r.cfg.Part.Whole())
 	res.Tx = make([]TxResult, len(names))
 	for i, n := range names {
 		tr := TxResult{Name: n, Hist: latency.NewHistogram()}
