@@ -251,18 +251,29 @@ func (s *seconds) hist(i int) *hdrhistogram.Histogram {
 }
 
 // attach gives each point of the series the percentiles of the second it
-// ends: the point at T covers the second before it.
-func (s *seconds) attach(series []Point) {
+// ends: the point at T covers the second before it. With keep (a part of
+// a run, whose document carries them for the parts' merge) it gives it
+// the second's histogram too, unpacked: a whole run keeps none.
+func (s *seconds) attach(series []Point, keep bool) {
 	for k := range series {
-		series[k].Latency = s.at(series[k].T)
+		h := s.ending(series[k].T)
+		series[k].Latency = percentiles(h)
+		if keep {
+			series[k].Hist = h
+		}
 	}
 }
 
-// at is the percentiles of the second a point at t ends; nil if nothing
-// was recorded in it.
-func (s *seconds) at(t float64) *latency.Percentiles {
-	if h := s.hist(int(t+0.5) - 1); h != nil {
-		return latency.PercentilesOf(h)
+// ending is the histogram of the second a point at t ends; nil if
+// nothing was recorded in it.
+func (s *seconds) ending(t float64) *hdrhistogram.Histogram {
+	return s.hist(int(t+0.5) - 1)
+}
+
+// percentiles is h's, nil for none.
+func percentiles(h *hdrhistogram.Histogram) *latency.Percentiles {
+	if h == nil {
+		return nil
 	}
-	return nil
+	return latency.PercentilesOf(h)
 }

@@ -30,8 +30,12 @@ type pool struct {
 	// they were sent. Each terminal is in it at most once, and it holds
 	// them all, so a send never blocks.
 	ready chan *poolTerm
-	// rampup is the run's: terminal i starts rampup*i/n into the run.
+	// rampup and vus are the whole run's: terminal id starts
+	// rampup*id/vus into the run (rampDelay); part is the run's part,
+	// whose terminals terms are.
 	rampup time.Duration
+	vus    int
+	part   Part
 	phase  *atomic.Int32
 	// closing closes as the window's end edge is asked for.
 	closing <-chan struct{}
@@ -48,6 +52,7 @@ type pool struct {
 // poolTerm is one terminal as the pool holds it.
 type poolTerm struct {
 	p     *pool
+	id    int // in the whole run
 	t     Terminal
 	tx    int
 	after time.Duration // its pacing after tx
@@ -74,23 +79,34 @@ func runPool(ctx context.Context, w Workload, cfg Config) (*Result, error) {
 	case cfg.Each > 0:
 		return nil, errors.New("a fixed amount of work runs without a pool of sessions")
 	}
-	sessions, err := openAll(ctx, cfg.Connections, pw.NewSession)
+	if err := cfg.Part.check(cfg.Connections, "sessions"); err != nil {
+		return nil, err
+	}
+	sessions, err := openAll(ctx, cfg.Part.IDs(cfg.Connections), pw.NewSession)
 	if err != nil {
 		return nil, err
 	}
-	r := newRunState(ctx, cfg, len(sessions), len(w.TxNames()), len(w.TallyNames()))
+	sched, err := meet(ctx, cfg, sessions)
+	if err != nil {
+		return nil, err
+	}
+	r := newRunState(ctx, cfg, sched, len(sessions), len(w.TxNames()), len(w.TallyNames()))
 	r.pool = newPool(pw, r, len(sessions))
 	return r.drive(w, r.startPool(sessions))
 }
 
+// newPool makes the terminals of the run's part, each with its id in the
+// whole run.
 func newPool(w Pooled, r *runState, sessions int) *pool {
-	n := r.cfg.VUs
+	ids := r.cfg.Part.IDs(r.cfg.VUs)
+	n := len(ids)
 	p := &pool{
-		terms: make([]*poolTerm, n), ready: make(chan *poolTerm, n), rampup: r.cfg.Rampup, phase: &r.phase, closing: r.edges[1].asked,
+		terms: make([]*poolTerm, n), ready: make(chan *poolTerm, n), rampup: r.cfg.Rampup, vus: r.cfg.VUs, part: r.cfg.Part,
+		phase: &r.phase, closing: r.edges[1].asked,
 		waits: make([]*sessionWaits, sessions), inUseAt: make([]int64, sessions+1), queuedAt: make([]int64, n+1),
 	}
-	for i := range p.terms {
-		p.terms[i] = &poolTerm{p: p, t: w.NewTerminal(i)}
+	for i, id := range ids {
+		p.terms[i] = &poolTerm{p: p, id: id, t: w.NewTerminal(id)}
 	}
 	for i := range p.waits {
 		p.waits[i] = &sessionWaits{window: latency.NewHistogram(), second: secondHist{h: latency.NewSecondHistogram()}}
@@ -98,16 +114,15 @@ func newPool(w Pooled, r *runState, sessions int) *pool {
 	return p
 }
 
-// started is how many terminals have started elapsed into the run, as
-// startPool spreads them over the ramp-up: in the pacing before their
-// first transaction or past it, as a VU of a run without a pool counts
-// once started.
+// started is how many of the part's terminals have started elapsed into
+// the run, as startPool spreads the whole run's over the ramp-up: in the
+// pacing before their first transaction or past it, as a VU of a run
+// without a pool counts once started.
 func (p *pool) started(elapsed time.Duration) int {
-	n := len(p.terms)
-	if n <= 1 || p.rampup <= 0 {
-		return n
+	if p.vus <= 1 || p.rampup <= 0 {
+		return len(p.terms)
 	}
-	return min(n, int(elapsed*time.Duration(n)/p.rampup)+1)
+	return p.part.Share(min(p.vus, int(elapsed*time.Duration(p.vus)/p.rampup)+1))
 }
 
 // send is the terminal's timer firing: its transaction is sent, and
@@ -162,13 +177,8 @@ func raise(m *atomic.Int32, v int32) {
 func (r *runState) startPool(sessions []Session) <-chan struct{} {
 	p := r.pool
 	// Every timer is made before a worker starts, which then sees it.
-	n := len(p.terms)
-	for i, pt := range p.terms {
-		delay := time.Duration(0)
-		if n > 1 {
-			delay = r.cfg.Rampup * time.Duration(i) / time.Duration(n)
-		}
-		pt.arm(delay)
+	for _, pt := range p.terms {
+		pt.arm(time.Until(r.started.Add(rampDelay(r.cfg.Rampup, pt.id, p.vus))))
 	}
 	var wg sync.WaitGroup
 	for i, se := range sessions {
@@ -375,7 +385,11 @@ func (p *pool) result(res *Result) *Pool {
 	}
 	out.Waits = make([]*latency.Percentiles, len(res.Series))
 	for k, pt := range res.Series {
-		out.Waits[k] = p.seconds.at(pt.T)
+		h := p.seconds.ending(pt.T)
+		out.Waits[k] = percentiles(h)
+		if !p.part.Whole() {
+			res.Series[k].WaitHist = h
+		}
 	}
 	var samples int64
 	out.InUseP95, samples = p95(p.inUseAt)

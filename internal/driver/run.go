@@ -2,6 +2,7 @@ package driver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -45,6 +46,19 @@ type Config struct {
 	// many sessions, each holding one only while its transaction runs; the
 	// workload must be Pooled, and the run a timed one.
 	Connections int
+	// Part, when set, makes this process one part of a run split over
+	// several: VUs and Connections stay the whole run's, and it opens and
+	// runs only Part.IDs(VUs) virtual users (terminals) and
+	// Part.Share(Connections) sessions (ids Part.IDs(Connections)), each
+	// with its id in the whole run and started at its moment of the whole
+	// run's ramp-up.
+	Part Part
+	// Meet, when set, is called once every VU (session) is open and
+	// flushed, and returns when the run starts, ends its ramp-up and
+	// closes its window (a part's, whose parts meet). Its error ends the
+	// run before it starts, everything opened closed. Without it the run
+	// starts as its VUs are open, and its window lasts Duration.
+	Meet func(ctx context.Context) (Schedule, error)
 	// StallAfter is how long no transaction may end while virtual users
 	// wait in one before the stretch counts as a stall (default 3 s; runs
 	// of a fixed amount of work, whose transactions may be long, have none).
@@ -141,10 +155,11 @@ type Point struct {
 	// Latency is the second's completed transactions' percentiles, all
 	// types; nil when none completed.
 	Latency *latency.Percentiles
-	// Hist and WaitHist are the second's latencies of completed
-	// transactions, all types, and in a pooled run their waits for a
-	// session: kept only in a part of a split run (Config.Part), whose
-	// document carries them so that the parts merge exactly; nil otherwise.
+	// Hist and WaitHist are, in a part of a run (Config.Part) only, the
+	// second's histograms (latency.NewSecondHistogram's precision) of
+	// what Latency and Pool.Waits summarize: the latencies of its
+	// completed transactions, all types, and a pooled run's waits for a
+	// session. They are nil in a whole run, and in a second with none.
 	Hist, WaitHist *hdrhistogram.Histogram
 }
 
@@ -206,21 +221,32 @@ func Run(ctx context.Context, w Workload, cfg Config) (*Result, error) {
 	if cfg.VUs < 1 {
 		return nil, fmt.Errorf("need at least one virtual user, got %d", cfg.VUs)
 	}
+	if err := cfg.Part.check(cfg.VUs, "virtual users"); err != nil {
+		return nil, err
+	}
+	if cfg.Each > 0 && (cfg.Meet != nil || !cfg.Part.Whole()) {
+		return nil, errors.New("a fixed amount of work runs in one process, without a schedule")
+	}
 	cfg = cfg.withDefaults()
 	if cfg.Connections > 0 {
 		return runPool(ctx, w, cfg)
 	}
-	vus, err := openAll(ctx, cfg.VUs, w.NewVU)
+	ids := cfg.Part.IDs(cfg.VUs)
+	vus, err := openAll(ctx, ids, w.NewVU)
 	if err != nil {
 		return nil, err
 	}
-	r := newRunState(ctx, cfg, cfg.VUs, len(w.TxNames()), len(w.TallyNames()))
+	sched, err := meet(ctx, cfg, vus)
+	if err != nil {
+		return nil, err
+	}
+	r := newRunState(ctx, cfg, sched, len(vus), len(w.TxNames()), len(w.TallyNames()))
 	if r.cfg.Each > 0 {
 		// Every transaction of a fixed amount of work counts, so the
 		// window is open before the first one starts.
 		r.openWindow()
 	}
-	return r.drive(w, r.startVUs(vus))
+	return r.drive(w, r.startVUs(vus, ids))
 }
 
 // drive runs the window with the VUs (or a pool's sessions) started,
@@ -265,28 +291,55 @@ func (cfg Config) withDefaults() Config {
 	return cfg
 }
 
-// openAll opens n VUs (or a pool's sessions) before the clock starts, so
-// a target that refuses connections fails the run at once instead of
-// part-way through ramp-up. Each one's start-up is published before
-// anything is read.
-func openAll[T interface{ Close() error }](ctx context.Context, n int, open func(context.Context, int) (T, error)) ([]T, error) {
-	all := make([]T, n)
-	for i := range all {
-		v, err := open(ctx, i)
+// openAll opens the VUs (or a pool's sessions) of ids, the run's or its
+// part's, before the clock starts, so a target that refuses connections
+// fails the run at once instead of part-way through ramp-up. Each one's
+// start-up is published before anything is read. The result is indexed
+// as ids.
+func openAll[T interface{ Close() error }](ctx context.Context, ids []int, open func(context.Context, int) (T, error)) ([]T, error) {
+	all := make([]T, len(ids))
+	for i, id := range ids {
+		v, err := open(ctx, id)
 		if err == nil {
 			if err = flush(ctx, v); err != nil {
 				v.Close()
 			}
 		}
 		if err != nil {
-			for _, o := range all[:i] {
-				o.Close()
-			}
+			closeAll(all[:i])
 			return nil, err
 		}
 		all[i] = v
 	}
 	return all, nil
+}
+
+// closeAll closes what openAll opened, when the run ends before it starts.
+func closeAll[T interface{ Close() error }](all []T) {
+	for _, o := range all {
+		o.Close()
+	}
+}
+
+// meet is the run's schedule once its VUs (sessions) all are open: the
+// one Meet returns, once its Start has come; without Meet, from now. On
+// Meet's error it closes them all. Ctrl-C while it waits for Start ends
+// the run as one interrupted in its ramp-up.
+func meet[T interface{ Close() error }](ctx context.Context, cfg Config, all []T) (Schedule, error) {
+	if cfg.Meet == nil {
+		now := time.Now()
+		return Schedule{Start: now, Open: now.Add(cfg.Rampup)}, nil
+	}
+	s, err := cfg.Meet(ctx)
+	if err == nil {
+		err = s.check()
+	}
+	if err != nil {
+		closeAll(all)
+		return Schedule{}, err
+	}
+	wait(ctx, time.Until(s.Start))
+	return s, nil
 }
 
 // runState is one run as it goes: what its VUs and ticker share, their
@@ -316,17 +369,20 @@ type runState struct {
 	running atomic.Int32
 	// pool is a pooled run's (Config.Connections); nil otherwise.
 	pool *pool
+	// sched is the run's instants; Close is zero without Config.Meet,
+	// and the window then lasts Duration.
+	sched Schedule
 }
 
 // newRunState makes a run whose holders (VUs, or a pool's sessions) each
 // keep their own figures and stop at the window's edges.
-func newRunState(ctx context.Context, cfg Config, holders, types, tallies int) *runState {
-	r := &runState{ctx: ctx, states: make([]*vuState, holders), edges: []*edge{newEdge(holders), newEdge(holders)}}
+func newRunState(ctx context.Context, cfg Config, sched Schedule, holders, types, tallies int) *runState {
+	r := &runState{ctx: ctx, sched: sched, states: make([]*vuState, holders), edges: []*edge{newEdge(holders), newEdge(holders)}}
 	r.ended, r.end = context.WithCancel(ctx)
 	r.work, r.cancelWork = context.WithCancel(context.WithoutCancel(ctx))
 	r.cfg, r.stop, r.hurry, r.abort = &cfg, make(chan struct{}), make(chan struct{}), r.abortWith
 	r.setPhase(PhaseRampup)
-	r.res = &Result{Started: time.Now()}
+	r.res = &Result{Started: sched.Start}
 	r.started = r.res.Started
 	r.health = newHealth(r.started, cfg.LostAfter, cfg.StallAfter)
 	for i := range r.states {
@@ -347,21 +403,18 @@ func (r *runState) setPhase(p Phase) {
 	}
 }
 
-// startVUs starts each VU at its moment of the ramp-up; the returned
-// channel closes once every one has stopped. A fixed amount of work has
-// no start edge to stop at: its VUs were flushed as they opened, and
-// start once the window is open.
-func (r *runState) startVUs(vus []VU) <-chan struct{} {
+// startVUs starts each VU, of id ids[i] in the whole run, at its moment
+// of the ramp-up; the returned channel closes once every one has stopped.
+// A fixed amount of work has no start edge to stop at: its VUs were
+// flushed as they opened, and start once the window is open.
+func (r *runState) startVUs(vus []VU, ids []int) <-chan struct{} {
 	first := 0
 	if r.cfg.Each > 0 {
 		first = 1
 	}
 	var wg sync.WaitGroup
 	for i, v := range vus {
-		delay := time.Duration(0)
-		if r.cfg.VUs > 1 {
-			delay = r.cfg.Rampup * time.Duration(i) / time.Duration(r.cfg.VUs)
-		}
+		delay := time.Until(r.started.Add(rampDelay(r.cfg.Rampup, ids[i], r.cfg.VUs)))
 		ve := &vuEdges{all: r.edges, next: first, f: v}
 		wg.Add(1)
 		go func() {
@@ -404,9 +457,9 @@ func (r *runState) measure(finished <-chan struct{}) {
 			r.res.Interrupted = r.ctx.Err() != nil
 		}
 		r.closeWindow()
-	case wait(r.ended, time.Until(r.started.Add(r.cfg.Rampup))):
+	case wait(r.ended, time.Until(r.sched.Open)):
 		r.openWindow()
-		if !wait(r.ended, r.cfg.Duration) {
+		if !wait(r.ended, r.windowLeft()) {
 			r.res.Interrupted = r.ctx.Err() != nil
 		}
 		r.closeWindow()
@@ -418,28 +471,47 @@ func (r *runState) measure(finished <-chan struct{}) {
 	}
 }
 
+// windowLeft is how long the window, just opened, lasts: to the
+// schedule's Close, or Duration.
+func (r *runState) windowLeft() time.Duration {
+	if r.sched.Close.IsZero() {
+		return r.cfg.Duration
+	}
+	return time.Until(r.sched.Close)
+}
+
 // openWindow holds the VUs at the start edge while it is read, then lets
-// them go on, measured.
+// them go on, measured. With a schedule they stay still for its Hold
+// after Open, and the edge is read halfway through.
 func (r *runState) openWindow() {
 	if r.cfg.Each == 0 {
 		r.edges[0].hold(r.cfg.Grace, r.health.gone)
 	}
+	sleepUntil(r.sched.Open.Add(r.sched.Hold / 2))
 	if r.cfg.WindowEdge != nil {
 		r.cfg.WindowEdge(true)
 	}
+	sleepUntil(r.sched.Open.Add(r.sched.Hold))
 	r.res.WindowStart = time.Now()
 	r.setPhase(PhaseMeasure)
 	r.edges[0].release()
 }
 
-// closeWindow holds the VUs at the end edge while it is read.
+// closeWindow holds the VUs at the end edge while it is read: with a
+// schedule, Hold/2 after it was asked for at Close (or before, when the
+// run ends early).
 func (r *runState) closeWindow() {
+	asked := time.Now()
+	if !r.sched.Close.IsZero() && r.sched.Close.Before(asked) {
+		asked = r.sched.Close
+	}
 	// Virtual users reconnecting are hurried, and stop at the edge
 	// once they are back (a reconnect does not stop there).
 	close(r.hurry)
 	r.edges[1].hold(r.cfg.Grace, r.health.gone)
 	r.setPhase(PhaseDone)
 	r.res.WindowEnd = time.Now()
+	sleepUntil(asked.Add(r.sched.Hold / 2))
 	// A window that closes without a server waits for it, up to
 	// LostAfter since it went; without it the run ends as lost, and
 	// its edge has nothing to read.
@@ -469,7 +541,7 @@ func (r *runState) collect(names []string, tallies int) *Result {
 	for _, s := range r.states {
 		r.seconds.add(s.second.at, s.second.h)
 	}
-	r.seconds.attach(res.Series)
+	r.seconds.attach(res.Series, !r.cfg.Part.Whole())
 	res.Tx = make([]TxResult, len(names))
 	for i, n := range names {
 		tr := TxResult{Name: n, Hist: latency.NewHistogram()}
@@ -544,6 +616,13 @@ func sleep(d time.Duration, stop <-chan struct{}) bool {
 		return false
 	case <-t.C:
 		return true
+	}
+}
+
+// sleepUntil sleeps until t, if it is still to come.
+func sleepUntil(t time.Time) {
+	if d := time.Until(t); d > 0 {
+		time.Sleep(d)
 	}
 }
 

@@ -33,7 +33,7 @@ func TestSecondsPacked(t *testing.T) {
 	if h := s.hist(0); h == nil || h.TotalCount() != 2 || h.Max() < 8900 {
 		t.Errorf("second 0 after a late hand-over: %v", h)
 	}
-	if p := s.at(10); p == nil || p.P50 < 9.9 || p.P50 > 10.1 {
+	if p := percentiles(s.ending(10)); p == nil || p.P50 < 9.9 || p.P50 > 10.1 {
 		t.Errorf("second 9's percentiles %+v, want 10 ms", p)
 	}
 }

@@ -61,9 +61,13 @@ func (r *runState) tick(p Phase, elapsed time.Duration, cur, delta []int64, errs
 		tk.Done += errs
 		return tk
 	}
-	left := cfg.Rampup - elapsed
+	left := r.sched.Open.Sub(r.started) - elapsed
 	if p == PhaseMeasure {
-		left = cfg.Rampup + cfg.Duration - elapsed
+		end := cfg.Rampup + cfg.Duration
+		if !r.sched.Close.IsZero() {
+			end = r.sched.Close.Sub(r.started)
+		}
+		left = end - elapsed
 	}
 	tk.Left = max(left, 0)
 	return tk
