@@ -50,6 +50,8 @@ type Options struct {
 	// out of reach before the run gives it up, and how long nothing may
 	// end while virtual users wait before that is a stall.
 	LostAfter, StallAfter time.Duration
+	// Split runs one part of a run split across processes (--part).
+	Split Split
 }
 
 // Live follows a run as it happens (internal/exporter serves it to Prometheus):
@@ -77,7 +79,7 @@ func (o Options) clientProcs() int {
 	if o.Connections > 0 {
 		workers = o.Connections
 	}
-	return min(runtime.NumCPU(), (workers+7)/8)
+	return min(runtime.NumCPU(), (o.Split.Part.Share(workers)+7)/8)
 }
 
 // Run drives r, an opened w, on t and returns the document. Cancelling ctx
@@ -87,9 +89,12 @@ func Run(ctx context.Context, t dbtarget.Target, w workload.Workload, r workload
 	if err := o.Validate(info.FixedWork); err != nil {
 		return nil, err
 	}
+	if err := CheckSplit(w, o); err != nil {
+		return nil, err
+	}
 	o = o.withDefaults()
 	cfg := driver.Config{VUs: o.VUs, Connections: o.Connections, Rampup: o.Rampup, Duration: o.Duration, Classify: t.Classify, Observer: o.Live, Actions: o.Actions,
-		LostAfter: o.LostAfter, StallAfter: o.StallAfter, Progress: o.progress(r)}
+		LostAfter: o.LostAfter, StallAfter: o.StallAfter, Progress: o.progress(r), Part: o.Split.Part}
 	if b, ok := r.(workload.Batch); ok {
 		cfg.VUs, cfg.Each = b.Batch()
 		cfg.Rampup, cfg.Duration, cfg.Connections = 0, 0, 0
@@ -109,23 +114,30 @@ func Run(ctx context.Context, t dbtarget.Target, w workload.Workload, r workload
 	if err := prepare(ctx, r, o.Progress); err != nil {
 		return nil, err
 	}
-	started := time.Now()
-	var src telemetry.Source
-	if !o.Telemetry.Off {
-		src = telemetrySource(ctx, t, o.Warn)
+	var m *member
+	if !o.Split.Part.Whole() {
+		o.Progress(fmt.Sprintf("part %s: waiting for the other parts of run %q", o.Split.Part, o.Split.Name))
+		if m, err = join(ctx, t, w, r, o, version); err != nil {
+			return nil, err
+		}
+		defer m.Close()
+		cfg.Meet = m.meet
 	}
-	e := &edges{ctx: ctx, r: r, started: started, rec: telemetry.Start(ctx, o.Telemetry, src, started)}
+	e := startEdges(ctx, t, r, o, m == nil || m.Leader())
 	cfg.WindowEdge = e.read
 	res, err := driver.Run(ctx, r, cfg)
 	recording := e.rec.Stop()
 	if err != nil {
+		if m != nil {
+			m.failed(ctx, err)
+		}
 		return nil, err
 	}
 	if e.err != nil {
 		o.Warn(fmt.Sprintf("database-side counters unavailable: %v", human.OneLine(e.err)))
 		e.marks = [2]workload.Mark{}
 	}
-	e.onDriverClock(res.Started, recording)
+	e.onDriverClock(res, recording)
 	if at, lost := res.LostAt(); lost {
 		e.marks[1] = workload.Mark{Lost: true}
 		// The telemetry's window ends where the throughput's does.
@@ -133,7 +145,26 @@ func Run(ctx context.Context, t dbtarget.Target, w workload.Workload, r workload
 			recording.Window[1] = min(recording.Window[1], at.Sub(res.Started).Seconds())
 		}
 	}
-	return document(t, w, r, o, version, res, e.marks, recording)
+	var part *result.Part
+	if m != nil {
+		part = m.section(ctx, o, res, e.flushed[1]-e.flushed[0], o.Warn)
+	}
+	return document(t, w, r, o, version, res, e.marks, recording, part)
+}
+
+// startEdges starts the telemetry and makes what reads the window's edges.
+// Only the marking process reads the database's side, of both: the one
+// process of a run, or the first part of a run in parts; another part
+// records its own host, and counts its flushes.
+func startEdges(ctx context.Context, t dbtarget.Target, r workload.Run, o Options, marker bool) *edges {
+	started := time.Now()
+	var src telemetry.Source
+	if !o.Telemetry.Off && marker {
+		src = telemetrySource(ctx, t, o.Warn)
+	}
+	e := &edges{ctx: ctx, r: r, started: started, rec: telemetry.Start(ctx, o.Telemetry, src, started), marker: marker}
+	e.flushes, _ = t.(dbtarget.FlushCounter)
+	return e
 }
 
 // CheckPooled refuses a pool of sessions (--connections) to an opened run
@@ -206,19 +237,33 @@ type edges struct {
 	marks   [2]workload.Mark
 	// err is the first mark's error.
 	err error
+	// marker says this process reads the database's marks.
+	marker bool
+	// flushes, where the target counts its flushes, gives flushed: how
+	// many it had run at each edge. A part other than the marking one
+	// runs its end edge's flushes inside the marker's window, and says how
+	// many, so that the merge takes them out of the database's count.
+	flushes dbtarget.FlushCounter
+	flushed [2]int64
 }
 
-// onDriverClock puts the marks and the recording, timed from when the
-// run started, on the driver's clock, which starts once the virtual users
-// are open: one time axis for the series, the events, the marks and the
-// telemetry, however long the VUs took to open.
-func (e *edges) onDriverClock(driverStarted time.Time, rec *telemetry.Recording) {
-	d := driverStarted.Sub(e.started).Seconds()
+// onDriverClock puts the marks and the recording on the driver's clock,
+// which starts once the virtual users are open (in a run in parts, at the
+// instant the parts agreed): one time axis for the series, the events,
+// the marks and the telemetry, however long the VUs took to open. The
+// driver holds the virtual users still while the marks are read, so the
+// counters are the window edge's at any instant of the read: each mark is
+// stamped at its edge of the client's window, so that the two sides
+// divide by the same time. (A run in parts reads them halfway through a
+// hold outside the window.)
+func (e *edges) onDriverClock(res *driver.Result, rec *telemetry.Recording) {
+	edges := [2]time.Time{res.WindowStart, res.WindowEnd}
 	for i := range e.marks {
-		if e.marks[i].Values != nil {
-			e.marks[i].At -= d
+		if e.marks[i].Values != nil && !edges[i].IsZero() {
+			e.marks[i].At = edges[i].Sub(res.Started).Seconds()
 		}
 	}
+	d := res.Started.Sub(e.started).Seconds()
 	if rec != nil {
 		rec.Shift(d)
 	}
@@ -230,23 +275,21 @@ func (e *edges) read(start bool) {
 	if start {
 		i = 0
 	}
+	if e.flushes != nil {
+		e.flushed[i] = e.flushes.Flushes()
+	}
+	if !e.marker {
+		e.rec.Edge(ctx, start)
+		return
+	}
 	// The database's marks are read nearest the window's edges, the
 	// telemetry's just outside them.
 	if start {
 		e.rec.Edge(ctx, start)
 	}
 	// The marks are read even after Ctrl-C, which is what ends the
-	// window. The driver holds the virtual users still while they are
-	// read, so the counters are the window edge's at any instant of
-	// the mark: it is stamped where the client's window starts, as the
-	// VUs go on, and where it ends, as they stopped, so that the two
-	// sides divide by the same time.
-	before := time.Since(e.started)
+	// window; onDriverClock stamps them.
 	m, err := e.r.Mark(context.WithoutCancel(ctx))
-	m.At = before.Seconds()
-	if start {
-		m.At = time.Since(e.started).Seconds()
-	}
 	if !start {
 		e.rec.Edge(ctx, start)
 	}
@@ -257,9 +300,31 @@ func (e *edges) read(start bool) {
 }
 
 // document is the run's result document: its configuration, the driver's
-// result, the workload's summary from the marks, and the telemetry.
-func document(t dbtarget.Target, w workload.Workload, r workload.Run, o Options, version string, res *driver.Result, marks [2]workload.Mark, recording *telemetry.Recording) (*result.Document, error) {
-	info := w.Info()
+// result, the workload's summary from the marks, and the telemetry. A part
+// of a run in parts has only its share of the client's figures, which are
+// not the database's: it summarizes them alone, and keeps the marks it
+// read for the merge.
+func document(t dbtarget.Target, w workload.Workload, r workload.Run, o Options, version string, res *driver.Result, marks [2]workload.Mark, recording *telemetry.Recording, part *result.Part) (*result.Document, error) {
+	cfg := runConfig(w.Info(), r, o)
+	cfg["client_cpus"] = runtime.GOMAXPROCS(0)
+	summarized := marks
+	if part != nil {
+		summarized = [2]workload.Mark{}
+	}
+	run := result.Run{
+		Workload: w.Name(), Info: w.Info(), Target: result.Target{Kind: t.Kind(), Version: version, URL: t.URL()},
+		Config: cfg, Result: res, Summary: r.Summarize(res, summarized[0], summarized[1]),
+		TxNames: r.TxNames(), TallyNames: r.TallyNames(), Telemetry: recording, Part: part,
+	}
+	if marks[1].Values != nil {
+		run.Marks = marks[:]
+	}
+	return result.FromRun(run)
+}
+
+// runConfig is the run's configuration as its document records it: the
+// workload's resolved parameters and the driver's, of the whole run.
+func runConfig(info workload.Info, r workload.Run, o Options) map[string]any {
 	cfg := r.Config()
 	if !info.FixedWork {
 		cfg["vus"], cfg["rampup"], cfg["duration"] = o.VUs, o.Rampup.String(), o.Duration.String()
@@ -267,16 +332,7 @@ func document(t dbtarget.Target, w workload.Workload, r workload.Run, o Options,
 	if o.Connections > 0 {
 		cfg["connections"] = o.Connections
 	}
-	cfg["client_cpus"] = runtime.GOMAXPROCS(0)
-	run := result.Run{
-		Workload: w.Name(), Info: info, Target: result.Target{Kind: t.Kind(), Version: version, URL: t.URL()},
-		Config: cfg, Result: res, Summary: r.Summarize(res, marks[0], marks[1]),
-		TxNames: r.TxNames(), TallyNames: r.TallyNames(), Telemetry: recording,
-	}
-	if marks[1].Values != nil {
-		run.Marks = marks[:]
-	}
-	return result.FromRun(run)
+	return cfg
 }
 
 // telemetrySource opens t's database side of telemetry, if it has one. A
