@@ -134,7 +134,7 @@ file under ./dbrig-data/.` + exitCodes,
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.PersistentFlags().BoolVar(trace, "debug", false, "on an internal error (exit 3), print its stack trace too")
 	root.AddCommand(newBuild(), newRun(), newCheck(), newDrop(), newServer(), newSweep())
-	root.AddCommand(newReport(), newCompare(), newAudit())
+	root.AddCommand(newReport(), newCompare(), newMerge(), newAudit())
 	return root
 }
 

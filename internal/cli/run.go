@@ -13,6 +13,7 @@ import (
 	"github.com/dbrig/dbrig/internal/dbtarget"
 	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/human"
+	"github.com/dbrig/dbrig/internal/parts"
 	"github.com/dbrig/dbrig/internal/report"
 	"github.com/dbrig/dbrig/internal/result"
 	"github.com/dbrig/dbrig/internal/runner"
@@ -29,6 +30,8 @@ type runFlags struct {
 	with        []string
 	audit       bool
 	kill        killFlags
+	// part is --part's i/n, read into Options.Split by check.
+	part string
 }
 
 func newRun() *cobra.Command {
@@ -53,6 +56,9 @@ func newRun() *cobra.Command {
 		addMetricsFlag(fs, &f.metricsAddr)
 		if !w.Info().FixedWork {
 			fs.StringArrayVar(&f.with, "with", nil, "also drive WORKLOAD:VUS in the same window, with its defaults (repeatable): --with dvd-reports:2; with --vus 0 it runs alone")
+		}
+		if !w.Info().FixedWork {
+			addPartFlags(fs, &f)
 		}
 		if _, ok := w.(workload.DurabilityAuditor); ok {
 			fs.BoolVar(&f.audit, "audit-durability", false, "log every change the database acknowledges, beside the result, and look each up after the run (see dbrig audit durability)")
@@ -192,6 +198,10 @@ func run(ctx context.Context, w workload.Workload, url string, f runFlags, stdou
 	if err != nil {
 		return err
 	}
+	f.Actions = actions
+	if err := runner.CheckSplit(w, f.Options); err != nil {
+		return err
+	}
 	metrics, err := serveMetrics(f.metricsAddr, stderr)
 	if err != nil {
 		return err
@@ -204,6 +214,11 @@ func run(ctx context.Context, w workload.Workload, url string, f runFlags, stdou
 		return err
 	}
 	defer t.Close()
+	if !f.Split.Part.Whole() {
+		if err := parts.Check(t.Dialect()); err != nil {
+			return err
+		}
+	}
 	r, err := openRun(ctx, w, t, url == DefaultTarget, stderr)
 	if err != nil {
 		return err
@@ -235,7 +250,6 @@ func run(ctx context.Context, w workload.Workload, url string, f runFlags, stdou
 		return err
 	}
 	o := f.Options
-	o.Actions = actions
 	if metrics != nil {
 		o.Live = metrics.Follow(w.Info(), r, nil)
 	}
@@ -244,7 +258,10 @@ func run(ctx context.Context, w workload.Workload, url string, f runFlags, stdou
 		return err
 	}
 	path := f.jsonPath
-	if path == "" {
+	switch {
+	case path == "" && doc.Part != nil:
+		path = result.DefaultPartPath(f.resultsDir, w.Name(), doc.StartedAt, doc.Part.Index, doc.Part.Of)
+	case path == "":
 		path = result.DefaultPath(f.resultsDir, w.Name(), doc.StartedAt)
 	}
 	return keep(ctx, doc, path, acks, audited, t, stdout, stderr)
@@ -259,6 +276,14 @@ func (f *runFlags) check(w workload.Workload) ([]withSpec, error) {
 	}
 	for _, g := range with {
 		f.Beside += g.vus
+	}
+	if f.part != "" {
+		if f.Split.Part, err = parts.ParseSpec(f.part); err != nil {
+			return nil, err
+		}
+		if f.audit {
+			return nil, exitcode.Userf("--audit-durability does not run in parts yet: run it in one process")
+		}
 	}
 	return with, f.Validate(w.Info().FixedWork)
 }
@@ -313,6 +338,9 @@ func drive(ctx context.Context, t dbtarget.Target, w workload.Workload, r worklo
 		vus := fmt.Sprintf("%d VUs", o.VUs)
 		if o.Connections > 0 {
 			vus = fmt.Sprintf("%d VUs on %s", o.VUs, human.Count(o.Connections, "session"))
+		}
+		if p := o.Split.Part; !p.Whole() {
+			vus = fmt.Sprintf("part %d of %d, %d of its %s", p.Index, p.Of, p.Share(o.VUs), vus)
 		}
 		fmt.Fprintf(stderr, "Running %s on %s: %s, %s ramp-up, %s measured\n",
 			w.Name(), t.URL(), vus, o.Rampup, o.Duration)
@@ -393,4 +421,12 @@ func withGroups(ctx context.Context, t dbtarget.Target, with []withSpec) ([]work
 		groups = append(groups, g)
 	}
 	return groups, nil
+}
+
+// addPartFlags adds the flags that make the run one part of a run split
+// across processes or hosts.
+func addPartFlags(fs *pflag.FlagSet, f *runFlags) {
+	fs.StringVar(&f.part, "part", "", "run part I of N of the run (I/N): the parts meet in the target database, run the same window, and dbrig merge makes one document of theirs")
+	fs.StringVar(&f.Split.Name, "part-run", parts.DefaultName, "the name the parts of one run meet under, so that two split runs on one database do not meet")
+	fs.DurationVar(&f.Split.Timeout, "part-timeout", parts.DefaultTimeout, "how long the parts wait for each other before every one fails, and nothing runs")
 }
