@@ -5,7 +5,8 @@
 # NOPM and TPM on both sides, and p90 response and session wait;
 # bench/terminals/main.go does the work. Flags pass through:
 # bench/terminals.sh --quick, --reuse DIR (build the databases once),
-# --terminals 2000, --pgbouncer, -help for the rest. The dbrig measured
+# --terminals 2000, --pgbouncer, --parts 4 (each point as 4 dbrig processes
+# of one run, merged; issue 23), -help for the rest. The dbrig measured
 # is the one in this checkout, built fresh so the figures never come from
 # a stale bin/dbrig.
 set -euo pipefail

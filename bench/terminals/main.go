@@ -14,6 +14,10 @@
 //   - the efficiency, the database's and the client's NOPM and TPM;
 //   - the p90 of New-Order's response time and of the wait for a session.
 //
+// With --parts N each point runs as N dbrig processes, the parts of one
+// run (run --part k/N, issue 23), merged with dbrig merge: it prints each
+// part's peak RSS and CPU, and the merged run's figures.
+//
 // Built databases can be kept in a directory and reused (--reuse), as
 // the 50 warehouses of 10,000 terminals take minutes to build. It is a
 // benchmark, not a test: it judges the figures against issue 22's goals
@@ -49,6 +53,9 @@ type options struct {
 	duration   time.Duration
 	quick      bool
 	pgbouncer  bool
+	// parts, above 1, runs each point as that many dbrig processes of one
+	// run (--part), merged.
+	parts int
 }
 
 func main() {
@@ -66,6 +73,7 @@ func main() {
 	fs.DurationVar(&o.rampup, "rampup", time.Minute, "ramp-up of each point: terminals start evenly over it (a keyed terminal's cycle is about 21 s)")
 	fs.DurationVar(&o.duration, "duration", 2*time.Minute, "measured window of each point")
 	fs.BoolVar(&o.quick, "quick", false, "smoke run: 1 warehouse, 100 terminals on 2 sessions, 10s ramp-up, 30s window (flags given explicitly still win)")
+	fs.IntVar(&o.parts, "parts", 1, "run each point as N dbrig processes, parts of one run (run --part k/N), merged with dbrig merge")
 	fs.BoolVar(&o.pgbouncer, "pgbouncer", false, "also run the first point through pgbouncer in transaction pooling mode, if its binary is installed")
 	flag.Parse()
 	if flag.NArg() > 0 {
@@ -75,8 +83,8 @@ func main() {
 	if o.quick {
 		o.applyQuick()
 	}
-	if o.warehouses < 0 || o.sessions < 0 || o.loaders < 1 || o.duration <= 0 || o.rampup < 0 {
-		fmt.Fprintln(os.Stderr, "terminals: --warehouses and --connections must not be negative, --loaders at least 1, --duration positive and --rampup not negative")
+	if o.warehouses < 0 || o.sessions < 0 || o.loaders < 1 || o.parts < 1 || o.duration <= 0 || o.rampup < 0 {
+		fmt.Fprintln(os.Stderr, "terminals: --warehouses and --connections must not be negative, --loaders and --parts at least 1, --duration positive and --rampup not negative")
 		os.Exit(2)
 	}
 	harness.Main("terminals", func(ctx context.Context) error { return run(ctx, o) })

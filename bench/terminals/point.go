@@ -29,7 +29,10 @@ type Point struct {
 	// pgbouncer); the figures are then absent.
 	Failed string `json:"failed,omitempty"`
 
-	PeakRSS int64 `json:"peak_rss_bytes"`
+	// PeakRSS is dbrig's peak RSS; of a run in parts (--parts), the
+	// largest part's, and Parts has each part's.
+	PeakRSS int64       `json:"peak_rss_bytes"`
+	Parts   []PartUsage `json:"parts,omitempty"`
 	// RSSWindow is dbrig's VmRSS, from a 1 Hz sample, nearest the
 	// window's start, its quarters and its end: flat, or growing how.
 	RSSWindow []int64 `json:"rss_window_bytes"`
@@ -85,28 +88,41 @@ func (b *bench) point(ctx context.Context, sh shape, n int, via string) (Point, 
 	fmt.Printf("\n== %s\n", p.title())
 	p.LoadBefore = loadavg()
 	var samples []harness.ProcSample
-	cmd := harness.Command(ctx, b.dbrig, b.runArgs(sh, target, jsonPath)...)
-	said := &lastLine{}
-	cmd.Stderr = io.MultiWriter(cmd.Stderr, said)
-	u, runErr := harness.Watched(ctx, cmd, func(ctx context.Context, pid int) { samples = harness.SampleProc(ctx, pid, time.Second) })
+	var runErr error
+	if b.o.parts > 1 {
+		runErr = b.runParts(ctx, sh, target, jsonPath, &p)
+	} else {
+		samples, runErr = b.runOne(ctx, sh, target, jsonPath, &p)
+	}
 	p.LoadAfter = loadavg()
 	most, opened, pollErr := poll.end(ctx)
 	if runErr != nil {
-		if said.line != "" {
-			runErr = fmt.Errorf("%w (%s)", runErr, said.line)
-		}
 		return p, runErr
 	}
 	if pollErr != nil {
 		return p, pollErr
 	}
 	p.ServerSessionsMax, p.SessionsOpened = most, opened
-	p.usage(u)
 	if err := p.read(jsonPath, samples); err != nil {
 		return p, err
 	}
 	p.print()
 	return p, nil
+}
+
+// runOne runs the point's terminals in one dbrig process, sampling its
+// RSS and CPU once a second.
+func (b *bench) runOne(ctx context.Context, sh shape, target, jsonPath string, p *Point) ([]harness.ProcSample, error) {
+	var samples []harness.ProcSample
+	cmd := harness.Command(ctx, b.dbrig, b.runArgs(sh, target, jsonPath)...)
+	said := &lastLine{}
+	cmd.Stderr = io.MultiWriter(cmd.Stderr, said)
+	u, err := harness.Watched(ctx, cmd, func(ctx context.Context, pid int) { samples = harness.SampleProc(ctx, pid, time.Second) })
+	if err != nil && said.line != "" {
+		err = fmt.Errorf("%w (%s)", err, said.line)
+	}
+	p.usage(u)
+	return samples, err
 }
 
 // runArgs are dbrig's arguments for a point.

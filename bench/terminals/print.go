@@ -28,7 +28,7 @@ func off(a, b float64) float64 {
 // print says a point's figures as it ends.
 func (p *Point) print() {
 	w := os.Stdout
-	fmt.Fprintf(w, "dbrig peak RSS: %.1f MB, %.1f KB a terminal\n", mb(p.PeakRSS), float64(p.PeakRSS)/1e3/float64(p.Terminals))
+	fmt.Fprintf(w, "dbrig peak RSS: %.1f MB, %.1f KB a terminal\n", mb(p.PeakRSS), p.perTerminalKB())
 	if r := p.RSSWindow; len(r) == 5 {
 		fmt.Fprintf(w, "RSS in the window, at its start, quarters and end: %.1f, %.1f, %.1f, %.1f, %.1f MB (%+.1f%%)\n",
 			mb(r[0]), mb(r[1]), mb(r[2]), mb(r[3]), mb(r[4]), off(float64(r[4]), float64(r[0])))
@@ -42,6 +42,21 @@ func (p *Point) print() {
 		human.Thousands(p.TPMDB), human.Thousands(p.TPMClient), off(p.TPMClient, p.TPMDB), p.Errors)
 	fmt.Fprintf(w, "p90: New-Order %.1f ms, wait for a session %.1f ms\n", p.NewOrderP90, p.WaitP90)
 	fmt.Fprintf(w, "Load average: %s before, %s after (the machine is shared)\n", p.LoadBefore, p.LoadAfter)
+}
+
+// via is how the point's terminals reached the database: through
+// pgbouncer, in parts, or directly ("").
+func (p *Point) via() string {
+	if len(p.Parts) > 0 {
+		return fmt.Sprintf("%d parts", len(p.Parts))
+	}
+	return p.Through
+}
+
+// perTerminalKB is the peak RSS a terminal, of the process with the most:
+// in a run in parts, the largest part's over its share of the terminals.
+func (p *Point) perTerminalKB() float64 {
+	return float64(p.PeakRSS) / 1e3 / float64(p.Terminals) * float64(max(len(p.Parts), 1))
 }
 
 // rssAt is the window's RSS at quarter q, 0 without samples.
@@ -88,7 +103,7 @@ func printTable(w io.Writer, f *Figures) {
 			continue
 		}
 		fmt.Fprintf(tw, "%d\t%d\t%d\t%s\t%.1f\t%.1f\t%.1f→%.1f\t%.3f\t%.3f\t%d\t%d\t%.1f\t%.0f\t%.0f\t%.0f\t%.0f\t%.1f\t%.1f\t%s\t\n",
-			p.Terminals, p.Sessions, p.Warehouses, p.Through, mb(p.PeakRSS), float64(p.PeakRSS)/1e3/float64(p.Terminals),
+			p.Terminals, p.Sessions, p.Warehouses, p.via(), mb(p.PeakRSS), p.perTerminalKB(),
 			mb(p.rssAt(0)), mb(p.rssAt(4)), p.Cores, p.WindowCores, p.ServerSessionsMax, p.SessionsOpened, p.Efficiency,
 			p.NOPMDB, p.NOPMClient, p.TPMDB, p.TPMClient, p.NewOrderP90, p.WaitP90, p.LoadAfter)
 	}
