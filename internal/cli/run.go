@@ -335,12 +335,13 @@ func drive(ctx context.Context, t dbtarget.Target, w workload.Workload, r worklo
 	if w.Info().FixedWork {
 		fmt.Fprintf(stderr, "Running %s on %s\n", w.Name(), t.URL())
 	} else {
-		vus := fmt.Sprintf("%d VUs", o.VUs)
+		p := o.Split.Part
+		vus := fmt.Sprintf("%d VUs", p.Share(o.VUs))
 		if o.Connections > 0 {
-			vus = fmt.Sprintf("%d VUs on %s", o.VUs, human.Count(o.Connections, "session"))
+			vus = fmt.Sprintf("%d VUs on %s", p.Share(o.VUs), human.Count(p.Share(o.Connections), "session"))
 		}
-		if p := o.Split.Part; !p.Whole() {
-			vus = fmt.Sprintf("part %d of %d, %d of its %s", p.Index, p.Of, p.Share(o.VUs), vus)
+		if !p.Whole() {
+			vus = fmt.Sprintf("part %d of %d, %s of the run's %d", p.Index, p.Of, vus, o.VUs)
 		}
 		fmt.Fprintf(stderr, "Running %s on %s: %s, %s ramp-up, %s measured\n",
 			w.Name(), t.URL(), vus, o.Rampup, o.Duration)

@@ -171,6 +171,9 @@ func (m *member) section(ctx context.Context, o Options, res *driver.Result, flu
 // errorf says which part err happened to, as each part prints its own.
 func (s Split) errorf(err error) error {
 	var ue *exitcode.UserError
+	if errors.Is(err, context.Canceled) {
+		return exitcode.Userf("part %s: stopped before the run started: nothing was measured", s.Part)
+	}
 	if errors.As(err, &ue) {
 		return exitcode.Userf("part %s: %s", s.Part, ue.Msg)
 	}

@@ -205,7 +205,7 @@ func (o Options) progress(r workload.Run) func(driver.Tick) {
 		}
 		line := fmt.Sprintf("%-8s %s  VUs %d  errors %d", tk.Phase, where, tk.VUs, tk.Errors)
 		if o.Connections > 0 {
-			line += fmt.Sprintf("  sessions %d/%d queue %d", tk.Sessions, o.Connections, tk.Queued)
+			line += fmt.Sprintf("  sessions %d/%d queue %d", tk.Sessions, o.Split.Part.Share(o.Connections), tk.Queued)
 		}
 		o.Progress(line)
 	}
