@@ -21,17 +21,18 @@ import (
 
 // part is one dbrig process of a run in parts.
 type part struct {
-	cmd            *exec.Cmd
-	stdout, stderr bytes.Buffer
-	exited         chan error
+	cmd    *exec.Cmd
+	stdout bytes.Buffer
+	stderr *watch // sees the part wait at the barrier
+	exited chan error
 }
 
 // startPart starts dbrig run with args as a process of its own, as a part
 // on another host would be.
 func startPart(t *testing.T, bin string, args ...string) *part {
 	t.Helper()
-	p := &part{cmd: exec.Command(bin, args...), exited: make(chan error, 1)}
-	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
+	p := &part{cmd: exec.Command(bin, args...), exited: make(chan error, 1), stderr: newWatch("waiting for the other parts")}
+	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, p.stderr
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +51,7 @@ func (p *part) wait(t *testing.T, limit time.Duration) int {
 	t.Helper()
 	select {
 	case err := <-p.exited:
-		t.Logf("$ dbrig %s\n--- stdout:\n%s--- stderr:\n%s", strings.Join(p.cmd.Args[1:], " "), &p.stdout, &p.stderr)
+		t.Logf("$ dbrig %s\n--- stdout:\n%s--- stderr:\n%s", strings.Join(p.cmd.Args[1:], " "), &p.stdout, p.stderr)
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
 			return ee.ExitCode()
@@ -60,7 +61,7 @@ func (p *part) wait(t *testing.T, limit time.Duration) int {
 		}
 		return 0
 	case <-time.After(limit):
-		t.Fatalf("dbrig %s still running after %s:\n%s", strings.Join(p.cmd.Args[1:], " "), limit, &p.stderr)
+		t.Fatalf("dbrig %s still running after %s:\n%s", strings.Join(p.cmd.Args[1:], " "), limit, p.stderr)
 	}
 	return -1
 }
@@ -178,6 +179,22 @@ func TestPartsPostgres(t *testing.T) {
 				t.Errorf("%s was written, want no document from a run that never started", p)
 			}
 		}
+	})
+
+	t.Run("ctrl-c at the barrier", func(t *testing.T) {
+		p := run("e", 1)
+		select {
+		case <-p.stderr.seen:
+		case <-time.After(30 * time.Second):
+			t.Fatalf("part 1 did not reach the barrier within 30 s:\n%s", p.stderr)
+		}
+		if err := p.cmd.Process.Signal(os.Interrupt); err != nil {
+			t.Fatal(err)
+		}
+		if code := p.wait(t, 30*time.Second); code != 2 {
+			t.Errorf("exit %d after Ctrl-C at the barrier, want 2", code)
+		}
+		wantIn(t, "the error", p.lastLine(), "part 1/3: stopped before the run started")
 	})
 
 	t.Run("flags differ", func(t *testing.T) {

@@ -90,7 +90,7 @@ func join(ctx context.Context, t dbtarget.Target, w workload.Workload, r workloa
 		},
 	})
 	if err != nil {
-		return nil, o.Split.errorf(err)
+		return nil, o.Split.errorf(ctx, err)
 	}
 	return &member{Member: m, split: o.Split}, nil
 }
@@ -128,7 +128,7 @@ func (m *member) meet(ctx context.Context) (driver.Schedule, error) {
 	s, err := m.Ready(ctx)
 	m.Close()
 	if err != nil {
-		return s, m.split.errorf(err)
+		return s, m.split.errorf(ctx, err)
 	}
 	m.sched, m.met = s, true
 	return s, nil
@@ -168,10 +168,11 @@ func (m *member) section(ctx context.Context, o Options, res *driver.Result, flu
 	return p
 }
 
-// errorf says which part err happened to, as each part prints its own.
-func (s Split) errorf(err error) error {
+// errorf says which part err happened to, as each part prints its own;
+// Ctrl-C (ctx's end) before the run started is one line, nothing measured.
+func (s Split) errorf(ctx context.Context, err error) error {
 	var ue *exitcode.UserError
-	if errors.Is(err, context.Canceled) {
+	if ctx.Err() != nil {
 		return exitcode.Userf("part %s: stopped before the run started: nothing was measured", s.Part)
 	}
 	if errors.As(err, &ue) {
