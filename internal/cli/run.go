@@ -177,6 +177,9 @@ func runExamples(w workload.Workload) string {
 		kill += " --audit-durability   # URL: what dbrig server start --dir DIR printed"
 	}
 	live += "\n  dbrig run " + w.Name() + " " + kill
+	if _, ok := w.(workload.Resummarizer); ok {
+		live += "\n  dbrig run " + w.Name() + " --target postgres://bench@db/bench --vus 300 --part 1/3 --json p1.json   # and 2/3, 3/3 on two other hosts, then: dbrig merge p1.json p2.json p3.json"
+	}
 	if e, ok := w.(workload.Exampler); ok {
 		return "  " + strings.Join(e.Examples(), "\n  ") + live
 	}
