@@ -321,6 +321,5 @@ func clockTime(us int64) string {
 
 func (m *Member) Leader() bool         { return m.leader }
 func (m *Member) RunID() string        { return m.runID }
-func (m *Member) Seed() uint64         { return m.seed }
 func (m *Member) ConfigSHA256() string { return m.sha }
 func (m *Member) Clock() Clock         { return m.clock }

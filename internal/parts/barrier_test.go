@@ -166,9 +166,9 @@ func (b barrier) meet(t *testing.T) {
 		t.Fatal("no leader")
 	}
 	for _, m := range ms {
-		if m.RunID() != leader.RunID() || m.Seed() != leader.o.Seed || m.ConfigSHA256() != leader.ConfigSHA256() {
+		if m.RunID() != leader.RunID() || m.seed != leader.o.Seed || m.ConfigSHA256() != leader.ConfigSHA256() {
 			t.Errorf("part %s: run %s, seed %d, config %s; the leader's: %s, %d, %s", m.o.Part,
-				m.RunID(), m.Seed(), m.ConfigSHA256(), leader.RunID(), leader.o.Seed, leader.ConfigSHA256())
+				m.RunID(), m.seed, m.ConfigSHA256(), leader.RunID(), leader.o.Seed, leader.ConfigSHA256())
 		}
 		if c := m.Clock(); c.Uncertainty <= 0 {
 			t.Errorf("part %s: clock %+v, no uncertainty", m.o.Part, c)
@@ -211,8 +211,8 @@ func (b barrier) duplicate(t *testing.T) {
 	_, err := Join(b.ctx, b.tg, options(1, 2, "dup", 8))
 	wantUserLine(t, "the second part 1/2", err, "part 1/2 is already here: host host1, pid ", first.RunID())
 	second := b.join(t, options(2, 2, "dup", 9))
-	if second.Leader() || second.Seed() != 7 {
-		t.Errorf("part 2 leads %v, seed %d: want a follower with the leader's seed 7", second.Leader(), second.Seed())
+	if second.Leader() || second.seed != 7 {
+		t.Errorf("part 2 leads %v, seed %d: want a follower with the leader's seed 7", second.Leader(), second.seed)
 	}
 	if _, errs := ready(b.ctx, first, second); errs[0] != nil || errs[1] != nil {
 		t.Errorf("the run with the duplicate refused: %v", errs)
@@ -257,8 +257,8 @@ func (b barrier) timeout(t *testing.T) {
 func (b barrier) stale(t *testing.T) {
 	// The timeout's run failed.
 	m := b.join(t, options(2, 3, "timeout", 11))
-	if !m.Leader() || m.Seed() != 11 {
-		t.Errorf("on a failed run's row: leads %v, seed %d; want the new run's leader", m.Leader(), m.Seed())
+	if !m.Leader() || m.seed != 11 {
+		t.Errorf("on a failed run's row: leads %v, seed %d; want the new run's leader", m.Leader(), m.seed)
 	}
 	// Gathering past its deadline.
 	o := options(1, 2, "gone", 1)
