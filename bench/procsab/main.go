@@ -107,8 +107,15 @@ func run(ctx context.Context, o options, sides [2]side) (err error) {
 		"--warehouses", strconv.Itoa(o.warehouses))); err != nil {
 		return err
 	}
+	// One connection of the benchmark's own puts each side in place and
+	// reads the statements' times.
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
 	if o.statements {
-		if err := execAll(ctx, url, []string{"CREATE EXTENSION IF NOT EXISTS pg_stat_statements"}); err != nil {
+		if _, err := conn.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements"); err != nil {
 			return err
 		}
 	}
@@ -116,7 +123,7 @@ func run(ctx context.Context, o options, sides [2]side) (err error) {
 		VUs: o.vus, Rampup: o.rampup.String(), Duration: o.duration.String()}
 	for pair := 1; pair <= o.pairs; pair++ {
 		for i, s := range sides {
-			r, err := runSide(ctx, dbrig, url, filepath.Join(scratch.Dir, fmt.Sprintf("run-%d-%d.json", pair, i)), s, o)
+			r, err := runSide(ctx, conn, dbrig, url, filepath.Join(scratch.Dir, fmt.Sprintf("run-%d-%d.json", pair, i)), s, o)
 			if err != nil {
 				return err
 			}
@@ -127,19 +134,4 @@ func run(ctx context.Context, o options, sides [2]side) (err error) {
 	fmt.Println()
 	fig.print(os.Stdout)
 	return harness.WriteFigures(o.JSON, fig)
-}
-
-// execAll runs stmts, in order, on a connection of their own.
-func execAll(ctx context.Context, url string, stmts []string) error {
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		return err
-	}
-	defer conn.Close(context.WithoutCancel(ctx))
-	for _, stmt := range stmts {
-		if _, err := conn.Exec(ctx, stmt); err != nil {
-			return err
-		}
-	}
-	return nil
 }

@@ -95,14 +95,16 @@ type RunFigures struct {
 }
 
 // runSide puts s's functions in place and runs dbrig once.
-func runSide(ctx context.Context, dbrig, url, jsonPath string, s side, o options) (RunFigures, error) {
+func runSide(ctx context.Context, conn *pgx.Conn, dbrig, url, jsonPath string, s side, o options) (RunFigures, error) {
 	var r RunFigures
 	prep := append(append([]string{}, s.procs...), "CHECKPOINT")
 	if o.statements {
 		prep = append(prep, "SELECT pg_stat_statements_reset()")
 	}
-	if err := execAll(ctx, url, prep); err != nil {
-		return r, fmt.Errorf("putting %s's functions in place: %w", s.label, err)
+	for _, stmt := range prep {
+		if _, err := conn.Exec(ctx, stmt); err != nil {
+			return r, fmt.Errorf("putting %s's functions in place: %w", s.label, err)
+		}
 	}
 	fmt.Printf("\n== Run: %s, %d VUs, %s ramp-up, %s measured\n", s.label, o.vus, o.rampup, o.duration)
 	args := []string{"run", "tproc-c", "--target", url, "--mode", "procs", "--vus", strconv.Itoa(o.vus),
@@ -126,7 +128,7 @@ func runSide(ctx context.Context, dbrig, url, jsonPath string, s side, o options
 		return r, err
 	}
 	if o.statements {
-		r.MicrosPerCall, err = perCall(ctx, url)
+		r.MicrosPerCall, err = perCall(ctx, conn)
 	}
 	return r, err
 }
@@ -168,12 +170,7 @@ func (r *RunFigures) read(doc *result.Document) error {
 var callOf = regexp.MustCompile(`\b(tprocc_\w+)\s*\(`)
 
 // perCall reads each tproc-c function's mean execution time per call.
-func perCall(ctx context.Context, url string) (map[string]float64, error) {
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		return nil, err
-	}
-	defer conn.Close(context.WithoutCancel(ctx))
+func perCall(ctx context.Context, conn *pgx.Conn) (map[string]float64, error) {
 	rows, err := conn.Query(ctx, `SELECT query, calls, total_exec_time FROM pg_stat_statements
 		WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND calls > 0`)
 	if err != nil {
