@@ -91,6 +91,9 @@ func check(ctx context.Context, t dbtarget.Target, warehouses int, out io.Writer
 		return false, err
 	}
 
+	if err := printNote(ctx, t, q, out); err != nil {
+		return false, err
+	}
 	ok := true
 	for _, c := range conditions {
 		total, where := tally(found[c.n])
@@ -105,6 +108,30 @@ func check(ctx context.Context, t dbtarget.Target, warehouses int, out io.Writer
 		}
 	}
 	return ok, nil
+}
+
+// printNote prints the dialect's note (block "note" of check.sql, where
+// it has one) when the note says something.
+func printNote(ctx context.Context, t dbtarget.Target, q workload.SQLFile, out io.Writer) error {
+	sql, ok := q["note"]
+	if !ok {
+		return nil
+	}
+	s, err := t.Session(ctx)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	var note *string
+	if err := s.QueryRow(ctx, sql).Scan(&note); err != nil {
+		// A database built before the note's routine: say so, and check on.
+		fmt.Fprintf(out, "NOTE  could not tell whether intended rollbacks are logged: %v\n", err)
+		return nil
+	}
+	if note != nil {
+		fmt.Fprintf(out, "NOTE  %s\n", *note)
+	}
+	return nil
 }
 
 // tally sums the violations and lists the warehouses that have any.

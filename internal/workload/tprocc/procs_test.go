@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -22,21 +24,28 @@ import (
 // under a generic plan, the lines, amounts, dist_info, stock and total are
 // the spec's, and the unused item rolls everything back as DR001.
 func TestNewOrderProcPostgres(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds two warehouses")
-	}
-	url := pgtest.NewDB(t)
-	buildOn(t, url, 2)
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	_, conn := builtConn(t, 2)
 	t.Run("plan", func(t *testing.T) { testNewOrderPlan(t, conn) })
 	t.Run("lines", func(t *testing.T) { testNewOrderLines(t, conn, newOrderCase) })
 	t.Run("repeats", func(t *testing.T) { testNewOrderLines(t, conn, repeatCase) })
 	t.Run("rollback", func(t *testing.T) { testNewOrderRollback(t, conn) })
+}
+
+// builtConn builds warehouses in a database of the test's own and returns
+// its URL and a connection to it, closed when the test ends.
+func builtConn(t *testing.T, warehouses int) (string, *pgx.Conn) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds warehouses")
+	}
+	url := pgtest.NewDB(t)
+	buildOn(t, url, warehouses)
+	conn, err := pgx.Connect(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return url, conn
 }
 
 // procStatement is the statement of a proc block that re matches, with
@@ -295,5 +304,109 @@ func testNewOrderRollback(t *testing.T, conn *pgx.Conn) {
 	}
 	if after := state(); after != before {
 		t.Errorf("after the rollback: %s, want as before: %s", after, before)
+	}
+}
+
+// TestQuietRollbackPostgres: New-Order's intended rollback leaves no line
+// in the server log when the role may set the log settings (a superuser,
+// or one granted SET on both), and one ERROR each when it may not, with
+// DR001 either way; the database counts every one as a rollback, and
+// dbrig check's note says which it is.
+func TestQuietRollbackPostgres(t *testing.T) {
+	url, conn := builtConn(t, 1)
+	ctx := context.Background()
+	log := filepath.Join(pgtest.Start(t).Dir, "server.log")
+	logged := func() int {
+		b, err := os.ReadFile(log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Count(string(b), "ERROR:  item not found")
+	}
+	in := newOrderCase
+	items := append(append([]int{}, in.items[:len(in.items)-1]...), unusedItem)
+	rollBack := func(times int) {
+		t.Helper()
+		for range times {
+			_, err := conn.Exec(ctx, "SELECT tprocc_neword($1, $2, $3, $4, $5, $6, $7)", in.w, in.d, in.c, items, in.supply, in.qtys, time.Now())
+			var pe *pgconn.PgError
+			if !errors.As(err, &pe) || pe.Code != "DR001" {
+				t.Fatalf("New-Order with the unused item: %v, want SQLSTATE DR001", err)
+			}
+		}
+	}
+	role := fmt.Sprintf("tprocc_plain_%d", time.Now().UnixNano())
+	for _, stmt := range []string{"CREATE ROLE " + role, "GRANT ALL ON ALL TABLES IN SCHEMA public TO " + role} {
+		if _, err := conn.Exec(ctx, stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() {
+		conn, err := pgx.Connect(ctx, url)
+		if err == nil {
+			conn.Exec(ctx, "DROP OWNED BY "+role)
+			conn.Exec(ctx, "DROP ROLE "+role)
+			conn.Close(ctx)
+		}
+	})
+	check, err := workload.LoadSQL(sqlFiles, "sql", postgres.Dialect, "check.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkNote := func(want bool) {
+		t.Helper()
+		var note *string
+		if err := conn.QueryRow(ctx, check.Get("note")).Scan(&note); err != nil || (note != nil) != want {
+			t.Errorf("check's note %v (%v), want one: %t", note, err, want)
+		}
+	}
+	var xacts0 int64
+	if err := conn.QueryRow(ctx, "SELECT xact_rollback FROM pg_stat_database WHERE datname = current_database()").Scan(&xacts0); err != nil {
+		t.Fatal(err)
+	}
+
+	before := logged()
+	rollBack(4)
+	checkNote(false)
+	if n := logged() - before; n != 0 {
+		t.Errorf("as superuser: %d ERROR lines for 4 rollbacks, want none", n)
+	}
+	if _, err := conn.Exec(ctx, "SET ROLE "+role); err != nil {
+		t.Fatal(err)
+	}
+	before = logged()
+	rollBack(3)
+	checkNote(true)
+	if n := logged() - before; n != 3 {
+		t.Errorf("as a role that may not set the log settings: %d ERROR lines for 3 rollbacks, want 3", n)
+	}
+	for _, stmt := range []string{"RESET ROLE", "GRANT SET ON PARAMETER log_min_messages, log_min_error_statement TO " + role, "SET ROLE " + role} {
+		if _, err := conn.Exec(ctx, stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before = logged()
+	rollBack(2)
+	checkNote(false)
+	if n := logged() - before; n != 0 {
+		t.Errorf("as a role granted SET on both: %d ERROR lines for 2 rollbacks, want none", n)
+	}
+	if _, err := conn.Exec(ctx, "RESET ROLE"); err != nil {
+		t.Fatal(err)
+	}
+
+	// The database counts each rollback, once the backend has flushed its
+	// statistics, which it is told to do at its next statement's end.
+	if _, err := conn.Exec(ctx, "SELECT pg_stat_force_next_flush()"); err != nil {
+		t.Fatal(err)
+	}
+	var xacts int64
+	for deadline := time.Now().Add(10 * time.Second); xacts-xacts0 < 9 && time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		if err := conn.QueryRow(ctx, "SELECT xact_rollback FROM pg_stat_database WHERE datname = current_database()").Scan(&xacts); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if xacts-xacts0 != 9 {
+		t.Errorf("xact_rollback rose by %d, want the 9 rollbacks", xacts-xacts0)
 	}
 }
