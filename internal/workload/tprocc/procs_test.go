@@ -410,3 +410,22 @@ func TestQuietRollbackPostgres(t *testing.T) {
 		t.Errorf("xact_rollback rose by %d, want the 9 rollbacks", xacts-xacts0)
 	}
 }
+
+// TestStockLevelPlanPostgres: under a generic plan, Stock-Level reads the
+// district's recent lines through order_line's key and each distinct
+// item's stock with one probe of stock's key, never a scan or a join over
+// the warehouse's stock, whatever the range of orders is estimated at.
+func TestStockLevelPlanPostgres(t *testing.T) {
+	_, conn := builtConn(t, 1)
+	stmt := procStatement(t, "proc:tprocc_slev", `(?s)SELECT count\(\*\) INTO low.*?;`, "p_w_id", "p_d_id", "p_threshold", "v_next")
+	plan, root := explainGeneric(t, conn, "(int, int, int, int)", stmt, "(1, 1, 15, 3001)")
+	probe := root.find(func(n *planNode) bool { return n.Parent == "SubPlan" })
+	if probe == nil || !strings.HasPrefix(probe.Type, "Index") || probe.Relation != "stock" {
+		t.Errorf("no index probe of stock as a subplan:\n%s", plan)
+	}
+	if bad := root.find(func(n *planNode) bool {
+		return strings.HasSuffix(n.Type, "Join") || n.Type == "Seq Scan" || n.Relation == "stock" && n != probe
+	}); bad != nil {
+		t.Errorf("a %s on %q in the plan, want the probes alone:\n%s", bad.Type, bad.Relation, plan)
+	}
+}
