@@ -76,12 +76,7 @@ func parse(args []string, errOut io.Writer) (options, string) {
 	fs.IntVar(&o.pairs, "pairs", 3, "pairs of runs, one of each tool, alternating which goes first")
 	fs.DurationVar(&o.duration, "duration", time.Minute, "measured window of each run, in whole minutes (HammerDB counts minutes)")
 	fs.BoolVar(&o.hammerdbFirst, "hammerdb-first", false, "start pair 1 with HammerDB (to alternate across separate commands)")
-	fs.StringVar(&o.Dbrig, "dbrig", "", "dbrig binary to measure (default: go build ./cmd/dbrig into the temp dir)")
-	fs.StringVar(&o.Repo, "repo", "", "repository root (default: found from the working directory)")
-	fs.StringVar(&o.PgBin, "pg-bin", "", "directory of postgres, initdb and pg_ctl (default: $PG_BIN, pg_config, PATH)")
-	fs.StringVar(&o.BaseDir, "dir", "", "where the temp dirs for the two servers go (default: $TMPDIR or /tmp)")
-	fs.StringVar(&o.JSON, "json", "", "also write the figures as JSON to this file")
-	fs.BoolVar(&o.Keep, "keep", false, "keep the temp dirs (servers stopped) for inspection")
+	o.Flags(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			os.Exit(0)
@@ -91,6 +86,8 @@ func parse(args []string, errOut io.Writer) (options, string) {
 	switch {
 	case fs.NArg() > 0:
 		return o, fmt.Sprintf("unexpected argument %q; see -help", fs.Arg(0))
+	case o.Socket:
+		return o, "--socket: HammerDB connects over TCP loopback, so dbrig does too here"
 	case o.pairs < 1:
 		return o, "--pairs must be at least 1"
 	case o.duration < time.Minute || o.duration%time.Minute != 0:

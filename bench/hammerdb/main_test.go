@@ -29,6 +29,7 @@ func TestParse(t *testing.T) {
 		{[]string{"--duration", "90s"}, "give whole minutes"},
 		{[]string{"--duration", "30s"}, "give whole minutes"},
 		{[]string{"extra"}, `unexpected argument "extra"`},
+		{[]string{"--socket"}, "HammerDB connects over TCP loopback"},
 		{[]string{"--nope"}, "flag provided but not defined"},
 	} {
 		if _, msg := parse(tc.args, io.Discard); !strings.Contains(msg, tc.want) {

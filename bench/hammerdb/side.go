@@ -26,10 +26,19 @@ type side struct {
 	pid int
 }
 
-// startSide starts a cluster in scratch with the harness doc's settings:
-// the benchmarks' tuning with checkpoint_timeout 15min, durable.
+// docSettings are the harness doc's changes to the benchmarks' tuning,
+// and the statistics a managed server would add turned off, so that both
+// clusters run as the doc's did: shared_buffers 2GB, max_wal_size 8GB,
+// checkpoint_timeout 15min, durable.
+var docSettings = map[string]string{
+	"checkpoint_timeout":       "15min",
+	"shared_preload_libraries": "",
+	"track_io_timing":          "off",
+}
+
+// startSide starts a cluster in scratch with docSettings.
 func startSide(ctx context.Context, scratch *harness.Scratch, o options, tool string) (*side, error) {
-	urlFor, f, err := scratch.TunedServerWith(ctx, o.PgBin, false, map[string]string{"checkpoint_timeout": "15min"})
+	urlFor, f, err := scratch.TunedServerWith(ctx, o.PgBin, false, docSettings)
 	if err != nil {
 		return nil, err
 	}
@@ -94,22 +103,19 @@ func (s *side) run(ctx context.Context, pair int, dbrig string, o options) (Run,
 // CPU from its telemetry (the postmaster's process tree).
 func (s *side) runDbrig(ctx context.Context, dbrig, jsonPath string, duration time.Duration) (Run, error) {
 	r := Run{Started: time.Now().UTC(), WindowFrom: "run"}
-	_, _, err := harness.Timed(ctx, harness.Command(ctx, dbrig, "run", "tproc-c", "--target", s.urlFor(s.db),
+	err := harness.Command(ctx, dbrig, "run", "tproc-c", "--target", s.urlFor(s.db),
 		"--vus", strconv.Itoa(vus), "--rampup", rampup.String(), "--duration", duration.String(),
-		"--mode", "procs", "--json", jsonPath))
-	if err != nil {
-		return r, err
+		"--mode", "procs", "--json", jsonPath).Run()
+	var doc *result.Document
+	if err == nil {
+		doc, err = result.Read(jsonPath)
 	}
-	doc, err := result.Read(jsonPath)
 	if err != nil {
-		return r, err
-	}
-	if doc.Interrupted {
-		return r, fmt.Errorf("the dbrig run was interrupted")
+		return r, fmt.Errorf("dbrig run: %w", err)
 	}
 	nopm, _ := doc.Metric("nopm")
-	if nopm.Client == nil || nopm.DB == nil || doc.Telemetry == nil {
-		return r, fmt.Errorf("the dbrig run has no NOPM from the database, or no telemetry")
+	if doc.Interrupted || nopm.Client == nil || nopm.DB == nil || doc.Telemetry == nil {
+		return r, fmt.Errorf("the dbrig run was interrupted, or has no NOPM from the database, or no telemetry (%s)", jsonPath)
 	}
 	h := telemetry.Summarize(doc.Telemetry).Host
 	if h == nil || h.Server == nil {
