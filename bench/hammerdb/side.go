@@ -88,8 +88,8 @@ func (s *side) run(ctx context.Context, pair int, dbrig string, o options) (Run,
 	if r.Autoanalyze, err = s.autoanalyze(ctx); err != nil {
 		return r, err
 	}
-	for table, at := range r.Autoanalyze {
-		if at != nil && at.After(r.Started) {
+	for _, table := range analyzed {
+		if at := r.Autoanalyze[table]; at != nil && at.After(r.Started) {
 			r.AnalyzedDuring = append(r.AnalyzedDuring, table)
 		}
 	}
