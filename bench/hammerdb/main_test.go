@@ -103,3 +103,25 @@ func TestResultLine(t *testing.T) {
 		}
 	}
 }
+
+// TestWindow: the window is between the samples where HammerDB's lines
+// were first seen, else by the clock from the first sample.
+func TestWindow(t *testing.T) {
+	t0 := time.Date(2026, 11, 26, 0, 0, 0, 0, time.UTC)
+	s := &sampler{start: -1, end: -1}
+	for i := range 200 {
+		s.samples = append(s.samples, sample{at: t0.Add(time.Duration(i) * time.Second), next: int64(i)})
+	}
+	from, to, how := s.window(time.Minute, time.Minute)
+	if how != "clock" || from.next != 60 || to.next != 120 {
+		t.Errorf("by the clock: %v to %v (%s), want samples 60 to 120", from, to, how)
+	}
+	s.start, s.end = 62, 123
+	if from, to, how = s.window(time.Minute, time.Minute); how != "log" || from.next != 62 || to.next != 123 {
+		t.Errorf("from the log: %v to %v (%s), want samples 62 to 123", from, to, how)
+	}
+	s.start, s.end = 62, -1
+	if _, to, how = s.window(time.Minute, 3*time.Minute); how != "clock" || to != nil {
+		t.Errorf("no end line, window past the samples: %v (%s), want none", to, how)
+	}
+}
