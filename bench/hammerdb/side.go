@@ -1,0 +1,154 @@
+//go:build unix
+
+package main
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/dbrig/dbrig/bench/internal/harness"
+	"github.com/dbrig/dbrig/internal/result"
+	"github.com/dbrig/dbrig/internal/telemetry"
+	"github.com/jackc/pgx/v5"
+)
+
+// side is one tool with its cluster.
+type side struct {
+	tool    string
+	scratch *harness.Scratch
+	server  harness.ServerFigures
+	urlFor  func(string) string
+	// db is the tool's database; pid the postmaster's.
+	db  string
+	pid int
+}
+
+// docSettings are the harness doc's changes to the benchmarks' tuning,
+// and the statistics a managed server would add turned off, so that both
+// clusters run as the doc's did: shared_buffers 2GB, max_wal_size 8GB,
+// checkpoint_timeout 15min, durable.
+var docSettings = map[string]string{
+	"checkpoint_timeout":       "15min",
+	"shared_preload_libraries": "",
+	"track_io_timing":          "off",
+}
+
+// startSide starts a cluster in scratch with docSettings.
+func startSide(ctx context.Context, scratch *harness.Scratch, o options, tool string) (*side, error) {
+	urlFor, f, err := scratch.TunedServerWith(ctx, o.PgBin, false, docSettings)
+	if err != nil {
+		return nil, err
+	}
+	st, err := scratch.Server.Status(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &side{tool: tool, scratch: scratch, server: f, urlFor: urlFor, pid: st.PID}, nil
+}
+
+// buildDbrig builds dbrig's warehouses into database bench.
+func (s *side) buildDbrig(ctx context.Context, dbrig string) error {
+	s.db = "bench"
+	if err := s.scratch.Server.CreateDB(ctx, s.db); err != nil {
+		return err
+	}
+	wall, _, err := harness.Timed(ctx, harness.Command(ctx, dbrig, "build", "tproc-c", "--target", s.urlFor(s.db),
+		"--warehouses", strconv.Itoa(warehouses)))
+	if err != nil {
+		return err
+	}
+	fmt.Printf("dbrig build: %.1f s\n", wall.Seconds())
+	return nil
+}
+
+// run is one run of the side's tool: a CHECKPOINT, the run, and the
+// tables' last autoanalyze after it.
+func (s *side) run(ctx context.Context, pair int, dbrig string, o options) (Run, error) {
+	if err := harness.Checkpoint(ctx, s.urlFor(s.db)); err != nil {
+		return Run{}, err
+	}
+	fmt.Printf("\n== Pair %d: %s, %d VUs, %s ramp-up, %s measured\n", pair, s.tool, vus, rampup, o.duration)
+	var r Run
+	var err error
+	if s.tool == "dbrig" {
+		r, err = s.runDbrig(ctx, dbrig, filepath.Join(s.scratch.Dir, fmt.Sprintf("run-%d.json", pair)), o.duration)
+	} else {
+		r, err = s.runHammerDB(ctx, o.hammerdb, pair, o.duration)
+	}
+	if err != nil {
+		return r, err
+	}
+	r.Tool = s.tool
+	if r.NewOrders > 0 {
+		r.ServerMsPerNO = r.ServerCPUSeconds * 1e3 / float64(r.NewOrders)
+	}
+	if r.Autoanalyze, err = s.autoanalyze(ctx); err != nil {
+		return r, err
+	}
+	for _, table := range analyzed {
+		if at := r.Autoanalyze[table]; at != nil && at.After(r.Started) {
+			r.AnalyzedDuring = append(r.AnalyzedDuring, table)
+		}
+	}
+	fmt.Printf("%s: NOPM %.0f (its own figure), %.0f (database); server CPU %.3f ms per New-Order over %.0f s (window from %s)\n",
+		s.tool, r.NOPMTool, r.NOPMDB, r.ServerMsPerNO, r.WindowSeconds, r.WindowFrom)
+	return r, nil
+}
+
+// runDbrig runs dbrig in procs mode and takes its own window's figures:
+// NOPM from its client count and from sum(d_next_o_id), and the server's
+// CPU from its telemetry (the postmaster's process tree).
+func (s *side) runDbrig(ctx context.Context, dbrig, jsonPath string, duration time.Duration) (Run, error) {
+	r := Run{Started: time.Now().UTC(), WindowFrom: "run"}
+	err := harness.Command(ctx, dbrig, "run", "tproc-c", "--target", s.urlFor(s.db),
+		"--vus", strconv.Itoa(vus), "--rampup", rampup.String(), "--duration", duration.String(),
+		"--mode", "procs", "--json", jsonPath).Run()
+	var doc *result.Document
+	if err == nil {
+		doc, err = result.Read(jsonPath)
+	}
+	if err != nil {
+		return r, fmt.Errorf("dbrig run: %w", err)
+	}
+	nopm, _ := doc.Metric("nopm")
+	if doc.Interrupted || nopm.Client == nil || nopm.DB == nil || doc.Telemetry == nil {
+		return r, fmt.Errorf("the dbrig run was interrupted, or has no NOPM from the database, or no telemetry (%s)", jsonPath)
+	}
+	h := telemetry.Summarize(doc.Telemetry).Host
+	if h == nil || h.Server == nil {
+		return r, fmt.Errorf("the dbrig run's telemetry has no server CPU")
+	}
+	r.WindowSeconds = doc.WindowSeconds
+	r.NOPMTool, r.NOPMDB = *nopm.Client, *nopm.DB
+	r.NewOrders = int64(*nopm.DB*r.WindowSeconds/60 + 0.5)
+	// Percent of all CPUs over the window, into CPU seconds.
+	r.ServerCPUSeconds = *h.Server / 100 * float64(doc.Host.CPUs) * r.WindowSeconds
+	return r, nil
+}
+
+// analyzed are the tables whose autoanalyze can change a plan under the
+// run: Stock-Level's order_line and stock, and customer.
+var analyzed = []string{"order_line", "stock", "customer"}
+
+// autoanalyze reads when each of the analyzed tables was last analyzed
+// by autovacuum; nil for never.
+func (s *side) autoanalyze(ctx context.Context) (map[string]*time.Time, error) {
+	conn, err := pgx.Connect(ctx, s.urlFor(s.db))
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	out := map[string]*time.Time{}
+	for _, table := range analyzed {
+		var at *time.Time
+		err := conn.QueryRow(ctx, "SELECT last_autoanalyze FROM pg_stat_user_tables WHERE relname = $1", table).Scan(&at)
+		if err != nil {
+			return nil, fmt.Errorf("last_autoanalyze of %s: %w", table, err)
+		}
+		out[table] = at
+	}
+	return out, nil
+}
