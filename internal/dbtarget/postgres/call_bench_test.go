@@ -5,7 +5,10 @@ package postgres
 import (
 	"context"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"runtime"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -18,8 +21,10 @@ import (
 // statement after another with the run's one context, on one P (a run
 // has one per 8 VUs) unless GOMAXPROCS says otherwise. The server's work per call is about that of a
 // Payment (a sum over a generated series). It reports the test process's
-// CPU per call, which is the client's, and the calls a second; compare
-// two builds by running this in turn with each:
+// CPU per call, which is the client's, and the calls a second; then
+// pgbench -M prepared runs the same statement as many times from as many
+// clients on the same server, and its CPU per call and the ratio are
+// reported beside. Compare two builds by running this in turn with each:
 //
 //	go test -run '^$' -bench Calls -benchtime 20000x -count 3 ./internal/dbtarget/postgres/
 func BenchmarkCalls(b *testing.B) {
@@ -29,7 +34,8 @@ func BenchmarkCalls(b *testing.B) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	tg, err := Open(ctx, pgtest.NewDB(b))
+	url := pgtest.NewDB(b)
+	tg, err := Open(ctx, url)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -69,6 +75,41 @@ func BenchmarkCalls(b *testing.B) {
 	wg.Wait()
 	b.StopTimer()
 	cpu, took := processCPU()-cpu0, time.Since(began)
-	b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "client-µs/call")
+	perCall := float64(cpu.Microseconds()) / float64(b.N)
+	b.ReportMetric(perCall, "client-µs/call")
 	b.ReportMetric(float64(b.N)/took.Seconds(), "calls/s")
+	if b.N < 100*sessions {
+		return // the round that sizes b.N
+	}
+	if pg := pgbenchPerCall(b, url, sessions, b.N); pg > 0 {
+		b.ReportMetric(pg, "pgbench-µs/call")
+		b.ReportMetric(perCall/pg, "client/pgbench")
+	}
+}
+
+// pgbenchPerCall runs BenchmarkCalls' statement calls times from clients
+// with pgbench -M prepared, on two threads as bench/tprocc runs it, and
+// returns its CPU per call in µs; 0 when there is no pgbench beside the
+// server's binaries.
+func pgbenchPerCall(b *testing.B, url string, clients, calls int) float64 {
+	bin, err := pgtest.Start(b).Bin()
+	if err != nil {
+		b.Fatal(err)
+	}
+	pgbench := filepath.Join(bin, "pgbench")
+	if _, err := os.Stat(pgbench); err != nil {
+		b.Logf("no pgbench reference: %v", err)
+		return 0
+	}
+	script := filepath.Join(b.TempDir(), "call.sql")
+	if err := os.WriteFile(script, []byte("SELECT sum(g)::int8 FROM generate_series(1, 1000) g;\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	cmd := exec.Command(pgbench, "-n", "-M", "prepared", "-c", strconv.Itoa(clients), "-j", "2",
+		"-t", strconv.Itoa(calls/clients), "-f", script, url)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("pgbench: %v\n%s", err, out)
+	}
+	cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	return float64(cpu.Microseconds()) / float64(calls/clients*clients)
 }
