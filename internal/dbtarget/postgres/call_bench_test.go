@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -19,11 +20,12 @@ import (
 // BenchmarkCalls measures the client's CPU per call on the hot path of
 // procs mode: 4 sessions, as a run's 4 VUs, each calling one prepared
 // statement after another with the run's one context, on one P (a run
-// has one per 8 VUs) unless GOMAXPROCS says otherwise. The server's work per call is about that of a
-// Payment (a sum over a generated series). It reports the test process's
-// CPU per call, which is the client's, and the calls a second; then
-// pgbench -M prepared runs the same statement as many times from as many
-// clients on the same server, and its CPU per call and the ratio are
+// has one per 8 VUs) unless GOMAXPROCS says otherwise. The server's work
+// per call is a sum over a generated series of 1,000. It reports the
+// test process's CPU per call, which is the client's, its threads'
+// switches per call and the calls a second; then pgbench -M prepared
+// runs the same statement as many times from as many clients on the same
+// server, and its CPU and switches per call and the ratio of CPU are
 // reported beside. Compare two builds by running this in turn with each:
 //
 //	go test -run '^$' -bench Calls -benchtime 20000x -count 3 ./internal/dbtarget/postgres/
@@ -69,29 +71,40 @@ func BenchmarkCalls(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	cpu0, began := processCPU(), time.Now()
+	cpu0, sw0, began := processCPU(), switches(), time.Now()
+	b.ReportAllocs()
 	b.ResetTimer()
 	close(start)
 	wg.Wait()
 	b.StopTimer()
-	cpu, took := processCPU()-cpu0, time.Since(began)
+	cpu, sw, took := processCPU()-cpu0, switches()-sw0, time.Since(began)
 	perCall := float64(cpu.Microseconds()) / float64(b.N)
 	b.ReportMetric(perCall, "client-µs/call")
+	b.ReportMetric(float64(sw)/float64(b.N), "switches/call")
 	b.ReportMetric(float64(b.N)/took.Seconds(), "calls/s")
 	if b.N < 100*sessions {
 		return // the round that sizes b.N
 	}
-	if pg := pgbenchPerCall(b, url, sessions, b.N); pg > 0 {
+	if pg, pgsw := pgbenchPerCall(b, url, sessions, b.N); pg > 0 {
 		b.ReportMetric(pg, "pgbench-µs/call")
+		b.ReportMetric(pgsw, "pgbench-switches/call")
 		b.ReportMetric(perCall/pg, "client/pgbench")
 	}
 }
 
+// switches is how many times this process's threads have been switched
+// out, of their own accord or not.
+func switches() int64 {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return ru.Nvcsw + ru.Nivcsw
+}
+
 // pgbenchPerCall runs BenchmarkCalls' statement calls times from clients
 // with pgbench -M prepared, on two threads as bench/tprocc runs it, and
-// returns its CPU per call in µs; 0 when there is no pgbench beside the
-// server's binaries.
-func pgbenchPerCall(b *testing.B, url string, clients, calls int) float64 {
+// returns its CPU per call in µs and its threads' switches per call; 0
+// when there is no pgbench beside the server's binaries.
+func pgbenchPerCall(b *testing.B, url string, clients, calls int) (cpuMicros, switches float64) {
 	bin, err := pgtest.Start(b).Bin()
 	if err != nil {
 		b.Fatal(err)
@@ -99,7 +112,7 @@ func pgbenchPerCall(b *testing.B, url string, clients, calls int) float64 {
 	pgbench := filepath.Join(bin, "pgbench")
 	if _, err := os.Stat(pgbench); err != nil {
 		b.Logf("no pgbench reference: %v", err)
-		return 0
+		return 0, 0
 	}
 	script := filepath.Join(b.TempDir(), "call.sql")
 	if err := os.WriteFile(script, []byte("SELECT sum(g)::int8 FROM generate_series(1, 1000) g;\n"), 0o644); err != nil {
@@ -110,6 +123,8 @@ func pgbenchPerCall(b *testing.B, url string, clients, calls int) float64 {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		b.Fatalf("pgbench: %v\n%s", err, out)
 	}
+	n := float64(calls / clients * clients)
 	cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
-	return float64(cpu.Microseconds()) / float64(calls/clients*clients)
+	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	return float64(cpu.Microseconds()) / n, float64(ru.Nvcsw+ru.Nivcsw) / n
 }
