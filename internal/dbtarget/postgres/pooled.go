@@ -70,7 +70,7 @@ type row struct {
 	s *session
 }
 
-func (r *row) Scan(dest ...any) error { return r.s.t.pooled(r.Row.Scan(dest...)) }
+func (r *row) Scan(dest ...any) error { return r.s.t.pooled(r.s.w.why(r.Row.Scan(dest...))) }
 
 // rows is a Query's result, whose error says what pooled says.
 type rows struct {
@@ -78,7 +78,7 @@ type rows struct {
 	s *session
 }
 
-func (r *rows) Err() error { return r.s.t.pooled(r.Rows.Err()) }
+func (r *rows) Err() error { return r.s.t.pooled(r.s.w.why(r.Rows.Err())) }
 
 // meetWait is how long the sessions' flushes behind a pooler wait for one
 // another at an edge: a session that does not flush there (stuck in a

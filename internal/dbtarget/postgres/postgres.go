@@ -404,7 +404,7 @@ func (t *Target) Session(ctx context.Context) (dbtarget.Session, error) {
 	}
 	c.TypeMap().RegisterType(&pgtype.Type{Name: "numeric", OID: pgtype.NumericOID, Codec: textNumeric{}})
 	t.edge.open(1)
-	return &session{t: t, c: c, names: map[string]string{}}, nil
+	return &session{t: t, c: c, names: map[string]string{}, w: &watch{conn: c.PgConn().Conn()}}, nil
 }
 
 // textNumeric has a session's numeric arguments and results go as text.
@@ -470,16 +470,22 @@ type session struct {
 	rows rows
 	// closed: Close has left the sessions that meet at an edge.
 	closed bool
+	// w watches the context of the session's calls, which go to pgx
+	// unwatched.
+	w *watch
 }
 
-// statement is what to run for sql: the name it was prepared under, or
+// statement is what to run for sql, and the context to give pgx for a
+// call made with ctx (see watch): the name sql was prepared under, or
 // the SQL itself when it has no arguments (pgx then uses the simple
 // protocol, which cannot carry any) or the session names no statements.
-func (s *session) statement(ctx context.Context, sql string, args []any) (string, error) {
-	if len(args) == 0 || !s.t.named {
-		return sql, nil
+func (s *session) statement(ctx context.Context, sql string, args []any) (context.Context, string, error) {
+	pctx, err := s.w.context(ctx)
+	if err != nil || len(args) == 0 || !s.t.named {
+		return pctx, sql, err
 	}
-	return s.prepared(ctx, sql)
+	name, err := s.prepared(ctx, sql)
+	return pctx, name, s.t.pooled(err)
 }
 
 // prepared is the name sql was prepared under on this session, preparing
@@ -528,31 +534,31 @@ func (s *session) Prepare(ctx context.Context, sqls ...string) error {
 }
 
 func (s *session) Exec(ctx context.Context, sql string, args ...any) (int64, error) {
-	name, err := s.statement(ctx, sql, args)
+	pctx, name, err := s.statement(ctx, sql, args)
 	if err != nil {
-		return 0, s.t.pooled(err)
+		return 0, err
 	}
-	tag, err := s.c.Exec(ctx, name, args...)
-	return tag.RowsAffected(), s.t.pooled(err)
+	tag, err := s.c.Exec(pctx, name, args...)
+	return tag.RowsAffected(), s.t.pooled(s.w.why(err))
 }
 
 func (s *session) QueryRow(ctx context.Context, sql string, args ...any) dbtarget.Row {
-	name, err := s.statement(ctx, sql, args)
+	pctx, name, err := s.statement(ctx, sql, args)
 	if err != nil {
-		return dbtarget.ErrRow{Err: s.t.pooled(err)}
+		return dbtarget.ErrRow{Err: err}
 	}
-	s.row = row{Row: s.c.QueryRow(ctx, name, args...), s: s}
+	s.row = row{Row: s.c.QueryRow(pctx, name, args...), s: s}
 	return &s.row
 }
 
 func (s *session) Query(ctx context.Context, sql string, args ...any) (dbtarget.Rows, error) {
-	name, err := s.statement(ctx, sql, args)
+	pctx, name, err := s.statement(ctx, sql, args)
 	if err != nil {
-		return nil, s.t.pooled(err)
+		return nil, err
 	}
-	r, err := s.c.Query(ctx, name, args...)
+	r, err := s.c.Query(pctx, name, args...)
 	if err != nil {
-		return nil, s.t.pooled(err)
+		return nil, s.t.pooled(s.w.why(err))
 	}
 	s.rows = rows{Rows: r, s: s}
 	return &s.rows, nil
@@ -564,6 +570,10 @@ func (s *session) Query(ctx context.Context, sql string, args ...any) (dbtarget.
 // pipeline cannot use the simple protocol; else pgx sends each in the
 // URL's mode. After an error the server skips the rest up to the Sync.
 func (s *session) Batch(ctx context.Context, qs []dbtarget.Query) error {
+	pctx, err := s.w.context(ctx)
+	if err != nil {
+		return err
+	}
 	b := &pgx.Batch{}
 	for _, q := range qs {
 		name := q.SQL
@@ -575,7 +585,7 @@ func (s *session) Batch(ctx context.Context, qs []dbtarget.Query) error {
 		}
 		b.Queue(name, q.Args...)
 	}
-	br := s.c.SendBatch(ctx, b)
+	br := s.c.SendBatch(pctx, b)
 	for i := range qs {
 		rows, err := br.Query()
 		if err == nil {
@@ -583,10 +593,10 @@ func (s *session) Batch(ctx context.Context, qs []dbtarget.Query) error {
 		}
 		if err != nil {
 			br.Close()
-			return s.t.pooled(err)
+			return s.t.pooled(s.w.why(err))
 		}
 	}
-	return s.t.pooled(br.Close())
+	return s.t.pooled(s.w.why(br.Close()))
 }
 
 func (s *session) Load(ctx context.Context, table string, columns []string, src dbtarget.RowSource) (int64, error) {
@@ -601,6 +611,7 @@ func (s *session) Close() error {
 	if !s.closed {
 		s.closed = true
 		s.t.edge.open(-1)
+		s.w.close()
 	}
 	return s.c.Close(context.Background())
 }

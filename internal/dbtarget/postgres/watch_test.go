@@ -1,0 +1,91 @@
+//go:build unix
+
+package postgres
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/dbrig/dbrig/internal/dbtarget"
+)
+
+// TestWatchEndsCallInFlight: a context's end interrupts a call made with
+// it (the session watches it, pgx does not) within a second, and the call
+// says the context's error, as pgx's own watch would: cancelled, or past
+// its deadline. Each call's context is another one, so the session moves
+// its watch along.
+func TestWatchEndsCallInFlight(t *testing.T) {
+	ctx, tg, _ := newSession(t)
+	for _, c := range []struct {
+		name string
+		make func() (context.Context, context.CancelFunc)
+		want error
+	}{
+		{"cancelled", func() (context.Context, context.CancelFunc) {
+			c, cancel := context.WithCancel(ctx)
+			time.AfterFunc(200*time.Millisecond, cancel)
+			return c, cancel
+		}, context.Canceled},
+		{"deadline", func() (context.Context, context.CancelFunc) {
+			return context.WithTimeout(ctx, 200*time.Millisecond)
+		}, context.DeadlineExceeded},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s, err := tg.Session(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			call, cancel := c.make()
+			defer cancel()
+			// A first call on the context, so the watch is in place.
+			if _, err := s.Exec(call, "SELECT pg_sleep($1)", 0.0); err != nil {
+				t.Fatal(err)
+			}
+			began := time.Now()
+			var n int
+			err = s.QueryRow(call, "SELECT 1 FROM pg_sleep($1)", 10.0).Scan(&n)
+			if took := time.Since(began); took > time.Second {
+				t.Errorf("the call ended %s after it began; want within a second of the context's end", took)
+			}
+			if !errors.Is(err, c.want) || tg.Classify(err) != dbtarget.ErrOther {
+				t.Errorf("error %v (class %v); want %v, class other", err, tg.Classify(err), c.want)
+			}
+			if _, err := s.Exec(call, "SELECT $1::int", 1); !errors.Is(err, c.want) {
+				t.Errorf("a call after the end: %v; want %v", err, c.want)
+			}
+		})
+	}
+}
+
+// TestWatchEndedBetweenCalls: a context that ends while no call is in
+// flight fails the next call made with it, at once, and leaves the
+// connection as it was for a call with another context.
+func TestWatchEndedBetweenCalls(t *testing.T) {
+	ctx, _, s := newSession(t)
+	call, cancel := context.WithCancel(ctx)
+	if _, err := s.Exec(call, "SELECT $1::int", 1); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	time.Sleep(50 * time.Millisecond) // the watch's function runs on its own
+	if _, err := s.Exec(call, "SELECT $1::int", 2); !errors.Is(err, context.Canceled) {
+		t.Fatalf("a call with the ended context: %v; want %v", err, context.Canceled)
+	}
+	var n int
+	if err := s.QueryRow(ctx, "SELECT $1::int", 3).Scan(&n); err != nil || n != 3 {
+		t.Fatalf("a call with another context: %d, %v; want 3", n, err)
+	}
+	rows, err := s.Query(ctx, "SELECT generate_series(1, $1::int)", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		n++
+	}
+	if rows.Close(); rows.Err() != nil || n != 6 {
+		t.Fatalf("a query with another context read %d rows, %v; want 3", n-3, rows.Err())
+	}
+}
