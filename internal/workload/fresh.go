@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"strings"
 	"time"
 
 	"github.com/dbrig/dbrig/internal/dbtarget"
@@ -91,7 +92,8 @@ type Tables struct {
 	Progress func(done, total int64, what string)
 }
 
-// Build runs the steps on s, the build's session, with the schema file q.
+// Build runs the steps on s, the build's session, with the schema file q,
+// and times each step into the summary's Phases and a note.
 func (b Tables) Build(ctx context.Context, t dbtarget.Target, s dbtarget.Session, q SQLFile) (BuildSummary, error) {
 	var sum BuildSummary
 	progress := b.Progress
@@ -106,18 +108,58 @@ func (b Tables) Build(ctx context.Context, t dbtarget.Target, s dbtarget.Session
 		}
 		return nil
 	}
+	last := time.Now()
+	lap := func(name string) {
+		now := time.Now()
+		sum.Phases = append(sum.Phases, Phase{Name: name, Seconds: now.Sub(last).Seconds()})
+		last = now
+	}
 	if err := exec("create tables", q.Statements("tables")); err != nil {
 		return sum, err
 	}
 	if err := RecordBuilt(ctx, t, s, b.Name, q); err != nil {
 		return sum, err
 	}
+	lap("tables")
 	rows, err := Load(ctx, t, b.Loaders, b.Jobs, "loading", progress)
 	sum.Rows = rows
 	if err != nil {
 		return sum, err
 	}
+	lap("load")
 	progress(rows, rows, "keys")
+	if err := b.keys(ctx, t, q); err != nil {
+		return sum, err
+	}
+	lap("keys")
+	if err := b.routines(t, exec); err != nil {
+		return sum, err
+	}
+	if _, ok := q["sequences"]; ok {
+		if err := exec("sequences", q.Statements("sequences")); err != nil {
+			return sum, err
+		}
+	}
+	lap("routines")
+	progress(rows, rows, "analyze")
+	if err := exec("analyze", []string{q.Get("analyze")}); err != nil {
+		return sum, err
+	}
+	lap("analyze")
+	if _, err := s.Exec(ctx, q.Get("meta_write"), b.Record...); err != nil {
+		return sum, fmt.Errorf("record build: %w", err)
+	}
+	if err := s.QueryRow(ctx, q.Get("size")).Scan(&sum.Bytes); err != nil {
+		return sum, fmt.Errorf("size: %w", err)
+	}
+	lap("record")
+	sum.Notes = append(sum.Notes, phasesNote(sum.Phases))
+	return sum, nil
+}
+
+// keys runs the schema's "keys" statements, each on a session of its own
+// over the loaders where the target writes in parallel.
+func (b Tables) keys(ctx context.Context, t dbtarget.Target, q SQLFile) error {
 	var ddl []Task
 	for _, stmt := range q.Statements("keys") {
 		ddl = append(ddl, Exec(stmt))
@@ -127,33 +169,34 @@ func (b Tables) Build(ctx context.Context, t dbtarget.Target, s dbtarget.Session
 		loaders = 1
 	}
 	if err := Parallel(ctx, t, loaders, ddl); err != nil {
-		return sum, fmt.Errorf("keys: %w", err)
+		return fmt.Errorf("keys: %w", err)
 	}
-	if t.HasRoutines() {
-		procs, err := LoadSQL(b.FS, "sql", t.Dialect(), "procs.sql")
-		if err != nil {
-			return sum, err
+	return nil
+}
+
+// routines creates the procs file's routines, where the target has them.
+func (b Tables) routines(t dbtarget.Target, exec func(what string, stmts []string) error) error {
+	if !t.HasRoutines() {
+		return nil
+	}
+	procs, err := LoadSQL(b.FS, "sql", t.Dialect(), "procs.sql")
+	if err != nil {
+		return err
+	}
+	for _, name := range procs.Named("proc:") {
+		if err := exec("create "+name, []string{procs.Get(name)}); err != nil {
+			return err
 		}
-		for _, name := range procs.Named("proc:") {
-			if err := exec("create "+name, []string{procs.Get(name)}); err != nil {
-				return sum, err
-			}
-		}
 	}
-	if _, ok := q["sequences"]; ok {
-		if err := exec("sequences", q.Statements("sequences")); err != nil {
-			return sum, err
-		}
+	return nil
+}
+
+// phasesNote is the build's line of its phases, which bench/ reads:
+// "Phases: load 2.9 s, keys 0.9 s, ...".
+func phasesNote(phases []Phase) string {
+	parts := make([]string, len(phases))
+	for i, p := range phases {
+		parts[i] = fmt.Sprintf("%s %.2f s", p.Name, p.Seconds)
 	}
-	progress(rows, rows, "analyze")
-	if err := exec("analyze", []string{q.Get("analyze")}); err != nil {
-		return sum, err
-	}
-	if _, err := s.Exec(ctx, q.Get("meta_write"), b.Record...); err != nil {
-		return sum, fmt.Errorf("record build: %w", err)
-	}
-	if err := s.QueryRow(ctx, q.Get("size")).Scan(&sum.Bytes); err != nil {
-		return sum, fmt.Errorf("size: %w", err)
-	}
-	return sum, nil
+	return "Phases: " + strings.Join(parts, ", ")
 }
