@@ -98,19 +98,19 @@ type options struct {
 // Figures is what --json writes.
 type Figures struct {
 	harness.ServerFigures
-	Quick         bool                `json:"quick"`
-	Warehouses    int                 `json:"warehouses"`
-	Loaders       int                 `json:"loaders"`
-	BuildSeconds  float64             `json:"build_seconds"`
+	Quick        bool    `json:"quick"`
+	Warehouses   int     `json:"warehouses"`
+	Loaders      int     `json:"loaders"`
+	BuildSeconds float64 `json:"build_seconds"`
 	// BuildPhases are the build's own timings of its steps (its
 	// "Phases:" line); BuildCPUSeconds is dbrig's CPU over the build,
 	// nearly all of it making and sending the rows.
-	BuildPhases     []workload.Phase `json:"build_phases,omitempty"`
-	BuildCPUSeconds float64          `json:"build_client_cpu_seconds"`
-	Raw           *harness.RawFigures `json:"raw_copy,omitempty"`
-	BuildRawRatio float64             `json:"build_raw_ratio,omitempty"`
-	Runs          []RunFigures        `json:"runs"`
-	Pgbench       *PgbenchFigures     `json:"pgbench,omitempty"`
+	BuildPhases     []workload.Phase    `json:"build_phases,omitempty"`
+	BuildCPUSeconds float64             `json:"build_client_cpu_seconds"`
+	Raw             *harness.RawFigures `json:"raw_copy,omitempty"`
+	BuildRawRatio   float64             `json:"build_raw_ratio,omitempty"`
+	Runs            []RunFigures        `json:"runs"`
+	Pgbench         *PgbenchFigures     `json:"pgbench,omitempty"`
 }
 
 // RunFigures is one `dbrig run`.
