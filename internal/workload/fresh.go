@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strings"
 	"time"
 
@@ -76,10 +77,12 @@ func (f Fresh) Build(ctx context.Context, t dbtarget.Target,
 }
 
 // Tables builds a schema as its SQL files describe it: the schema file's
-// "tables" statements, the load, its "keys" (in parallel, each statement
-// on a session of its own), the routines of the procs file ("proc:"
-// blocks) where the target has them, the "sequences" where the dialect
-// has any, "analyze"; then it records the build with "meta_write" and
+// "tables" statements, the load, with each table's "keys" (and its
+// "analyze_table", where the dialect has one) as soon as the table is
+// loaded, on the loaders' sessions (LoadThen), the routines of the procs
+// file ("proc:" blocks) where the target has them, the "sequences" where
+// the dialect has any, "analyze" unless each table had its own; then it
+// records the build with "meta_write" and
 // record, and measures the schema with "size". The tables are in
 // dbrig_built as soon as they are made (Name is the workload's), so that
 // even a build killed while it loads can be dropped.
@@ -121,14 +124,15 @@ func (b Tables) Build(ctx context.Context, t dbtarget.Target, s dbtarget.Session
 		return sum, err
 	}
 	lap("tables")
-	rows, err := Load(ctx, t, b.Loaders, b.Jobs, "loading", progress)
+	then, keys := b.followUps(q)
+	rows, err := LoadThen(ctx, t, b.Loaders, b.Jobs, then, "loading", progress)
 	sum.Rows = rows
 	if err != nil {
 		return sum, err
 	}
 	lap("load")
 	progress(rows, rows, "keys")
-	if err := b.keys(ctx, t, q); err != nil {
+	if err := b.keys(ctx, t, keys); err != nil {
 		return sum, err
 	}
 	lap("keys")
@@ -141,9 +145,11 @@ func (b Tables) Build(ctx context.Context, t dbtarget.Target, s dbtarget.Session
 		}
 	}
 	lap("routines")
-	progress(rows, rows, "analyze")
-	if err := exec("analyze", []string{q.Get("analyze")}); err != nil {
-		return sum, err
+	if _, each := q["analyze_table"]; !each {
+		progress(rows, rows, "analyze")
+		if err := exec("analyze", []string{q.Get("analyze")}); err != nil {
+			return sum, err
+		}
 	}
 	lap("analyze")
 	if _, err := s.Exec(ctx, q.Get("meta_write"), b.Record...); err != nil {
@@ -157,11 +163,69 @@ func (b Tables) Build(ctx context.Context, t dbtarget.Target, s dbtarget.Session
 	return sum, nil
 }
 
-// keys runs the schema's "keys" statements, each on a session of its own
-// over the loaders where the target writes in parallel.
-func (b Tables) keys(ctx context.Context, t dbtarget.Target, q SQLFile) error {
-	var ddl []Task
+// followUps are the tasks each loaded table needs before it is done, for
+// LoadThen: its "keys" statements, in the file's order, then, where the
+// schema has an "analyze_table" block, that statement for the table
+// ({table} in it names the table); and the keys of no loaded table,
+// which run after the load.
+func (b Tables) followUps(q SQLFile) (then map[string][]Task, rest []string) {
+	var tables []string
+	for _, j := range b.Jobs {
+		if !slices.Contains(tables, j.Table) {
+			tables = append(tables, j.Table)
+		}
+	}
+	then = map[string][]Task{}
 	for _, stmt := range q.Statements("keys") {
+		table := keyTable(stmt, tables)
+		if table == "" {
+			rest = append(rest, stmt)
+			continue
+		}
+		then[table] = append(then[table], func(ctx context.Context, s dbtarget.Session) error {
+			if _, err := s.Exec(ctx, stmt); err != nil {
+				return fmt.Errorf("keys: %w", err)
+			}
+			return nil
+		})
+	}
+	if _, ok := q["analyze_table"]; ok {
+		for _, table := range tables {
+			stmt := strings.ReplaceAll(q.Get("analyze_table"), "{table}", table)
+			then[table] = append(then[table], func(ctx context.Context, s dbtarget.Session) error {
+				if _, err := s.Exec(ctx, stmt); err != nil {
+					return fmt.Errorf("analyze %s: %w", table, err)
+				}
+				return nil
+			})
+		}
+	}
+	return then, rest
+}
+
+// keyTable is the table of tables a key statement is on: the name after
+// its first TABLE or ON (ALTER TABLE t ADD ..., CREATE INDEX i ON t ...),
+// "" if that is none of them.
+func keyTable(stmt string, tables []string) string {
+	words := strings.FieldsFunc(stmt, func(r rune) bool {
+		return !(r == '_' || r == '.' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+	})
+	for i, w := range words[:max(len(words)-1, 0)] {
+		if strings.EqualFold(w, "TABLE") || strings.EqualFold(w, "ON") {
+			if slices.Contains(tables, words[i+1]) {
+				return words[i+1]
+			}
+			return ""
+		}
+	}
+	return ""
+}
+
+// keys runs key statements, each on a session of its own over the
+// loaders where the target writes in parallel.
+func (b Tables) keys(ctx context.Context, t dbtarget.Target, stmts []string) error {
+	var ddl []Task
+	for _, stmt := range stmts {
 		ddl = append(ddl, Exec(stmt))
 	}
 	loaders := b.Loaders
