@@ -20,6 +20,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"flag"
 	"fmt"
@@ -28,6 +29,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -39,12 +41,15 @@ import (
 	"github.com/dbrig/dbrig/internal/workload"
 )
 
-// Targets, as ratios measured in one run (PG 15, 4 warehouses, 4 VUs).
+// Targets (issue 24's), as ratios measured in one run (PG 15, 4
+// warehouses, 4 VUs). sql mode's client CPU per transaction is shown
+// beside its NOPM ratio, with no goal of its own; the server's CPU per
+// New-Order of each mode is shown, judged against HammerDB's by
+// bench/hammerdb.sh.
 const (
-	targetRatio    = 1.3  // build / raw COPY, at most
-	targetPgbench  = 1.0  // client CPU per transaction / pgbench's, at most
+	targetRatio    = 1.0  // build / raw COPY, at most
+	targetPgbench  = 1.1  // client CPU per transaction / pgbench's, at most
 	targetSQLNOPM  = 0.67 // sql-mode NOPM / procs mode's, at least
-	targetSQLCPU   = 3.0  // sql-mode client CPU per transaction / procs mode's, at most
 	targetTPMAgree = 0.002
 	targetWH       = 4
 	targetVUs      = 4
@@ -93,14 +98,19 @@ type options struct {
 // Figures is what --json writes.
 type Figures struct {
 	harness.ServerFigures
-	Quick         bool                `json:"quick"`
-	Warehouses    int                 `json:"warehouses"`
-	Loaders       int                 `json:"loaders"`
-	BuildSeconds  float64             `json:"build_seconds"`
-	Raw           *harness.RawFigures `json:"raw_copy,omitempty"`
-	BuildRawRatio float64             `json:"build_raw_ratio,omitempty"`
-	Runs          []RunFigures        `json:"runs"`
-	Pgbench       *PgbenchFigures     `json:"pgbench,omitempty"`
+	Quick        bool    `json:"quick"`
+	Warehouses   int     `json:"warehouses"`
+	Loaders      int     `json:"loaders"`
+	BuildSeconds float64 `json:"build_seconds"`
+	// BuildPhases are the build's own timings of its steps (its
+	// "Phases:" line); BuildCPUSeconds is dbrig's CPU over the build,
+	// nearly all of it making and sending the rows.
+	BuildPhases     []workload.Phase    `json:"build_phases,omitempty"`
+	BuildCPUSeconds float64             `json:"build_client_cpu_seconds"`
+	Raw             *harness.RawFigures `json:"raw_copy,omitempty"`
+	BuildRawRatio   float64             `json:"build_raw_ratio,omitempty"`
+	Runs            []RunFigures        `json:"runs"`
+	Pgbench         *PgbenchFigures     `json:"pgbench,omitempty"`
 }
 
 // RunFigures is one `dbrig run`.
@@ -211,13 +221,9 @@ func run(ctx context.Context, o options) (err error) {
 		return err
 	}
 	fmt.Printf("\n== Build: %d warehouses, %d loaders\n", o.warehouses, o.loaders)
-	wall, _, err := harness.Timed(ctx, harness.Command(ctx, dbrig, "build", "tproc-c", "--target", benchURL,
-		"--warehouses", strconv.Itoa(o.warehouses), "--loaders", strconv.Itoa(o.loaders)))
-	if err != nil {
+	if err := build(ctx, dbrig, benchURL, fig, o); err != nil {
 		return err
 	}
-	fig.BuildSeconds = wall.Seconds()
-	fmt.Printf("Build: %.1f s wall clock\n", fig.BuildSeconds)
 
 	// 3. The raw COPY reference.
 	if !o.skipRaw {
@@ -242,6 +248,44 @@ func run(ctx context.Context, o options) (err error) {
 	fmt.Println()
 	printTable(os.Stdout, fig, o)
 	return harness.WriteFigures(o.JSON, fig)
+}
+
+// build times `dbrig build` and reads its phases from its output.
+func build(ctx context.Context, dbrig, url string, fig *Figures, o options) error {
+	cmd := harness.Command(ctx, dbrig, "build", "tproc-c", "--target", url,
+		"--warehouses", strconv.Itoa(o.warehouses), "--loaders", strconv.Itoa(o.loaders))
+	var out bytes.Buffer
+	cmd.Stdout = io.MultiWriter(os.Stdout, &out)
+	wall, cpu, err := harness.Timed(ctx, cmd)
+	if err != nil {
+		return err
+	}
+	fig.BuildSeconds, fig.BuildCPUSeconds = wall.Seconds(), cpu.Seconds()
+	if fig.BuildPhases, err = parsePhases(out.String()); err != nil {
+		return err
+	}
+	fmt.Printf("Build: %.1f s wall clock, dbrig's CPU %.1f s\n", fig.BuildSeconds, fig.BuildCPUSeconds)
+	return nil
+}
+
+// parsePhases reads the build's "Phases: load 2.90 s, keys 0.91 s" line.
+func parsePhases(out string) ([]workload.Phase, error) {
+	for _, line := range strings.Split(out, "\n") {
+		rest, ok := strings.CutPrefix(line, "Phases: ")
+		if !ok {
+			continue
+		}
+		var phases []workload.Phase
+		for _, part := range strings.Split(rest, ", ") {
+			var p workload.Phase
+			if _, err := fmt.Sscanf(part, "%s %g s", &p.Name, &p.Seconds); err != nil {
+				return nil, fmt.Errorf("the build's phases %q: %w", rest, err)
+			}
+			phases = append(phases, p)
+		}
+		return phases, nil
+	}
+	return nil, fmt.Errorf("the build printed no phases")
 }
 
 // runs are dbrig's runs and pgbench's reference, one after another on the
@@ -392,6 +436,7 @@ func printTable(w io.Writer, f *Figures, o options) {
 		fmt.Fprintf(tw, "raw COPY + keys + ANALYZE (s)\t%.1f\t\t\n", f.Raw.Seconds)
 		fmt.Fprintf(tw, "build / raw COPY\t%.2f\t≤ %.1f\t%s\n", f.BuildRawRatio, targetRatio, judge(f.BuildRawRatio <= targetRatio))
 	}
+	printPhases(tw, f)
 	for _, r := range f.Runs {
 		if r.ABPair > 0 {
 			continue
@@ -407,7 +452,7 @@ func printTable(w io.Writer, f *Figures, o options) {
 		}
 		fmt.Fprintf(tw, "NOPM %s (%s%s)\t%s\t\t\n", label, src, errs, human.Thousands(r.NOPM))
 		if r.ServerMillisPerNO > 0 {
-			fmt.Fprintf(tw, "server CPU per New-Order, %s (ms)\t%.3f\tbelow HammerDB's beside it (README)\t\n", label, r.ServerMillisPerNO)
+			fmt.Fprintf(tw, "server CPU per New-Order, %s (ms)\t%.3f\t≤ 0.85x HammerDB's (bench/hammerdb.sh)\t\n", label, r.ServerMillisPerNO)
 		}
 		fmt.Fprintf(tw, "client CPU per transaction, %s (µs)\t%.1f\t\t\n", label, r.ClientMicros)
 		if r.TPMDB > 0 {
@@ -427,7 +472,7 @@ func printTable(w io.Writer, f *Figures, o options) {
 		fmt.Fprintf(tw, "NOPM sql / procs, %d VUs\t%.2f\t≥ %.2f\t%s\n", o.vus, nopm, targetSQLNOPM, judge(nopm >= targetSQLNOPM))
 		if procs.ClientMicros > 0 && sql.ClientMicros > 0 {
 			cpu := sql.ClientMicros / procs.ClientMicros
-			fmt.Fprintf(tw, "client CPU per transaction sql / procs\t%.1f\t≤ %.0f\t%s\n", cpu, targetSQLCPU, judge(cpu <= targetSQLCPU))
+			fmt.Fprintf(tw, "client CPU per transaction sql / procs\t%.1f\t(shown with the NOPM ratio)\t\n", cpu)
 		}
 	}
 	tw.Flush()
@@ -437,6 +482,36 @@ func printTable(w io.Writer, f *Figures, o options) {
 			o.rampup, o.duration)
 	}
 	printTelemetryCost(w, f)
+}
+
+// printPhases sets the build's phases beside the reference's: its load
+// beside the COPY, its keys and ANALYZE beside theirs, the rest (tables,
+// routines, the record, connecting) beside nothing. The build runs each
+// table's keys and ANALYZE as soon as the table is loaded, while others
+// still load, so its load phase holds most of them; the reference runs
+// its three steps one after the other.
+func printPhases(tw io.Writer, f *Figures) {
+	if len(f.BuildPhases) == 0 {
+		return
+	}
+	took := map[string]float64{}
+	for _, p := range f.BuildPhases {
+		took[p.Name] += p.Seconds
+	}
+	other := f.BuildSeconds - took["load"] - took["keys"] - took["analyze"]
+	rows := []struct {
+		name       string
+		build, raw float64
+	}{{"load (each table's keys, ANALYZE as it ends) / COPY", took["load"], 0}, {"keys (left)", took["keys"], 0}, {"ANALYZE (left)", took["analyze"], 0}, {"the rest", other, 0}}
+	if r := f.Raw; r != nil {
+		rows[0].raw, rows[1].raw, rows[2].raw, rows[3].raw = r.CopySeconds, r.KeysSeconds, r.AnalyzeSeconds, r.FinishSeconds
+	}
+	for _, r := range rows {
+		fmt.Fprintf(tw, "  build phase: %s (s), build vs raw\t%.2f vs %.2f\t\t\n", r.name, r.build, r.raw)
+	}
+	if load := took["load"]; load > 0 {
+		fmt.Fprintf(tw, "  dbrig's CPU over the build (s), per second of load\t%.1f, %.2f cores\t\t\n", f.BuildCPUSeconds, f.BuildCPUSeconds/load)
+	}
 }
 
 // run is the first run in mode with vus, nil if there is none.

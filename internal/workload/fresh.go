@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/dbrig/dbrig/internal/dbtarget"
@@ -75,10 +77,12 @@ func (f Fresh) Build(ctx context.Context, t dbtarget.Target,
 }
 
 // Tables builds a schema as its SQL files describe it: the schema file's
-// "tables" statements, the load, its "keys" (in parallel, each statement
-// on a session of its own), the routines of the procs file ("proc:"
-// blocks) where the target has them, the "sequences" where the dialect
-// has any, "analyze"; then it records the build with "meta_write" and
+// "tables" statements, the load, with each table's "keys" (and its
+// "analyze_table", where the dialect has one) as soon as the table is
+// loaded, on the loaders' sessions (LoadThen), the routines of the procs
+// file ("proc:" blocks) where the target has them, the "sequences" where
+// the dialect has any, "analyze" unless each table had its own; then it
+// records the build with "meta_write" and
 // record, and measures the schema with "size". The tables are in
 // dbrig_built as soon as they are made (Name is the workload's), so that
 // even a build killed while it loads can be dropped.
@@ -91,7 +95,8 @@ type Tables struct {
 	Progress func(done, total int64, what string)
 }
 
-// Build runs the steps on s, the build's session, with the schema file q.
+// Build runs the steps on s, the build's session, with the schema file q,
+// and times each step into the summary's Phases and a note.
 func (b Tables) Build(ctx context.Context, t dbtarget.Target, s dbtarget.Session, q SQLFile) (BuildSummary, error) {
 	var sum BuildSummary
 	progress := b.Progress
@@ -106,20 +111,121 @@ func (b Tables) Build(ctx context.Context, t dbtarget.Target, s dbtarget.Session
 		}
 		return nil
 	}
+	last := time.Now()
+	lap := func(name string) {
+		now := time.Now()
+		sum.Phases = append(sum.Phases, Phase{Name: name, Seconds: now.Sub(last).Seconds()})
+		last = now
+	}
 	if err := exec("create tables", q.Statements("tables")); err != nil {
 		return sum, err
 	}
 	if err := RecordBuilt(ctx, t, s, b.Name, q); err != nil {
 		return sum, err
 	}
-	rows, err := Load(ctx, t, b.Loaders, b.Jobs, "loading", progress)
+	lap("tables")
+	then, keys := b.followUps(q)
+	rows, err := LoadThen(ctx, t, b.Loaders, b.Jobs, then, "loading", progress)
 	sum.Rows = rows
 	if err != nil {
 		return sum, err
 	}
+	lap("load")
 	progress(rows, rows, "keys")
-	var ddl []Task
+	if err := b.keys(ctx, t, keys); err != nil {
+		return sum, err
+	}
+	lap("keys")
+	if err := b.routines(t, exec); err != nil {
+		return sum, err
+	}
+	if _, ok := q["sequences"]; ok {
+		if err := exec("sequences", q.Statements("sequences")); err != nil {
+			return sum, err
+		}
+	}
+	lap("routines")
+	if _, each := q["analyze_table"]; !each {
+		progress(rows, rows, "analyze")
+		if err := exec("analyze", []string{q.Get("analyze")}); err != nil {
+			return sum, err
+		}
+	}
+	lap("analyze")
+	if _, err := s.Exec(ctx, q.Get("meta_write"), b.Record...); err != nil {
+		return sum, fmt.Errorf("record build: %w", err)
+	}
+	if err := s.QueryRow(ctx, q.Get("size")).Scan(&sum.Bytes); err != nil {
+		return sum, fmt.Errorf("size: %w", err)
+	}
+	lap("record")
+	sum.Notes = append(sum.Notes, phasesNote(sum.Phases))
+	return sum, nil
+}
+
+// followUps are the tasks each loaded table needs before it is done, for
+// LoadThen: its "keys" statements, in the file's order, then, where the
+// schema has an "analyze_table" block, that statement for the table
+// ({table} in it names the table); and the keys of no loaded table,
+// which run after the load.
+func (b Tables) followUps(q SQLFile) (then map[string][]Task, rest []string) {
+	var tables []string
+	for _, j := range b.Jobs {
+		if !slices.Contains(tables, j.Table) {
+			tables = append(tables, j.Table)
+		}
+	}
+	then = map[string][]Task{}
 	for _, stmt := range q.Statements("keys") {
+		table := keyTable(stmt, tables)
+		if table == "" {
+			rest = append(rest, stmt)
+			continue
+		}
+		then[table] = append(then[table], func(ctx context.Context, s dbtarget.Session) error {
+			if _, err := s.Exec(ctx, stmt); err != nil {
+				return fmt.Errorf("keys: %w", err)
+			}
+			return nil
+		})
+	}
+	if _, ok := q["analyze_table"]; ok {
+		for _, table := range tables {
+			stmt := strings.ReplaceAll(q.Get("analyze_table"), "{table}", table)
+			then[table] = append(then[table], func(ctx context.Context, s dbtarget.Session) error {
+				if _, err := s.Exec(ctx, stmt); err != nil {
+					return fmt.Errorf("analyze %s: %w", table, err)
+				}
+				return nil
+			})
+		}
+	}
+	return then, rest
+}
+
+// keyTable is the table of tables a key statement is on: the name after
+// its first TABLE or ON (ALTER TABLE t ADD ..., CREATE INDEX i ON t ...),
+// "" if that is none of them.
+func keyTable(stmt string, tables []string) string {
+	words := strings.FieldsFunc(stmt, func(r rune) bool {
+		return !(r == '_' || r == '.' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+	})
+	for i, w := range words[:max(len(words)-1, 0)] {
+		if strings.EqualFold(w, "TABLE") || strings.EqualFold(w, "ON") {
+			if slices.Contains(tables, words[i+1]) {
+				return words[i+1]
+			}
+			return ""
+		}
+	}
+	return ""
+}
+
+// keys runs key statements, each on a session of its own over the
+// loaders where the target writes in parallel.
+func (b Tables) keys(ctx context.Context, t dbtarget.Target, stmts []string) error {
+	var ddl []Task
+	for _, stmt := range stmts {
 		ddl = append(ddl, Exec(stmt))
 	}
 	loaders := b.Loaders
@@ -127,33 +233,34 @@ func (b Tables) Build(ctx context.Context, t dbtarget.Target, s dbtarget.Session
 		loaders = 1
 	}
 	if err := Parallel(ctx, t, loaders, ddl); err != nil {
-		return sum, fmt.Errorf("keys: %w", err)
+		return fmt.Errorf("keys: %w", err)
 	}
-	if t.HasRoutines() {
-		procs, err := LoadSQL(b.FS, "sql", t.Dialect(), "procs.sql")
-		if err != nil {
-			return sum, err
+	return nil
+}
+
+// routines creates the procs file's routines, where the target has them.
+func (b Tables) routines(t dbtarget.Target, exec func(what string, stmts []string) error) error {
+	if !t.HasRoutines() {
+		return nil
+	}
+	procs, err := LoadSQL(b.FS, "sql", t.Dialect(), "procs.sql")
+	if err != nil {
+		return err
+	}
+	for _, name := range procs.Named("proc:") {
+		if err := exec("create "+name, []string{procs.Get(name)}); err != nil {
+			return err
 		}
-		for _, name := range procs.Named("proc:") {
-			if err := exec("create "+name, []string{procs.Get(name)}); err != nil {
-				return sum, err
-			}
-		}
 	}
-	if _, ok := q["sequences"]; ok {
-		if err := exec("sequences", q.Statements("sequences")); err != nil {
-			return sum, err
-		}
+	return nil
+}
+
+// phasesNote is the build's line of its phases, which bench/ reads:
+// "Phases: load 2.9 s, keys 0.9 s, ...".
+func phasesNote(phases []Phase) string {
+	parts := make([]string, len(phases))
+	for i, p := range phases {
+		parts[i] = fmt.Sprintf("%s %.2f s", p.Name, p.Seconds)
 	}
-	progress(rows, rows, "analyze")
-	if err := exec("analyze", []string{q.Get("analyze")}); err != nil {
-		return sum, err
-	}
-	if _, err := s.Exec(ctx, q.Get("meta_write"), b.Record...); err != nil {
-		return sum, fmt.Errorf("record build: %w", err)
-	}
-	if err := s.QueryRow(ctx, q.Get("size")).Scan(&sum.Bytes); err != nil {
-		return sum, fmt.Errorf("size: %w", err)
-	}
-	return sum, nil
+	return "Phases: " + strings.Join(parts, ", ")
 }

@@ -79,27 +79,7 @@ type LoadJob struct {
 // in parallel, since more would only contend), calling progress with
 // what about once a second. It returns the rows loaded.
 func Load(ctx context.Context, t dbtarget.Target, n int, jobs []LoadJob, what string, progress func(done, total int64, what string)) (int64, error) {
-	if !t.ParallelWrites() {
-		n = 1
-	}
-	var total int64
-	for _, j := range jobs {
-		total += j.Rows
-	}
-	var done, loaded atomic.Int64
-	progress(0, total, what)
-	stopTicks := ticker(func() { progress(done.Load(), total, what) })
-	tasks := make([]Task, len(jobs))
-	for i, j := range jobs {
-		tasks[i] = func(ctx context.Context, s dbtarget.Session) error {
-			n, err := s.Load(ctx, j.Table, j.Columns, &counted{RowSource: j.Source(), n: &done})
-			loaded.Add(n)
-			return err
-		}
-	}
-	err := Parallel(ctx, t, n, tasks)
-	stopTicks()
-	return loaded.Load(), err
+	return LoadThen(ctx, t, n, jobs, nil, what, progress)
 }
 
 // ticker calls f every second until the returned stop is called.

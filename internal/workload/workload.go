@@ -120,6 +120,14 @@ type BuildSummary struct {
 	Seconds float64
 	// Notes are lines for people: what the build verified, say.
 	Notes []string
+	// Phases are the build's steps in order, each timed.
+	Phases []Phase
+}
+
+// Phase is one step of a build and the wall-clock seconds it took.
+type Phase struct {
+	Name    string
+	Seconds float64
 }
 
 // Run is an opened workload, ready for the driver.

@@ -600,7 +600,7 @@ func (s *session) Batch(ctx context.Context, qs []dbtarget.Query) error {
 }
 
 func (s *session) Load(ctx context.Context, table string, columns []string, src dbtarget.RowSource) (int64, error) {
-	n, err := s.c.CopyFrom(ctx, pgx.Identifier{table}, columns, src)
+	n, err := s.copyIn(ctx, table, columns, src)
 	if err != nil {
 		return n, fmt.Errorf("copy into %s: %w", table, err)
 	}

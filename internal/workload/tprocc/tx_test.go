@@ -519,8 +519,21 @@ func buildOn(t *testing.T, url string, warehouses int) (*tprocc, dbtarget.Target
 	}
 	t.Cleanup(func() { tg.Close() })
 	w := &tprocc{warehouses: warehouses, loaders: 2, seed: defaultSeed, perWarehouse: terminalsPerWarehouse}
-	if _, err := w.Build(context.Background(), tg, workload.BuildOptions{}); err != nil {
+	sum, err := w.Build(context.Background(), tg, workload.BuildOptions{})
+	if err != nil {
 		t.Fatalf("build: %v", err)
+	}
+	// Every build times its steps, in order, and says so in its last note,
+	// which bench/tprocc reads.
+	var names []string
+	for _, p := range sum.Phases {
+		names = append(names, p.Name)
+	}
+	if got := strings.Join(names, " "); got != "tables load keys routines analyze record" {
+		t.Errorf("the build's phases: %q", got)
+	}
+	if n := len(sum.Notes); n == 0 || !strings.HasPrefix(sum.Notes[n-1], "Phases: tables ") {
+		t.Errorf("the build's notes %q end in no phases", sum.Notes)
 	}
 	return w, tg
 }

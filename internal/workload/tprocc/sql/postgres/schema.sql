@@ -38,6 +38,12 @@ CREATE TABLE dbrig_tprocc (layout int NOT NULL, warehouses int NOT NULL, seed bi
 -- name: analyze
 VACUUM (ANALYZE)
 
+-- The same for one table: the build runs it for each table once its keys
+-- are on, while other tables still load (workload.Tables), instead of the
+-- whole database at the end on one session.
+-- name: analyze_table
+VACUUM (ANALYZE) {table}
+
 -- Keys go on after the data: one sorted build beats a million index inserts.
 -- Each statement runs on its own connection, in parallel.
 -- name: keys

@@ -1,0 +1,182 @@
+package postgres
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dbrig/dbrig/internal/dbtarget"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
+)
+
+// copyIn loads src into table as binary COPY, encoding the values dbrig's
+// generators make (int, string, float64 into numeric, time.Time, nil)
+// itself and anything else through pgx's type map. pgx's CopyFrom took
+// 60% of a tproc-c build's client CPU in its per-value plan lookups, and a
+// quarter in numeric from float64 (text, then big.Int); encoded here, a
+// build of 4 warehouses took 1.0-1.3 s of client CPU instead of 2.6.
+func (s *session) copyIn(ctx context.Context, table string, columns []string, src dbtarget.RowSource) (int64, error) {
+	oids := make([]uint32, len(columns))
+	for i, c := range columns {
+		if err := s.c.QueryRow(ctx, "SELECT atttypid FROM pg_attribute WHERE attrelid = $1::regclass AND attname = $2",
+			pgx.Identifier{table}.Sanitize(), c).Scan(&oids[i]); err != nil {
+			return 0, fmt.Errorf("column %s.%s: %w", table, c, err)
+		}
+	}
+	pr, pw := io.Pipe()
+	var rows int64
+	wrote := make(chan struct{})
+	go func() {
+		defer close(wrote)
+		pw.CloseWithError(encodeRows(pw, s.c.TypeMap(), oids, src, &rows))
+	}()
+	quoted := make([]string, len(columns))
+	for i, c := range columns {
+		quoted[i] = pgx.Identifier{c}.Sanitize()
+	}
+	_, err := s.c.PgConn().CopyFrom(ctx, pr,
+		"COPY "+pgx.Identifier{table}.Sanitize()+" ("+strings.Join(quoted, ", ")+") FROM STDIN (FORMAT binary)")
+	pr.CloseWithError(io.ErrClosedPipe) // a writer still at work stops
+	<-wrote
+	return rows, err
+}
+
+// encodeRows writes src as a binary COPY stream, in writes of about
+// 512 kB, counting the rows.
+func encodeRows(w io.Writer, m *pgtype.Map, oids []uint32, src dbtarget.RowSource, rows *int64) error {
+	buf := make([]byte, 0, 1<<20)
+	buf = append(buf, "PGCOPY\n\377\r\n\000"...)
+	buf = binary.BigEndian.AppendUint64(buf, 0) // flags, header extension
+	for src.Next() {
+		vals, err := src.Values()
+		if err != nil {
+			return err
+		}
+		buf = binary.BigEndian.AppendUint16(buf, uint16(len(vals)))
+		for i, v := range vals {
+			if buf, err = encodeValue(buf, m, oids[i], v); err != nil {
+				return err
+			}
+		}
+		*rows++
+		if len(buf) >= 1<<19 {
+			if _, err := w.Write(buf); err != nil {
+				return err
+			}
+			buf = buf[:0]
+		}
+	}
+	if err := src.Err(); err != nil {
+		return err
+	}
+	_, err := w.Write(binary.BigEndian.AppendUint16(buf, 0xffff))
+	return err
+}
+
+// pgEpoch is where PostgreSQL's timestamps count microseconds from.
+var pgEpoch = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// encodeValue appends v, length first, as column type oid's binary form.
+func encodeValue(buf []byte, m *pgtype.Map, oid uint32, v any) ([]byte, error) {
+	be := binary.BigEndian
+	switch x := v.(type) {
+	case nil:
+		return be.AppendUint32(buf, 0xffffffff), nil
+	case int:
+		switch oid {
+		case pgtype.Int4OID:
+			return be.AppendUint32(be.AppendUint32(buf, 4), uint32(int32(x))), nil
+		case pgtype.Int8OID:
+			return be.AppendUint64(be.AppendUint32(buf, 8), uint64(x)), nil
+		}
+	case string:
+		switch oid {
+		case pgtype.TextOID, pgtype.VarcharOID, pgtype.BPCharOID:
+			return append(be.AppendUint32(buf, uint32(len(x))), x...), nil
+		}
+	case float64:
+		// Money and rates; pgx takes the rest (NaN, infinities, magnitudes
+		// whose shortest text is long).
+		if oid == pgtype.NumericOID && math.Abs(x) < 1e15 && (x == 0 || math.Abs(x) >= 1e-6) {
+			return appendNumeric(buf, x), nil
+		}
+	case time.Time:
+		if oid == pgtype.TimestampOID && x.Location() == time.UTC {
+			return be.AppendUint64(be.AppendUint32(buf, 8), uint64(x.Sub(pgEpoch).Microseconds())), nil
+		}
+	}
+	// Anything else as pgx encodes it, length first.
+	at := len(buf)
+	buf = be.AppendUint32(buf, 0)
+	out, err := m.Encode(oid, pgtype.BinaryFormatCode, v, buf)
+	if err != nil {
+		return nil, err
+	}
+	if out == nil {
+		return be.AppendUint32(buf[:at], 0xffffffff), nil
+	}
+	be.PutUint32(out[at:], uint32(len(out)-at-4))
+	return out, nil
+}
+
+// appendNumeric appends f, length first, as numeric's binary form: its
+// shortest decimal text in base-10000 digits around the point, with as
+// many decimals as that text has (the column's scale then rounds it, as
+// from text).
+func appendNumeric(buf []byte, f float64) []byte {
+	var sign uint16
+	if f < 0 {
+		sign, f = 0x4000, -f
+	}
+	var text [32]byte
+	s := strconv.AppendFloat(text[:0], f, 'f', -1, 64)
+	whole, frac := s, s[len(s):]
+	if i := strings.IndexByte(string(s), '.'); i >= 0 {
+		whole, frac = s[:i], s[i+1:]
+	}
+	// Digits of four decimal places each, the whole part padded on the
+	// left and the fraction on the right.
+	var digits [48]uint16
+	n, d, k := 0, 0, (4-len(whole)%4)%4
+	weight := (len(whole)+k)/4 - 1
+	for _, part := range [2][]byte{whole, frac} {
+		for _, c := range part {
+			d, k = d*10+int(c-'0'), k+1
+			if k == 4 {
+				digits[n], n, d, k = uint16(d), n+1, 0, 0
+			}
+		}
+	}
+	if k > 0 {
+		for ; k < 4; k++ {
+			d *= 10
+		}
+		digits[n], n = uint16(d), n+1
+	}
+	first := 0
+	for first < n && digits[first] == 0 {
+		first, weight = first+1, weight-1
+	}
+	for n > first && digits[n-1] == 0 {
+		n--
+	}
+	if first == n {
+		weight, sign = 0, 0
+	}
+	be := binary.BigEndian
+	buf = be.AppendUint32(buf, uint32(8+2*(n-first)))
+	buf = be.AppendUint16(buf, uint16(n-first))
+	buf = be.AppendUint16(buf, uint16(int16(weight)))
+	buf = be.AppendUint16(buf, sign)
+	buf = be.AppendUint16(buf, uint16(len(frac)))
+	for _, dg := range digits[first:n] {
+		buf = be.AppendUint16(buf, dg)
+	}
+	return buf
+}

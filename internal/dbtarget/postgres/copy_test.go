@@ -1,0 +1,81 @@
+//go:build unix
+
+package postgres
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dbrig/dbrig/internal/workload"
+)
+
+// TestLoadEncodes: Load's own binary encoding stores what the values say,
+// as the server reads them back in text: integers, strings of each kind,
+// numeric from float64 at the column's scale (zero, rounding, negatives,
+// fractions under a digit group), timestamps, NULLs, and a type it leaves
+// to pgx (bool).
+func TestLoadEncodes(t *testing.T) {
+	ctx, _, s := newSession(t)
+	if _, err := s.Exec(ctx, `CREATE TABLE "Mixed" (i int, b bigint, t text, v varchar(10), c char(3),
+		m numeric(12,2), r numeric(4,4), ts timestamp, ok bool)`); err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 11, 26, 1, 2, 3, 456789000, time.UTC)
+	rows := [][]any{
+		{1, 5000000000, "text", "varchar", "abc", 1234.56, 0.15, at, true},
+		{-7, -1, "", "", "x", 0.0, 0.0001, at.Add(-30 * 365 * 24 * time.Hour), false},
+		{0, 0, "ö", "a'b", "ab", -10.0, 0.2, nil, nil},
+		{nil, nil, nil, nil, nil, 12345678.9, 0.12345, at, true},
+		{2, 2, "x", "y", "z", 0.005, 0.0, at, true},
+	}
+	want := []string{
+		"1|5000000000|text|varchar|abc|1234.56|0.1500|2026-11-26 01:02:03.456789|true",
+		"-7|-1|||x  |0.00|0.0001|1996-12-03 01:02:03.456789|false",
+		"0|0|ö|a'b|ab |-10.00|0.2000|-|-",
+		"-|-|-|-|-|12345678.90|0.1235|2026-11-26 01:02:03.456789|true",
+		"2|2|x|y|z  |0.01|0.0000|2026-11-26 01:02:03.456789|true",
+	}
+	i := 0
+	src := workload.RowFunc(9, func(v []any) bool {
+		if i == len(rows) {
+			return false
+		}
+		copy(v, rows[i])
+		i++
+		return true
+	})
+	n, err := s.Load(ctx, "Mixed", []string{"i", "b", "t", "v", "c", "m", "r", "ts", "ok"}, src)
+	if err != nil || n != int64(len(rows)) {
+		t.Fatalf("loaded %d rows, err %v", n, err)
+	}
+	got, err := s.Query(ctx, `SELECT concat_ws('|', coalesce(i::text, '-'), coalesce(b::text, '-'), coalesce(t, '-'),
+		coalesce(v, '-'), coalesce(c::text || repeat(' ', 3 - length(c)), '-'), m, r, coalesce(ts::text, '-'),
+		coalesce(ok::text, '-')) FROM "Mixed" ORDER BY m`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer got.Close()
+	var lines []string
+	for got.Next() {
+		var line string
+		if err := got.Scan(&line); err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, line)
+	}
+	// Ordered by m: -10, 0, 0.01, 1234.56, 12345678.90.
+	order := []int{2, 1, 4, 0, 3}
+	for k, j := range order {
+		if k >= len(lines) || lines[k] != want[j] {
+			t.Errorf("stored:\n%s\nwant row %d:\n%s", strings.Join(lines, "\n"), j, want[j])
+			break
+		}
+	}
+
+	// A value the column cannot take fails the load in one error.
+	bad := workload.RowFunc(1, func(v []any) bool { v[0] = "not a number"; return true })
+	if _, err := s.Load(ctx, "Mixed", []string{"i"}, bad); err == nil {
+		t.Error("a string into an int column loaded")
+	}
+}
