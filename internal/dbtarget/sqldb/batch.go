@@ -12,7 +12,8 @@ import (
 // multiSession is a session whose batches each go as one text query, the
 // statements joined by ';' and their arguments interpolated by the
 // driver, which escapes them: one round trip where a session would make
-// one a statement. The server parses the batch's text every time, since
+// one a statement; BatchOpen and BatchClose may enclose them. The server
+// parses the batch's text every time, since
 // it holds no prepared statement for it; a single statement still runs
 // prepared.
 type multiSession struct {
@@ -30,6 +31,7 @@ var _ dbtarget.Batcher = (*multiSession)(nil)
 // it, so it classifies as that statement's error would alone.
 func (s *multiSession) Batch(ctx context.Context, qs []dbtarget.Query) error {
 	s.text.Reset()
+	s.text.WriteString(s.db.BatchOpen)
 	s.args = s.args[:0]
 	for i := range qs {
 		n, ok := s.natives[qs[i].SQL]
@@ -46,6 +48,9 @@ func (s *multiSession) Batch(ctx context.Context, qs []dbtarget.Query) error {
 		if s.args, err = n.lay(s.args, qs[i].Args); err != nil {
 			return err
 		}
+	}
+	if s.db.BatchClose != "" {
+		s.text.WriteString("\n;" + s.db.BatchClose)
 	}
 	rows, err := s.c.QueryContext(ctx, s.text.String(), s.args...)
 	clear(s.args)

@@ -36,6 +36,11 @@ type DB struct {
 	// in one query, interpolate the arguments of all of them and skip
 	// the results of statements that return no rows.
 	MultiStatements bool
+	// BatchOpen and BatchClose, with MultiStatements, enclose a batch's
+	// statements in one statement of the database's own, where that
+	// spares the server a reply to flush for each statement (MariaDB's
+	// BEGIN NOT ATOMIC ... END).
+	BatchOpen, BatchClose string
 }
 
 // Classify tells the driver what err means for the next attempt. A session
