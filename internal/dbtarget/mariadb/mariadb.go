@@ -102,6 +102,9 @@ func config(s string) (*mysql.Config, error) {
 		return nil, errors.New(human.Unbroken(err.Error()))
 	}
 	cfg.DBName = db
+	if err := interpolating(cfg, q.Get("charset")); err != nil {
+		return nil, err
+	}
 	switch {
 	case socket != "" && u.Host != "":
 		return nil, errors.New("give a host or ?socket=, not both")
@@ -133,6 +136,24 @@ func config(s string) (*mysql.Config, error) {
 		cfg.Params = map[string]string{}
 	}
 	return cfg, nil
+}
+
+// interpolating sets the sessions up for batches of statements in one
+// query (sqldb.DB's MultiStatements), the driver putting the arguments
+// into the text: the round trips of a batch are what client-side SQL
+// spends its time on. The driver escapes the values it puts in, which is
+// safe in the charsets dbrig uses (utf8mb4 by default); it refuses the
+// collations of the charsets whose multibyte characters can hold a quote
+// or backslash byte, and these are refused here when named by charset.
+func interpolating(cfg *mysql.Config, charsets string) error {
+	for cs := range strings.SplitSeq(charsets, ",") {
+		switch strings.ToLower(strings.TrimSpace(cs)) {
+		case "big5", "cp932", "gb2312", "gbk", "gb18030", "sjis":
+			return fmt.Errorf("charset %s: sessions put their arguments into the statements' text, which is not safe in that charset; use utf8mb4", human.Unbroken(cs))
+		}
+	}
+	cfg.MultiStatements, cfg.InterpolateParams = true, true
+	return nil
 }
 
 // PasswordEnv holds the password of a URL that has none and names no
@@ -176,7 +197,12 @@ func Open(ctx context.Context, rawURL string) (dbtarget.Target, error) {
 	if err != nil {
 		return nil, err
 	}
-	t.db = sqldb.DB{SQL: db, Placeholders: sqldb.Positional, BeginWrite: "START TRANSACTION", Class: classify}
+	// A batch goes as one compound statement: MariaDB then sends the
+	// client only the rows of its SELECTs, not a reply to each statement,
+	// which the client woke up to read one by one (its CPU per sql-mode
+	// transaction fell from 766 to 527 µs).
+	t.db = sqldb.DB{SQL: db, Placeholders: sqldb.Positional, BeginWrite: "START TRANSACTION", Class: classify, MultiStatements: true,
+		BatchOpen: "BEGIN NOT ATOMIC\n", BatchClose: "END"}
 	// LOAD DATA loaded a million rows in 3.9 s where multi-row INSERTs
 	// took 6.6 s; a server that refuses it gets the INSERTs.
 	if localInfile {

@@ -46,6 +46,9 @@ func TestConfig(t *testing.T) {
 		"mariadb://bob:pw@db/x?timeout=fast", // the driver's own parameter, wrong
 		"mariadb://bob:pw@db:port/x",         // not a port
 		"mariadb://bob:pw@db/x?%zz",          // not a query
+		// Batches interpolate their arguments, unsafe in these charsets.
+		"mariadb://bob:pw@db/x?charset=gbk",
+		"mariadb://bob:pw@db/x?charset=utf8mb4,SJIS",
 	}
 	for _, u := range bad {
 		if _, err := config(u); err == nil {

@@ -31,6 +31,16 @@ type DB struct {
 	// own faster way, in place of multi-row INSERTs. It owns the
 	// transactions it needs.
 	Bulk func(ctx context.Context, c *sql.Conn, table string, columns []string, src dbtarget.RowSource) (int64, error)
+	// MultiStatements makes the sessions Batchers that send a batch as one
+	// text query (see batch.go). The driver must take several statements
+	// in one query, interpolate the arguments of all of them and skip
+	// the results of statements that return no rows.
+	MultiStatements bool
+	// BatchOpen and BatchClose, with MultiStatements, enclose a batch's
+	// statements in one statement of the database's own, where that
+	// spares the server a reply to flush for each statement (MariaDB's
+	// BEGIN NOT ATOMIC ... END).
+	BatchOpen, BatchClose string
 }
 
 // Classify tells the driver what err means for the next attempt. A session
@@ -49,7 +59,11 @@ func (d *DB) Session(ctx context.Context) (dbtarget.Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &session{db: d, c: c, stmts: map[string]*stmt{}}, nil
+	s := &session{db: d, c: c, stmts: map[string]*stmt{}}
+	if d.MultiStatements {
+		return &multiSession{session: s, natives: map[string]native{}}, nil
+	}
+	return s, nil
 }
 
 type session struct {
@@ -61,6 +75,12 @@ type session struct {
 // stmt is a workload statement prepared in the driver's form.
 type stmt struct {
 	st *sql.Stmt
+	native
+}
+
+// native is a workload statement in the driver's form.
+type native struct {
+	text string
 	// order is the workload argument each driver placeholder takes, or nil
 	// if they pass as they are.
 	order []int
@@ -71,31 +91,46 @@ type stmt struct {
 	takes int
 }
 
+func newNative(q string, p Placeholders) native {
+	text, order, takes := rewrite(q, p)
+	return native{text: text, order: order, takes: takes}
+}
+
+// lay appends to dst the driver's arguments for the workload's args.
+func (n *native) lay(dst []any, args []any) ([]any, error) {
+	args = driverArgs(args)
+	if n.order == nil {
+		return append(dst, args[:min(len(args), n.takes)]...), nil
+	}
+	for _, i := range n.order {
+		if i >= len(args) {
+			return dst, fmt.Errorf("statement takes $%d, given %d arguments", i+1, len(args))
+		}
+		dst = append(dst, args[i])
+	}
+	return dst, nil
+}
+
 var _ dbtarget.Session = (*session)(nil)
 
 func (s *session) stmt(ctx context.Context, q string, args []any) (*sql.Stmt, []any, error) {
 	st, ok := s.stmts[q]
 	if !ok {
-		native, order, takes := rewrite(q, s.db.Placeholders)
-		prepared, err := s.c.PrepareContext(ctx, native)
+		n := newNative(q, s.db.Placeholders)
+		prepared, err := s.c.PrepareContext(ctx, n.text)
 		if err != nil {
 			return nil, nil, err
 		}
-		st = &stmt{st: prepared, order: order, takes: takes}
+		st = &stmt{st: prepared, native: n}
 		s.stmts[q] = st
 	}
-	args = driverArgs(args)
 	if st.order == nil {
+		// The arguments pass as they are, without a copy.
+		args = driverArgs(args)
 		return st.st, args[:min(len(args), st.takes)], nil
 	}
-	laid := make([]any, len(st.order))
-	for i, n := range st.order {
-		if n >= len(args) {
-			return nil, nil, fmt.Errorf("statement takes $%d, given %d arguments", n+1, len(args))
-		}
-		laid[i] = args[n]
-	}
-	return st.st, laid, nil
+	laid, err := st.lay(nil, args)
+	return st.st, laid, err
 }
 
 func (s *session) Exec(ctx context.Context, q string, args ...any) (int64, error) {

@@ -6,6 +6,11 @@
 -- name then updates them: TPC-C's Appendix A does the same. A write: block
 -- takes the same arguments as its step.
 
+-- START TRANSACTION, not BEGIN, which inside a compound statement (the
+-- target sends a batch as one BEGIN NOT ATOMIC ... END) opens a block.
+-- name: begin_write
+START TRANSACTION
+
 -- The read-only transactions say so, and InnoDB gives them no
 -- transaction id.
 -- name: begin_read
