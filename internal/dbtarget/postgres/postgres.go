@@ -513,6 +513,7 @@ var (
 // read at a window's edge miss up to half a second of each session's
 // transactions, and a session's start-up until its first transaction.
 func (s *session) Flush(ctx context.Context) error {
+	s.w.unwatched()
 	if s.t.pooler {
 		return s.pooledFlush(ctx)
 	}

@@ -37,14 +37,19 @@ type watch struct {
 }
 
 // context is what to call pgx with for a call made with ctx: itself when
-// it cannot end, else context.Background(), ctx being watched. An ended
-// ctx is its error.
+// it cannot end (the watch of an earlier one stopped, and the deadline
+// its end set lifted, so that a cleanup after Ctrl-C can run), else
+// context.Background(), ctx being watched. An ended ctx is its error.
 func (w *watch) context(ctx context.Context) (context.Context, error) {
 	done := ctx.Done()
 	if done == nil {
+		w.unwatched()
 		return ctx, nil
 	}
 	if done != w.done {
+		if err := ctx.Err(); err != nil {
+			return nil, err // ended before it was watched
+		}
 		w.rewatch(ctx, done)
 	}
 	if w.ended.Load() {
@@ -81,6 +86,18 @@ func (w *watch) cancel() {
 	w.ctx, w.done = nil, nil
 	if w.ended.Swap(false) {
 		w.conn.SetDeadline(time.Time{})
+	}
+}
+
+// unwatched readies the connection for a call the watch does not cover:
+// one pgx watches itself, or one whose context cannot end. The watch
+// stops, and a deadline its context's end set is lifted: a context
+// commonly ends after its last call returned (a timeout's cancel,
+// deferred), and the connection must not carry that end into the next
+// call.
+func (w *watch) unwatched() {
+	if w.done != nil {
+		w.close()
 	}
 }
 

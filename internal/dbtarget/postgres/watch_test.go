@@ -71,8 +71,18 @@ func TestWatchEndedBetweenCalls(t *testing.T) {
 	}
 	cancel()
 	time.Sleep(50 * time.Millisecond) // the watch's function runs on its own
+	// A call pgx watches itself, on a context that lives, as the edges'
+	// flush: the ended context's deadline must not fail it.
+	if err := s.(dbtarget.Flusher).Flush(ctx); err != nil {
+		t.Fatalf("a flush after another context ended: %v", err)
+	}
 	if _, err := s.Exec(call, "SELECT $1::int", 2); !errors.Is(err, context.Canceled) {
 		t.Fatalf("a call with the ended context: %v; want %v", err, context.Canceled)
+	}
+	// A cleanup after Ctrl-C runs on a context that cannot end: the
+	// deadline the ended one set must not fail it.
+	if _, err := s.Exec(context.Background(), "SELECT $1::int", 4); err != nil {
+		t.Fatalf("a call with a context that cannot end, after one ended: %v", err)
 	}
 	var n int
 	if err := s.QueryRow(ctx, "SELECT $1::int", 3).Scan(&n); err != nil || n != 3 {
