@@ -36,7 +36,11 @@ func (s *multiSession) Batch(ctx context.Context, qs []dbtarget.Query) error {
 	for i := range qs {
 		n, ok := s.natives[qs[i].SQL]
 		if !ok {
-			n = newNative(strings.TrimRight(qs[i].SQL, "; \t\r\n"), s.db.Placeholders)
+			sql := strings.TrimRight(qs[i].SQL, "; \t\r\n")
+			if s.db.BatchBegin != "" && strings.EqualFold(strings.TrimSpace(sql), "BEGIN") {
+				sql = s.db.BatchBegin
+			}
+			n = newNative(sql, s.db.Placeholders)
 			s.natives[qs[i].SQL] = n
 		}
 		if i > 0 {

@@ -41,6 +41,10 @@ type DB struct {
 	// spares the server a reply to flush for each statement (MariaDB's
 	// BEGIN NOT ATOMIC ... END).
 	BatchOpen, BatchClose string
+	// BatchBegin, with BatchOpen, is what a batch's own BEGIN becomes
+	// inside it, where the enclosing statement would read BEGIN as the
+	// start of a block (MariaDB's START TRANSACTION).
+	BatchBegin string
 }
 
 // Classify tells the driver what err means for the next attempt. A session
