@@ -529,6 +529,9 @@ func (s *sourceTree) script(args []string) error {
 	if !isBench {
 		return nil
 	}
+	if gos, _ := filepath.Glob(filepath.Join(s.root, "bench", prog, "*.go")); len(gos) == 0 {
+		return scriptFlags(args, path) // a script with no Go program of its own
+	}
 	var src strings.Builder
 	for _, dir := range []string{filepath.Join(s.root, "bench", prog), filepath.Join(s.root, "bench", "internal", "harness")} {
 		gos, _ := filepath.Glob(filepath.Join(dir, "*.go"))
@@ -545,6 +548,26 @@ func (s *sourceTree) script(args []string) error {
 		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
 		if !flagDefRE(name).MatchString(src.String()) {
 			return fmt.Errorf("%s: bench/%s defines no flag %s", args[0], prog, a)
+		}
+	}
+	return nil
+}
+
+// scriptFlags checks that every flag args gives the script at path is one
+// its own text parses: its name as a case pattern or a test (`--name)`,
+// `== --name`).
+func scriptFlags(args []string, path string) error {
+	text, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	for _, a := range args[1:] {
+		if !strings.HasPrefix(a, "-") {
+			continue
+		}
+		name, _, _ := strings.Cut(a, "=")
+		if !regexp.MustCompile(`(^|[\s|(])` + regexp.QuoteMeta(name) + `\)|== ` + regexp.QuoteMeta(name) + `\b`).Match(text) {
+			return fmt.Errorf("%s parses no flag %s", args[0], a)
 		}
 	}
 	return nil
