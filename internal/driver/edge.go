@@ -98,9 +98,13 @@ func (e *vuEdges) reach(ctx context.Context, stop <-chan struct{}) bool {
 }
 
 // sleep waits d, stopping at any edge asked for meanwhile (at once when
-// d is zero); it reports whether the VU goes on.
+// d is zero); it reports whether the VU goes on. A zero d reads no
+// clock: procs mode calls it twice per transaction with no pacing.
 func (e *vuEdges) sleep(ctx context.Context, d time.Duration, stop <-chan struct{}) bool {
-	end := time.Now().Add(d)
+	var end time.Time
+	if d > 0 {
+		end = time.Now().Add(d)
+	}
 	for {
 		select {
 		case <-stop:
@@ -111,6 +115,9 @@ func (e *vuEdges) sleep(ctx context.Context, d time.Duration, stop <-chan struct
 			}
 			continue
 		default:
+		}
+		if d <= 0 {
+			return true
 		}
 		left := time.Until(end)
 		if left <= 0 {
