@@ -77,6 +77,10 @@ type Document struct {
 	Sessions *Sessions `json:"sessions,omitempty"`
 	// Durability is the durability audit's finding, when the run had one.
 	Durability *Durability `json:"durability,omitempty"`
+	// Thresholds are the run's verdicts on the user's expectations
+	// (--threshold, a sweep's thresholds), in their order; absent when
+	// it was given none.
+	Thresholds []ThresholdResult `json:"thresholds,omitempty"`
 	// Telemetry is what the host and the database did during the run;
 	// absent when the run was told not to record it.
 	Telemetry *telemetry.Recording `json:"telemetry,omitempty"`

@@ -1,0 +1,256 @@
+package result
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/dbrig/dbrig/internal/exitcode"
+	"github.com/dbrig/dbrig/internal/latency"
+	"github.com/dbrig/dbrig/internal/workload"
+)
+
+// Threshold is a user's expectation of a run's measured window, which
+// the run meets or misses: k6's thresholds (http_req_duration:
+// p(95)<200), written as dbrig names its figures:
+//
+//	nopm>50000          a metric the workload declares, in its own unit
+//	errors<0.1%         the window's failed transactions: a share of all, or a count (errors<10)
+//	new_order.p95<5ms   a transaction type's latency: p50 p90 p95 p99 p99.9 max avg, in us, ms or s
+//	new_order.errors<1% the type's own failures
+//
+// The operators are <, <=, > and >=.
+type Threshold struct {
+	// Expr is the threshold as written, without spaces.
+	Expr string
+	// Tx is the transaction type; "" for a metric or the run's errors.
+	Tx string
+	// What is the metric's key, ErrorsKey, or a latency statistic.
+	What  string
+	Op    string
+	Limit float64
+	// Unit is the limit's: a latency's us, ms or s; "%" or "" (a count)
+	// for errors; "" for a metric, in the metric's own unit.
+	Unit string
+}
+
+// ErrorsKey names a threshold on failed transactions.
+const ErrorsKey = "errors"
+
+var (
+	thresholdOps = []string{"<=", ">=", "<", ">"}
+	// LatencyStats are the statistics of a transaction type's latency a
+	// threshold can name.
+	LatencyStats = []string{"p50", "p90", "p95", "p99", "p99.9", "max", "avg"}
+	// latencyUnits are each unit's milliseconds.
+	latencyUnits = map[string]float64{"us": 0.001, "µs": 0.001, "ms": 1, "s": 1000}
+	limitRe      = regexp.MustCompile(`^(\d+(?:\.\d*)?|\.\d+)(.*)$`)
+)
+
+// ParseThresholds reads exprs against what a run declares: its metrics
+// (info) and its transaction types (txs). A bad one is a one-line usage
+// error naming what is known.
+func ParseThresholds(exprs []string, info workload.Info, txs []string) ([]Threshold, error) {
+	out := make([]Threshold, 0, len(exprs))
+	for _, e := range exprs {
+		t, err := ParseThreshold(e, info, txs)
+		if err != nil {
+			return nil, exitcode.Userf("threshold %q: %v", e, err)
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// ParseThreshold reads one threshold (see Threshold).
+func ParseThreshold(expr string, info workload.Info, txs []string) (Threshold, error) {
+	s := strings.Join(strings.Fields(expr), "")
+	i := strings.IndexAny(s, "<>=!")
+	if i <= 0 {
+		return Threshold{}, fmt.Errorf("want NAME<VALUE or NAME>VALUE, such as %s", thresholdExample(info))
+	}
+	name, rest := s[:i], s[i:]
+	k := slices.IndexFunc(thresholdOps, func(op string) bool { return strings.HasPrefix(rest, op) })
+	if k < 0 || strings.IndexAny(rest[len(thresholdOps[k]):], "<>=!") == 0 {
+		return Threshold{}, fmt.Errorf("unknown operator in %q (known: <, <=, >, >=)", rest)
+	}
+	t := Threshold{Expr: s, Op: thresholdOps[k]}
+	value := rest[len(t.Op):]
+	m := limitRe.FindStringSubmatch(value)
+	if m == nil {
+		return Threshold{}, fmt.Errorf("want a number after %s, got %q", t.Op, value)
+	}
+	t.Limit, _ = strconv.ParseFloat(m[1], 64)
+	t.Unit = m[2]
+	if _, ok := info.Metric(name); ok || name == ErrorsKey {
+		t.What = name
+	} else if err := t.splitTx(name, info, txs); err != nil {
+		return Threshold{}, err
+	}
+	return t, t.checkUnit()
+}
+
+// splitTx reads name, TX.STAT, into t's transaction type and statistic,
+// each of them known; txs nil takes any type.
+func (t *Threshold) splitTx(name string, info workload.Info, txs []string) error {
+	tx, stat, dotted := strings.Cut(name, ".")
+	switch {
+	case !dotted:
+		return fmt.Errorf("unknown metric %q (known: %s, %s; or TRANSACTION.STAT, such as %s)",
+			name, strings.Join(metricKeys(info), ", "), ErrorsKey, thresholdExample(info))
+	case txs != nil && !slices.Contains(txs, tx):
+		return fmt.Errorf("unknown transaction %q (known: %s)", tx, strings.Join(txs, ", "))
+	case stat != ErrorsKey && !slices.Contains(LatencyStats, stat):
+		return fmt.Errorf("unknown statistic %q of %s (known: %s, %s)", stat, tx, strings.Join(LatencyStats, ", "), ErrorsKey)
+	}
+	t.Tx, t.What = tx, stat
+	return nil
+}
+
+// checkUnit checks the limit's unit against what it limits.
+func (t *Threshold) checkUnit() error {
+	switch {
+	case t.What == ErrorsKey && t.Unit == "%":
+		if t.Limit > 100 {
+			return fmt.Errorf("a share of errors is at most 100%%, got %g%%", t.Limit)
+		}
+	case t.What == ErrorsKey && t.Unit == "":
+		if t.Limit != math.Trunc(t.Limit) {
+			return fmt.Errorf("want a share (0.1%%) or a whole count of errors, got %g", t.Limit)
+		}
+	case t.What == ErrorsKey:
+		return fmt.Errorf("unknown unit %q for errors (known: %% for a share, none for a count)", t.Unit)
+	case t.Tx != "":
+		if _, ok := latencyUnits[t.Unit]; !ok {
+			return fmt.Errorf("unknown unit %q for a latency (known: us, ms, s), such as %s.%s<5ms", t.Unit, t.Tx, t.What)
+		}
+	case t.Unit != "":
+		return fmt.Errorf("%s is compared in its own unit: give a plain number, without %q", t.What, t.Unit)
+	}
+	return nil
+}
+
+func metricKeys(info workload.Info) []string {
+	keys := make([]string, len(info.Metrics))
+	for i, m := range info.Metrics {
+		keys[i] = m.Key
+	}
+	return keys
+}
+
+// thresholdExample is a latency threshold on the run's primary transaction.
+func thresholdExample(info workload.Info) string {
+	tx := info.PrimaryTx
+	if tx == "" {
+		tx = "TRANSACTION"
+	}
+	return tx + ".p95<5ms"
+}
+
+// ThresholdResult is a threshold's verdict on a run, with what was
+// measured in the limit's unit.
+type ThresholdResult struct {
+	Threshold string `json:"threshold"`
+	// Measured is absent where the window had nothing to measure; Note
+	// then says why.
+	Measured *float64 `json:"measured,omitempty"`
+	Unit     string   `json:"unit,omitempty"`
+	Met      bool     `json:"met"`
+	Note     string   `json:"note,omitempty"`
+}
+
+// Evaluate is each threshold's verdict on d's window.
+func Evaluate(ts []Threshold, d *Document) []ThresholdResult {
+	var out []ThresholdResult
+	for _, t := range ts {
+		out = append(out, t.Evaluate(d))
+	}
+	return out
+}
+
+// Missed counts the thresholds a run missed.
+func Missed(rs []ThresholdResult) int {
+	n := 0
+	for _, r := range rs {
+		if !r.Met {
+			n++
+		}
+	}
+	return n
+}
+
+// Evaluate is t's verdict on d's window. A figure the window could not
+// measure misses: nothing shows the expectation met.
+func (t Threshold) Evaluate(d *Document) ThresholdResult {
+	r := ThresholdResult{Threshold: t.Expr, Unit: t.Unit}
+	v, note := t.measure(d)
+	if math.IsNaN(v) {
+		r.Note = note
+		return r
+	}
+	r.Measured = &v
+	switch t.Op {
+	case "<":
+		r.Met = v < t.Limit
+	case "<=":
+		r.Met = v <= t.Limit
+	case ">":
+		r.Met = v > t.Limit
+	case ">=":
+		r.Met = v >= t.Limit
+	}
+	return r
+}
+
+// measure is t's figure in d, in t's unit; NaN and why where there is none.
+func (t Threshold) measure(d *Document) (float64, string) {
+	if t.Tx == "" && t.What != ErrorsKey {
+		m, ok := d.Metric(t.What)
+		if !ok || math.IsNaN(m.Value()) {
+			return math.NaN(), "not measured"
+		}
+		return m.Value(), ""
+	}
+	var count, errs int64
+	var tx *Tx
+	for i, x := range d.Transactions {
+		if t.Tx == "" || x.Name == t.Tx {
+			count, errs, tx = count+x.Count, errs+x.Errors, &d.Transactions[i]
+		}
+	}
+	switch {
+	case tx == nil && t.Tx != "":
+		return math.NaN(), "no " + t.Tx + " in the result"
+	case t.What == ErrorsKey && t.Unit == "%":
+		if count+errs == 0 {
+			return math.NaN(), "no transactions in the window"
+		}
+		return float64(errs) * 100 / float64(count+errs), ""
+	case t.What == ErrorsKey:
+		return float64(errs), ""
+	}
+	return t.latency(tx)
+}
+
+// latency is tx's statistic t.What in t's unit, read from its histogram
+// as latency.Summarize reads the summary's.
+func (t Threshold) latency(tx *Tx) (float64, string) {
+	h, err := latency.Decode(tx.Histogram)
+	if err != nil || h.TotalCount() == 0 {
+		return math.NaN(), "no " + t.Tx + " completed in the window"
+	}
+	var us float64
+	switch t.What {
+	case "avg":
+		us = h.Mean()
+	case "max":
+		us = float64(h.Max())
+	default:
+		q, _ := strconv.ParseFloat(strings.TrimPrefix(t.What, "p"), 64)
+		us = float64(h.ValueAtQuantile(q))
+	}
+	return us / 1000 / latencyUnits[t.Unit], ""
+}

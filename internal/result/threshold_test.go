@@ -1,0 +1,131 @@
+package result
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dbrig/dbrig/internal/exitcode"
+	"github.com/dbrig/dbrig/internal/latency"
+	"github.com/dbrig/dbrig/internal/workload"
+)
+
+var thInfo = workload.Info{
+	Metrics:   []workload.Metric{{Key: "nopm", HigherIsBetter: true}, {Key: "tpm", HigherIsBetter: true}, {Key: "cache_ratio"}},
+	Primary:   "nopm",
+	PrimaryTx: "new_order",
+}
+
+var thTxs = []string{"new_order", "payment", "other:report"}
+
+func TestParseThresholdRefusesInOneLine(t *testing.T) {
+	for _, c := range []struct{ expr, want string }{
+		{"nopn>5", `unknown metric "nopn" (known: nopm, tpm, cache_ratio, errors; or TRANSACTION.STAT, such as new_order.p95<5ms)`},
+		{"neworder.p95<5ms", `unknown transaction "neworder" (known: new_order, payment, other:report)`},
+		{"new_order.p96<5ms", `unknown statistic "p96" of new_order (known: p50, p90, p95, p99, p99.9, max, avg, errors)`},
+		{"new_order.p95=5ms", `unknown operator in "=5ms" (known: <, <=, >, >=)`},
+		{"new_order.p95<<5ms", `unknown operator in "<<5ms"`},
+		{"nopm=>5", `unknown operator`},
+		{"nopm", `want NAME<VALUE or NAME>VALUE, such as new_order.p95<5ms`},
+		{"new_order.p95<5", `unknown unit "" for a latency (known: us, ms, s)`},
+		{"new_order.p95<5min", `unknown unit "min" for a latency`},
+		{"new_order.p95<-5ms", `want a number after <, got "-5ms"`},
+		{"nopm>fast", `want a number after >, got "fast"`},
+		{"nopm>50k", `nopm is compared in its own unit: give a plain number, without "k"`},
+		{"errors<0.1", `want a share (0.1%) or a whole count of errors, got 0.1`},
+		{"errors<101%", `a share of errors is at most 100%`},
+		{"errors<1ms", `unknown unit "ms" for errors`},
+	} {
+		_, err := ParseThresholds([]string{c.expr}, thInfo, thTxs)
+		var ue *exitcode.UserError
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: got %v, want a one-line usage error with %q", c.expr, err, c.want)
+		}
+	}
+}
+
+func TestParseThresholdReads(t *testing.T) {
+	for _, c := range []struct {
+		expr string
+		want Threshold
+	}{
+		{"nopm > 50000", Threshold{Expr: "nopm>50000", What: "nopm", Op: ">", Limit: 50000}},
+		{"errors<0.1%", Threshold{Expr: "errors<0.1%", What: "errors", Op: "<", Limit: 0.1, Unit: "%"}},
+		{"errors<=10", Threshold{Expr: "errors<=10", What: "errors", Op: "<=", Limit: 10}},
+		{"new_order.p99.9<1.5s", Threshold{Expr: "new_order.p99.9<1.5s", Tx: "new_order", What: "p99.9", Op: "<", Limit: 1.5, Unit: "s"}},
+		{"other:report.avg>=.5ms", Threshold{Expr: "other:report.avg>=.5ms", Tx: "other:report", What: "avg", Op: ">=", Limit: 0.5, Unit: "ms"}},
+		{"payment.errors<1%", Threshold{Expr: "payment.errors<1%", Tx: "payment", What: "errors", Op: "<", Limit: 1, Unit: "%"}},
+	} {
+		got, err := ParseThreshold(c.expr, thInfo, thTxs)
+		if err != nil || got != c.want {
+			t.Errorf("%s: got %+v, %v; want %+v", c.expr, got, err, c.want)
+		}
+	}
+}
+
+// thDoc is a run of new_order at 1..100 ms (one each) with 1 error,
+// payment at 2 ms (100) with 3, and nopm 51,000.
+func thDoc(t *testing.T) *Document {
+	tx := func(name string, ms []int, errs int64) Tx {
+		h := latency.NewHistogram()
+		for _, v := range ms {
+			latency.Record(h, time.Duration(v)*time.Millisecond)
+		}
+		enc, err := latency.Encode(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return Tx{Name: name, Count: h.TotalCount(), Errors: errs, Histogram: enc, Latency: latency.Summarize(h)}
+	}
+	var no, pay []int
+	for i := 1; i <= 100; i++ {
+		no, pay = append(no, i), append(pay, 2)
+	}
+	nopm := 51000.0
+	return &Document{
+		Metrics:      []Metric{{MetricDef: MetricDef{Key: "nopm"}, DB: &nopm}, {MetricDef: MetricDef{Key: "cache_ratio"}}},
+		Transactions: []Tx{tx("new_order", no, 1), tx("payment", pay, 3), tx("other:report", nil, 0)},
+	}
+}
+
+func TestThresholdEvaluate(t *testing.T) {
+	d := thDoc(t)
+	for _, c := range []struct {
+		expr     string
+		met      bool
+		measured float64 // -1: none
+		note     string
+	}{
+		{"nopm>50000", true, 51000, ""},
+		{"nopm>60000", false, 51000, ""},
+		{"errors<2%", true, 4.0 * 100 / 204, ""},
+		{"errors<1.9%", false, 4.0 * 100 / 204, ""},
+		{"errors<=4", true, 4, ""},
+		{"payment.errors<3", false, 3, ""},
+		{"new_order.p95<100ms", true, 95, ""},
+		{"new_order.p95<0.09s", false, 0.095, ""},
+		{"new_order.max<=101000us", true, 100000, ""},
+		{"new_order.avg<50ms", false, 50.5, ""},
+		{"cache_ratio<1", false, -1, "not measured"},
+		{"other:report.p50<1s", false, -1, "no other:report completed in the window"},
+	} {
+		th, err := ParseThreshold(c.expr, thInfo, thTxs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := th.Evaluate(d)
+		switch {
+		case r.Met != c.met || r.Note != c.note || r.Threshold != c.expr:
+			t.Errorf("%s: got %+v, want met %v, note %q", c.expr, r, c.met, c.note)
+		case c.measured < 0 && r.Measured != nil:
+			t.Errorf("%s: measured %v, want none", c.expr, *r.Measured)
+		case c.measured >= 0 && (r.Measured == nil || *r.Measured < c.measured*0.99 || *r.Measured > c.measured*1.01):
+			t.Errorf("%s: measured %v, want %v", c.expr, r.Measured, c.measured)
+		}
+	}
+	ts, _ := ParseThresholds([]string{"nopm>50000", "errors<1.9%", "cache_ratio<1"}, thInfo, thTxs)
+	if n := Missed(Evaluate(ts, d)); n != 2 {
+		t.Errorf("missed %d, want 2", n)
+	}
+}

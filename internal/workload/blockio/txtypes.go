@@ -1,0 +1,4 @@
+package blockio
+
+// TxTypes are its runs' transaction types, known without a target.
+func (w *blockio) TxTypes() []string { return txNames }
