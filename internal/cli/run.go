@@ -32,6 +32,8 @@ type runFlags struct {
 	kill        killFlags
 	// part is --part's i/n, read into Options.Split by check.
 	part string
+	// thresholds are --threshold's, as written.
+	thresholds []string
 }
 
 func newRun() *cobra.Command {
@@ -54,6 +56,7 @@ func newRun() *cobra.Command {
 		fs.StringVar(&f.jsonPath, "json", "", "write the result document here")
 		fs.StringVar(&f.resultsDir, "results-dir", "dbrig-results", "where result documents go when --json is not given")
 		addMetricsFlag(fs, &f.metricsAddr)
+		addThresholdFlag(fs, &f.thresholds, w.Info())
 		if !w.Info().FixedWork {
 			fs.StringArrayVar(&f.with, "with", nil, "also drive WORKLOAD:VUS in the same window, with its defaults (repeatable): --with dvd-reports:2; with --vus 0 it runs alone")
 		}
@@ -100,12 +103,12 @@ func runLong(w workload.Workload) string {
 		return `Runs the workload's fixed amount of work, every session starting at once,
 and measures it from the first start to the last finish. The result
 document goes to --json, or into --results-dir with its path printed.
-Ctrl-C stops the run early and keeps the result, marked interrupted.` + faultLong + liveLong
+Ctrl-C stops the run early and keeps the result, marked interrupted.` + faultLong + liveLong + thresholdLong(w.Info())
 	}
 	long := `Runs virtual users over a ramp-up, then measures a window of --duration.
 Only the window counts. The result document goes to --json, or into
 --results-dir with its path printed. Ctrl-C ends the window early and keeps
-the result, marked interrupted.` + poolLong(w) + faultLong + liveLong + killLong
+the result, marked interrupted.` + poolLong(w) + faultLong + liveLong + killLong + thresholdLong(w.Info())
 	if _, ok := w.(workload.DurabilityAuditor); ok {
 		long += auditLong
 	}
@@ -177,6 +180,7 @@ func runExamples(w workload.Workload) string {
 		kill += " --audit-durability   # URL: what dbrig server start --dir DIR printed"
 	}
 	live += "\n  dbrig run " + w.Name() + " " + kill
+	live += "\n  dbrig run " + w.Name() + " --threshold '" + result.ThresholdExample(w.Info()) + "' --threshold 'errors<0.1%'   # exit code 1 if one is missed"
 	if _, ok := w.(workload.Resummarizer); ok {
 		live += "\n  dbrig run " + w.Name() + " --target postgres://bench@db/bench --vus 300 --part 1/3 --json p1.json   # and 2/3, 3/3 on two other hosts, then: dbrig merge p1.json p2.json p3.json"
 	}
@@ -190,6 +194,10 @@ func runExamples(w workload.Workload) string {
 
 func run(ctx context.Context, w workload.Workload, url string, f runFlags, stdout, stderr io.Writer) error {
 	with, err := f.check(w)
+	if err != nil {
+		return err
+	}
+	thresholds, err := f.parseThresholds(w, with)
 	if err != nil {
 		return err
 	}
@@ -267,7 +275,14 @@ func run(ctx context.Context, w workload.Workload, url string, f runFlags, stdou
 	case path == "":
 		path = result.DefaultPath(f.resultsDir, w.Name(), doc.StartedAt)
 	}
-	return keep(ctx, doc, path, acks, audited, t, stdout, stderr)
+	doc.Thresholds = result.Evaluate(thresholds, doc)
+	if err := keep(ctx, doc, path, acks, audited, t, stdout, stderr); err != nil {
+		return err
+	}
+	if result.Missed(doc.Thresholds) > 0 {
+		return &failure{}
+	}
+	return nil
 }
 
 // check reads --with, whose virtual users run beside the workload's, and

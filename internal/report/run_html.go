@@ -58,6 +58,9 @@ func runPage(d *result.Document) *page {
 	if len(d.Audit) > 0 {
 		p.Blocks = append(p.Blocks, block{Heading: "Audit", Table: auditTable(d.Audit)})
 	}
+	if b, ok := thresholdsBlock(d); ok {
+		p.Blocks = append(p.Blocks, b)
+	}
 	// The verdict on a pool too small is the sessions block's, a part's
 	// note the subtitle's.
 	elsewhere := func(l string) bool { return isPoolVerdict(l) || d.Part != nil && l == d.Part.Note() }

@@ -52,6 +52,7 @@ func Text(w io.Writer, d *result.Document) {
 			fmt.Fprintln(w)
 		}
 	}
+	thresholdsText(w, d)
 	for _, l := range reliabilityLines(d) {
 		fmt.Fprintln(w, l)
 	}

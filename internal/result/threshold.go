@@ -70,7 +70,7 @@ func ParseThreshold(expr string, info workload.Info, txs []string) (Threshold, e
 	s := strings.Join(strings.Fields(expr), "")
 	i := strings.IndexAny(s, "<>=!")
 	if i <= 0 {
-		return Threshold{}, fmt.Errorf("want NAME<VALUE or NAME>VALUE, such as %s", thresholdExample(info))
+		return Threshold{}, fmt.Errorf("want NAME<VALUE or NAME>VALUE, such as %s", ThresholdExample(info))
 	}
 	name, rest := s[:i], s[i:]
 	k := slices.IndexFunc(thresholdOps, func(op string) bool { return strings.HasPrefix(rest, op) })
@@ -100,7 +100,7 @@ func (t *Threshold) splitTx(name string, info workload.Info, txs []string) error
 	switch {
 	case !dotted:
 		return fmt.Errorf("unknown metric %q (known: %s, %s; or TRANSACTION.STAT, such as %s)",
-			name, strings.Join(metricKeys(info), ", "), ErrorsKey, thresholdExample(info))
+			name, strings.Join(metricKeys(info), ", "), ErrorsKey, ThresholdExample(info))
 	case txs != nil && !slices.Contains(txs, tx):
 		return fmt.Errorf("unknown transaction %q (known: %s)", tx, strings.Join(txs, ", "))
 	case stat != ErrorsKey && !slices.Contains(LatencyStats, stat):
@@ -141,8 +141,9 @@ func metricKeys(info workload.Info) []string {
 	return keys
 }
 
-// thresholdExample is a latency threshold on the run's primary transaction.
-func thresholdExample(info workload.Info) string {
+// ThresholdExample is a latency threshold on the primary transaction
+// of a run that declares info.
+func ThresholdExample(info workload.Info) string {
 	tx := info.PrimaryTx
 	if tx == "" {
 		tx = "TRANSACTION"

@@ -1,0 +1,58 @@
+package cli
+
+import (
+	"github.com/dbrig/dbrig/internal/exitcode"
+	"github.com/dbrig/dbrig/internal/result"
+	"github.com/dbrig/dbrig/internal/workload"
+	"github.com/spf13/pflag"
+)
+
+// addThresholdFlag adds --threshold, which run checks its window against.
+func addThresholdFlag(fs *pflag.FlagSet, to *[]string, info workload.Info) {
+	fs.StringArrayVar(to, "threshold", nil, "an expectation of the measured window, printed PASS or FAIL with the figure after the run; the exit code is 1 if one is missed (repeatable): "+result.ThresholdExample(info)+", errors<0.1%")
+}
+
+// thresholdLong tells what --threshold takes, in the names of a run that
+// declares info.
+func thresholdLong(info workload.Info) string {
+	tx := info.PrimaryTx
+	if tx == "" {
+		tx = "TYPE"
+	}
+	with := ""
+	if !info.FixedWork {
+		with = `
+The names of workloads run --with carry their prefix, as in the result
+(dvd-reports:category_sales.p95<2s).`
+	}
+	return `
+
+--threshold holds the measured window to an expectation, as k6's thresholds
+do: a metric the workload declares, in its own unit (` + info.Primary + `>N), the
+failed transactions (errors<0.1% of all, or errors<10), or a transaction
+type's latency, TYPE.STAT with STAT one of p50 p90 p95 p99 p99.9 max avg in
+us, ms or s (` + result.ThresholdExample(info) + `), or its errors (` + tx + `.errors<1%).` + with + `
+Operators: < <= > >=. Each is printed
+PASS or FAIL with what was measured and kept in the result, and one missed
+makes the exit code 1; a name, operator or unit not known is refused in one
+line before anything runs, exit code 2.`
+}
+
+// parseThresholds reads --threshold against what the run of w, with the
+// workloads of --with, declares: their metrics and transaction types.
+func (f *runFlags) parseThresholds(w workload.Workload, with []withSpec) ([]result.Threshold, error) {
+	if len(f.thresholds) == 0 {
+		return nil, nil
+	}
+	if f.part != "" {
+		return nil, exitcode.Userf("--threshold does not apply to --part: a part measures a share of the run")
+	}
+	ws := []workload.Workload{w}
+	for _, g := range with {
+		// An unknown one is refused as the run opens it.
+		if o, ok := workload.New(g.name); ok {
+			ws = append(ws, o)
+		}
+	}
+	return result.ParseThresholds(f.thresholds, workload.MixInfo(ws), workload.MixTxTypes(ws))
+}

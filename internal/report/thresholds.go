@@ -1,0 +1,77 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/dbrig/dbrig/internal/human"
+	"github.com/dbrig/dbrig/internal/result"
+)
+
+// ThresholdLine is a threshold's verdict in one line: PASS or FAIL, the
+// threshold, and what the window measured.
+func ThresholdLine(r result.ThresholdResult) string {
+	return fmt.Sprintf("%-4s %s: %s", verdict(r), r.Threshold, measured(r))
+}
+
+func verdict(r result.ThresholdResult) string {
+	if r.Met {
+		return "PASS"
+	}
+	return "FAIL"
+}
+
+// measured is the figure a threshold was held to, in its unit, or why
+// there is none.
+func measured(r result.ThresholdResult) string {
+	if r.Measured == nil {
+		return r.Note
+	}
+	v := *r.Measured
+	s := fmtValue(v)
+	if v == math.Trunc(v) {
+		s = human.Thousands(v)
+	}
+	switch r.Unit {
+	case "":
+		return s
+	case "%":
+		return s + "%"
+	}
+	return s + " " + r.Unit
+}
+
+// thresholdsText writes the run's thresholds, a line each.
+func thresholdsText(w io.Writer, d *result.Document) {
+	if len(d.Thresholds) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "Thresholds: %s\n", thresholdsCount(d.Thresholds))
+	for _, r := range d.Thresholds {
+		fmt.Fprintln(w, "  "+ThresholdLine(r))
+	}
+}
+
+// thresholdsCount is "all 3 met" or "1 of 3 missed".
+func thresholdsCount(rs []result.ThresholdResult) string {
+	if n := result.Missed(rs); n > 0 {
+		return fmt.Sprintf("%d of %d missed", n, len(rs))
+	}
+	return fmt.Sprintf("all %d met", len(rs))
+}
+
+// thresholdsBlock is the run's thresholds as a table; false when it had none.
+func thresholdsBlock(d *result.Document) (block, bool) {
+	if len(d.Thresholds) == 0 {
+		return block{}, false
+	}
+	t := &table{Head: heads("threshold", "#measured", "result"),
+		Caption: "The user's thresholds (--threshold, a sweep's thresholds) held to the measured window: " + thresholdsCount(d.Thresholds) + "."}
+	for _, r := range d.Thresholds {
+		v := verdict(r)
+		t.Rows = append(t.Rows, row{Cells: []cell{{Text: r.Threshold}, num(measured(r)), {Text: v, Class: strings.ToLower(v)}}})
+	}
+	return block{Heading: "Thresholds", Table: t}, true
+}
