@@ -97,7 +97,7 @@ func (f *sweepFlags) run(c *cobra.Command, args []string) error {
 	} else if sw.Doc.Complete {
 		fmt.Fprintf(stderr, "The sweep in %s is already complete.\n", sw.Dir)
 		printResults(stdout, sw)
-		return nil
+		return sweepThresholds(stdout, sw)
 	}
 	// Every build is checked before the sweep's first line, so a
 	// missing one is refused in one line and leaves nothing behind;
@@ -155,6 +155,9 @@ func dryRun(ctx context.Context, w io.Writer, sw *experiment.Sweep) error {
 		return err
 	}
 	printPlan(w, sw)
+	if th := sw.Spec.ThresholdExprs(); len(th) > 0 {
+		fmt.Fprintf(w, "Thresholds, every run: %s\n", strings.Join(th, " "))
+	}
 	printBuilds(w, sw, builds)
 	fmt.Fprint(w, note)
 	return nil
@@ -217,7 +220,7 @@ func runSweep(sw *experiment.Sweep, metricsAddr string, stdout, stderr io.Writer
 	if sw.Doc.Interrupted {
 		fmt.Fprintf(stdout, "Stopped after %d of %d runs; carry on with: dbrig sweep --resume %s\n", sw.Doc.Done, total, sw.Dir)
 	}
-	return nil
+	return sweepThresholds(stdout, sw)
 }
 
 // runCount is "8 points × 3 repetitions = 24 runs".

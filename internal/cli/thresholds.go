@@ -1,7 +1,13 @@
 package cli
 
 import (
+	"fmt"
+	"io"
+	"strings"
+
 	"github.com/dbrig/dbrig/internal/exitcode"
+	"github.com/dbrig/dbrig/internal/experiment"
+	"github.com/dbrig/dbrig/internal/report"
 	"github.com/dbrig/dbrig/internal/result"
 	"github.com/dbrig/dbrig/internal/workload"
 	"github.com/spf13/pflag"
@@ -55,4 +61,37 @@ func (f *runFlags) parseThresholds(w workload.Workload, with []withSpec) ([]resu
 		}
 	}
 	return result.ParseThresholds(f.thresholds, workload.MixInfo(ws), workload.MixTxTypes(ws))
+}
+
+// sweepThresholds writes the verdicts on the sweep's thresholds: every
+// run's met, or each one missed with its point, repetition and figure.
+// A miss fails the sweep, once everything is saved.
+func sweepThresholds(w io.Writer, sw *experiment.Sweep) error {
+	if len(sw.Spec.Thresholds) == 0 {
+		return nil
+	}
+	var missed []string
+	runs, failed := 0, 0
+	for i, pt := range sw.Doc.Points {
+		for rep, rs := range pt.Thresholds {
+			if rs == nil {
+				continue
+			}
+			runs++
+			if result.Missed(rs) > 0 {
+				failed++
+			}
+			for _, r := range rs {
+				if !r.Met {
+					missed = append(missed, fmt.Sprintf("  point %d (%s), repetition %d: %s", i+1, sw.Spec.Label(sw.Points[i]), rep+1, report.ThresholdLine(r)))
+				}
+			}
+		}
+	}
+	if len(missed) == 0 {
+		fmt.Fprintf(w, "Thresholds: all %d met in %s\n", len(sw.Spec.Thresholds), plural(runs, "run"))
+		return nil
+	}
+	fmt.Fprintf(w, "Thresholds: %s missed, in %d of %s:\n%s\n", plural(len(missed), "time"), failed, plural(runs, "run"), strings.Join(missed, "\n"))
+	return &failure{}
 }

@@ -1,11 +1,15 @@
 package cli_test
 
 import (
+	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/dbrig/dbrig/internal/human"
+	"github.com/dbrig/dbrig/internal/result"
 	"github.com/dbrig/dbrig/internal/workload"
 )
 
@@ -30,7 +34,7 @@ func TestThresholdsRun(t *testing.T) {
 	if o.code != 0 {
 		t.Fatalf("thresholds met: exit %d, want 0", o.code)
 	}
-	for _, want := range []string{"Thresholds: all 3 met", "PASS nopm>0: ", "PASS errors<=0.5%: 0%", "PASS new_order.p99.9<60s: "} {
+	for _, want := range []string{"Thresholds: all 3 met", "PASS nopm>0: ", "PASS errors<=0.5%: 0.00%", "PASS new_order.p99.9<60s: "} {
 		wantIn(t, "stdout", o.stdout, want)
 	}
 	doc := readDoc(t, met, "sqlite", "sql")
@@ -100,5 +104,65 @@ func TestThresholdsKnowTransactions(t *testing.T) {
 		if tt, ok := w.(workload.TxTyper); !ok || len(tt.TxTypes()) == 0 {
 			t.Errorf("%s does not name its transaction types", name)
 		}
+	}
+}
+
+// TestThresholdsSweep: a sweep's thresholds are checked with its spec,
+// held to every run, kept in each run's document and in its point, and a
+// miss exits 1 once everything is saved; a resume of the finished sweep
+// says so again.
+func TestThresholdsSweep(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "th.yaml")
+	write := func(thresholds string) {
+		body := "name: th\n" +
+			"target: {url: 'sqlite:" + filepath.Join(dir, "x.db") + "'}\n" +
+			"workload: tproc-c\n" +
+			"build: {warehouses: 1}\n" +
+			"run: {rampup: 0s, duration: 1s}\n" +
+			"vary:\n  vus: [1, 2]\n" +
+			"thresholds:\n" + thresholds
+		if err := os.WriteFile(spec, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("  - nopm>0\n  - neworder.p95<5ms\n")
+	line := usageError(t, dbrig(t, "sweep", spec, "--dry-run"))
+	if want := "dbrig: " + spec + ` line 10: thresholds: "neworder.p95<5ms": unknown transaction "neworder" (known: new_order, payment, order_status, delivery, stock_level)`; line != want {
+		t.Errorf("error %q, want %q", line, want)
+	}
+	write("  nopm: '>0'\n")
+	wantIn(t, "error", usageError(t, dbrig(t, "sweep", spec)), "line 9: thresholds: want a list")
+	noFile(t, filepath.Join(dir, "x.db"))
+
+	write("  - nopm>0\n  - new_order.p50 < 1us\n")
+	wantIn(t, "dry-run", mustRun(t, "sweep", spec, "--dry-run").stdout, "Thresholds, every run: nopm>0 new_order.p50<1us\n")
+	out := filepath.Join(dir, "out")
+	o := dbrig(t, "sweep", spec, "--out", out)
+	if o.code != 1 {
+		t.Errorf("sweep with a threshold missed: exit %d, want 1", o.code)
+	}
+	re := regexp.MustCompile(`Thresholds: 2 times missed, in 2 of 2 runs:\n  point 1 \(vus=1\), repetition 1: FAIL new_order\.p50<1us: [0-9.,]+ us\n  point 2 \(vus=2\), repetition 1: FAIL new_order\.p50<1us: [0-9.,]+ us\n`)
+	if !re.MatchString(o.stdout) {
+		t.Errorf("stdout does not list the misses by point with their figures")
+	}
+	sw := readSweep(t, out)
+	if !sw.Complete || sw.Done != 2 || !strings.Contains(string(sw.Spec), `"thresholds": [`) {
+		t.Fatalf("sweep complete %v, done %d, spec %s: want complete, 2 runs, the thresholds kept", sw.Complete, sw.Done, sw.Spec)
+	}
+	for _, p := range sw.Points {
+		doc, err := result.Read(filepath.Join(out, p.Runs[0]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Thresholds) != 1 || !reflect.DeepEqual(p.Thresholds[0], doc.Thresholds) ||
+			len(doc.Thresholds) != 2 || !doc.Thresholds[0].Met || doc.Thresholds[1].Met {
+			t.Errorf("point %v: thresholds %+v, its run's %+v: want the run's, nopm met and the p50 missed", p.Params, p.Thresholds, doc.Thresholds)
+		}
+	}
+	o = dbrig(t, "sweep", "--resume", out)
+	if o.code != 1 || !re.MatchString(o.stdout) {
+		t.Errorf("resume of the finished sweep: exit %d, want 1 with the misses", o.code)
 	}
 }

@@ -87,6 +87,7 @@ func (r *run) file(pi, rep int, d *result.Document) (string, error) {
 	case d.Interrupted:
 		name += "-interrupted"
 	}
+	d.Thresholds = result.Evaluate(r.Spec.Thresholds, d)
 	rel := filepath.Join("runs", name+".json")
 	if err := result.Write(filepath.Join(r.Dir, rel), d); err != nil {
 		return "", fmt.Errorf("write %s: %w", rel, err)
@@ -107,6 +108,7 @@ func (r *run) file(pi, rep int, d *result.Document) (string, error) {
 		pt.ServerVersion = d.Target.Version
 	}
 	count(pt, d)
+	pointThresholds(pt, rep, d)
 	doc.Done++
 	result.Recompute(doc)
 	return rel, r.save()

@@ -179,6 +179,8 @@ func (p parser) spec(root *yaml.Node) (*Spec, error) {
 			s.Baseline, err = p.params(v, key)
 		case "with":
 			s.With, err = p.params(v, key)
+		case "thresholds":
+			s.thresholdsWritten, err = p.thresholds(v)
 		case "repeat":
 			var r string
 			if r, err = p.scalar(v, key); err == nil {
@@ -188,7 +190,7 @@ func (p parser) spec(root *yaml.Node) (*Spec, error) {
 				}
 			}
 		default:
-			err = p.errf(k, "unknown key %q at the top level (known: name, target, workload, build, run, vary, follow, baseline, repeat, with)", key)
+			err = p.errf(k, "unknown key %q at the top level (known: name, target, workload, build, run, vary, follow, baseline, repeat, with, thresholds)", key)
 		}
 		return err
 	})

@@ -7,6 +7,7 @@ package experiment
 import (
 	"slices"
 
+	"github.com/dbrig/dbrig/internal/result"
 	"github.com/dbrig/dbrig/internal/server"
 	"github.com/dbrig/dbrig/internal/workload"
 )
@@ -108,6 +109,10 @@ type Spec struct {
 	// With are other timed workloads every run drives in the same
 	// window, by name, each with its virtual users and its defaults.
 	With []Param
+	// Thresholds are the expectations every run is held to (see
+	// result.Threshold); thresholdsWritten are as the spec wrote them.
+	Thresholds        []result.Threshold
+	thresholdsWritten []Param
 }
 
 // Prewarm values.
@@ -119,13 +124,18 @@ const (
 // Info is what the sweep's runs declare: the workload's metrics, and
 // those of the workloads it runs with.
 func (s *Spec) Info() workload.Info {
+	return workload.MixInfo(s.workloads())
+}
+
+// workloads are the sweep's workload and those it runs with, in order.
+func (s *Spec) workloads() []workload.Workload {
 	w, _ := workload.New(s.Workload)
 	ws := []workload.Workload{w}
 	for _, g := range s.With {
 		o, _ := workload.New(g.Name) // checked with the spec
 		ws = append(ws, o)
 	}
-	return workload.MixInfo(ws)
+	return ws
 }
 
 // Varied names the varied parameters in the spec's order.

@@ -125,7 +125,7 @@ const (
 // specErrors are specs that Parse refuses, each with its message.
 var specErrors = []struct{ name, yaml, want string }{
 	{"unknown top-level key", managedSpec + "repaet: 3\n",
-		`s.yaml line 4: unknown key "repaet" at the top level (known: name, target, workload, build, run, vary, follow, baseline, repeat, with)`},
+		`s.yaml line 4: unknown key "repaet" at the top level (known: name, target, workload, build, run, vary, follow, baseline, repeat, with, thresholds)`},
 	{"unknown nested key", managedSpec + "run:\n  rampup: 1s\n  duraton: 60s\n",
 		`s.yaml line 6: unknown key "duraton" in run (known: rampup, duration, vus, connections, client_cpus, sample, lost_after, stall_after, prewarm, all_warehouses, keying_thinking, mode, terminals_per_warehouse)`},
 	{"unknown target key", "target: {managed: true, setings: {a: b}}\nworkload: tproc-c\n",

@@ -95,18 +95,19 @@ func (s *Spec) JSON() json.RawMessage {
 		servers = &orderedBuilds{s.Target.Servers, s.Target.Server}
 	}
 	v := struct {
-		Name     string        `json:"name"`
-		Target   targetJSON    `json:"target"`
-		Workload string        `json:"workload"`
-		Build    orderedJSON   `json:"build,omitempty"`
-		Run      orderedJSON   `json:"run"`
-		Vary     orderedVary   `json:"vary"`
-		Follow   orderedFollow `json:"follow,omitempty"`
-		Baseline orderedJSON   `json:"baseline,omitempty"`
-		Repeat   int           `json:"repeat"`
-		With     orderedJSON   `json:"with,omitempty"`
+		Name       string        `json:"name"`
+		Target     targetJSON    `json:"target"`
+		Workload   string        `json:"workload"`
+		Build      orderedJSON   `json:"build,omitempty"`
+		Run        orderedJSON   `json:"run"`
+		Vary       orderedVary   `json:"vary"`
+		Follow     orderedFollow `json:"follow,omitempty"`
+		Baseline   orderedJSON   `json:"baseline,omitempty"`
+		Repeat     int           `json:"repeat"`
+		With       orderedJSON   `json:"with,omitempty"`
+		Thresholds []string      `json:"thresholds,omitempty"`
 	}{s.Name, targetJSON{s.Target.Server, s.Target.Settings, s.Target.PGBin, servers, memory, cpus, dbtarget.Redact(s.Target.URL)},
-		s.Workload, s.Build, s.Run, s.Vary, s.Follow, s.Baseline, s.Repeat, s.With}
+		s.Workload, s.Build, s.Run, s.Vary, s.Follow, s.Baseline, s.Repeat, s.With, s.ThresholdExprs()}
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		panic(err) // strings and ints only

@@ -48,7 +48,7 @@ func (s *Spec) validate(p parser, lines map[string]int) error {
 		return p.errf(&yaml.Node{Line: lines["workload"]}, "unknown workload %q (known: %s)", s.Workload, strings.Join(workload.Names(), ", "))
 	}
 	c := newChecker(s, p, w)
-	for _, check := range []func() error{c.with, c.build, c.run, c.vary, c.follow, c.pool, c.serversVaried, c.baseline} {
+	for _, check := range []func() error{c.with, c.build, c.run, c.vary, c.follow, c.pool, c.serversVaried, c.baseline, c.thresholds} {
 		if err := check(); err != nil {
 			return err
 		}

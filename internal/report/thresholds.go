@@ -31,7 +31,7 @@ func measured(r result.ThresholdResult) string {
 	}
 	v := *r.Measured
 	s := fmtValue(v)
-	if v == math.Trunc(v) {
+	if v == math.Trunc(v) && r.Unit == "" { // a count
 		s = human.Thousands(v)
 	}
 	switch r.Unit {

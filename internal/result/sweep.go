@@ -74,6 +74,9 @@ type SweepPoint struct {
 	// where the sweep varies the server's build.
 	ServerVersion string   `json:"server_version,omitempty"`
 	Errors        []string `json:"errors,omitempty"`
+	// Thresholds are each finished repetition's verdicts on the spec's
+	// thresholds, by repetition; absent when it has none.
+	Thresholds [][]ThresholdResult `json:"thresholds,omitempty"`
 }
 
 // VariesServer tells whether the points ran on different builds of the
