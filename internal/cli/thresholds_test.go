@@ -161,6 +161,10 @@ func TestThresholdsSweep(t *testing.T) {
 			t.Errorf("point %v: thresholds %+v, its run's %+v: want the run's, nopm met and the p50 missed", p.Params, p.Thresholds, doc.Thresholds)
 		}
 	}
+	rep := mustRun(t, "report", "--text", filepath.Join(out, "sweep.json")).stdout
+	if !regexp.MustCompile(`\nThresholds\n=+\n(.*\n)*\s*2 \(vus=2\)\s+1\s+new_order\.p50<1us\s+[0-9.,]+ us\s+FAIL\n`).MatchString(rep) {
+		t.Errorf("the sweep's report has no Thresholds table with point 2's miss:\n%s", rep)
+	}
 	o = dbrig(t, "sweep", "--resume", out)
 	if o.code != 1 || !re.MatchString(o.stdout) {
 		t.Errorf("resume of the finished sweep: exit %d, want 1 with the misses", o.code)

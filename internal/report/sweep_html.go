@@ -149,6 +149,9 @@ func sweepPage(d *Doc) *page {
 		p.Blocks = append(p.Blocks, b)
 	}
 	p.Blocks = append(p.Blocks, block{Heading: "Points", Table: pointsTable(s)})
+	if b, ok := sweepThresholdsBlock(s); ok {
+		p.Blocks = append(p.Blocks, b)
+	}
 	if t, ok := profileTable(s); ok {
 		b := block{Heading: "Why: the host and the database at each point", Table: t}
 		var caps []string

@@ -75,3 +75,25 @@ func thresholdsBlock(d *result.Document) (block, bool) {
 	}
 	return block{Heading: "Thresholds", Table: t}, true
 }
+
+// sweepThresholdsBlock is each run's verdict on the sweep's thresholds,
+// a row each; false when the sweep had none.
+func sweepThresholdsBlock(s *result.Sweep) (block, bool) {
+	t := &table{Head: heads("point", "repetition", "threshold", "#measured", "result")}
+	var all []result.ThresholdResult
+	for i, pt := range s.Points {
+		for rep, rs := range pt.Thresholds {
+			for _, r := range rs {
+				v := verdict(r)
+				t.Rows = append(t.Rows, row{Cells: []cell{{Text: fmt.Sprintf("%d (%s)", i+1, paramsLabel(s.Varied, pt.Params))},
+					num(fmt.Sprint(rep + 1)), {Text: r.Threshold}, num(measured(r)), {Text: v, Class: strings.ToLower(v)}}})
+			}
+			all = append(all, rs...)
+		}
+	}
+	if len(all) == 0 {
+		return block{}, false
+	}
+	t.Caption = "The spec's thresholds held to each run's measured window: " + thresholdsCount(all) + "."
+	return block{Heading: "Thresholds", Table: t}, true
+}
