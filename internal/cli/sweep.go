@@ -45,6 +45,11 @@ postgres, servers: {pg15: BIN_DIR, pg18: BIN_DIR}} with vary: {server:
 checked before anything runs; builds that cannot read each other's data
 get a cluster each (DIR/server-NAME), built from the same seed.
 
+A spec's thresholds: ['new_order.p95<5ms', 'errors<0.1%'] hold every run
+to what dbrig run --threshold takes; the verdicts go into each run's
+document and the sweep's, the misses are listed at the end, and one makes
+the exit code 1, once everything is saved.
+
 Ctrl-C stops after the current run; a second Ctrl-C interrupts that run.
 Either way, dbrig sweep --resume DIR carries on from there.` + targetLong
 	sweepExample = `  dbrig sweep experiments/buffer-cache.yaml --dry-run
