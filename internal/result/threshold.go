@@ -78,6 +78,11 @@ func ParseThreshold(expr string, info workload.Info, txs []string) (Threshold, e
 		return Threshold{}, fmt.Errorf("unknown operator in %q (known: <, <=, >, >=)", rest)
 	}
 	t := Threshold{Expr: s, Op: thresholdOps[k]}
+	if _, ok := info.Metric(name); ok || name == ErrorsKey {
+		t.What = name
+	} else if err := t.splitTx(name, info, txs); err != nil {
+		return Threshold{}, err
+	}
 	value := rest[len(t.Op):]
 	m := limitRe.FindStringSubmatch(value)
 	if m == nil {
@@ -85,11 +90,6 @@ func ParseThreshold(expr string, info workload.Info, txs []string) (Threshold, e
 	}
 	t.Limit, _ = strconv.ParseFloat(m[1], 64)
 	t.Unit = m[2]
-	if _, ok := info.Metric(name); ok || name == ErrorsKey {
-		t.What = name
-	} else if err := t.splitTx(name, info, txs); err != nil {
-		return Threshold{}, err
-	}
 	return t, t.checkUnit()
 }
 

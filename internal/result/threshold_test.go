@@ -32,6 +32,7 @@ func TestParseThresholdRefusesInOneLine(t *testing.T) {
 		{"new_order.p95<5min", `unknown unit "min" for a latency`},
 		{"new_order.p95<-5ms", `want a number after <, got "-5ms"`},
 		{"nopm>fast", `want a number after >, got "fast"`},
+		{"nopn>fast", `unknown metric "nopn"`},
 		{"nopm>50k", `nopm is compared in its own unit: give a plain number, without "k"`},
 		{"errors<0.1", `want a share (0.1%) or a whole count of errors, got 0.1`},
 		{"errors<101%", `a share of errors is at most 100%`},
