@@ -136,6 +136,7 @@ func sweepPage(d *Doc) *page {
 	if n, _, ok := sweetSpot(s); ok {
 		notes = append(slices.Clone(notes), n)
 	}
+	notes = append(slices.Clone(notes), SweepSteadyLines(s)...)
 	if len(notes) > 0 {
 		p.Blocks = append(p.Blocks, block{Heading: "Notes", Notes: notes})
 	}
@@ -597,6 +598,8 @@ type pointsCols struct {
 	primary          result.MetricDef
 	resident, errors bool
 	explains         map[string]bool
+	// steady: some point's repetitions had their windows judged.
+	steady bool
 }
 
 func newPointsCols(s *result.Sweep) pointsCols {
@@ -604,6 +607,7 @@ func newPointsCols(s *result.Sweep) pointsCols {
 	for _, p := range s.Points {
 		c.resident = c.resident || len(p.Resident) > 0
 		c.errors = c.errors || len(p.Errors) > 0
+		c.steady = c.steady || len(p.Steady) > 0
 		for k := range p.Telemetry {
 			c.explains[k] = true
 		}
@@ -642,6 +646,9 @@ func (c pointsCols) head(s *result.Sweep) []string {
 	for _, e := range c.explained() {
 		h = append(h, "#"+strings.TrimSpace(e.Label+" "+e.Unit))
 	}
+	if c.steady {
+		h = append(h, "#steady")
+	}
 	if c.errors {
 		h = append(h, "errors")
 	}
@@ -674,6 +681,9 @@ func (c pointsCols) row(s *result.Sweep, i int, p result.SweepPoint) []cell {
 	}
 	for _, e := range c.explained() {
 		cells = append(cells, num(explainMean(p, e.Key)))
+	}
+	if c.steady {
+		cells = append(cells, steadyCell(p))
 	}
 	if c.errors {
 		cells = append(cells, cell{Text: strings.Join(p.Errors, "; "), Class: "bad"})
