@@ -70,17 +70,13 @@ func SweepSteadyLines(s *result.Sweep) []string {
 	judged, steady := 0, 0
 	var lines []string
 	for i, p := range s.Points {
+		j, k := countSteady(p.Steady)
+		judged, steady = judged+j, steady+k
 		for rep, st := range p.Steady {
-			if st == nil || st.Verdict == result.SteadyShort {
-				continue
+			if st != nil && st.Verdict != result.SteadyOK && st.Verdict != result.SteadyShort {
+				lines = append(lines, fmt.Sprintf("Point %d (%s), repetition %d: %s", i+1, paramsLabel(s.Varied, p.Params), rep+1,
+					strings.TrimPrefix(st.Line(), "Steady state: ")))
 			}
-			judged++
-			if st.Verdict == result.SteadyOK {
-				steady++
-				continue
-			}
-			lines = append(lines, fmt.Sprintf("Point %d (%s), repetition %d: %s", i+1, paramsLabel(s.Varied, p.Params), rep+1,
-				strings.TrimPrefix(st.Line(), "Steady state: ")))
 		}
 	}
 	if judged == 0 {
@@ -90,11 +86,9 @@ func SweepSteadyLines(s *result.Sweep) []string {
 	return append([]string{head}, lines...)
 }
 
-// steadyCell is a sweep point's count of steady windows among its
-// repetitions judged, "—" where none was.
-func steadyCell(p result.SweepPoint) cell {
-	judged, steady := 0, 0
-	for _, st := range p.Steady {
+// countSteady counts the repetitions MSER-5 judged, and those steady.
+func countSteady(sts []*result.Steady) (judged, steady int) {
+	for _, st := range sts {
 		if st == nil || st.Verdict == result.SteadyShort {
 			continue
 		}
@@ -103,6 +97,13 @@ func steadyCell(p result.SweepPoint) cell {
 			steady++
 		}
 	}
+	return judged, steady
+}
+
+// steadyCell is a sweep point's count of steady windows among its
+// repetitions judged, "—" where none was.
+func steadyCell(p result.SweepPoint) cell {
+	judged, steady := countSteady(p.Steady)
 	if judged == 0 {
 		return num("—")
 	}
