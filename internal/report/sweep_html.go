@@ -584,6 +584,9 @@ func pointsTable(s *result.Sweep) *table {
 	}
 	t := &table{Class: "wide", Head: heads(c.head(s)...),
 		Caption: fmt.Sprintf("Every point: its repetitions' mean of each metric with the 95%% confidence interval of the mean (Student's t), the mean of their %s p95 latencies, the %% change in %s over the baseline, and the means of what the host and the database did over the measured windows: the data disk's reads and read latency, the cache's misses and hit ratio.", tx, c.primary.Label)}
+	if c.steady {
+		t.Caption += " Steady: how many of the point's repetitions judged had a steady window, by MSER-5 (the runs that did not are in the notes)."
+	}
 	for i, p := range s.Points {
 		t.Rows = append(t.Rows, row{ID: fmt.Sprintf("point-%d", i), Cells: c.row(s, i, p)})
 	}
