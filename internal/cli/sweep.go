@@ -18,6 +18,7 @@ import (
 	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/experiment"
 	"github.com/dbrig/dbrig/internal/human"
+	"github.com/dbrig/dbrig/internal/report"
 	"github.com/dbrig/dbrig/internal/result"
 	"github.com/dbrig/dbrig/internal/runner"
 	"github.com/dbrig/dbrig/internal/workload"
@@ -446,6 +447,9 @@ func printResults(w io.Writer, sw *experiment.Sweep) {
 		fmt.Fprintf(tw, "%s\t%s\t\n", p95, gainText(sw, i))
 	}
 	tw.Flush()
+	for _, l := range report.SweepSteadyLines(doc) {
+		fmt.Fprintln(w, l)
+	}
 	for _, n := range doc.Notes {
 		fmt.Fprintln(w, "Note: "+n)
 	}

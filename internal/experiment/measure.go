@@ -109,6 +109,11 @@ func (r *run) file(pi, rep int, d *result.Document) (string, error) {
 	}
 	count(pt, d)
 	pointThresholds(pt, rep, d)
+	if st := d.SteadyState(); st != nil {
+		pt.Steady = append(pt.Steady, make([]*result.Steady, len(pt.Runs)-len(pt.Steady))...)
+		pt.Steady[rep-1] = st
+		fmt.Fprintf(r.o.Log, "point %d, repetition %d: %s\n", pi+1, rep, st.Line())
+	}
 	doc.Done++
 	result.Recompute(doc)
 	return rel, r.save()

@@ -45,6 +45,9 @@ func runPage(d *result.Document) *page {
 	if b, ok := seriesBlock(p, d); ok {
 		p.Blocks = append(p.Blocks, b)
 	}
+	if b, ok := steadyBlock(d); ok {
+		p.Blocks = append(p.Blocks, b)
+	}
 	if b, ok := latencySeriesBlock(p, d); ok {
 		p.Blocks = append(p.Blocks, b)
 	}
@@ -127,6 +130,7 @@ func seriesBlock(p *page, d *result.Document) (block, bool) {
 	// What happened to the server, so that the dip and the recovery
 	// around it show.
 	caption += faultMarks(d, plugins)
+	caption += steadyMarks(d, plugins)
 	if slices.ContainsFunc(d.Series, func(pt result.Point) bool { return pt.Errors > 0 }) {
 		e := seriesLine("errors per second", "#c0392b", errs)
 		e["yAxisID"] = "y1"

@@ -136,6 +136,7 @@ func sweepPage(d *Doc) *page {
 	if n, _, ok := sweetSpot(s); ok {
 		notes = append(slices.Clone(notes), n)
 	}
+	notes = append(slices.Clone(notes), SweepSteadyLines(s)...)
 	if len(notes) > 0 {
 		p.Blocks = append(p.Blocks, block{Heading: "Notes", Notes: notes})
 	}
@@ -586,6 +587,9 @@ func pointsTable(s *result.Sweep) *table {
 	}
 	t := &table{Class: "wide", Head: heads(c.head(s)...),
 		Caption: fmt.Sprintf("Every point: its repetitions' mean of each metric with the 95%% confidence interval of the mean (Student's t), the mean of their %s p95 latencies, the %% change in %s over the baseline, and the means of what the host and the database did over the measured windows: the data disk's reads and read latency, the cache's misses and hit ratio.", tx, c.primary.Label)}
+	if c.steady {
+		t.Caption += " Steady: how many of the point's repetitions judged had a steady window, by MSER-5 (the runs that did not are in the notes)."
+	}
 	for i, p := range s.Points {
 		t.Rows = append(t.Rows, row{ID: fmt.Sprintf("point-%d", i), Cells: c.row(s, i, p)})
 	}
@@ -600,6 +604,8 @@ type pointsCols struct {
 	primary          result.MetricDef
 	resident, errors bool
 	explains         map[string]bool
+	// steady: some point's repetitions had their windows judged.
+	steady bool
 }
 
 func newPointsCols(s *result.Sweep) pointsCols {
@@ -607,6 +613,7 @@ func newPointsCols(s *result.Sweep) pointsCols {
 	for _, p := range s.Points {
 		c.resident = c.resident || len(p.Resident) > 0
 		c.errors = c.errors || len(p.Errors) > 0
+		c.steady = c.steady || len(p.Steady) > 0
 		for k := range p.Telemetry {
 			c.explains[k] = true
 		}
@@ -645,6 +652,9 @@ func (c pointsCols) head(s *result.Sweep) []string {
 	for _, e := range c.explained() {
 		h = append(h, "#"+strings.TrimSpace(e.Label+" "+e.Unit))
 	}
+	if c.steady {
+		h = append(h, "#steady")
+	}
 	if c.errors {
 		h = append(h, "errors")
 	}
@@ -677,6 +687,9 @@ func (c pointsCols) row(s *result.Sweep, i int, p result.SweepPoint) []cell {
 	}
 	for _, e := range c.explained() {
 		cells = append(cells, num(explainMean(p, e.Key)))
+	}
+	if c.steady {
+		cells = append(cells, steadyCell(p))
 	}
 	if c.errors {
 		cells = append(cells, cell{Text: strings.Join(p.Errors, "; "), Class: "bad"})

@@ -42,6 +42,9 @@ func Text(w io.Writer, d *result.Document) {
 	for _, l := range d.Lines {
 		fmt.Fprintln(w, l)
 	}
+	if l := steadyLine(d); l != "" {
+		fmt.Fprintln(w, l)
+	}
 	if len(d.Audit) > 0 {
 		fmt.Fprintln(w, "Audit:")
 		for _, a := range d.Audit {

@@ -44,6 +44,7 @@ func merge(parts []partDoc, missing []int, o MergeOptions) (*Document, error) {
 	if err != nil {
 		return nil, err
 	}
+	d.Steady = steadyOf(d)
 	if err := d.summarize(parts, res, o); err != nil {
 		return nil, err
 	}

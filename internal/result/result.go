@@ -72,6 +72,9 @@ type Document struct {
 	// Notes say in words what happened to the server: outages, its loss,
 	// stalls.
 	Notes []string `json:"notes,omitempty"`
+	// Steady is whether the window's throughput had settled (steady.go);
+	// absent in older documents, whose SteadyState computes it.
+	Steady *Steady `json:"steady_state,omitempty"`
 	// Sessions is a pooled run's sessions (--connections); absent in a
 	// run with a session per virtual user, and in older documents.
 	Sessions *Sessions `json:"sessions,omitempty"`
@@ -280,6 +283,7 @@ func FromRun(run Run) (*Document, error) {
 		}
 		d.Series = append(d.Series, pt)
 	}
+	d.Steady = steadyOf(d)
 	if err := d.part(run); err != nil {
 		return nil, err
 	}

@@ -64,6 +64,9 @@ type SweepPoint struct {
 	// busy, storage reads and latency, cache hits), by telemetry.Explains
 	// key; a repetition without a figure has none in the list.
 	Telemetry map[string][]float64 `json:"telemetry,omitempty"`
+	// Steady is each repetition's steady state, by repetition as Runs
+	// (null where not run, or nothing to judge); absent in older sweeps.
+	Steady []*Steady `json:"steady_state,omitempty"`
 	// Stats and Gains are per metric key.
 	Stats map[string]*Stats `json:"stats,omitempty"`
 	Gains map[string]*Gain  `json:"gains,omitempty"`
