@@ -3,6 +3,7 @@ package dvdstore
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/dbrig/dbrig/internal/dbtarget"
@@ -88,6 +89,11 @@ type reportRun struct {
 	win   window
 	seed  uint64
 	mode  string
+	// data is the build the reports read, which the kept table records.
+	data meta
+
+	mu  sync.Mutex
+	vus []*reportVU
 }
 
 func (w *reports) Open(ctx context.Context, t dbtarget.Target) (workload.Run, error) {
@@ -102,17 +108,21 @@ func (w *reports) Open(ctx context.Context, t dbtarget.Target) (workload.Run, er
 	if mode == workload.ModeProcs {
 		query = o.SQL.Get("call:report")
 	}
-	return &reportRun{t: t, query: query, win: windowOf(latest(m.seed, m.scale)), seed: workload.RunSeed(), mode: mode}, nil
+	return &reportRun{t: t, query: query, win: windowOf(latest(m.seed, m.scale)), seed: workload.RunSeed(), mode: mode, data: m}, nil
 }
 
 func (r *reportRun) TxNames() []string    { return reportTx }
 func (r *reportRun) TallyNames() []string { return nil }
 
 func (r *reportRun) NewVU(ctx context.Context, id int) (driver.VU, error) {
-	v := &reportVU{Conn: workload.Conn{T: r.t}, run: r, r: workload.NewRand(workload.Mix(r.seed, uint64(id)), 0xD53)}
+	v := &reportVU{Conn: workload.Conn{T: r.t}, run: r, r: workload.NewRand(workload.Mix(r.seed, uint64(id)), 0xD53),
+		answers: make([]answer, len(categories)+1)}
 	if err := v.Reconnect(ctx); err != nil {
 		return nil, err
 	}
+	r.mu.Lock()
+	r.vus = append(r.vus, v)
+	r.mu.Unlock()
 	return v, nil
 }
 
@@ -149,7 +159,37 @@ func (r *reportRun) Summarize(res *driver.Result, _, _ workload.Mark) workload.S
 			mean, float64(tx.Hist.Min())/1000, float64(tx.Hist.ValueAtQuantile(95))/1000, float64(tx.Hist.Max())/1000,
 			r.win.anchor.Format(time.DateOnly), r.win.month.Format(time.DateOnly), r.win.quarter.Format(time.DateOnly), r.win.half.Format(time.DateOnly)))
 	}
+	if t := r.sales(); len(t.Rows) > 0 {
+		s.Extra = map[string]any{salesKey: t}
+		s.Lines = append(s.Lines, t.lines()...)
+	}
 	return s
+}
+
+// sales is the table of every virtual user's answers, over the whole
+// run: the totals do not depend on when they were asked. Where virtual
+// users disagree, the lowest id's answer is kept and the others count as
+// differing.
+func (r *reportRun) sales() *salesTable {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	all := make([]answer, len(categories)+1)
+	for _, v := range r.vus {
+		for cat, a := range v.answers {
+			k := &all[cat]
+			switch {
+			case a.n == 0:
+			case k.n == 0:
+				*k = a
+			case a.cents == k.cents:
+				k.n += a.n
+				k.differ += a.differ
+			default:
+				k.differ += a.n + a.differ
+			}
+		}
+	}
+	return newSalesTable(r.win, r.data, all)
 }
 
 func (r *reportRun) Close() error { return nil }
@@ -162,6 +202,8 @@ type reportVU struct {
 	cat int
 	// sales are the last request's month, quarter and half-year.
 	sales [3]float64
+	// answers are this user's answers by category (index 1 to 16).
+	answers []answer
 }
 
 func (v *reportVU) Next() int {
@@ -171,5 +213,9 @@ func (v *reportVU) Next() int {
 
 func (v *reportVU) Run(ctx context.Context, _ int, _ driver.Tally) error {
 	w := v.run.win
-	return v.S.QueryRow(ctx, v.run.query, v.cat, w.month, w.quarter, w.half, w.anchor).Scan(&v.sales[0], &v.sales[1], &v.sales[2])
+	err := v.S.QueryRow(ctx, v.run.query, v.cat, w.month, w.quarter, w.half, w.anchor).Scan(&v.sales[0], &v.sales[1], &v.sales[2])
+	if err == nil {
+		v.answers[v.cat].add(v.sales)
+	}
+	return err
 }
