@@ -49,11 +49,16 @@ func newCheck() *cobra.Command {
 				}
 				defer t.Close()
 				out := c.OutOrStdout()
-				ok, err := ch.Check(ctx, t, out)
-				if err == nil && doc != nil {
-					var kept bool
-					kept, err = rc.CheckResult(ctx, t, doc.Extra, out)
-					ok = ok && kept
+				// The kept answers go first: a document that cannot be
+				// checked is refused before anything prints.
+				ok := true
+				if doc != nil {
+					ok, err = rc.CheckResult(ctx, t, doc.Extra, out)
+				}
+				if err == nil {
+					var held bool
+					held, err = ch.Check(ctx, t, out)
+					ok = ok && held
 				}
 				if errors.Is(err, workload.ErrNoSchema) {
 					return noSchema(w, t)
