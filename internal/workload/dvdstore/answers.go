@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dbrig/dbrig/internal/driver"
 	"github.com/dbrig/dbrig/internal/human"
 )
 
@@ -21,28 +22,35 @@ const salesKey = "category_sales"
 // salesVersion is the kept table's layout: a reader refuses another.
 const salesVersion = 1
 
-// salesWindows names the three totals of a report, in its columns' order.
-var salesWindows = [3]string{"month", "quarter", "half-year"}
+// salesWindows names the three totals of a report, in its columns' order,
+// and salesColumns the same as the tallies and the document name them.
+var (
+	salesWindows = [3]string{"month", "quarter", "half-year"}
+	salesColumns = [3]string{"month", "quarter", "half_year"}
+)
 
-// answer is what one category's reports said during a run: its totals in
-// cents, how many requests said so, and how many said something else.
-type answer struct {
-	cents     [3]int64
-	n, differ int64
-}
+// The tally slots of a report run: for each category its answers and
+// the sums of their three totals in cents, then the answers that differed
+// from their virtual user's first for the category. Kept as tallies, the
+// answers of a run's parts add up in a merge as a single run's do.
+const (
+	perCategory = 4
+	tDiffered   = perCategory * 16
+)
 
-// add counts one request's totals against the first request's.
-func (a *answer) add(sales [3]float64) {
-	c := toCents(sales)
-	switch {
-	case a.n == 0 && a.differ == 0:
-		a.cents, a.n = c, 1
-	case c == a.cents:
-		a.n++
-	default:
-		a.differ++
+// salesSlot is category cat's slot k: 0 its answers, 1 to 3 its totals.
+func salesSlot(cat, k int) int { return (cat-1)*perCategory + k }
+
+var reportTallies = func() []string {
+	names := make([]string, 0, tDiffered+1)
+	for cat := 1; cat <= len(categories); cat++ {
+		names = append(names, fmt.Sprintf("category_%d_answers", cat))
+		for _, w := range salesColumns {
+			names = append(names, fmt.Sprintf("category_%d_%s_cents", cat, w))
+		}
 	}
-}
+	return append(names, "category_answers_differed")
+}()
 
 func toCents(sales [3]float64) [3]int64 {
 	var c [3]int64
@@ -60,6 +68,9 @@ type salesTable struct {
 	Window  salesWindow `json:"window"`
 	Data    salesData   `json:"data"`
 	Rows    []salesRow  `json:"rows"`
+	// Differed counts the answers that differed from others for their
+	// category: 0 unless the data changed during the run.
+	Differed int64 `json:"differed,omitempty"`
 	// Checksum covers the window and every row's totals in cents, in
 	// category order; two runs that asked every category compare by it.
 	Checksum string `json:"checksum"`
@@ -85,10 +96,9 @@ type salesData struct {
 	Orders         int64  `json:"orders"`
 }
 
-// salesRow is one category's report: its totals, how many requests gave
-// them, how many gave other totals (0 unless the data changed during the
-// run), and a checksum of the window and the totals in cents, which is
-// the same in every run on the same data.
+// salesRow is one category's report: its totals, how many requests in
+// the window gave them, and a checksum of the window and the totals in
+// cents, which is the same in every run on the same data.
 type salesRow struct {
 	Category int     `json:"category"`
 	Name     string  `json:"name"`
@@ -96,26 +106,35 @@ type salesRow struct {
 	Quarter  float64 `json:"quarter"`
 	Half     float64 `json:"half_year"`
 	Answers  int64   `json:"answers"`
-	Differed int64   `json:"differed,omitempty"`
 	Checksum string  `json:"checksum"`
 }
 
 func (r salesRow) cents() [3]int64 { return toCents([3]float64{r.Month, r.Quarter, r.Half}) }
 
-// newSalesTable makes the table of the answers by category (index 1 to
-// 16; a category never asked has no row).
-func newSalesTable(win window, m meta, answers []answer) *salesTable {
+// newSalesTable makes the table of a run's tallied answers (a category
+// never asked in the window has no row). A category's totals are the
+// means of its answers, which are all the same unless the data changed:
+// a mean that is not a whole number of cents counts as differing too.
+func newSalesTable(win window, m meta, tally driver.Tally) *salesTable {
 	t := &salesTable{Version: salesVersion, Window: salesWindow{
 		Half: day(win.half), Quarter: day(win.quarter), Month: day(win.month), Anchor: day(win.anchor)},
 		Data: salesData{Seed: strconv.FormatUint(m.seed, 10), Customers: m.scale.Customers, Products: m.scale.Products,
-			OrdersPerMonth: m.scale.OrdersPerMonth, Orders: m.scale.Orders()}}
-	for cat, a := range answers {
-		if a.n == 0 {
+			OrdersPerMonth: m.scale.OrdersPerMonth, Orders: m.scale.Orders()},
+		Differed: tally[tDiffered]}
+	for cat := 1; cat <= len(categories); cat++ {
+		n := tally[salesSlot(cat, 0)]
+		if n == 0 {
 			continue
 		}
-		t.Rows = append(t.Rows, salesRow{Category: cat, Name: categories[cat-1],
-			Month: float64(a.cents[0]) / 100, Quarter: float64(a.cents[1]) / 100, Half: float64(a.cents[2]) / 100,
-			Answers: a.n, Differed: a.differ})
+		var c [3]float64
+		for k := range c {
+			sum := tally[salesSlot(cat, k+1)]
+			if sum%n != 0 {
+				t.Differed++
+			}
+			c[k] = float64(sum/n) / 100
+		}
+		t.Rows = append(t.Rows, salesRow{Category: cat, Name: categories[cat-1], Month: c[0], Quarter: c[1], Half: c[2], Answers: n})
 	}
 	t.seal()
 	return t
@@ -151,18 +170,16 @@ func (t *salesTable) lines() []string {
 	w := t.Window
 	out := []string{fmt.Sprintf("Category sales to %s, from %s (month), %s (quarter), %s (half-year); checksum %s:",
 		w.Anchor, w.Month, w.Quarter, w.Half, t.Checksum)}
-	var differed int64
 	for _, r := range t.Rows {
 		c := r.cents()
 		out = append(out, fmt.Sprintf("  %2d %-12s %14s %14s %14s  %s", r.Category, r.Name,
 			money(c[0]), money(c[1]), money(c[2]), r.Checksum))
-		differed += r.Differed
 	}
 	if n := len(categories) - len(t.Rows); n > 0 {
-		out = append(out, fmt.Sprintf("  %d categories never asked", n))
+		out = append(out, fmt.Sprintf("  %d categories never asked in the window", n))
 	}
-	if differed > 0 {
-		out = append(out, fmt.Sprintf("  %d answers differed from their category's first: the data changed during the run", differed))
+	if t.Differed > 0 {
+		out = append(out, fmt.Sprintf("  %d answers differed from others for their category: the data changed during the run", t.Differed))
 	}
 	return out
 }
