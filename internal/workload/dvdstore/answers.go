@@ -109,6 +109,12 @@ type salesRow struct {
 	Checksum string  `json:"checksum"`
 }
 
+// dataOf is the build m as the table records it.
+func dataOf(m meta) salesData {
+	return salesData{Seed: strconv.FormatUint(m.seed, 10), Customers: m.scale.Customers, Products: m.scale.Products,
+		OrdersPerMonth: m.scale.OrdersPerMonth, Orders: m.scale.Orders()}
+}
+
 func (r salesRow) cents() [3]int64 { return toCents([3]float64{r.Month, r.Quarter, r.Half}) }
 
 // newSalesTable makes the table of a run's tallied answers (a category
@@ -118,9 +124,7 @@ func (r salesRow) cents() [3]int64 { return toCents([3]float64{r.Month, r.Quarte
 func newSalesTable(win window, m meta, tally driver.Tally) *salesTable {
 	t := &salesTable{Version: salesVersion, Window: salesWindow{
 		Half: day(win.half), Quarter: day(win.quarter), Month: day(win.month), Anchor: day(win.anchor)},
-		Data: salesData{Seed: strconv.FormatUint(m.seed, 10), Customers: m.scale.Customers, Products: m.scale.Products,
-			OrdersPerMonth: m.scale.OrdersPerMonth, Orders: m.scale.Orders()},
-		Differed: tally[tDiffered]}
+		Data: dataOf(m), Differed: tally[tDiffered]}
 	for cat := 1; cat <= len(categories); cat++ {
 		n := tally[salesSlot(cat, 0)]
 		if n == 0 {

@@ -4,12 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strconv"
 	"time"
 
 	"github.com/dbrig/dbrig/internal/dbtarget"
 	"github.com/dbrig/dbrig/internal/exitcode"
-	"github.com/dbrig/dbrig/internal/workload"
 )
 
 // CheckResult compares the category-sales answers a dvd-reports run kept
@@ -30,17 +28,12 @@ func (w *dvdstore) CheckResult(ctx context.Context, t dbtarget.Target, extra map
 	if err != nil {
 		return false, exitcode.Userf("the result's %s window: %v", salesKey, err)
 	}
-	q, err := sqlFor(t, "answers.sql")
-	if err != nil {
-		return false, err
-	}
-	b, err := workload.OpenBuilt(ctx, t, sqlFiles, readMeta)
+	q, b, err := openBuilt(ctx, t, "answers.sql")
 	if err != nil {
 		return false, err
 	}
 	defer b.Close()
-	if built := (salesData{Seed: strconv.FormatUint(b.Meta.seed, 10), Customers: b.Meta.scale.Customers,
-		Products: b.Meta.scale.Products, OrdersPerMonth: b.Meta.scale.OrdersPerMonth, Orders: b.Meta.scale.Orders()}); built != tab.Data {
+	if built := dataOf(b.Meta); built != tab.Data {
 		return false, exitcode.Userf("the result's reports read a build of seed %s with %d customers, %d products and %d orders; this target's has seed %s, %d, %d and %d: check it against the target it ran on",
 			tab.Data.Seed, tab.Data.Customers, tab.Data.Products, tab.Data.Orders, built.Seed, built.Customers, built.Products, built.Orders)
 	}
