@@ -80,13 +80,20 @@ func (w *dvdstore) Drop(ctx context.Context, t dbtarget.Target) error {
 	return record.Drop(ctx, t, q, nil)
 }
 
-// Check runs the conditions that hold after a build and after any run.
-func (w *dvdstore) Check(ctx context.Context, t dbtarget.Target, out io.Writer) (bool, error) {
-	conds, err := sqlFor(t, "check.sql")
+// openBuilt loads the statements of file and opens a session on t's
+// build, for a check.
+func openBuilt(ctx context.Context, t dbtarget.Target, file string) (workload.SQLFile, *workload.Built[meta], error) {
+	q, err := sqlFor(t, file)
 	if err != nil {
-		return false, err
+		return q, nil, err
 	}
 	b, err := workload.OpenBuilt(ctx, t, sqlFiles, readMeta)
+	return q, b, err
+}
+
+// Check runs the conditions that hold after a build and after any run.
+func (w *dvdstore) Check(ctx context.Context, t dbtarget.Target, out io.Writer) (bool, error) {
+	conds, b, err := openBuilt(ctx, t, "check.sql")
 	if err != nil {
 		return false, err
 	}

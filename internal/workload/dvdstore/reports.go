@@ -3,6 +3,7 @@ package dvdstore
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/dbrig/dbrig/internal/dbtarget"
@@ -88,6 +89,8 @@ type reportRun struct {
 	win   window
 	seed  uint64
 	mode  string
+	// data is the build the reports read, which the kept table records.
+	data meta
 }
 
 func (w *reports) Open(ctx context.Context, t dbtarget.Target) (workload.Run, error) {
@@ -102,22 +105,59 @@ func (w *reports) Open(ctx context.Context, t dbtarget.Target) (workload.Run, er
 	if mode == workload.ModeProcs {
 		query = o.SQL.Get("call:report")
 	}
-	return &reportRun{t: t, query: query, win: windowOf(latest(m.seed, m.scale)), seed: workload.RunSeed(), mode: mode}, nil
+	return &reportRun{t: t, query: query, win: windowOf(latest(m.seed, m.scale)), seed: workload.RunSeed(), mode: mode, data: m}, nil
+}
+
+// rand is virtual user id's stream of categories.
+func (r *reportRun) rand(id int) *workload.Rand {
+	return workload.NewRand(workload.Mix(r.seed, uint64(id)), 0xD53)
 }
 
 func (r *reportRun) TxNames() []string    { return reportTx }
-func (r *reportRun) TallyNames() []string { return nil }
+func (r *reportRun) TallyNames() []string { return reportTallies }
 
 func (r *reportRun) NewVU(ctx context.Context, id int) (driver.VU, error) {
-	v := &reportVU{Conn: workload.Conn{T: r.t}, run: r, r: workload.NewRand(workload.Mix(r.seed, uint64(id)), 0xD53)}
+	v := &reportVU{Conn: workload.Conn{T: r.t}, run: r, r: r.rand(id), first: make([][3]int64, len(categories)+1)}
 	if err := v.Reconnect(ctx); err != nil {
 		return nil, err
 	}
 	return v, nil
 }
 
+// Config holds, besides the run's own options, the build the reports
+// read, so that a merge can make the kept table again.
 func (r *reportRun) Config() map[string]any {
-	return map[string]any{"mode": r.mode, "anchor": r.win.anchor.Format(time.DateOnly), "seed": r.seed}
+	m := r.data
+	return map[string]any{"mode": r.mode, "anchor": day(r.win.anchor), "seed": r.seed,
+		"data_seed": strconv.FormatUint(m.seed, 10), "customers": m.scale.Customers, "products": m.scale.Products,
+		"orders_per_month": m.scale.OrdersPerMonth}
+}
+
+var _ workload.Seeded = (*reportRun)(nil)
+
+func (r *reportRun) Seed() uint64 { return r.seed }
+
+// Reseed sets the seed of the categories' draws, the run's only one.
+func (r *reportRun) Reseed(seed uint64) { r.seed = seed }
+
+var _ workload.Resummarizer = (*reports)(nil)
+
+// Resummarize summarizes f with a report run rebuilt from its config:
+// the window and the build, which the kept table records.
+func (w *reports) Resummarize(f workload.Figures) (workload.Summary, error) {
+	c := workload.ReadConfig(f.Config)
+	r := &reportRun{mode: c.String("mode"), seed: uint64(c.Int("seed")),
+		data: meta{scale: scale{Customers: int64(c.Int("customers")), Products: int64(c.Int("products")),
+			OrdersPerMonth: int64(c.Int("orders_per_month"))}}}
+	anchor, err := time.Parse(time.DateOnly, c.String("anchor"))
+	if c.Err() == nil && err != nil {
+		return workload.Summary{}, fmt.Errorf("config anchor: %w", err)
+	}
+	r.win = windowOf(anchor)
+	if r.data.seed, err = strconv.ParseUint(c.String("data_seed"), 10, 64); c.Err() == nil && err != nil {
+		return workload.Summary{}, fmt.Errorf("config data_seed: %w", err)
+	}
+	return workload.Resummarize(r, f, c)
 }
 
 // Mark reads the target's own counters; the reports write nothing to count.
@@ -149,6 +189,10 @@ func (r *reportRun) Summarize(res *driver.Result, _, _ workload.Mark) workload.S
 			mean, float64(tx.Hist.Min())/1000, float64(tx.Hist.ValueAtQuantile(95))/1000, float64(tx.Hist.Max())/1000,
 			r.win.anchor.Format(time.DateOnly), r.win.month.Format(time.DateOnly), r.win.quarter.Format(time.DateOnly), r.win.half.Format(time.DateOnly)))
 	}
+	if t := newSalesTable(r.win, r.data, res.Tally); len(t.Rows) > 0 {
+		s.Extra = map[string]any{salesKey: t}
+		s.Lines = append(s.Lines, t.lines()...)
+	}
 	return s
 }
 
@@ -162,6 +206,9 @@ type reportVU struct {
 	cat int
 	// sales are the last request's month, quarter and half-year.
 	sales [3]float64
+	// first is this user's first answer by category (index 1 to 16), in
+	// cents, which the others should repeat.
+	first [][3]int64
 }
 
 func (v *reportVU) Next() int {
@@ -169,7 +216,21 @@ func (v *reportVU) Next() int {
 	return 0
 }
 
-func (v *reportVU) Run(ctx context.Context, _ int, _ driver.Tally) error {
+func (v *reportVU) Run(ctx context.Context, _ int, tally driver.Tally) error {
 	w := v.run.win
-	return v.S.QueryRow(ctx, v.run.query, v.cat, w.month, w.quarter, w.half, w.anchor).Scan(&v.sales[0], &v.sales[1], &v.sales[2])
+	if err := v.S.QueryRow(ctx, v.run.query, v.cat, w.month, w.quarter, w.half, w.anchor).Scan(&v.sales[0], &v.sales[1], &v.sales[2]); err != nil {
+		return err
+	}
+	c := toCents(v.sales)
+	tally[salesSlot(v.cat, 0)]++
+	for k, cents := range c {
+		tally[salesSlot(v.cat, k+1)] += cents
+	}
+	switch first := &v.first[v.cat]; {
+	case *first == [3]int64{}:
+		*first = c
+	case *first != c:
+		tally[tDiffered]++
+	}
+	return nil
 }

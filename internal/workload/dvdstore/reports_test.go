@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/dbrig/dbrig/internal/dbtarget"
+	"github.com/dbrig/dbrig/internal/driver"
 	"github.com/dbrig/dbrig/internal/server/postgres/pgtest"
 	"github.com/dbrig/dbrig/internal/workload"
 )
@@ -70,7 +71,7 @@ func testReports(t *testing.T, url string, modes ...string) {
 		v := vu.(*reportVU)
 		for c := 1; c <= len(categories); c++ {
 			v.cat = c
-			if err := v.Run(ctx, 0, nil); err != nil {
+			if err := v.Run(ctx, 0, make(driver.Tally, len(reportTallies))); err != nil {
 				t.Fatalf("%s: category %d: %v", mode, c, err)
 			}
 			for k, name := range []string{"month", "quarter", "half-year"} {

@@ -114,11 +114,25 @@ func Resummarizes(t testing.TB, w workload.Resummarizer, d *result.Document) {
 	if !slices.Equal(audit, d.Audit) {
 		t.Errorf("resummarized audit %+v, the document holds %+v", audit, d.Audit)
 	}
-	got, err1 := json.Marshal(s.Extra)
+	got, err1 := asRead(s.Extra)
 	want, err2 := json.Marshal(d.Extra)
 	if err1 != nil || err2 != nil || string(got) != string(want) {
 		t.Errorf("resummarized extra %s, the document holds %s (%v, %v)", got, want, err1, err2)
 	}
+}
+
+// asRead is v's JSON as a document read back holds it: a struct's fields
+// become a map's keys, which JSON writes sorted.
+func asRead(v any) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var read any
+	if err := json.Unmarshal(b, &read); err != nil {
+		return nil, err
+	}
+	return json.Marshal(read)
 }
 
 // samePtr says a and b are both unknown, or both the same figure.
