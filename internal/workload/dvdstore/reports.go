@@ -48,6 +48,15 @@ func (w *reports) Info() workload.Info {
 	}
 }
 
+// Examples are the run command's examples, the reports' own rather than
+// the dvd-store ones its embedded dvdstore would give.
+func (w *reports) Examples() []string {
+	return []string{
+		"dbrig run dvd-reports --vus 2 --duration 1m",
+		"dbrig run dvd-reports --target postgres://bench@localhost/bench --vus 4 --json reports.json   # then: dbrig check dvd-reports --result reports.json",
+	}
+}
+
 func (w *reports) RunFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&w.mode, "mode", w.mode, `"procs" (one stored-function call per request) or "sql" (a client statement); default procs where the database has stored routines`)
 }
