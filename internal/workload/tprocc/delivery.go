@@ -2,6 +2,9 @@ package tprocc
 
 import (
 	"context"
+	"fmt"
+	"math"
+	"time"
 
 	"github.com/dbrig/dbrig/internal/dbtarget"
 	"github.com/dbrig/dbrig/internal/driver"
@@ -15,6 +18,12 @@ type deliveryInput struct {
 	// Each district's order delivered, its customer and its lines' sum.
 	order, customer [districtsPerWH]int
 	sum             [districtsPerWH]float64
+	// The districts with an order, their orders, their customers and their
+	// sums in cents, as a dialect's set forms take them.
+	ds, orders, customers, cents []int32
+	// row, c and amount are what a set read's row holds.
+	row, c int
+	amount float64
 }
 
 func (v *session) genDelivery(tm *terminal) {
@@ -51,7 +60,52 @@ func (v *session) deliverySQL(ctx context.Context, _ driver.Tally) error {
 		}
 	}
 
+	if q.dlOrders.q != "" {
+		b = v.queueDeliverySets(b[:0], found, date)
+	} else {
+		b = v.queueDeliveries(b[:0], found, date)
+	}
+	if err := v.send(ctx, b); err != nil {
+		return err
+	}
+	if q.dlOrders.q != "" {
+		for _, d := range in.ds {
+			if in.customer[d-1] == 0 {
+				return v.abort(ctx, fmt.Errorf("no order %d in district %d of warehouse %d", in.order[d-1], d, in.w))
+			}
+		}
+	}
+
 	b = b[:0]
+	in.delivered = 0
+	in.customers, in.cents = in.customers[:0], in.cents[:0]
+	for d := 1; d <= districtsPerWH; d++ {
+		if !found[d-1] {
+			continue
+		}
+		in.delivered++
+		if q.dlCustomers == "" {
+			b = append(b, dbtarget.Query{SQL: q.dlCustomer, Args: []any{in.w, d, in.customer[d-1], cents(in.sum[d-1])}})
+			continue
+		}
+		in.customers = append(in.customers, int32(in.customer[d-1]))
+		in.cents = append(in.cents, int32(math.Round(in.sum[d-1]*100)))
+	}
+	if q.dlCustomers != "" && in.delivered > 0 {
+		b = append(b, dbtarget.Query{SQL: q.dlCustomers, Args: []any{in.w, in.ds, in.customers, in.cents}})
+	}
+	b = append(b, dbtarget.Query{SQL: q.commit})
+	if err := v.send(ctx, b); err != nil {
+		return err
+	}
+	v.batch = b
+	return nil
+}
+
+// queueDeliveries adds, for each district found with an order, the
+// order's update and its lines', to batch b.
+func (v *session) queueDeliveries(b []dbtarget.Query, found [districtsPerWH]bool, date time.Time) []dbtarget.Query {
+	in, q := &v.dl, &v.q
 	for d := 1; d <= districtsPerWH; d++ {
 		if !found[d-1] {
 			continue
@@ -70,23 +124,58 @@ func (v *session) deliverySQL(ctx context.Context, _ driver.Tally) error {
 			b = append(b, dbtarget.Query{SQL: q.dlLines.write, Args: lines})
 		}
 	}
-	if err := v.send(ctx, b); err != nil {
-		return err
-	}
+	return b
+}
 
-	b = b[:0]
-	in.delivered = 0
+// queueDeliverySets adds the orders' update and their lines', each one
+// statement for every district found with an order, to batch b. A
+// district's customer stays 0 if its order was not read.
+func (v *session) queueDeliverySets(b []dbtarget.Query, found [districtsPerWH]bool, date time.Time) []dbtarget.Query {
+	in, q := &v.dl, &v.q
+	in.ds, in.orders = in.ds[:0], in.orders[:0]
 	for d := 1; d <= districtsPerWH; d++ {
+		in.customer[d-1], in.sum[d-1] = 0, 0
 		if found[d-1] {
-			b = append(b, dbtarget.Query{SQL: q.dlCustomer, Args: []any{in.w, d, in.customer[d-1], cents(in.sum[d-1])}})
-			in.delivered++
+			in.ds = append(in.ds, int32(d))
+			in.orders = append(in.orders, int32(in.order[d-1]))
 		}
 	}
-	b = append(b, dbtarget.Query{SQL: q.commit})
-	if err := v.send(ctx, b); err != nil {
+	if len(in.ds) == 0 {
+		return b
+	}
+	args := []any{in.w, in.ds, in.orders, in.carrier, date}
+	return append(b,
+		dbtarget.Query{SQL: q.dlOrders.q, Args: args, Each: v.deliveredOrder},
+		dbtarget.Query{SQL: q.dlOrders.write, Args: args},
+		dbtarget.Query{SQL: q.dlOrderLines.q, Args: args, Each: v.deliveredLine},
+		dbtarget.Query{SQL: q.dlOrderLines.write, Args: args})
+}
+
+// deliveredOrder takes a row of the orders' set read: its district's
+// customer.
+func (v *session) deliveredOrder(r dbtarget.Row) error {
+	in := &v.dl
+	if err := r.Scan(&in.row, &in.c); err != nil {
 		return err
 	}
-	v.batch = b
+	if in.row < 1 || in.row > districtsPerWH {
+		return fmt.Errorf("the orders' read returned district %d", in.row)
+	}
+	in.customer[in.row-1] = in.c
+	return nil
+}
+
+// deliveredLine takes a row of the lines' set read: its amount, added to
+// its district's sum.
+func (v *session) deliveredLine(r dbtarget.Row) error {
+	in := &v.dl
+	if err := r.Scan(&in.row, &in.amount); err != nil {
+		return err
+	}
+	if in.row < 1 || in.row > districtsPerWH {
+		return fmt.Errorf("the lines' read returned district %d", in.row)
+	}
+	in.sum[in.row-1] += in.amount
 	return nil
 }
 
