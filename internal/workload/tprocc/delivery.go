@@ -35,8 +35,11 @@ func (v *session) genDelivery(tm *terminal) {
 // undelivered order of each district, in one database transaction, in
 // three batches, each one round trip where the target pipelines them:
 // every district's oldest new order; those orders and their lines; the
-// customers and the commit. A district whose delete found nothing is
-// looked at again alone, to tell a lost race from an empty district.
+// customers and the commit. Where the dialect has set forms (dl_orders,
+// dl_order_lines, dl_customers), the orders, their lines and the customers
+// are each one statement for every district. A district whose delete found
+// nothing is looked at again alone, to tell a lost race from an empty
+// district.
 func (v *session) deliverySQL(ctx context.Context, _ driver.Tally) error {
 	in, q := &v.dl, &v.q
 	date := now()
@@ -155,28 +158,34 @@ func (v *session) queueDeliverySets(b []dbtarget.Query, found [districtsPerWH]bo
 // customer.
 func (v *session) deliveredOrder(r dbtarget.Row) error {
 	in := &v.dl
-	if err := r.Scan(&in.row, &in.c); err != nil {
-		return err
+	i, err := in.district(r, &in.c)
+	if err == nil {
+		in.customer[i] = in.c
 	}
-	if in.row < 1 || in.row > districtsPerWH {
-		return fmt.Errorf("the orders' read returned district %d", in.row)
-	}
-	in.customer[in.row-1] = in.c
-	return nil
+	return err
 }
 
 // deliveredLine takes a row of the lines' set read: its amount, added to
 // its district's sum.
 func (v *session) deliveredLine(r dbtarget.Row) error {
 	in := &v.dl
-	if err := r.Scan(&in.row, &in.amount); err != nil {
-		return err
+	i, err := in.district(r, &in.amount)
+	if err == nil {
+		in.sum[i] += in.amount
+	}
+	return err
+}
+
+// district scans a set read's row, its district and one column into dest,
+// and returns the district's index.
+func (in *deliveryInput) district(r dbtarget.Row, dest any) (int, error) {
+	if err := r.Scan(&in.row, dest); err != nil {
+		return 0, err
 	}
 	if in.row < 1 || in.row > districtsPerWH {
-		return fmt.Errorf("the lines' read returned district %d", in.row)
+		return 0, fmt.Errorf("a set read returned district %d", in.row)
 	}
-	in.sum[in.row-1] += in.amount
-	return nil
+	return in.row - 1, nil
 }
 
 // takeNewOrder deletes the district's oldest new order and returns its

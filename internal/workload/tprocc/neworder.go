@@ -81,9 +81,11 @@ func (in *newOrderInput) lists() {
 // newOrderSQL is clause 2.4.2 as statements from the client, in three
 // batches, each one round trip where the target pipelines them: the
 // district and the customer; the order, its new-order row and each
-// line's item and stock; the order lines and the commit. No statement
-// needs the result of another in its own batch. An unused item is found
-// as the clause finds it, with every line's work done before the rollback.
+// line's item and stock; the order lines and the commit. Where the dialect
+// has set forms (no_items, no_stocks, no_lines), each of those is one
+// statement for all the lines rather than one a line. No statement needs
+// the result of another in its own batch. An unused item is found as the
+// clause finds it, with every line's work done before the rollback.
 func (v *session) newOrderSQL(ctx context.Context, t driver.Tally) error {
 	in, q := &v.no, &v.q
 	entry := now()
