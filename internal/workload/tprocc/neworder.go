@@ -16,8 +16,17 @@ type newOrderInput struct {
 	lines    []orderLineInput
 	remote   int  // lines supplied by another warehouse
 	rollback bool // the last line asks for the unused item
-	// The lines as the routine takes them.
+	// The lines as the routine, or a dialect's set reads, take them.
 	items, supplyW, qty []int32
+	// found says, for line i, whether its item (2i) and its stock (2i+1)
+	// were read.
+	found []bool
+	// row is the line a set read's row answers, 1-based, and price its
+	// item's price; itemRow and stockRow read those rows.
+	row               int
+	price             float64
+	dist              string
+	itemRow, stockRow func(dbtarget.Row) error
 	// total is the order's total amount, as the terminal would show it.
 	total float64
 }
@@ -53,22 +62,30 @@ func (v *session) genNewOrder(tm *terminal) {
 	slices.SortFunc(in.lines, func(a, b orderLineInput) int {
 		return cmp.Or(cmp.Compare(a.item, b.item), cmp.Compare(a.supplyW, b.supplyW))
 	})
-	if v.procs {
-		in.items, in.supplyW, in.qty = in.items[:0], in.supplyW[:0], in.qty[:0]
-		for _, l := range in.lines {
-			in.items = append(in.items, int32(l.item))
-			in.supplyW = append(in.supplyW, int32(l.supplyW))
-			in.qty = append(in.qty, int32(l.qty))
-		}
+	if v.procs || v.q.noItems != "" {
+		in.lists()
+	}
+}
+
+// lists makes the lines the lists the routine, or a dialect's set forms,
+// take.
+func (in *newOrderInput) lists() {
+	in.items, in.supplyW, in.qty = in.items[:0], in.supplyW[:0], in.qty[:0]
+	for _, l := range in.lines {
+		in.items = append(in.items, int32(l.item))
+		in.supplyW = append(in.supplyW, int32(l.supplyW))
+		in.qty = append(in.qty, int32(l.qty))
 	}
 }
 
 // newOrderSQL is clause 2.4.2 as statements from the client, in three
 // batches, each one round trip where the target pipelines them: the
 // district and the customer; the order, its new-order row and each
-// line's item and stock; the order lines and the commit. No statement
-// needs the result of another in its own batch. An unused item is found
-// as the clause finds it, with every line's work done before the rollback.
+// line's item and stock; the order lines and the commit. Where the dialect
+// has set forms (no_items, no_stocks, no_lines), each of those is one
+// statement for all the lines rather than one a line. No statement needs
+// the result of another in its own batch. An unused item is found as the
+// clause finds it, with every line's work done before the rollback.
 func (v *session) newOrderSQL(ctx context.Context, t driver.Tally) error {
 	in, q := &v.no, &v.q
 	entry := now()
@@ -92,40 +109,43 @@ func (v *session) newOrderSQL(ctx context.Context, t driver.Tally) error {
 		dbtarget.Query{SQL: q.noNewOrder, Args: []any{oID, in.d, in.w}})
 	n := len(in.lines)
 	v.prices, v.dists = slices.Grow(v.prices[:0], n)[:n], slices.Grow(v.dists[:0], n)[:n]
-	v.at = slices.Grow(v.at[:0], 2*n)[:2*n]
-	for i, l := range in.lines {
-		remote := 0
-		if l.supplyW != in.w {
-			remote = 1
-		}
-		v.at[2*i] = len(b)
-		b = append(b, dbtarget.Query{SQL: q.noItem, Args: []any{l.item}, Dest: []any{&v.prices[i], d[0], d[1]}, Optional: true})
-		// s_quantity and s_data are shown, not used.
-		v.at[2*i+1] = len(b)
-		b = queueStep(b, q.noStock, []any{d[0], &v.dists[i], d[1]}, true, l.supplyW, l.item, l.qty, remote, in.d)
+	in.found = slices.Grow(in.found[:0], 2*n)[:2*n]
+	clear(in.found)
+	if q.noItems != "" {
+		b = v.queueLineSets(b)
+	} else {
+		b = v.queueLines(b)
 	}
 	if err := v.send(ctx, b); err != nil {
 		return err
 	}
 	for i, l := range in.lines {
+		if q.noItems == "" {
+			in.found[2*i], in.found[2*i+1] = b[v.at[2*i]].Found, b[v.at[2*i+1]].Found
+		}
 		switch {
-		case !b[v.at[2*i]].Found:
+		case !in.found[2*i]:
 			if err := v.rollback(ctx); err != nil {
 				return err
 			}
 			t[tNewOrders]++
 			t[tRollbacks]++
 			return driver.ErrRollback
-		case !b[v.at[2*i+1]].Found:
+		case !in.found[2*i+1]:
 			return v.abort(ctx, fmt.Errorf("no stock for item %d in warehouse %d", l.item, l.supplyW))
 		}
 	}
 
 	b = b[:0]
 	var total float64
+	if q.noLines != "" {
+		b = append(b, dbtarget.Query{SQL: q.noLines, Args: []any{oID, in.d, in.w, in.items, in.supplyW, in.qty}})
+	}
 	for i, l := range in.lines {
 		amount := cents(float64(l.qty) * v.prices[i])
-		b = append(b, dbtarget.Query{SQL: q.noLine, Args: []any{oID, in.d, in.w, i + 1, l.item, l.supplyW, l.qty, amount, v.dists[i]}})
+		if q.noLines == "" {
+			b = append(b, dbtarget.Query{SQL: q.noLine, Args: []any{oID, in.d, in.w, i + 1, l.item, l.supplyW, l.qty, amount, v.dists[i]}})
+		}
 		total += amount
 	}
 	b = append(b, dbtarget.Query{SQL: q.commit})
@@ -143,6 +163,97 @@ func (v *session) newOrderSQL(ctx context.Context, t driver.Tally) error {
 	t[tOrderLines] += int64(len(in.lines))
 	t[tRemoteLines] += int64(in.remote)
 	return nil
+}
+
+// queueLines adds each line's item read, and its stock read and update,
+// to batch b, noting where each read is in v.at.
+func (v *session) queueLines(b []dbtarget.Query) []dbtarget.Query {
+	in, q, d := &v.no, &v.q, v.discard(2)
+	v.at = slices.Grow(v.at[:0], 2*len(in.lines))[:2*len(in.lines)]
+	for i, l := range in.lines {
+		v.at[2*i] = len(b)
+		b = append(b, dbtarget.Query{SQL: q.noItem, Args: []any{l.item}, Dest: []any{&v.prices[i], d[0], d[1]}, Optional: true})
+		// s_quantity and s_data are shown, not used.
+		v.at[2*i+1] = len(b)
+		b = queueStep(b, q.noStock, []any{d[0], &v.dists[i], d[1]}, true, l.supplyW, l.item, l.qty, v.remote(l), in.d)
+	}
+	return b
+}
+
+// queueLineSets adds the items' read, the stock's and the stock's update,
+// each one statement for all the lines, to batch b. Lines that repeat an
+// item of a warehouse update their stock line by line instead, each seeing
+// the one before it, as the set update would not.
+func (v *session) queueLineSets(b []dbtarget.Query) []dbtarget.Query {
+	in, q := &v.no, &v.q
+	if in.itemRow == nil {
+		in.itemRow, in.stockRow = v.itemRow, v.stockRow
+	}
+	args := []any{in.supplyW, in.items, in.d, in.qty, in.w}
+	b = append(b,
+		dbtarget.Query{SQL: q.noItems, Args: []any{in.items}, Each: in.itemRow},
+		dbtarget.Query{SQL: q.noStocks.q, Args: args, Each: in.stockRow})
+	if !in.repeats() {
+		return append(b, dbtarget.Query{SQL: q.noStocks.write, Args: args})
+	}
+	for _, l := range in.lines {
+		b = append(b, dbtarget.Query{SQL: q.noStock.write, Args: []any{l.supplyW, l.item, l.qty, v.remote(l), in.d}})
+	}
+	return b
+}
+
+// repeats says whether two lines have the same item and warehouse; sorted,
+// such lines are next to each other.
+func (in *newOrderInput) repeats() bool {
+	for i := 1; i < len(in.lines); i++ {
+		if in.lines[i].item == in.lines[i-1].item && in.lines[i].supplyW == in.lines[i-1].supplyW {
+			return true
+		}
+	}
+	return false
+}
+
+// itemRow takes a row of the items' set read: its line's price.
+func (v *session) itemRow(r dbtarget.Row) error {
+	in, d := &v.no, v.discard(2)
+	if err := r.Scan(&in.row, &in.price, d[0], d[1]); err != nil {
+		return err
+	}
+	i, err := in.line(in.row)
+	if err == nil {
+		v.prices[i], in.found[2*i] = in.price, true
+	}
+	return err
+}
+
+// stockRow takes a row of the stock's set read: its line's district
+// info. s_quantity and s_data are shown, not used.
+func (v *session) stockRow(r dbtarget.Row) error {
+	in, d := &v.no, v.discard(2)
+	if err := r.Scan(&in.row, d[0], &in.dist, d[1]); err != nil {
+		return err
+	}
+	i, err := in.line(in.row)
+	if err == nil {
+		v.dists[i], in.found[2*i+1] = in.dist, true
+	}
+	return err
+}
+
+// line is the 0-based index of line n, 1-based, as a set read names it.
+func (in *newOrderInput) line(n int) (int, error) {
+	if n < 1 || n > len(in.lines) {
+		return 0, fmt.Errorf("a set read returned line %d of %d", n, len(in.lines))
+	}
+	return n - 1, nil
+}
+
+// remote is 1 if line l is supplied by another warehouse.
+func (v *session) remote(l orderLineInput) int {
+	if l.supplyW != v.no.w {
+		return 1
+	}
+	return 0
 }
 
 // newOrderProc is one call of tprocc_neword.

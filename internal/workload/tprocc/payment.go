@@ -33,7 +33,8 @@ func (v *session) genPayment(tm *terminal) {
 
 // paymentSQL is clause 2.5.2 as statements from the client, in two
 // batches, each one round trip where the target pipelines them: the
-// warehouse, the district and, by name, the customers of that name; then
+// warehouse, the district (one read of both where the dialect has
+// pay_warehouse_district) and, by name, the customers of that name; then
 // the customer, the history row and the commit.
 func (v *session) paymentSQL(ctx context.Context, t driver.Tally) error {
 	in, q := &v.pay, &v.q
@@ -42,8 +43,16 @@ func (v *session) paymentSQL(ctx context.Context, t driver.Tally) error {
 	var wName, dName string
 	a := v.discard(5)
 	b := append(v.batch[:0], dbtarget.Query{SQL: q.beginWrite})
-	b = queueStep(b, q.payWarehouse, []any{&wName, a[0], a[1], a[2], a[3], a[4]}, false, in.w, in.amount)
-	b = queueStep(b, q.payDistrict, []any{&dName, a[0], a[1], a[2], a[3], a[4]}, false, in.w, in.d, in.amount)
+	if q.payWarehouseDistrict != "" {
+		b = append(b,
+			dbtarget.Query{SQL: q.payWarehouseDistrict, Args: []any{in.w, in.d},
+				Dest: []any{&wName, a[0], a[1], a[2], a[3], a[4], &dName, a[0], a[1], a[2], a[3], a[4]}},
+			dbtarget.Query{SQL: q.payWarehouse.write, Args: []any{in.w, in.amount}},
+			dbtarget.Query{SQL: q.payDistrict.write, Args: []any{in.w, in.d, in.amount}})
+	} else {
+		b = queueStep(b, q.payWarehouse, []any{&wName, a[0], a[1], a[2], a[3], a[4]}, false, in.w, in.amount)
+		b = queueStep(b, q.payDistrict, []any{&dName, a[0], a[1], a[2], a[3], a[4]}, false, in.w, in.d, in.amount)
+	}
 	if in.byName {
 		b = append(b, v.customersNamed(q.payCustomerByName, 1, in.cw, in.cd, in.last))
 	}

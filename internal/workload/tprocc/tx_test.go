@@ -329,7 +329,7 @@ func TestTxSQLBlocks(t *testing.T) {
 		f := txSQLFile(t, d)
 		q := loadTxSQL(f, true)
 		steps := map[string]bool{}
-		for _, st := range []step{q.noDistrict, q.noStock, q.payWarehouse, q.payDistrict, q.payCustomer, q.dlNewOrder, q.dlOrder, q.dlLines} {
+		for _, st := range []step{q.noDistrict, q.noStock, q.noStocks, q.dlOrders, q.dlOrderLines, q.payWarehouse, q.payDistrict, q.payCustomer, q.dlNewOrder, q.dlOrder, q.dlLines} {
 			steps[st.write] = true
 		}
 		for _, name := range f.Named("write:") {
@@ -544,7 +544,5 @@ func forceRollback(v *vu) {
 	in.rollback = true
 	last := len(in.lines) - 1
 	in.lines[last].item = unusedItem
-	if v.procs {
-		in.items[last] = unusedItem
-	}
+	in.lists()
 }

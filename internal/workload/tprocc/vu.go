@@ -29,13 +29,26 @@ type txSQL struct {
 	beginWrite, beginRead, commit, rollback string
 
 	noCustomer, noOrder, noNewOrder, noItem, noLine string
-	payCustomerByName, payHistory                   string
-	osCustomerByName, osCustomer, osOrder, osLines  string
-	dlPending, dlCustomer                           string
-	slDistrict, slCount                             string
+	// New-Order's items, stock and order lines for all its lines at once,
+	// where the dialect has these set forms (and noStocks); empty where it
+	// has a statement a line.
+	noItems, noLines              string
+	payCustomerByName, payHistory string
+	// Payment's warehouse and district read at once, where the dialect
+	// has it; then the writes of payWarehouse and payDistrict follow.
+	payWarehouseDistrict                           string
+	osCustomerByName, osCustomer, osOrder, osLines string
+	dlPending, dlCustomer                          string
+	// Delivery's customers updated at once, where the dialect has the set
+	// forms (and dlOrders, dlOrderLines); empty where it has a statement a
+	// district.
+	dlCustomers         string
+	slDistrict, slCount string
 
 	// The statements that change rows and return them.
 	noDistrict, noStock, payWarehouse, payDistrict, payCustomer, dlNewOrder, dlOrder, dlLines step
+	// A dialect's set forms of steps, empty where it has none.
+	noStocks, dlOrders, dlOrderLines step
 
 	// The routine calls, only where the dialect has routines.
 	callNewOrder, callPayment, callOrderStatus, callDelivery, callStockLevel string
@@ -51,6 +64,11 @@ func stepSQL(f workload.SQLFile, name string) step {
 	return step{q: f.Get(name), write: f["write:"+name]}
 }
 
+// optionalStep is step name where the dialect has it, else empty.
+func optionalStep(f workload.SQLFile, name string) step {
+	return step{q: f[name], write: f["write:"+name]}
+}
+
 func loadTxSQL(f workload.SQLFile, procs bool) txSQL {
 	q := txSQL{
 		beginWrite: f.Get("begin_write"), beginRead: f.Get("begin_read"),
@@ -58,17 +76,18 @@ func loadTxSQL(f workload.SQLFile, procs bool) txSQL {
 
 		noDistrict: stepSQL(f, "no_district"), noCustomer: f.Get("no_customer"), noOrder: f.Get("no_order"),
 		noNewOrder: f.Get("no_new_order"), noItem: f.Get("no_item"), noStock: stepSQL(f, "no_stock"),
-		noLine: f.Get("no_line"),
+		noLine: f.Get("no_line"), noItems: f["no_items"], noStocks: optionalStep(f, "no_stocks"), noLines: f["no_lines"],
 
 		payWarehouse: stepSQL(f, "pay_warehouse"), payDistrict: stepSQL(f, "pay_district"),
 		payCustomerByName: f.Get("pay_customer_by_name"), payCustomer: stepSQL(f, "pay_customer"),
-		payHistory: f.Get("pay_history"),
+		payHistory: f.Get("pay_history"), payWarehouseDistrict: f["pay_warehouse_district"],
 
 		osCustomerByName: f.Get("os_customer_by_name"), osCustomer: f.Get("os_customer"),
 		osOrder: f.Get("os_order"), osLines: f.Get("os_lines"),
 
 		dlNewOrder: stepSQL(f, "dl_new_order"), dlPending: f.Get("dl_pending"), dlOrder: stepSQL(f, "dl_order"),
 		dlLines: stepSQL(f, "dl_lines"), dlCustomer: f.Get("dl_customer"),
+		dlOrders: optionalStep(f, "dl_orders"), dlOrderLines: optionalStep(f, "dl_order_lines"), dlCustomers: f["dl_customers"],
 
 		slDistrict: f.Get("sl_district"), slCount: f.Get("sl_count"),
 	}
