@@ -262,7 +262,7 @@ func (t *Target) sessionSettings(ctx context.Context) (localInfile bool, err err
 		return false, err
 	}
 	defer probe.Close()
-	rows, err := probe.QueryContext(ctx, "SHOW VARIABLES WHERE Variable_name IN ('innodb_snapshot_isolation', 'local_infile')")
+	rows, err := probe.QueryContext(ctx, "SHOW VARIABLES WHERE Variable_name IN ('innodb_snapshot_isolation', 'local_infile', 'version')")
 	if err != nil {
 		return false, t.connectError(err)
 	}
@@ -277,12 +277,27 @@ func (t *Target) sessionSettings(ctx context.Context) (localInfile bool, err err
 			t.cfg.Params[name] = "OFF"
 		case "local_infile":
 			localInfile = value == "ON"
+		case "version":
+			if old(value) {
+				return false, exitcode.Userf("%s runs MariaDB %s: dbrig's MariaDB SQL needs 10.6 or later (JSON_TABLE)", t.url, value)
+			}
 		}
 	}
 	if err := rows.Err(); err != nil {
 		return false, t.connectError(err)
 	}
 	return localInfile, nil
+}
+
+// old tells whether a MariaDB version string ("10.11.6-MariaDB-0+deb12u1")
+// is older than 10.6, the first with JSON_TABLE; one it cannot read, or
+// not MariaDB's, is not.
+func old(version string) bool {
+	var major, minor int
+	if _, err := fmt.Sscanf(version, "%d.%d", &major, &minor); err != nil || !strings.Contains(version, "MariaDB") {
+		return false
+	}
+	return major < 10 || major == 10 && minor < 6
 }
 
 func (t *Target) Kind() string              { return Kind }

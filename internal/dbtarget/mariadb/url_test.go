@@ -148,3 +148,22 @@ func TestRedactOddPasswords(t *testing.T) {
 		}
 	}
 }
+
+// TestOld: a server older than 10.6 (no JSON_TABLE) is refused at open;
+// MariaDB's own version strings, and ones that cannot be read, are not.
+func TestOld(t *testing.T) {
+	for v, want := range map[string]bool{
+		"10.11.6-MariaDB-0+deb12u1": false,
+		"10.6.0-MariaDB":            false,
+		"11.4.2-MariaDB-log":        false,
+		"10.5.23-MariaDB":           true,
+		"10.1.48-MariaDB":           true,
+		"5.5.68-MariaDB":            true,
+		"unknown":                   false,
+		"8.0.36":                    false,
+	} {
+		if got := old(v); got != want {
+			t.Errorf("old(%q) = %v, want %v", v, got, want)
+		}
+	}
+}
