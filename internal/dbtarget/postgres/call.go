@@ -19,7 +19,7 @@ import (
 // allocate a result set and its scan plans on every call and look the
 // plans up again for each row; a session makes the same few calls
 // millions of times, so the call keeps its buffers and its columns of
-// the common types (int4 and int8 into *int, float8 and numeric text into *float64)
+// the common types (int4 and int8 into *int or *any, float8 into *float64 or *any, numeric text into *float64)
 // are read here, every other column through pgx's type map as pgx would.
 type call struct {
 	s   *session
@@ -210,6 +210,20 @@ func quick(f pgconn.FieldDescription, v []byte, d any) bool {
 			return true
 		case f.DataTypeOID == pgtype.Int8OID && len(v) == 8 && strconv.IntSize == 64:
 			*d = int(int64(binary.BigEndian.Uint64(v)))
+			return true
+		}
+	case *any:
+		// As pgx decodes them, which it plans anew on every call.
+		switch {
+		case f.Format != pgtype.BinaryFormatCode:
+		case f.DataTypeOID == pgtype.Int4OID && len(v) == 4:
+			*d = int32(binary.BigEndian.Uint32(v))
+			return true
+		case f.DataTypeOID == pgtype.Int8OID && len(v) == 8:
+			*d = int64(binary.BigEndian.Uint64(v))
+			return true
+		case f.DataTypeOID == pgtype.Float8OID && len(v) == 8:
+			*d = math.Float64frombits(binary.BigEndian.Uint64(v))
 			return true
 		}
 	case *float64:

@@ -4,6 +4,7 @@ package postgres
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"testing"
@@ -72,16 +73,36 @@ func TestCallReadsAsPgx(t *testing.T) {
 	var f8, num float64
 	var text string
 	var ts time.Time
-	var sink any
 	if err := s.QueryRow(ctx, sql, -5, 1<<40, 2.5, 0.1, "x", []int32{1, 2, 3}, at, 2).Scan(&i4, &i8, &f8, &num, &text, &n, &ts); err != nil {
 		t.Fatal(err)
 	}
 	if i4 != -5 || i8 != 1<<40 || f8 != 2.5 || num != 0.1 || text != "x" || n != 3 || !ts.Equal(at) {
 		t.Errorf("read %v %v %v %v %q %v %v", i4, i8, f8, num, text, n, ts)
 	}
-	// Into any, as pgx reads it.
-	if err := s.QueryRow(ctx, sql, 7, 1, 2.5, 0.1, "x", []int32{1}, at, 1).Scan(&sink, nil, nil, nil, nil, nil, nil); err != nil || sink != int32(7) {
-		t.Errorf("into any: %v (%T), %v; want int32 7", sink, sink, err)
+	// Into any, as pgx reads them.
+	sinks := make([]any, 7)
+	dest := make([]any, 7)
+	for i := range sinks {
+		dest[i] = &sinks[i]
+	}
+	if err := s.QueryRow(ctx, sql, 7, 1, 2.5, 0.1, "x", []int32{1}, at, 1).Scan(dest...); err != nil {
+		t.Fatal(err)
+	}
+	pgxRow := make([]any, 7)
+	for i := range pgxRow {
+		dest[i] = &pgxRow[i]
+	}
+	// Without arguments, the query goes to pgx.
+	if err := s.QueryRow(ctx, "SELECT 7::int, 1::int8, 2.5::float8, 0.1::numeric, 'x'::text, 1, '2026-11-26 03:04:05.678912'::timestamp").Scan(dest...); err != nil {
+		t.Fatal(err)
+	}
+	if sinks[0] != int32(7) || sinks[1] != int64(1) || sinks[2] != 2.5 {
+		t.Errorf("into any: %#v", sinks)
+	}
+	for i := range sinks {
+		if fmt.Sprintf("%T %#v", sinks[i], sinks[i]) != fmt.Sprintf("%T %#v", pgxRow[i], pgxRow[i]) {
+			t.Errorf("column %d into any: %T %#v; pgx's %T %#v", i, sinks[i], sinks[i], pgxRow[i], pgxRow[i])
+		}
 	}
 	if err := s.QueryRow(ctx, sql, 1, 1, 2.5, 0.1, "x", []int32{1}, at, 0).Scan(&i4, &i8, &f8, &num, &text, &n, &ts); !errors.Is(err, pgx.ErrNoRows) {
 		t.Errorf("no row: %v; want pgx.ErrNoRows", err)
