@@ -56,8 +56,9 @@ func (c *call) start(ctx context.Context, st *statement, args []any) {
 }
 
 // encode encodes args, for parameters of types oids, into the call's
-// buffers as pgx would, where each is of a type a tproc-c call passes
-// and not out of its parameter's range; else, or if there are none, it
+// buffers as pgx would, where each is of the common types (int, []int32,
+// time.Time, bool, float64 and string, for parameters of the matching
+// types) and in its parameter's range; else, or if there are none, it
 // returns nil, for pgx to encode them all.
 func (c *call) encode(oids []uint32, args []any) ([][]byte, []int16) {
 	if len(args) == 0 || len(oids) != len(args) {
