@@ -404,7 +404,9 @@ func (t *Target) Session(ctx context.Context) (dbtarget.Session, error) {
 	}
 	c.TypeMap().RegisterType(&pgtype.Type{Name: "numeric", OID: pgtype.NumericOID, Codec: textNumeric{}})
 	t.edge.open(1)
-	return &session{t: t, c: c, names: map[string]string{}, w: &watch{conn: c.PgConn().Conn()}}, nil
+	s := &session{t: t, c: c, prepared: map[string]*statement{}, w: &watch{conn: c.PgConn().Conn()}}
+	s.call.s = s
+	return s, nil
 }
 
 // textNumeric has a session's numeric arguments and results go as text.
@@ -461,11 +463,13 @@ func (t *Target) Classify(err error) dbtarget.ErrClass {
 // describes on one round trip and runs on the next, which may be
 // another server connection's.
 type session struct {
-	t     *Target
-	c     *pgx.Conn
-	names map[string]string // by SQL
-	// row and rows hold the last query's result: a session runs one query
-	// at a time, and holding them here costs no allocation a query.
+	t *Target
+	c *pgx.Conn
+	// prepared holds the statements the session named, by SQL.
+	prepared map[string]*statement
+	// call, row and rows hold the last query's result: a session runs one
+	// query at a time, and holding them here costs no allocation a query.
+	call call
 	row  row
 	rows rows
 	// closed: Close has left the sessions that meet at an edge.
@@ -476,30 +480,44 @@ type session struct {
 }
 
 // statement is what to run for sql, and the context to give pgx for a
-// call made with ctx (see watch): the name sql was prepared under, or
-// the SQL itself when it has no arguments (pgx then uses the simple
-// protocol, which cannot carry any) or the session names no statements.
-func (s *session) statement(ctx context.Context, sql string, args []any) (context.Context, string, error) {
+// call made with ctx (see watch): the statement sql was prepared as, or
+// nil to run the SQL itself, when it has no arguments (pgx then uses the
+// simple protocol, which cannot carry any) or the session names no
+// statements.
+func (s *session) statement(ctx context.Context, sql string, args []any) (context.Context, *statement, error) {
 	pctx, err := s.w.context(ctx)
 	if err != nil || len(args) == 0 || !s.t.named {
-		return pctx, sql, err
+		return pctx, nil, err
 	}
-	name, err := s.prepared(ctx, sql)
-	return pctx, name, s.t.pooled(err)
+	st, err := s.prepare(ctx, sql)
+	return pctx, st, s.t.pooled(err)
 }
 
-// prepared is the name sql was prepared under on this session, preparing
-// it the first time.
-func (s *session) prepared(ctx context.Context, sql string) (string, error) {
-	if name, ok := s.names[sql]; ok {
-		return name, nil
+// prepare is the statement sql was prepared as on this session, under a
+// name of the session's, preparing it the first time.
+func (s *session) prepare(ctx context.Context, sql string) (*statement, error) {
+	if st, ok := s.prepared[sql]; ok {
+		return st, nil
 	}
-	name := fmt.Sprintf("dbrig_%d", len(s.names)+1)
-	if _, err := s.c.Prepare(ctx, name, sql); err != nil {
-		return "", err
+	sd, err := s.c.Prepare(ctx, fmt.Sprintf("dbrig_%d", len(s.prepared)+1), sql)
+	if err != nil {
+		return nil, err
 	}
-	s.names[sql] = name
-	return name, nil
+	st := &statement{sd: sd, results: make([]int16, len(sd.Fields))}
+	for i, f := range sd.Fields {
+		st.results[i] = s.c.TypeMap().FormatCodeForOID(f.DataTypeOID)
+	}
+	s.prepared[sql] = st
+	return st, nil
+}
+
+// named is what to give pgx to run sql: the name st was prepared under,
+// or sql itself where st is nil.
+func named(sql string, st *statement) string {
+	if st == nil {
+		return sql
+	}
+	return st.sd.Name
 }
 
 var (
@@ -527,7 +545,7 @@ func (s *session) Prepare(ctx context.Context, sqls ...string) error {
 		return nil
 	}
 	for _, sql := range sqls {
-		if _, err := s.prepared(ctx, sql); err != nil {
+		if _, err := s.prepare(ctx, sql); err != nil {
 			return s.t.pooled(err)
 		}
 	}
@@ -535,29 +553,33 @@ func (s *session) Prepare(ctx context.Context, sqls ...string) error {
 }
 
 func (s *session) Exec(ctx context.Context, sql string, args ...any) (int64, error) {
-	pctx, name, err := s.statement(ctx, sql, args)
+	pctx, st, err := s.statement(ctx, sql, args)
 	if err != nil {
 		return 0, err
 	}
-	tag, err := s.c.Exec(pctx, name, args...)
+	tag, err := s.c.Exec(pctx, named(sql, st), args...)
 	return tag.RowsAffected(), s.t.pooled(s.w.why(err))
 }
 
 func (s *session) QueryRow(ctx context.Context, sql string, args ...any) dbtarget.Row {
-	pctx, name, err := s.statement(ctx, sql, args)
-	if err != nil {
+	pctx, st, err := s.statement(ctx, sql, args)
+	switch {
+	case err != nil:
 		return dbtarget.ErrRow{Err: err}
+	case st != nil:
+		s.call.start(pctx, st, args)
+		return &s.call
 	}
-	s.row = row{Row: s.c.QueryRow(pctx, name, args...), s: s}
+	s.row = row{Row: s.c.QueryRow(pctx, sql, args...), s: s}
 	return &s.row
 }
 
 func (s *session) Query(ctx context.Context, sql string, args ...any) (dbtarget.Rows, error) {
-	pctx, name, err := s.statement(ctx, sql, args)
+	pctx, st, err := s.statement(ctx, sql, args)
 	if err != nil {
 		return nil, err
 	}
-	r, err := s.c.Query(pctx, name, args...)
+	r, err := s.c.Query(pctx, named(sql, st), args...)
 	if err != nil {
 		return nil, s.t.pooled(s.w.why(err))
 	}
@@ -577,14 +599,14 @@ func (s *session) Batch(ctx context.Context, qs []dbtarget.Query) error {
 	}
 	b := &pgx.Batch{}
 	for _, q := range qs {
-		name := q.SQL
+		var st *statement
 		if s.t.named {
 			var err error
-			if name, err = s.prepared(ctx, q.SQL); err != nil {
+			if st, err = s.prepare(ctx, q.SQL); err != nil {
 				return s.t.pooled(err)
 			}
 		}
-		b.Queue(name, q.Args...)
+		b.Queue(named(q.SQL, st), q.Args...)
 	}
 	br := s.c.SendBatch(pctx, b)
 	for i := range qs {

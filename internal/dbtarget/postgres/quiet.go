@@ -24,6 +24,20 @@ import (
 type quietConn struct {
 	net.Conn
 	rc syscall.RawConn
+	// r and w are the read and the write in hand, and read and write
+	// their functions for rc, made once: a closure made per call would be
+	// allocated per call. pgx may read (in its background reader) while
+	// it writes, but never reads twice, or writes twice, at once.
+	r, w        rawIO
+	read, write func(fd uintptr) bool
+}
+
+// rawIO is a read or write in hand: its buffer, the bytes done, and the
+// system call's error.
+type rawIO struct {
+	b     []byte
+	done  int
+	errno syscall.Errno
 }
 
 // dialQuiet dials as pgx would and wraps the connection if it has a socket.
@@ -44,27 +58,19 @@ func dialQuiet(ctx context.Context, network, addr string) (net.Conn, error) {
 		c.Close()
 		return nil, err
 	}
-	return &quietConn{Conn: c, rc: rc}, nil
+	q := &quietConn{Conn: c, rc: rc}
+	q.read, q.write = q.r.read, q.w.write
+	return q, nil
 }
 
 func (c *quietConn) Read(b []byte) (int, error) {
 	if len(b) == 0 {
 		return 0, nil
 	}
-	var n uintptr
-	var errno syscall.Errno
-	err := c.rc.Read(func(fd uintptr) bool {
-		for {
-			n, _, errno = syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(len(b)))
-			switch errno {
-			case syscall.EINTR:
-				continue
-			case syscall.EAGAIN:
-				return false // not ready: wait in the poller
-			}
-			return true
-		}
-	})
+	c.r = rawIO{b: b}
+	err := c.rc.Read(c.read)
+	n, errno := c.r.done, c.r.errno
+	c.r.b = nil
 	switch {
 	case err != nil:
 		return 0, err
@@ -73,30 +79,29 @@ func (c *quietConn) Read(b []byte) (int, error) {
 	case n == 0:
 		return 0, io.EOF
 	}
-	return int(n), nil
+	return n, nil
+}
+
+// read reads once into r.b, when fd is ready.
+func (r *rawIO) read(fd uintptr) bool {
+	for {
+		n, _, errno := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(unsafe.SliceData(r.b))), uintptr(len(r.b)))
+		switch errno {
+		case syscall.EINTR:
+			continue
+		case syscall.EAGAIN:
+			return false // not ready: wait in the poller
+		}
+		r.done, r.errno = int(n), errno
+		return true
+	}
 }
 
 func (c *quietConn) Write(b []byte) (int, error) {
-	done := 0
-	var errno syscall.Errno
-	err := c.rc.Write(func(fd uintptr) bool {
-		for done < len(b) {
-			var n uintptr
-			rest := b[done:]
-			n, _, errno = syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(unsafe.SliceData(rest))), uintptr(len(rest)))
-			switch errno {
-			case 0:
-				done += int(n)
-			case syscall.EINTR:
-			case syscall.EAGAIN:
-				errno = 0
-				return false // the send buffer is full: wait in the poller
-			default:
-				return true
-			}
-		}
-		return true
-	})
+	c.w = rawIO{b: b}
+	err := c.rc.Write(c.write)
+	done, errno := c.w.done, c.w.errno
+	c.w.b = nil
 	switch {
 	case err != nil:
 		return done, err
@@ -104,6 +109,25 @@ func (c *quietConn) Write(b []byte) (int, error) {
 		return done, c.opError("write", errno)
 	}
 	return done, nil
+}
+
+// write writes all of w.b, waiting for fd to be ready as needed.
+func (w *rawIO) write(fd uintptr) bool {
+	for w.done < len(w.b) {
+		rest := w.b[w.done:]
+		n, _, errno := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(unsafe.SliceData(rest))), uintptr(len(rest)))
+		switch errno {
+		case 0:
+			w.done += int(n)
+		case syscall.EINTR:
+		case syscall.EAGAIN:
+			return false // the send buffer is full: wait in the poller
+		default:
+			w.errno = errno
+			return true
+		}
+	}
+	return true
 }
 
 func (c *quietConn) opError(op string, errno syscall.Errno) error {
