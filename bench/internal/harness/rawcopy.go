@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -28,7 +29,9 @@ type DBAdmin interface {
 // RawCopy is the reference a build is measured against: the fastest way
 // PostgreSQL knows to load the rows the build made. Binary COPY from
 // server-side files (no client, no parsing of text, no network), then the
-// same keys over the same number of connections, then ANALYZE. The files
+// same keys over the same number of connections, then ANALYZE (per table
+// over those connections, where the schema has a statement for one
+// table, as the build can). The files
 // are exported from the built database untimed; the load goes into a
 // fresh database.
 type RawCopy struct {
@@ -43,7 +46,8 @@ type RawCopy struct {
 	// the files it made.
 	Dir string
 	// Schema has the blocks "tables" (which must create Tables and
-	// nothing with data), "keys" and "analyze".
+	// nothing with data), "keys" and "analyze", and perhaps
+	// "analyze_table".
 	Schema workload.SQLFile
 	Tables []string
 	// Split gives, for a table, the WHERE conditions of its files, one
@@ -169,7 +173,7 @@ func (r RawCopy) Run(ctx context.Context) (*RawFigures, error) {
 		}
 		t3 = time.Now()
 	}
-	if _, err := conns[0].Exec(ctx, r.Schema.Get("analyze")); err != nil {
+	if err := parallelOn(ctx, conns, r.analyze(files)); err != nil {
 		return nil, fmt.Errorf("analyze: %w", err)
 	}
 	t4 := time.Now()
@@ -186,6 +190,27 @@ func (r RawCopy) Run(ctx context.Context) (*RawFigures, error) {
 		return nil, err
 	}
 	return raw, nil
+}
+
+// analyze is the schema's "analyze" statement, on one connection, or,
+// where it has an "analyze_table" block ({table} in it names the table),
+// that statement for each table, the biggest first, over all the
+// connections, as a build with its loaders runs it.
+func (r RawCopy) analyze(files []exportFile) []string {
+	if _, ok := r.Schema["analyze_table"]; !ok {
+		return []string{r.Schema.Get("analyze")}
+	}
+	size := map[string]int64{}
+	for _, f := range files {
+		size[f.table] += f.size
+	}
+	tables := slices.Clone(r.Tables)
+	sort.SliceStable(tables, func(i, j int) bool { return size[tables[i]] > size[tables[j]] })
+	stmts := make([]string, len(tables))
+	for i, t := range tables {
+		stmts[i] = strings.ReplaceAll(r.Schema.Get("analyze_table"), "{table}", t)
+	}
+	return stmts
 }
 
 // export writes the files, over the same number of connections the load

@@ -3,6 +3,7 @@
 package postgres
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 	"time"
@@ -77,5 +78,25 @@ func TestLoadEncodes(t *testing.T) {
 	bad := workload.RowFunc(1, func(v []any) bool { v[0] = "not a number"; return true })
 	if _, err := s.Load(ctx, "Mixed", []string{"i"}, bad); err == nil {
 		t.Error("a string into an int column loaded")
+	}
+}
+
+// TestNumericWithoutText: money and rates take the path that skips the
+// float's text, and give the bytes the text gives: whole and fractional
+// amounts, trailing zeros, zero, signs, and the largest values it takes.
+func TestNumericWithoutText(t *testing.T) {
+	r := workload.NewRand(1, 2)
+	vals := []float64{0, 1, 10, 0.1, 0.15, 0.0001, 0.2, 50000, 300000, -10, 1234.56, 12345678.9, 99999999999.9999, 1e10}
+	for range 20000 {
+		vals = append(vals, r.Money(-999999, 999999), float64(r.Int(0, 5000))/10000, float64(r.Int(0, 1e9))/100)
+	}
+	for _, f := range vals {
+		sign, abs := uint16(0), f
+		if f < 0 {
+			sign, abs = 0x4000, -f
+		}
+		if got, want := appendNumeric(nil, f), appendNumericText(nil, abs, sign); !bytes.Equal(got, want) {
+			t.Fatalf("numeric %v: % x, from its text % x", f, got, want)
+		}
 	}
 }
