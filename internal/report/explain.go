@@ -43,6 +43,9 @@ func explainBlocks(d *result.Document, s telemetry.Summary) []block {
 	if len(s.Waits) > 0 {
 		out = append(out, block{Heading: "Top wait events", Table: waitTable(s), key: waitsKey})
 	}
+	if len(s.Background) > 0 {
+		out = append(out, block{Heading: "Background processes", Table: backgroundTable(s)})
+	}
 	if rec.DB != nil {
 		for _, t := range rec.DB.Tables {
 			if len(t.Rows) > 0 {
@@ -256,15 +259,39 @@ func loadProfile(d *result.Document, s telemetry.Summary) *table {
 func waitTable(s telemetry.Summary) *table {
 	t := &table{Head: heads("wait class", "event", "#% of DB time", "#avg active sessions", "#samples"),
 		Caption: fmt.Sprintf("Active sessions sampled over the measured window (%.2f active on average). A session on CPU waits on nothing: its class is CPU.", s.ActiveSessions)}
+	if len(s.Background) > 0 {
+		t.Caption += " DB time is the foreground sessions' alone, those that run the workload's statements; the server's own processes are in the next table."
+	}
 	for i, w := range s.Waits {
 		if i == topRows {
 			break
 		}
-		_, event, _ := strings.Cut(w.Name, "/")
-		t.Rows = append(t.Rows, row{Cells: []cell{{Text: w.Class()}, {Text: event},
-			num(fmt.Sprintf("%.1f%%", w.Pct)), num(fmt.Sprintf("%.2f", w.AAS)), num(strconv.Itoa(w.Count))}})
+		t.Rows = append(t.Rows, row{Cells: waitCells(w)})
 	}
 	return t
+}
+
+// backgroundTable is what the server's own processes were seen doing
+// (a checkpointer writing or sleeping between writes, an autovacuum
+// worker), as a share of the sampler's readings: not database time.
+func backgroundTable(s telemetry.Summary) *table {
+	t := &table{Head: heads("process", "wait class", "event", "#% of samples", "#avg active", "#samples")}
+	t.Caption = "The server's own processes, sampled with the sessions and kept out of DB time: % of samples is how often one such process was seen in that state (100% = one of them all the time). Idle processes waiting for work are not counted."
+	for i, w := range s.Background {
+		if i == topRows {
+			t.Caption += fmt.Sprintf(" The top %d of %d rows.", topRows, len(s.Background))
+			break
+		}
+		t.Rows = append(t.Rows, row{Cells: append([]cell{{Text: w.Backend}}, waitCells(w.Wait)...)})
+	}
+	return t
+}
+
+// waitCells are a wait's class, event, share, average and count.
+func waitCells(w telemetry.Wait) []cell {
+	_, event, _ := strings.Cut(w.Name, "/")
+	return []cell{{Text: w.Class()}, {Text: event},
+		num(fmt.Sprintf("%.1f%%", w.Pct)), num(fmt.Sprintf("%.2f", w.AAS)), num(strconv.Itoa(w.Count))}
 }
 
 // breakdown is one of the source's tables over the window, its rows
