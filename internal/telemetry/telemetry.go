@@ -143,7 +143,10 @@ type HostSample struct {
 	PerCPU []CPUTimes `json:"per_cpu,omitempty"`
 	// Client is dbrig's own process, Server the server's process tree
 	// (nil when it is not on this host or not known), both in percent of
-	// all CPUs, so that Client + Server <= CPU.Busy().
+	// all CPUs' elapsed time, as pidstat gives them (summed and divided by
+	// the CPUs). CPU's split is of /proc/stat's ticks, as mpstat's, which
+	// fall a few percent short of the elapsed time under a load that
+	// idles often: Client + Server can then exceed CPU.Busy() a little.
 	Client float64  `json:"client_pct"`
 	Server *float64 `json:"server_pct,omitempty"`
 	// AvgMHz is cycles over elapsed time, BusyMHz cycles over busy time,
