@@ -43,6 +43,9 @@ func explainBlocks(d *result.Document, s telemetry.Summary) []block {
 	if len(s.Waits) > 0 {
 		out = append(out, block{Heading: "Top wait events", Table: waitTable(s), key: waitsKey})
 	}
+	if len(s.Background) > 0 {
+		out = append(out, block{Heading: "Background processes", Table: backgroundTable(s)})
+	}
 	if rec.DB != nil {
 		for _, t := range rec.DB.Tables {
 			if len(t.Rows) > 0 {
@@ -256,15 +259,39 @@ func loadProfile(d *result.Document, s telemetry.Summary) *table {
 func waitTable(s telemetry.Summary) *table {
 	t := &table{Head: heads("wait class", "event", "#% of DB time", "#avg active sessions", "#samples"),
 		Caption: fmt.Sprintf("Active sessions sampled over the measured window (%.2f active on average). A session on CPU waits on nothing: its class is CPU.", s.ActiveSessions)}
+	if len(s.Background) > 0 {
+		t.Caption += " DB time is the foreground sessions' alone, those that run the workload's statements; the server's own processes are in the next table."
+	}
 	for i, w := range s.Waits {
 		if i == topRows {
 			break
 		}
-		_, event, _ := strings.Cut(w.Name, "/")
-		t.Rows = append(t.Rows, row{Cells: []cell{{Text: w.Class()}, {Text: event},
-			num(fmt.Sprintf("%.1f%%", w.Pct)), num(fmt.Sprintf("%.2f", w.AAS)), num(strconv.Itoa(w.Count))}})
+		t.Rows = append(t.Rows, row{Cells: waitCells(w)})
 	}
 	return t
+}
+
+// backgroundTable is what the server's own processes were seen doing
+// (a checkpointer writing or sleeping between writes, an autovacuum
+// worker), as a share of the sampler's readings: not database time.
+func backgroundTable(s telemetry.Summary) *table {
+	t := &table{Head: heads("process", "wait class", "event", "#% of samples", "#avg active", "#samples")}
+	t.Caption = "The server's own processes, sampled with the sessions and kept out of DB time: % of samples is how often one such process was seen in that state (100% = one of them all the time). Idle processes waiting for work are not counted."
+	for i, w := range s.Background {
+		if i == topRows {
+			t.Caption += fmt.Sprintf(" The top %d of %d rows.", topRows, len(s.Background))
+			break
+		}
+		t.Rows = append(t.Rows, row{Cells: append([]cell{{Text: w.Backend}}, waitCells(w.Wait)...)})
+	}
+	return t
+}
+
+// waitCells are a wait's class, event, share, average and count.
+func waitCells(w telemetry.Wait) []cell {
+	_, event, _ := strings.Cut(w.Name, "/")
+	return []cell{{Text: w.Class()}, {Text: event},
+		num(fmt.Sprintf("%.1f%%", w.Pct)), num(fmt.Sprintf("%.2f", w.AAS)), num(strconv.Itoa(w.Count))}
 }
 
 // breakdown is one of the source's tables over the window, its rows
@@ -333,18 +360,34 @@ func shorten(s string, n int) string {
 }
 
 // cpuTable is turbostat's view of the window: per CPU, busy %, the clock
-// while busy and on average, C-state residency, and /proc/stat's split.
+// while busy and on average, /proc/stat's split and the idle time by
+// C-state. Each row's usr, sys, irq, steal, iowait and idle columns add
+// up to 100%: a CPU waiting on IO is idle, so cpuidle's residency holds
+// the iowait time too, and the idle columns are what is left of the
+// residency once iowait is shown on its own.
 func cpuTable(h *telemetry.HostRecord, s *telemetry.HostSummary) *table {
-	head := []string{"CPU", "#Busy%", "#Bzy_MHz", "#Avg_MHz", "#usr%", "#sys%", "#iowait%", "#irq%", "#steal%"}
-	for _, c := range h.CStates {
+	head := []string{"CPU", "#Busy%", "#Bzy_MHz", "#Avg_MHz", "#usr%", "#sys%", "#irq%", "#steal%", "#iowait%"}
+	idle := []string{"idle"}
+	if len(h.CStates) > 0 {
+		idle = h.CStates
+	}
+	for _, c := range idle {
 		head = append(head, "#"+c+"%")
 	}
 	t := &table{Class: "wide", Head: heads(head...)}
 	line := func(name string, c telemetry.CPUTimes, bzy, avg float64, states []float64) row {
 		cells := []cell{{Text: name}, num(pct1(c.Busy())), num(mhz(bzy)), num(mhz(avg)),
-			num(pct1(c.User)), num(pct1(c.System)), num(pct1(c.IOWait)), num(pct1(c.IRQ)), num(pct1(c.Steal))}
-		for i := range h.CStates {
-			cells = append(cells, num(pct1(valueAt(states, i))))
+			num(pct1(c.User)), num(pct1(c.System)), num(pct1(c.IRQ)), num(pct1(c.Steal)), num(pct1(c.IOWait))}
+		split := []float64{c.Idle}
+		if len(h.CStates) > 0 {
+			split = idleSplit(c.Idle, states, len(h.CStates))
+		}
+		for i := range idle {
+			if split == nil {
+				cells = append(cells, num("—"))
+			} else {
+				cells = append(cells, num(pct1(split[i])))
+			}
 		}
 		return row{Cells: cells}
 	}
@@ -360,13 +403,34 @@ func cpuTable(h *telemetry.HostRecord, s *telemetry.HostSummary) *table {
 	if src == "" {
 		src = "nowhere: this host offers no source of CPU clocks"
 	}
-	t.Caption = fmt.Sprintf("Per CPU over the measured window, as turbostat shows it. Busy%% and the split from /proc/stat; clocks from %s.", src)
+	t.Caption = fmt.Sprintf("Per CPU over the measured window, as turbostat shows it. Busy%% (usr + sys + irq) and the split from /proc/stat, whose usr, sys, irq, steal, iowait and idle columns add up to 100%%; clocks from %s.", src)
+	if len(h.CStates) > 0 {
+		t.Caption += " The idle time is split by C-state in the proportions cpuidle measured; cpuidle's residency also holds the iowait time, which is shown once, in its own column."
+	}
 	if s.Server != nil {
 		t.Caption += fmt.Sprintf(" Of all CPUs, the client used %.1f%% and the server's processes %.1f%%.", s.Client, *s.Server)
 	} else {
 		t.Caption += fmt.Sprintf(" Of all CPUs, the client used %.1f%%; the server's processes are not on this host or not known.", s.Client)
 	}
 	return t
+}
+
+// idleSplit is a CPU's idle time (iowait apart) split over its n
+// C-states in the proportions of their residency; nil where none was
+// measured.
+func idleSplit(idle float64, residency []float64, n int) []float64 {
+	var total float64
+	for i := range n {
+		total += valueAt(residency, i)
+	}
+	if total <= 0 {
+		return nil
+	}
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = idle * valueAt(residency, i) / total
+	}
+	return out
 }
 
 func diskTable(f telemetry.HostFacts, s *telemetry.HostSummary) *table {
@@ -485,12 +549,34 @@ func oneLine(d *result.Document, s telemetry.Summary) block {
 		}
 		b.Notes = append(b.Notes, n+".")
 	}
-	misses := db.Rates[telemetry.PhysicalReads]
-	if s.Host != nil && s.Host.Data != nil && misses > 0 {
-		b.Notes = append(b.Notes, fmt.Sprintf("The data disk served %.0f%% of the cache misses (%s reads/s of %s); the OS page cache served the rest.",
-			min(100, s.Host.Data.ReadIOPS/misses*100), fmtCount(s.Host.Data.ReadIOPS), fmtCount(misses)))
+	if n := diskShareNote(s); n != "" {
+		b.Notes = append(b.Notes, n)
 	}
 	return b
+}
+
+// diskShareNote sets the database's cache misses against the data disk's
+// reads. The device counts every process's reads and the misses only the
+// database's, so neither is a share of the other: fewer device reads than
+// misses bound what the disk served (the OS page cache served at least
+// the rest), and more leave a remainder the database's counters cannot
+// account for, which is named rather than put down to it.
+func diskShareNote(s telemetry.Summary) string {
+	if s.DB == nil || s.Host == nil || s.Host.Data == nil {
+		return ""
+	}
+	misses, reads := s.DB.Rates[telemetry.PhysicalReads], s.Host.Data.ReadIOPS
+	if misses <= 0 {
+		return ""
+	}
+	n := fmt.Sprintf("The database missed its cache %s times/s; the data disk (%s) read %s times/s", fmtCount(misses), s.Host.Data.Device, fmtCount(reads))
+	if reads <= misses {
+		return n + fmt.Sprintf(": at most %.0f%% of the misses reached the disk, as the device counts every process's reads, and the OS page cache served at least the other %s/s.",
+			reads/misses*100, fmtCount(misses-reads))
+	}
+	return n + fmt.Sprintf(". %s reads/s (%.0f%% of the device's) are not the database's misses and are not put down to it: other processes on the device, "+
+		"or reads the database's counters leave out (its log, temp files, the OS's read-ahead). The misses may all have reached the disk, or some been served by the OS page cache.",
+		fmtCount(reads-misses), (reads-misses)/reads*100)
 }
 
 // costNote says what the telemetry's sampling cost the client, against

@@ -3,6 +3,8 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -73,7 +75,7 @@ func TestOneLine(t *testing.T) {
 		fmt.Sprintf("%.2f", busy), fmt.Sprintf("%.2f", s.Host.Data.ReadAwaitMs),
 		fmt.Sprintf("Per CPU core of the host (%.0f): %s cache misses/s", host, fmtCount(misses/host)),
 		fmt.Sprintf("per CPU the server kept busy (%.2f): %s cache misses/s", busy, fmtCount(misses/busy)),
-		"the OS page cache served the rest",
+		"the OS page cache served at least the other",
 	}
 	page := render(t, in)
 	var text, end bytes.Buffer
@@ -85,6 +87,38 @@ func TestOneLine(t *testing.T) {
 				t.Errorf("%s lacks %q", name, w)
 			}
 		}
+	}
+}
+
+// TestDiskShare: the database's misses and the data disk's reads are set
+// side by side; a disk that read more than the database missed (another
+// process on a shared disk) leaves a remainder that is named, not put
+// down to the database, and no share is capped at 100%.
+func TestDiskShare(t *testing.T) {
+	d, err := Load("testdata/blockio-run.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := telemetry.Summarize(d.Run.Telemetry)
+	data := *s.Host.Data
+	host := *s.Host
+	host.Data = &data
+	s.Host = &host
+	s.DB.Rates = map[string]float64{telemetry.PhysicalReads: 0.33}
+	data.ReadIOPS = 8.43
+	n := diskShareNote(s)
+	for _, w := range []string{"missed its cache 0.33 times/s", "read 8.43 times/s", "8.10 reads/s (96% of the device's) are not the database's misses"} {
+		if !strings.Contains(n, w) {
+			t.Errorf("note %q lacks %q", n, w)
+		}
+	}
+	if strings.Contains(n, "100%") {
+		t.Errorf("note %q caps a share", n)
+	}
+	data.ReadIOPS = 0.25
+	n = diskShareNote(s)
+	if !strings.Contains(n, "at most 76% of the misses reached the disk") || !strings.Contains(n, "at least the other 0.08/s") {
+		t.Errorf("note %q: want at most 76%% to the disk, at least 0.08/s from the page cache", n)
 	}
 }
 
@@ -190,6 +224,46 @@ func TestOneLineSessions(t *testing.T) {
 		b := oneLine(d.Run, telemetry.Summarize(d.Run.Telemetry))
 		if got := b.Table.Rows[0].Cells[0].Text; got != c.want {
 			t.Errorf("config %v: sessions %q, want %q", c.cfg, got, c.want)
+		}
+	}
+}
+
+// TestCPUTableAddsUp: in the turbostat-like table of a recorded run
+// (iowait 2.5% of all CPUs, cpuidle's POLL and haltpoll residency), each
+// row's usr, sys, irq, steal, iowait and idle-state columns add up to
+// 100%: iowait is counted once, not again inside the C-states.
+func TestCPUTableAddsUp(t *testing.T) {
+	d, err := Load("testdata/telemetry-run.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := d.Run.Telemetry
+	s := telemetry.Summarize(rec)
+	if s.Host.CPU.IOWait < 1 || len(rec.Host.CStates) == 0 {
+		t.Fatalf("the fixture has iowait %.1f%% and C-states %v: want some of both", s.Host.CPU.IOWait, rec.Host.CStates)
+	}
+	tb := cpuTable(rec.Host, s.Host)
+	if got, want := len(tb.Rows), 1+len(s.Host.PerCPU); got != want {
+		t.Fatalf("%d rows, want %d", got, want)
+	}
+	for _, r := range tb.Rows {
+		var sum, busy float64
+		for i, c := range r.Cells[4:] {
+			v, err := strconv.ParseFloat(c.Text, 64)
+			if err != nil {
+				t.Fatalf("row %s: cell %q", r.Cells[0].Text, c.Text)
+			}
+			sum += v
+			if i < 3 {
+				busy += v
+			}
+		}
+		// Each cell is rounded to 0.1.
+		if math.Abs(sum-100) > 0.05*float64(len(r.Cells)-4) {
+			t.Errorf("CPU %s: usr..idle columns add up to %.1f%%, want 100", r.Cells[0].Text, sum)
+		}
+		if b, _ := strconv.ParseFloat(r.Cells[1].Text, 64); math.Abs(b-busy) > 0.15 {
+			t.Errorf("CPU %s: Busy%% %.1f, usr + sys + irq %.1f", r.Cells[0].Text, b, busy)
 		}
 	}
 }

@@ -272,6 +272,10 @@ func (r *Recorder) count(ss []Session) {
 	b := &r.bucket
 	b.Samples++
 	for _, s := range ss {
+		if s.Background {
+			b.countBackground(s)
+			continue
+		}
 		if b.Counts == nil {
 			b.Counts = map[string]int{}
 		}
@@ -283,6 +287,18 @@ func (r *Recorder) count(ss []Session) {
 			b.Queries[s.QueryID]++
 		}
 	}
+}
+
+func (b *SessionBucket) countBackground(s Session) {
+	if b.Background == nil {
+		b.Background = map[string]map[string]int{}
+	}
+	kind := b.Background[s.Backend]
+	if kind == nil {
+		kind = map[string]int{}
+		b.Background[s.Backend] = kind
+	}
+	kind[s.Class+"/"+s.Event]++
 }
 
 // Edge marks the start (start true) or the end of the measured window:

@@ -21,6 +21,19 @@ type Summary struct {
 	ActiveSessions float64
 	// TopQueries are query ids by sightings, most seen first.
 	TopQueries []Wait
+	// Background are the server's own processes by kind and class/event,
+	// most seen first: not database time, and apart from Waits.
+	Background []BackgroundWait
+}
+
+// BackgroundWait is one kind of the server's own processes in one
+// class/event.
+type BackgroundWait struct {
+	Backend string
+	// Wait's Pct is the share of the sampler's readings that saw such a
+	// process there (100 = one of them all the time), as AAS is its
+	// average number; neither is a share of database time.
+	Wait
 }
 
 // HostSummary is the host over the window.
@@ -332,7 +345,7 @@ func (r *Recording) sessionSummary(s *Summary) {
 	if r.DB.Sessions == nil {
 		return
 	}
-	counts, queries := map[string]int{}, map[string]int{}
+	counts, queries, background := map[string]int{}, map[string]int{}, map[string]int{}
 	samples, seen := 0, 0
 	for _, b := range r.DB.Sessions.Buckets {
 		if !r.InWindow(b.T) {
@@ -346,6 +359,11 @@ func (r *Recording) sessionSummary(s *Summary) {
 		for k, n := range b.Queries {
 			queries[k] += n
 		}
+		for kind, events := range b.Background {
+			for k, n := range events {
+				background[kind+"\x00"+k] += n
+			}
+		}
 	}
 	if samples == 0 {
 		return
@@ -353,6 +371,11 @@ func (r *Recording) sessionSummary(s *Summary) {
 	s.ActiveSessions = float64(seen) / float64(samples)
 	s.Waits = ranked(counts, seen, samples)
 	s.TopQueries = ranked(queries, seen, samples)
+	for _, w := range ranked(background, samples, samples) {
+		kind, name, _ := strings.Cut(w.Name, "\x00")
+		w.Name = name
+		s.Background = append(s.Background, BackgroundWait{Backend: kind, Wait: w})
+	}
 }
 
 func ranked(counts map[string]int, seen, samples int) []Wait {

@@ -1,6 +1,9 @@
 package telemetry
 
-import "testing"
+import (
+	"encoding/json"
+	"testing"
+)
 
 // TestSummarizeWindowOnly: samples before the window (ramp-up) and after
 // it are left out, and means are weighted by each interval's length.
@@ -75,6 +78,60 @@ func TestSummarizeSessions(t *testing.T) {
 	}
 	if len(s.TopQueries) != 1 || s.TopQueries[0].Count != 20 {
 		t.Errorf("queries %+v", s.TopQueries)
+	}
+}
+
+// TestSummarizeBackground: the server's own processes, recorded apart
+// from the foreground sessions, stay out of database time and are
+// summarized as shares of the readings; a document recorded before they
+// were told apart (no "background") reads as it did.
+func TestSummarizeBackground(t *testing.T) {
+	var rec Recorder
+	rec.count([]Session{
+		{Class: "IO", Event: "DataFileRead", Backend: "client backend"},
+		{Class: "Timeout", Event: "CheckpointWriteDelay", Backend: "checkpointer", Background: true},
+		{Class: "CPU", Event: "CPU", Backend: "autovacuum worker", Background: true, QueryID: "9"},
+	})
+	b := rec.bucket
+	if b.Counts["IO/DataFileRead"] != 1 || len(b.Counts) != 1 || len(b.Queries) != 0 ||
+		b.Background["checkpointer"]["Timeout/CheckpointWriteDelay"] != 1 || b.Background["autovacuum worker"]["CPU/CPU"] != 1 {
+		t.Fatalf("bucket %+v: want the client's wait in Counts, the others by kind in Background", b)
+	}
+	doc := `{"window": [0, 2], "db": {"samples": [], "sessions": {"hz": 10, "buckets": [
+		{"t": 1, "samples": 10, "counts": {"CPU/CPU": 10, "IO/DataFileRead": 10},
+		 "background": {"checkpointer": {"Timeout/CheckpointWriteDelay": 9, "IO/DataFileSync": 1}}},
+		{"t": 2, "samples": 10, "counts": {"CPU/CPU": 20},
+		 "background": {"checkpointer": {"Timeout/CheckpointWriteDelay": 7}, "autovacuum worker": {"Timeout/VacuumDelay": 2}}}]}}}`
+	var r Recording
+	if err := json.Unmarshal([]byte(doc), &r); err != nil {
+		t.Fatal(err)
+	}
+	s := Summarize(&r)
+	if !near(s.ActiveSessions, 2) || len(s.Waits) != 2 || s.Waits[0].Name != "CPU/CPU" || !near(s.Waits[0].Pct, 75) {
+		t.Errorf("AAS %v, waits %+v: want the foreground's 40 sightings alone", s.ActiveSessions, s.Waits)
+	}
+	want := []BackgroundWait{
+		{"checkpointer", Wait{Name: "Timeout/CheckpointWriteDelay", Count: 16, Pct: 80, AAS: 0.8}},
+		{"autovacuum worker", Wait{Name: "Timeout/VacuumDelay", Count: 2, Pct: 10, AAS: 0.1}},
+		{"checkpointer", Wait{Name: "IO/DataFileSync", Count: 1, Pct: 5, AAS: 0.05}},
+	}
+	if len(s.Background) != len(want) {
+		t.Fatalf("background %+v, want %+v", s.Background, want)
+	}
+	for i, w := range want {
+		g := s.Background[i]
+		if g.Backend != w.Backend || g.Name != w.Name || g.Count != w.Count || !near(g.Pct, w.Pct) || !near(g.AAS, w.AAS) {
+			t.Errorf("background row %d %+v, want %+v", i, g, w)
+		}
+	}
+	old := `{"window": [0, 1], "db": {"samples": [], "sessions": {"hz": 10, "buckets": [
+		{"t": 1, "samples": 10, "counts": {"CPU/CPU": 10, "CPU/BCPU": 5, "Timeout/CheckpointWriteDelay": 5}}]}}}`
+	r = Recording{}
+	if err := json.Unmarshal([]byte(old), &r); err != nil {
+		t.Fatal(err)
+	}
+	if s := Summarize(&r); len(s.Waits) != 3 || s.Background != nil || !near(s.ActiveSessions, 2) {
+		t.Errorf("an older document: waits %+v, background %+v", s.Waits, s.Background)
 	}
 }
 

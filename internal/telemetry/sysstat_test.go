@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -50,17 +51,7 @@ type sysstatReport struct {
 // gap in IOPS is a real disagreement (an IO counted twice, a partition's
 // IO added to its disk's, a wrong interval), not jitter.
 func TestAgreesWithSysstat(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("sysstat and the host readers are Linux's")
-	}
-	for _, tool := range []string{"mpstat", "iostat"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("DBRIG_REQUIRE_SYSSTAT") == "1" {
-				t.Fatalf("%s is not on PATH and DBRIG_REQUIRE_SYSSTAT=1 (apt-get install sysstat)", tool)
-			}
-			t.Skipf("%s is not on PATH (apt-get install sysstat to compare with it)", tool)
-		}
-	}
+	needSysstat(t, "mpstat", "iostat")
 	const n = 8 // intervals of 1 s
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -158,6 +149,107 @@ func TestAgreesWithSysstat(t *testing.T) {
 		t.Errorf("IOPS of %s: dbrig %.1f, iostat %.1f: %.1f%% apart, more than 5%%",
 			busiest, ourIOPS, theirIOPS[busiest], gap*100)
 	}
+}
+
+// needSysstat skips the test where the tools are missing, unless
+// DBRIG_REQUIRE_SYSSTAT=1 says they must be there.
+func needSysstat(t *testing.T, tools ...string) {
+	t.Helper()
+	if runtime.GOOS != "linux" {
+		t.Skip("sysstat and the host readers are Linux's")
+	}
+	for _, tool := range tools {
+		if _, err := exec.LookPath(tool); err != nil {
+			if os.Getenv("DBRIG_REQUIRE_SYSSTAT") == "1" {
+				t.Fatalf("%s is not on PATH and DBRIG_REQUIRE_SYSSTAT=1 (apt-get install sysstat)", tool)
+			}
+			t.Skipf("%s is not on PATH (apt-get install sysstat to compare with it)", tool)
+		}
+	}
+}
+
+// TestServerAgreesWithPidstat samples a "server" (this test binary run
+// again as TestBusyServer: two threads that work 0.3 ms and sleep 0.2 ms
+// in turn, as a database's backends do between a client's statements)
+// alongside pidstat, and compares the server's share of all CPUs with
+// pidstat's %CPU divided by the CPUs. Such a load makes the CPUs go idle
+// thousands of times a second, which leaves /proc/stat's ticks short of
+// the elapsed time; the share, divided by the elapsed time as pidstat's
+// is, must agree within 2% of itself.
+func TestServerAgreesWithPidstat(t *testing.T) {
+	needSysstat(t, "pidstat")
+	const n = 6
+	server := exec.Command(os.Args[0], "-test.run=^TestBusyServer$")
+	server.Env = append(os.Environ(), "DBRIG_BUSY_SERVER=1")
+	if err := server.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { server.Process.Kill(); server.Wait() }()
+	time.Sleep(300 * time.Millisecond)
+	pidstat := exec.Command("pidstat", "-u", "-h", "-p", strconv.Itoa(server.Process.Pid), "1", strconv.Itoa(n))
+	pidstat.Env = append(os.Environ(), "LC_ALL=C")
+	var out []byte
+	var tool sync.WaitGroup
+	tool.Go(func() { out, _ = pidstat.Output() })
+	h := NewHost(HostConfig{ServerPID: server.Process.Pid})
+	defer h.Close()
+	start := time.Now()
+	h.Sample(start)
+	var ours float64
+	for k := 1; k <= n; k++ {
+		time.Sleep(time.Until(start.Add(time.Duration(k) * time.Second)))
+		s, ok := h.Sample(time.Now())
+		if !ok || s.Server == nil {
+			t.Fatalf("no server sample; unavailable: %v", h.Unavailable())
+		}
+		if k > 1 {
+			ours += *s.Server / (n - 1)
+		}
+	}
+	tool.Wait()
+	// pidstat -h: Time UID PID %usr %system %guest %wait %CPU CPU Command,
+	// one line a second; the first second holds the tools' start.
+	var theirs []float64
+	for _, line := range strings.Split(string(out), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 10 || f[2] != strconv.Itoa(server.Process.Pid) {
+			continue
+		}
+		if v, err := strconv.ParseFloat(f[7], 64); err == nil {
+			theirs = append(theirs, v/float64(len(h.cpus)))
+		}
+	}
+	if len(theirs) != n {
+		t.Fatalf("pidstat gave %d readings, want %d:\n%s", len(theirs), n, out)
+	}
+	var their float64
+	for _, v := range theirs[1:] {
+		their += v / (n - 1)
+	}
+	t.Logf("server CPU: dbrig %.2f%%, pidstat %.2f%% of all CPUs", ours, their)
+	if their < 10 || math.Abs(ours-their) > 0.02*their {
+		t.Errorf("server CPU: dbrig %.2f%%, pidstat %.2f%%: more than 2%% apart", ours, their)
+	}
+}
+
+// TestBusyServer is the server of TestServerAgreesWithPidstat, run only
+// as its child.
+func TestBusyServer(t *testing.T) {
+	if os.Getenv("DBRIG_BUSY_SERVER") != "1" {
+		t.Skip("the child of TestServerAgreesWithPidstat")
+	}
+	var threads sync.WaitGroup
+	for range 2 {
+		threads.Go(func() {
+			runtime.LockOSThread()
+			for end := time.Now().Add(30 * time.Second); time.Now().Before(end); {
+				for spin := time.Now().Add(300 * time.Microsecond); time.Now().Before(spin); {
+				}
+				time.Sleep(200 * time.Microsecond)
+			}
+		})
+	}
+	threads.Wait()
 }
 
 // spin keeps one CPU busy until ctx ends.

@@ -143,7 +143,10 @@ type HostSample struct {
 	PerCPU []CPUTimes `json:"per_cpu,omitempty"`
 	// Client is dbrig's own process, Server the server's process tree
 	// (nil when it is not on this host or not known), both in percent of
-	// all CPUs, so that Client + Server <= CPU.Busy().
+	// all CPUs' elapsed time, as pidstat gives them (summed and divided by
+	// the CPUs). CPU's split is of /proc/stat's ticks, as mpstat's, which
+	// fall a few percent short of the elapsed time under a load that
+	// idles often: Client + Server can then exceed CPU.Busy() a little.
 	Client float64  `json:"client_pct"`
 	Server *float64 `json:"server_pct,omitempty"`
 	// AvgMHz is cycles over elapsed time, BusyMHz cycles over busy time,
@@ -237,13 +240,18 @@ type SessionHistory struct {
 	Buckets []SessionBucket `json:"buckets"`
 }
 
-// SessionBucket covers the interval ending at T. Counts are by
-// "class/event" ("CPU/CPU", "IO/DataFileRead", "LWLock/WALWrite"); their
-// sum divided by Samples is the average active sessions.
+// SessionBucket covers the interval ending at T. Counts are the
+// foreground sessions (those that run the workload) by "class/event"
+// ("CPU/CPU", "IO/DataFileRead", "LWLock/WALWrite"); their sum divided by
+// Samples is the average active sessions.
 type SessionBucket struct {
 	T       float64        `json:"t"`
 	Samples int            `json:"samples"`
 	Counts  map[string]int `json:"counts,omitempty"`
+	// Background are the server's own processes (a checkpointer, an
+	// autovacuum worker) by kind, then by "class/event". A recording made
+	// before they were told apart has none: its Counts hold them too.
+	Background map[string]map[string]int `json:"background,omitempty"`
 	// Queries counts sightings by query id, for top statements by time
 	// seen active.
 	Queries map[string]int `json:"queries,omitempty"`
@@ -281,8 +289,11 @@ type Session struct {
 	Class   string // wait event class, "CPU" when on CPU
 	Event   string // "CPU" when on CPU
 	State   string
-	Backend string
+	Backend string // the kind of process, as the database names it
 	QueryID string
+	// Background marks a process of the server's own, which runs no
+	// client's statements: its time is not database time.
+	Background bool
 }
 
 // Source is what a target offers telemetry: its database's side. It holds

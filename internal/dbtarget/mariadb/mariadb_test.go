@@ -237,8 +237,8 @@ func TestTelemetry(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if len(seen) != 1 || seen[0].Class == "" || seen[0].Event == "" {
-		t.Errorf("sessions %+v: want the one sleeping", seen)
+	if len(seen) != 1 || seen[0].Class == "" || seen[0].Event == "" || seen[0].Background {
+		t.Errorf("sessions %+v: want the one sleeping, in the foreground", seen)
 	}
 	version, settings, err := src.Settings(ctx)
 	if err != nil || !strings.Contains(version, "MariaDB") || settings["port"] == "" {

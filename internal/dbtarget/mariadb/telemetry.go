@@ -110,23 +110,39 @@ func (s *source) Tables(context.Context) ([]telemetry.Table, error) { return nil
 
 // Sessions samples the process list: a session running a statement is
 // on CPU unless its state says what it waits for. The sampler leaves out
-// itself, idle connections and the server's own threads.
+// itself, idle connections and other databases' sessions. The server's
+// own threads in the list (the event scheduler, replication's threads)
+// are marked Background, so that their time stays out of database time,
+// and are left out while they wait for work. InnoDB's own threads (page
+// cleaner, purge) do not show in the process list from 10.5 on.
 func (s *source) Sessions(ctx context.Context) ([]telemetry.Session, error) {
-	rows, err := s.sampler.QueryContext(ctx, `SELECT command, COALESCE(state, '') FROM information_schema.processlist
-WHERE id <> CONNECTION_ID() AND command NOT IN ('Sleep', 'Daemon', 'Binlog Dump') AND db = DATABASE()`)
+	rows, err := s.sampler.QueryContext(ctx, `SELECT user, command, COALESCE(state, '') FROM information_schema.processlist
+WHERE id <> CONNECTION_ID() AND command <> 'Sleep'
+  AND (db = DATABASE() OR user IN ('system user', 'event_scheduler') OR command IN ('Daemon', 'Binlog Dump'))`)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	var out []telemetry.Session
 	for rows.Next() {
-		var command, state string
-		if err := rows.Scan(&command, &state); err != nil {
+		var user, command, state string
+		if err := rows.Scan(&user, &command, &state); err != nil {
 			return nil, err
 		}
-		out = append(out, session(command, state))
+		if ss, ok := session(user, command, state); ok {
+			out = append(out, ss)
+		}
 	}
 	return out, rows.Err()
+}
+
+// idleThread are the states in which the server's own threads wait for
+// work, as a PostgreSQL background process waits on an Activity event.
+var idleThread = map[string]bool{
+	"Waiting on empty queue": true, "Waiting for next activation": true,
+	"Waiting for master to send event": true, "Slave has read all relay log; waiting for more updates": true,
+	"Master has sent all binlog to slave; waiting for more updates": true, "Waiting for work from SQL thread": true,
+	"Waiting for INSERT": true,
 }
 
 // onCPU are the process list's states of a statement at work rather than
@@ -140,11 +156,22 @@ var onCPU = map[string]bool{
 	"Starting cleanup": true, "Freeing items": true, "starting": true, "Reset for next command": true,
 }
 
-func session(command, state string) telemetry.Session {
+// session is one row of the process list; false for a server's thread
+// waiting for work. A thread of the server's own is background, named by
+// its command ("Daemon", "Binlog Dump", "Slave_SQL") or, for the event
+// scheduler, by its user.
+func session(user, command, state string) (telemetry.Session, bool) {
+	ss := telemetry.Session{Class: "State", Event: state, State: command, Backend: "client"}
 	if onCPU[state] {
-		return telemetry.Session{Class: "CPU", Event: "CPU", State: command}
+		ss.Class, ss.Event = telemetry.CPUClass, telemetry.CPUClass
 	}
-	return telemetry.Session{Class: "State", Event: state, State: command}
+	switch {
+	case user == "event_scheduler":
+		ss.Backend, ss.Background = "event scheduler", true
+	case user == "system user" || command == "Daemon" || command == "Binlog Dump" || strings.HasPrefix(command, "Slave_"):
+		ss.Backend, ss.Background = command, true
+	}
+	return ss, !ss.Background || !idleThread[state]
 }
 
 // Settings are the global variables whose value did not come from the

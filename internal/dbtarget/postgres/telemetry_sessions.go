@@ -33,9 +33,11 @@ WHERE application_name IS DISTINCT FROM '` + telemetryApp + `'
   AND NOT (wait_event_type = 'Extension' AND backend_type NOT IN ('client backend', 'parallel worker'))`
 
 // Sessions reads pg_stat_activity once. A session without a wait event is
-// on CPU: "CPU/CPU" for the clients' work (client backends and their
-// parallel workers), "CPU/BCPU" for background processes (autovacuum, the
-// checkpointer, the WAL writer...), so a report can tell them apart.
+// on CPU. The clients' sessions (client backends and their parallel
+// workers) are the foreground, whose time is database time; every other
+// kind (autovacuum, the checkpointer, the WAL writer...) is marked
+// Background, so that its sleeps (a checkpoint's throttle, a vacuum's
+// cost delay) stay out of it.
 func (s *source) Sessions(ctx context.Context) ([]telemetry.Session, error) {
 	var out []telemetry.Session
 	err := s.sampler.do(ctx, func(ctx context.Context, c *pgx.Conn) error {
@@ -47,11 +49,9 @@ func (s *source) Sessions(ctx context.Context) ([]telemetry.Session, error) {
 		var ss telemetry.Session
 		_, err = pgx.ForEachRow(rows, []any{&ss.Class, &ss.Event, &ss.State, &ss.Backend, &ss.QueryID}, func() error {
 			if ss.Class == "" {
-				ss.Class, ss.Event = "CPU", "CPU"
-				if !foreground(ss.Backend) {
-					ss.Event = "BCPU"
-				}
+				ss.Class, ss.Event = telemetry.CPUClass, telemetry.CPUClass
 			}
+			ss.Background = !foreground(ss.Backend)
 			out = append(out, ss)
 			return nil
 		})
