@@ -4,7 +4,8 @@
 # first; bench/hammerdb/main.go does the work. HammerDB is GPL and never
 # copied into dbrig: assemble it outside the repository with
 # bench/hammerdb-setup.sh DIR, then pass --hammerdb DIR. Flags pass
-# through: --pairs 3, --duration 60s, --json FILE, -help for the rest.
+# through: --pairs 3, --duration 1m, --warmup 1m (0 for none), --json
+# FILE, -help for the rest.
 # The dbrig measured is the one in this checkout, built fresh.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -21,7 +21,9 @@ type Figures struct {
 	VUs        int    `json:"vus"`
 	Rampup     string `json:"rampup"`
 	Duration   string `json:"duration"`
-	Pairs      []Pair `json:"pairs"`
+	// Warmup is the unmeasured run of each tool before the pairs; "" for none.
+	Warmup string `json:"warmup,omitempty"`
+	Pairs  []Pair `json:"pairs"`
 	// The medians over the pairs of the dbrig/HammerDB ratios.
 	MedianNOPMRatio float64 `json:"median_nopm_ratio"`
 	MedianCPURatio  float64 `json:"median_server_cpu_ratio"`
@@ -125,5 +127,9 @@ func printSummary(w io.Writer, f *Figures) {
 	fmt.Fprintf(tw, "server CPU per New-Order\t%.2fx\t≤ %.2fx\t%s\n", f.MedianCPURatio, targetCPU, judge(f.MedianCPURatio <= targetCPU))
 	tw.Flush()
 	fmt.Fprintln(w, harness.SettingsLine(f.Settings)+" (both clusters)")
-	fmt.Fprintln(w, "dbrig in procs mode; HammerDB with pg_storedprocs false; a CHECKPOINT before each run; each tool on a cluster of its own")
+	warm := "no warm-up"
+	if f.Warmup != "" {
+		warm = "an unmeasured " + f.Warmup + " run of each tool before the pairs"
+	}
+	fmt.Fprintf(w, "dbrig in procs mode; HammerDB with pg_storedprocs false; %s; a CHECKPOINT before each run; each tool on a cluster of its own\n", warm)
 }

@@ -49,6 +49,10 @@ type options struct {
 	hammerdb string
 	pairs    int
 	duration time.Duration
+	// warmup is an unmeasured run of each tool before the pairs (0 for
+	// none), so that no pair's first run pays for cold caches and the
+	// first autoanalyze of the tables after the build.
+	warmup time.Duration
 	// hammerdbFirst starts pair 1 with HammerDB, so that pairs run as
 	// separate commands can still alternate.
 	hammerdbFirst bool
@@ -75,6 +79,7 @@ func parse(args []string, errOut io.Writer) (options, string) {
 	fs.StringVar(&o.hammerdb, "hammerdb", "", "HammerDB 4.12 assembled by bench/hammerdb-setup.sh (required)")
 	fs.IntVar(&o.pairs, "pairs", 3, "pairs of runs, one of each tool, alternating which goes first")
 	fs.DurationVar(&o.duration, "duration", time.Minute, "measured window of each run, in whole minutes (HammerDB counts minutes)")
+	fs.DurationVar(&o.warmup, "warmup", time.Minute, "an unmeasured run of each tool before the pairs, in whole minutes; 0 for none")
 	fs.BoolVar(&o.hammerdbFirst, "hammerdb-first", false, "start pair 1 with HammerDB (to alternate across separate commands)")
 	o.Flags(fs)
 	if err := fs.Parse(args); err != nil {
@@ -92,6 +97,8 @@ func parse(args []string, errOut io.Writer) (options, string) {
 		return o, "--pairs must be at least 1"
 	case o.duration < time.Minute || o.duration%time.Minute != 0:
 		return o, fmt.Sprintf("--duration %s: give whole minutes (HammerDB's pg_duration counts minutes)", o.duration)
+	case o.warmup < 0 || o.warmup%time.Minute != 0:
+		return o, fmt.Sprintf("--warmup %s: give whole minutes, or 0 for none", o.warmup)
 	}
 	return o, ""
 }
@@ -161,6 +168,15 @@ func run(ctx context.Context, o options) (err error) {
 	if err := h.buildHammerDB(ctx, o.hammerdb); err != nil {
 		return err
 	}
+	if o.warmup > 0 {
+		fig.Warmup = o.warmup.String()
+		// Pair 0 is the warm-up: run, printed, not counted.
+		for _, s := range []*side{d, h} {
+			if _, err := s.run(ctx, 0, dbrig, o.warmup, o.hammerdb); err != nil {
+				return err
+			}
+		}
+	}
 	for pair := 1; pair <= o.pairs; pair++ {
 		order := []*side{d, h}
 		if (pair%2 == 0) != o.hammerdbFirst {
@@ -168,7 +184,7 @@ func run(ctx context.Context, o options) (err error) {
 		}
 		p := Pair{N: pair, First: order[0].tool}
 		for _, s := range order {
-			r, err := s.run(ctx, pair, dbrig, o)
+			r, err := s.run(ctx, pair, dbrig, o.duration, o.hammerdb)
 			if err != nil {
 				return err
 			}

@@ -14,11 +14,11 @@ import (
 // TestParse: the flags' defaults, and each bad input one message.
 func TestParse(t *testing.T) {
 	o, msg := parse([]string{"--hammerdb", "/x"}, io.Discard)
-	if msg != "" || o.hammerdb != "/x" || o.pairs != 3 || o.duration != time.Minute || o.hammerdbFirst {
+	if msg != "" || o.hammerdb != "/x" || o.pairs != 3 || o.duration != time.Minute || o.warmup != time.Minute || o.hammerdbFirst {
 		t.Fatalf("defaults: %+v, %q", o, msg)
 	}
-	o, msg = parse([]string{"--hammerdb", "/x", "--pairs", "1", "--duration", "2m", "--json", "f.json", "--hammerdb-first"}, io.Discard)
-	if msg != "" || o.pairs != 1 || o.duration != 2*time.Minute || o.JSON != "f.json" || !o.hammerdbFirst {
+	o, msg = parse([]string{"--hammerdb", "/x", "--pairs", "1", "--duration", "2m", "--json", "f.json", "--hammerdb-first", "--warmup", "0"}, io.Discard)
+	if msg != "" || o.pairs != 1 || o.duration != 2*time.Minute || o.warmup != 0 || o.JSON != "f.json" || !o.hammerdbFirst {
 		t.Fatalf("given: %+v, %q", o, msg)
 	}
 	for _, tc := range []struct {
@@ -28,6 +28,8 @@ func TestParse(t *testing.T) {
 		{[]string{"--pairs", "0"}, "--pairs must be at least 1"},
 		{[]string{"--duration", "90s"}, "give whole minutes"},
 		{[]string{"--duration", "30s"}, "give whole minutes"},
+		{[]string{"--warmup", "30s"}, "--warmup 30s: give whole minutes, or 0 for none"},
+		{[]string{"--warmup", "-1m"}, "give whole minutes, or 0 for none"},
 		{[]string{"extra"}, `unexpected argument "extra"`},
 		{[]string{"--socket"}, "HammerDB connects over TCP loopback"},
 		{[]string{"--nope"}, "flag provided but not defined"},

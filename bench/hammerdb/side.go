@@ -65,18 +65,22 @@ func (s *side) buildDbrig(ctx context.Context, dbrig string) error {
 }
 
 // run is one run of the side's tool: a CHECKPOINT, the run, and the
-// tables' last autoanalyze after it.
-func (s *side) run(ctx context.Context, pair int, dbrig string, o options) (Run, error) {
+// tables' last autoanalyze after it. Pair 0 is the warm-up.
+func (s *side) run(ctx context.Context, pair int, dbrig string, duration time.Duration, hdb string) (Run, error) {
 	if err := harness.Checkpoint(ctx, s.urlFor(s.db)); err != nil {
 		return Run{}, err
 	}
-	fmt.Printf("\n== Pair %d: %s, %d VUs, %s ramp-up, %s measured\n", pair, s.tool, vus, rampup, o.duration)
+	what := fmt.Sprintf("Pair %d", pair)
+	if pair == 0 {
+		what = "Warm-up, not counted"
+	}
+	fmt.Printf("\n== %s: %s, %d VUs, %s ramp-up, %s measured\n", what, s.tool, vus, rampup, duration)
 	var r Run
 	var err error
 	if s.tool == "dbrig" {
-		r, err = s.runDbrig(ctx, dbrig, filepath.Join(s.scratch.Dir, fmt.Sprintf("run-%d.json", pair)), o.duration)
+		r, err = s.runDbrig(ctx, dbrig, filepath.Join(s.scratch.Dir, fmt.Sprintf("run-%d.json", pair)), duration)
 	} else {
-		r, err = s.runHammerDB(ctx, o.hammerdb, pair, o.duration)
+		r, err = s.runHammerDB(ctx, hdb, pair, duration)
 	}
 	if err != nil {
 		return r, err
