@@ -4,6 +4,9 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/dbrig/dbrig/internal/dbtarget/postgres"
 	"github.com/dbrig/dbrig/internal/server/postgres/pgtest"
@@ -19,8 +22,9 @@ func TestNewOrderRepeatedLinesPostgres(t *testing.T) {
 // TestSetFormsPostgres holds the plans and arithmetic of sql mode's set
 // forms on PostgreSQL.
 func TestSetFormsPostgres(t *testing.T) {
-	_, conn := builtConn(t, 1)
+	url, conn := builtConn(t, 1)
 	q := txSQLFile(t, postgres.Dialect)
+	t.Run("delivery race", func(t *testing.T) { testDeliveryRace(t, url, conn, q.Get("dl_new_order")) })
 
 	// The stock read locks its rows in the lines' order: LockRows sits at
 	// the top, over ORDER BY l.n, so it takes the rows in that order. Under
@@ -75,4 +79,45 @@ func TestSetFormsPostgres(t *testing.T) {
 			t.Errorf("balances after a delivery of 1999 and 7 cents: %v, want %v", got, want)
 		}
 	})
+}
+
+// testDeliveryRace: a Delivery whose district's oldest new order another
+// Delivery holds waits for it, then takes the next oldest rather than
+// nothing, so it never comes back to the district after locking later
+// ones.
+func testDeliveryRace(t *testing.T, url string, conn *pgx.Conn, takeOldest string) {
+	ctx := context.Background()
+	other, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close(ctx)
+	first, err := conn.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Rollback(ctx)
+	var oldest int
+	if err := first.QueryRow(ctx, takeOldest, 1, 5).Scan(&oldest); err != nil {
+		t.Fatal(err)
+	}
+	next := make(chan int, 1)
+	errs := make(chan error, 1)
+	go func() {
+		var o int
+		err := other.QueryRow(ctx, takeOldest, 1, 5).Scan(&o)
+		errs <- err
+		next <- o
+	}()
+	// The second waits on the first's row until it commits.
+	time.Sleep(200 * time.Millisecond)
+	if err := first.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-errs; err != nil {
+		t.Fatalf("the second Delivery's take, after the first took order %d: %v", oldest, err)
+	}
+	if got := <-next; got != oldest+1 {
+		t.Errorf("the second Delivery took order %d, want %d, the next oldest after the first's %d", got, oldest+1, oldest)
+	}
 }

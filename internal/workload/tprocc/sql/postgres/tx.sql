@@ -84,6 +84,20 @@ SELECT $1::int, $2::int, $3::int, l.n, l.i, l.w, NULL, l.q, l.q * i_price,
   JOIN item ON i_id = l.i
   JOIN stock ON s_w_id = l.w AND s_i_id = l.i
 
+-- Delivery (clause 2.7). The oldest new order is taken by a locking read
+-- inside the delete: one that waits for a concurrent Delivery holding the
+-- oldest then skips the row that one deleted and locks the next, so a
+-- Delivery does not lose the race. generic/tx.sql's delete, which returns
+-- nothing once the row it waited for is gone, sends it back to that
+-- district after it holds the later ones, an order two Deliveries of one
+-- warehouse can deadlock in (dl_pending still tells an empty district).
+-- name: dl_new_order
+DELETE FROM new_order
+ WHERE no_w_id = $1 AND no_d_id = $2
+   AND no_o_id = (SELECT no_o_id FROM new_order WHERE no_w_id = $1 AND no_d_id = $2
+                   ORDER BY no_o_id LIMIT 1 FOR UPDATE)
+RETURNING no_o_id
+
 -- Delivery's orders, lines and customers, once each district's oldest new
 -- order is taken. $1 the warehouse, $2 the districts with an order, $3
 -- their orders, $4 the carrier, $5 the delivery date. No other
