@@ -9,15 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/dbrig/dbrig/internal/dbtarget/postgres"
-	"github.com/dbrig/dbrig/internal/server/postgres/pgtest"
 )
-
-// TestNewOrderRepeatedLinesPostgres: PostgreSQL's UPDATE ... FROM, like
-// MariaDB's multi-table UPDATE, changes a row once however many lines join
-// it, so repeated lines update stock line by line (write:no_stock).
-func TestNewOrderRepeatedLinesPostgres(t *testing.T) {
-	testNewOrderRepeatedLines(t, pgtest.NewDB(t))
-}
 
 // TestSetFormsPostgres holds the plans and arithmetic of sql mode's set
 // forms on PostgreSQL.
