@@ -7,16 +7,21 @@ import (
 
 	"github.com/dbrig/dbrig/internal/driver"
 	"github.com/dbrig/dbrig/internal/server/mariadb/mariatest"
+	"github.com/dbrig/dbrig/internal/server/postgres/pgtest"
 	"github.com/dbrig/dbrig/internal/workload"
 )
 
 // TestNewOrderRepeatedLines: two lines of one item from one warehouse
 // update its stock one after the other, the second seeing the first, as
-// two statements do. MariaDB's set update would change the row once, so
-// its client updates such an order line by line; SQLite updates every
-// order line by line.
+// two statements do. MariaDB's and PostgreSQL's set updates would change
+// the row once, so their client updates such an order line by line;
+// SQLite updates every order line by line.
 func TestNewOrderRepeatedLinesMariaDB(t *testing.T) {
 	testNewOrderRepeatedLines(t, mariatest.NewDB(t))
+}
+
+func TestNewOrderRepeatedLinesPostgres(t *testing.T) {
+	testNewOrderRepeatedLines(t, pgtest.NewDB(t))
 }
 
 func TestNewOrderRepeatedLinesSQLite(t *testing.T) {
