@@ -196,11 +196,21 @@ func (v *session) queueLineSets(b []dbtarget.Query) []dbtarget.Query {
 	if !in.repeats() {
 		return append(b, dbtarget.Query{SQL: q.noStocks.write, Args: args})
 	}
+	// A dialect whose line step is a read and its write sends the write;
+	// one whose step is an UPDATE that returns the row (the generic
+	// no_stock) sends that and skips the row, which no_stocks has read.
+	line, each := q.noStock.write, (func(dbtarget.Row) error)(nil)
+	if line == "" {
+		line, each = q.noStock.q, skipRow
+	}
 	for _, l := range in.lines {
-		b = append(b, dbtarget.Query{SQL: q.noStock.write, Args: []any{l.supplyW, l.item, l.qty, v.remote(l), in.d}})
+		b = append(b, dbtarget.Query{SQL: line, Args: []any{l.supplyW, l.item, l.qty, v.remote(l), in.d}, Each: each})
 	}
 	return b
 }
+
+// skipRow reads past a row its statement returns.
+func skipRow(dbtarget.Row) error { return nil }
 
 // repeats says whether two lines have the same item and warehouse; sorted,
 // such lines are next to each other.

@@ -49,26 +49,6 @@ UPDATE stock SET
   FROM unnest($2::int[], $1::int[], $4::int[]) l(i, w, q)
  WHERE s_w_id = l.w AND s_i_id = l.i AND $3::int IS NOT NULL
 
--- A line's stock as a locking read and its update, as the MySQL family's
--- no_stock: only lines that repeat an item of a warehouse take these, one
--- line after another, each update seeing the one before, once no_stocks
--- has locked their rows. $3 quantity, $4 1 if the supplying warehouse is
--- remote, $5 the district.
--- name: no_stock
-SELECT s_quantity,
-  CASE $5::int WHEN 1 THEN s_dist_01 WHEN 2 THEN s_dist_02 WHEN 3 THEN s_dist_03 WHEN 4 THEN s_dist_04
-    WHEN 5 THEN s_dist_05 WHEN 6 THEN s_dist_06 WHEN 7 THEN s_dist_07 WHEN 8 THEN s_dist_08
-    WHEN 9 THEN s_dist_09 ELSE s_dist_10 END,
-  s_data
-  FROM stock WHERE s_w_id = $1 AND s_i_id = $2 AND $3::int IS NOT NULL AND $4::int IS NOT NULL
-   FOR UPDATE
-
--- name: write:no_stock
-UPDATE stock SET
-  s_quantity = CASE WHEN s_quantity >= $3 + 10 THEN s_quantity - $3 ELSE s_quantity - $3 + 91 END,
-  s_ytd = s_ytd + $3, s_order_cnt = s_order_cnt + 1, s_remote_cnt = s_remote_cnt + $4
- WHERE s_w_id = $1 AND s_i_id = $2 AND $5::int IS NOT NULL
-
 -- $1 the order, $2 its district, $3 its warehouse, $4 the items, $5 their
 -- supplying warehouses, $6 the quantities. Each line's amount and
 -- s_dist_XX are the ones the client read, from the item and the stock row
