@@ -571,12 +571,21 @@ func diskShareNote(s telemetry.Summary) string {
 	}
 	n := fmt.Sprintf("The database missed its cache %s times/s; the data disk (%s) read %s times/s", fmtCount(misses), s.Host.Data.Device, fmtCount(reads))
 	if reads <= misses {
-		return n + fmt.Sprintf(": at most %.0f%% of the misses reached the disk, as the device counts every process's reads, and the OS page cache served at least the other %s/s.",
-			reads/misses*100, fmtCount(misses-reads))
+		return n + fmt.Sprintf(": at most %s%% of the misses reached the disk, as the device counts every process's reads, and the OS page cache served at least the other %s/s.",
+			atMost(reads/misses*100), fmtCount(misses-reads))
 	}
 	return n + fmt.Sprintf(". %s reads/s (%.0f%% of the device's) are not the database's misses and are not put down to it: other processes on the device, "+
 		"or reads the database's counters leave out (its log, temp files, the OS's read-ahead). The misses may all have reached the disk, or some been served by the OS page cache.",
 		fmtCount(reads-misses), (reads-misses)/reads*100)
+}
+
+// atMost is a bound in percent as a person reads it: whole numbers, and
+// under 1% rounded up to a tenth, so that a bound above 0 never prints 0.
+func atMost(pct float64) string {
+	if pct > 0 && pct < 1 {
+		return strconv.FormatFloat(math.Ceil(pct*10)/10, 'f', 1, 64)
+	}
+	return strconv.FormatFloat(pct, 'f', 0, 64)
 }
 
 // costNote says what the telemetry's sampling cost the client, against

@@ -120,6 +120,11 @@ func TestDiskShare(t *testing.T) {
 	if !strings.Contains(n, "at most 76% of the misses reached the disk") || !strings.Contains(n, "at least the other 0.08/s") {
 		t.Errorf("note %q: want at most 76%% to the disk, at least 0.08/s from the page cache", n)
 	}
+	// A bound under 1% is rounded up to a tenth, never printed as 0%.
+	s.DB.Rates[telemetry.PhysicalReads], data.ReadIOPS = 390.8, 0.25
+	if n = diskShareNote(s); !strings.Contains(n, "at most 0.1% of the misses reached the disk") {
+		t.Errorf("note %q: want at most 0.1%% to the disk", n)
+	}
 }
 
 // TestExplainNotes: the traps a reader must know of come first.
