@@ -11,7 +11,7 @@ import (
 // checked against the workload's names with the rest of the spec.
 func (p parser) thresholds(n *yaml.Node) ([]Param, error) {
 	if n.Kind != yaml.SequenceNode {
-		return nil, p.errf(n, "thresholds: want a list, such as ['nopm>50000', 'errors<0.1%%'], got %s", describe(n))
+		return nil, p.errf(n, "thresholds: want a list, such as ['errors<0.1%%', 'TYPE.p95<5ms'], got %s", describe(n))
 	}
 	var out []Param
 	for _, item := range n.Content {

@@ -40,7 +40,7 @@ func TestSpecThresholdErrors(t *testing.T) {
 		{extSpec + "thresholds:\n  - dvd-reports:category_sales.p95<2s\n",
 			`s.yaml line 5: thresholds: "dvd-reports:category_sales.p95<2s": unknown transaction "dvd-reports:category_sales" (known: new_order, payment, order_status, delivery, stock_level)`},
 		{extSpec + "thresholds: 'nopm>1'\n",
-			`s.yaml line 4: thresholds: want a list, such as ['nopm>50000', 'errors<0.1%'], got "nopm>1"`},
+			`s.yaml line 4: thresholds: want a list, such as ['errors<0.1%', 'TYPE.p95<5ms'], got "nopm>1"`},
 		{extSpec + "thresholds: [[nopm>1]]\n",
 			`s.yaml line 4: thresholds: want a single value, got a list`},
 	} {

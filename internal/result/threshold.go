@@ -17,10 +17,10 @@ import (
 // the run meets or misses: k6's thresholds (http_req_duration:
 // p(95)<200), written as dbrig names its figures:
 //
-//	nopm>50000          a metric the workload declares, in its own unit
+//	METRIC>50000        a metric the workload declares, in its own unit
 //	errors<0.1%         the window's failed transactions: a share of all, or a count (errors<10)
-//	new_order.p95<5ms   a transaction type's latency: p50 p90 p95 p99 p99.9 max avg, in us, ms or s
-//	new_order.errors<1% the type's own failures
+//	TYPE.p95<5ms        a transaction type's latency: p50 p90 p95 p99 p99.9 max avg, in us, ms or s
+//	TYPE.errors<1%      the type's own failures
 //
 // The operators are <, <=, > and >=.
 type Threshold struct {
