@@ -179,12 +179,13 @@ func (r *Recorder) sample(ctx context.Context, keep bool) float64 {
 	if pid > 0 {
 		r.host.Follow(pid)
 	}
+	watched := !r.host.ServerGone()
 	if hs, ok := r.host.Sample(time.Now()); ok && keep {
 		hs.T = t
 		r.rec.Host.Samples = append(r.rec.Host.Samples, hs)
 	}
 	if r.src != nil {
-		r.gap(t, err == nil, pid)
+		r.gap(t, err == nil, pid, watched && r.host.ServerGone())
 	}
 	r.note("database_counters", err)
 	if counters != nil {
@@ -216,19 +217,21 @@ func (r *Recorder) findServer(ctx context.Context) int {
 }
 
 // gap opens a gap at the last read when the database could not be read
-// at t, and closes it at t when it could; a read that comes more than two
-// intervals after the last (it waited for a server that was restarting)
-// closes one too. pid is the server's new process, found at t: it belongs
-// to the gap just closed, or makes one of its own, since the host lost the
-// server even if the reads missed it. Called under mu.
-func (r *Recorder) gap(t float64, read bool, pid int) {
+// at t, and closes it at t when it could. A read makes one too when it
+// comes more than two intervals after the last, or in the sample in which
+// the host lost the server (lost): it may have waited for a server that
+// was restarting, and read the new one. pid is the server's new process,
+// found at t: it belongs to the gap just closed, or makes one of its own,
+// since the host lost the server even if the reads missed it. Called under
+// mu.
+func (r *Recorder) gap(t float64, read bool, pid int, lost bool) {
 	if !read {
 		if r.gapFrom < 0 {
 			r.gapFrom = r.lastRead
 		}
 		return
 	}
-	late := r.hasRead && t-r.lastRead > 2*r.rec.Interval
+	late := r.hasRead && (t-r.lastRead > 2*r.rec.Interval || lost)
 	gaps := r.rec.Gaps
 	switch {
 	case r.gapFrom >= 0 || late:
