@@ -275,6 +275,7 @@ func (r *Recorder) count(ss []Session) {
 	b := &r.bucket
 	b.Samples++
 	for _, s := range ss {
+		r.categorize(s)
 		if s.Background {
 			b.countBackground(s)
 			continue
@@ -290,6 +291,22 @@ func (r *Recorder) count(ss []Session) {
 			b.Queries[s.QueryID]++
 		}
 	}
+}
+
+// categorize records the category of s's wait, the first time it is seen.
+func (r *Recorder) categorize(s Session) {
+	if s.Category == "" {
+		return
+	}
+	h := r.rec.DB.Sessions
+	key := s.Class + "/" + s.Event
+	if _, ok := h.Categories[key]; ok {
+		return
+	}
+	if h.Categories == nil {
+		h.Categories = map[string]string{}
+	}
+	h.Categories[key] = s.Category
 }
 
 func (b *SessionBucket) countBackground(s Session) {

@@ -17,6 +17,10 @@ type Summary struct {
 	DB *DBSummary
 	// Waits are the sampled sessions by class/event, most seen first.
 	Waits []Wait
+	// Categories are the foreground's shares (%) of database time by
+	// wait category (WaitCPU, WaitRead...); nil where the recording
+	// names none.
+	Categories map[string]float64
 	// ActiveSessions is the average number of active sessions.
 	ActiveSessions float64
 	// TopQueries are query ids by sightings, most seen first.
@@ -75,6 +79,8 @@ type Wait struct {
 	Count int
 	Pct   float64
 	AAS   float64
+	// Category is the wait's category, where the recording names it.
+	Category string
 }
 
 // Class is the part of a wait's name before the slash ("IO" of "IO/DataFileRead").
@@ -370,6 +376,14 @@ func (r *Recording) sessionSummary(s *Summary) {
 	}
 	s.ActiveSessions = float64(seen) / float64(samples)
 	s.Waits = ranked(counts, seen, samples)
+	if cats := r.DB.Sessions.Categories; len(cats) > 0 {
+		s.Categories = map[string]float64{}
+		for i, w := range s.Waits {
+			c := cmp.Or(cats[w.Name], WaitOther)
+			s.Waits[i].Category = c
+			s.Categories[c] += w.Pct
+		}
+	}
 	s.TopQueries = ranked(queries, seen, samples)
 	for _, w := range ranked(background, samples, samples) {
 		kind, name, _ := strings.Cut(w.Name, "\x00")

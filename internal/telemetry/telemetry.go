@@ -238,6 +238,9 @@ type DBSample struct {
 type SessionHistory struct {
 	Hz      float64         `json:"hz"`
 	Buckets []SessionBucket `json:"buckets"`
+	// Categories maps each "class/event" seen to its wait category (a
+	// Wait* constant); a recording made before categories has none.
+	Categories map[string]string `json:"categories,omitempty"`
 }
 
 // SessionBucket covers the interval ending at T. Counts are the
@@ -294,7 +297,24 @@ type Session struct {
 	// Background marks a process of the server's own, which runs no
 	// client's statements: its time is not database time.
 	Background bool
+	// Category is where the time goes in terms every target shares (one
+	// of the Wait* constants), as the source maps its own wait's name.
+	Category string
 }
+
+// Wait categories: where a session's time went, in terms every target
+// shares, so that a run's verdict on what limited it reads the same on
+// any database. A target's source maps its own waits to them.
+const (
+	WaitCPU    = "cpu"    // on CPU, waiting on nothing
+	WaitRead   = "read"   // reading data blocks: cache misses
+	WaitWrite  = "write"  // writing, extending or syncing data files
+	WaitCommit = "commit" // flushing the log for commits (WAL, redo)
+	WaitLock   = "lock"   // a row or table lock another session holds
+	WaitLatch  = "latch"  // a short internal lock: a buffer's, a mutex, a pin
+	WaitClient = "client" // waiting for the client's next statement
+	WaitOther  = "other"
+)
 
 // Source is what a target offers telemetry: its database's side. It holds
 // its own connections, apart from the run's sessions. Every method may be

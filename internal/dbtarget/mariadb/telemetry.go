@@ -156,12 +156,30 @@ var onCPU = map[string]bool{
 	"Starting cleanup": true, "Freeing items": true, "starting": true, "Reset for next command": true,
 }
 
+// stateCategory maps a process list state to the category every target
+// shares. The list cannot see InnoDB's row lock waits: a session waiting
+// on a row shows the statement's own state ("Updating").
+func stateCategory(state string) string {
+	low := strings.ToLower(state)
+	switch {
+	case onCPU[state]:
+		return telemetry.WaitCPU
+	case strings.Contains(low, "commit"):
+		return telemetry.WaitCommit
+	case strings.Contains(low, "lock"):
+		return telemetry.WaitLock
+	case strings.Contains(low, "to net") || strings.Contains(low, "to client") || strings.Contains(low, "reading from net"):
+		return telemetry.WaitClient
+	}
+	return telemetry.WaitOther
+}
+
 // session is one row of the process list; false for a server's thread
 // waiting for work. A thread of the server's own is background, named by
 // its command ("Daemon", "Binlog Dump", "Slave_SQL") or, for the event
 // scheduler, by its user.
 func session(user, command, state string) (telemetry.Session, bool) {
-	ss := telemetry.Session{Class: "State", Event: state, State: command, Backend: "client"}
+	ss := telemetry.Session{Class: "State", Event: state, State: command, Backend: "client", Category: stateCategory(state)}
 	if onCPU[state] {
 		ss.Class, ss.Event = telemetry.CPUClass, telemetry.CPUClass
 	}

@@ -1,6 +1,10 @@
 package mariadb
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/dbrig/dbrig/internal/telemetry"
+)
 
 // TestSessionKinds: rows as MariaDB 10.11's process list shows them. A
 // client's statement is foreground, on CPU or in its state; the server's
@@ -25,6 +29,25 @@ func TestSessionKinds(t *testing.T) {
 		if kept != c.kept || ss.Background != c.background || ss.Backend != c.backend || ss.Class != c.class {
 			t.Errorf("%s %s %q: kept %v, %+v; want kept %v, background %v, backend %q, class %s",
 				c.user, c.command, c.state, kept, ss, c.kept, c.background, c.backend, c.class)
+		}
+	}
+}
+
+// TestStateCategory: the process list's states map to the categories every
+// target shares.
+func TestStateCategory(t *testing.T) {
+	for state, want := range map[string]string{
+		"Sending data":                    telemetry.WaitCPU,
+		"":                                telemetry.WaitCPU,
+		"Waiting for table metadata lock": telemetry.WaitLock,
+		"Waiting for table level lock":    telemetry.WaitLock,
+		"waiting for handler commit":      telemetry.WaitCommit,
+		"Waiting for prior transaction to commit": telemetry.WaitCommit,
+		"Writing to net": telemetry.WaitClient,
+		"User sleep":     telemetry.WaitOther,
+	} {
+		if got := stateCategory(state); got != want {
+			t.Errorf("stateCategory(%q) = %s, want %s", state, got, want)
 		}
 	}
 }

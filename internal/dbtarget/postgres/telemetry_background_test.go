@@ -4,6 +4,7 @@ package postgres
 
 import (
 	"context"
+	"math"
 	"strings"
 	"sync"
 	"testing"
@@ -95,5 +96,14 @@ func TestTelemetryBackground(t *testing.T) {
 	// as long as no background process is counted in it.
 	if sleep < 25 || sum.ActiveSessions > 2.2 {
 		t.Errorf("pg_sleep is %.1f%% of DB time with %.2f active sessions: want the two clients alone (waits %+v)", sleep, sum.ActiveSessions, sum.Waits)
+	}
+	// Every foreground wait has its category, and the categories share
+	// out all of DB time: pg_sleep's is other's, the INSERT's CPU cpu's.
+	total := 0.0
+	for _, p := range sum.Categories {
+		total += p
+	}
+	if math.Abs(total-100) > 0.01 || sum.Categories[telemetry.WaitOther] < sleep || sum.Categories[telemetry.WaitCPU] <= 0 {
+		t.Errorf("categories %v (sum %.2f%%): want all of DB time, pg_sleep's %.1f%% in other, and some CPU", sum.Categories, total, sleep)
 	}
 }

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/dbrig/dbrig/internal/telemetry"
 	"github.com/jackc/pgx/v5"
@@ -52,6 +53,7 @@ func (s *source) Sessions(ctx context.Context) ([]telemetry.Session, error) {
 				ss.Class, ss.Event = telemetry.CPUClass, telemetry.CPUClass
 			}
 			ss.Background = !foreground(ss.Backend)
+			ss.Category = category(ss.Class, ss.Event)
 			out = append(out, ss)
 			return nil
 		})
@@ -66,3 +68,45 @@ func (s *source) Sessions(ctx context.Context) ([]telemetry.Session, error) {
 func foreground(backendType string) bool {
 	return backendType == "client backend" || backendType == "parallel worker"
 }
+
+// category maps a wait event to the category every target shares: the
+// WAL's writes and flushes, and their locks, are commit; the other
+// LWLocks and buffer pins latches; heavyweight locks (a row's
+// transactionid, a relation's, a tuple's) locks; IO reads of data, SLRU or
+// temp files reads and the rest of IO writes.
+func category(class, event string) string {
+	switch class {
+	case telemetry.CPUClass:
+		return telemetry.WaitCPU
+	case "Lock":
+		return telemetry.WaitLock
+	case "LWLock", "BufferPin":
+		if walLock[event] {
+			return telemetry.WaitCommit
+		}
+		return telemetry.WaitLatch
+	case "IO":
+		switch {
+		case walIO[event]:
+			return telemetry.WaitCommit
+		case event == "WALRead":
+			return telemetry.WaitOther
+		case strings.HasSuffix(event, "Read") || event == "DataFilePrefetch":
+			return telemetry.WaitRead
+		}
+		return telemetry.WaitWrite
+	case "IPC":
+		if event == "SyncRep" {
+			return telemetry.WaitCommit
+		}
+	case "Client":
+		return telemetry.WaitClient
+	}
+	return telemetry.WaitOther
+}
+
+// walLock and walIO are the waits of a commit's WAL flush.
+var (
+	walLock = map[string]bool{"WALWrite": true, "WALInsert": true, "WALBufMapping": true}
+	walIO   = map[string]bool{"WALSync": true, "WALWrite": true, "WALInitSync": true, "WALInitWrite": true, "WALSyncMethodAssign": true}
+)
