@@ -119,7 +119,7 @@ func hostNotes(d *result.Document, f telemetry.HostFacts, h *telemetry.HostSumma
 	var notes []string
 	cpus := max(f.OnlineCPUs, d.Host.CPUs, 1)
 	clientCores := h.Client * float64(cpus) / 100
-	switch ps := configInt(d.Config, "client_cpus"); {
+	switch ps := result.ConfigInt(d.Config, "client_cpus"); {
 	case ps <= 0 || clientCores < 0.9*float64(ps):
 	case f.Embedded:
 		notes = append(notes, fmt.Sprintf("The client, with the database engine inside it, used %.2f CPUs against the %d its Go runtime may run on at once (the engine's own threads come on top): the run was bound by them; --client-cpus allows more.", clientCores, ps))
@@ -167,26 +167,13 @@ func fitNote(f telemetry.HostFacts, hostMemory int64, s telemetry.Summary) strin
 // else its virtual users, or, for a workload that runs its own sessions,
 // its --sessions (the same flag's other name).
 func sessions(cfg map[string]any) int {
-	if n := configInt(cfg, "connections"); n > 0 {
+	if n := result.ConfigInt(cfg, "connections"); n > 0 {
 		return n
 	}
-	if n := configInt(cfg, "vus"); n > 0 {
+	if n := result.ConfigInt(cfg, "vus"); n > 0 {
 		return n
 	}
-	return configInt(cfg, "sessions")
-}
-
-func configInt(cfg map[string]any, key string) int {
-	switch v := cfg[key].(type) {
-	case float64:
-		return int(v)
-	case int:
-		return v
-	case interface{ Int64() (int64, error) }:
-		n, _ := v.Int64()
-		return int(n)
-	}
-	return 0
+	return result.ConfigInt(cfg, "sessions")
 }
 
 // profileRow is one line of the load profile.
