@@ -114,6 +114,11 @@ func (r *run) file(pi, rep int, d *result.Document) (string, error) {
 		pt.Steady[rep-1] = st
 		fmt.Fprintf(r.o.Log, "point %d, repetition %d: %s\n", pi+1, rep, st.Line())
 	}
+	if v := result.VerdictOf(d); v != nil {
+		pt.Verdicts = append(pt.Verdicts, make([]*result.Verdict, len(pt.Runs)-len(pt.Verdicts))...)
+		pt.Verdicts[rep-1] = v
+		fmt.Fprintf(r.o.Log, "point %d, repetition %d: limited by %s\n", pi+1, rep, v.Short())
+	}
 	doc.Done++
 	result.Recompute(doc)
 	return rel, r.save()

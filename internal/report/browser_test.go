@@ -46,39 +46,39 @@ func TestBrowserReport(t *testing.T) {
 		canvases int
 	}{
 		{"sweep", func(path string) error { return writeReport(path, "testdata/sweep.json") }, 3},
-		{"run", func(path string) error { return writeReport(path, "testdata/run.json") }, 2},
+		{"run", func(path string) error { return writeReport(path, "testdata/run.json") }, 3},
 		{"compare", func(path string) error { return writeCompare(path, "testdata/run.json", "testdata/runs/p00-r0.json") }, 0},
 		// The CPU test's sweep: seconds per loop and loops per minute
 		// against sessions, one line per arithmetic, and the change over
 		// one session for each.
 		{"cpu-sweep", func(path string) error { return writeReport(path, "testdata/cpu-sweep/sweep.json") }, 4},
-		{"cpu-run", func(path string) error { return writeReport(path, "testdata/cpu-run.json") }, 1},
+		{"cpu-run", func(path string) error { return writeReport(path, "testdata/cpu-run.json") }, 2},
 		{"v1-sweep", func(path string) error { return writeReport(path, "testdata/v1/sweep/sweep.json") }, 2},
 		// A run with telemetry (PostgreSQL 15 in a 320MB cgroup): throughput,
 		// latency, sessions by wait class, host CPU and the data disk.
-		{"telemetry-run", func(path string) error { return writeReport(path, "testdata/telemetry-run.json") }, 5},
+		{"telemetry-run", func(path string) error { return writeReport(path, "testdata/telemetry-run.json") }, 6},
 		// A run whose managed PostgreSQL 15 was killed 15 s in and restarted
 		// (--kill-server-at 15s --audit-durability): the kill and the
 		// restart marked on the throughput chart, with the errors per second.
-		{"durability-run", func(path string) error { return writeReport(path, "testdata/durability-run.json") }, 5},
+		{"durability-run", func(path string) error { return writeReport(path, "testdata/durability-run.json") }, 6},
 		// A run whose server was killed 30 s in and never restarted, and
 		// one whose server was stopped (SIGSTOP) for 15 s: the stretch
 		// without a server, or the stall, shaded on the throughput and the
 		// latency per second, and the telemetry's gap on its charts.
-		{"lost-run", func(path string) error { return writeReport(path, "testdata/lost-run.json") }, 6},
-		{"stall-run", func(path string) error { return writeReport(path, "testdata/stall-run.json") }, 6},
+		{"lost-run", func(path string) error { return writeReport(path, "testdata/lost-run.json") }, 7},
+		{"stall-run", func(path string) error { return writeReport(path, "testdata/stall-run.json") }, 7},
 		// A block-io run: the same charts, and the run in one line.
-		{"blockio-run", func(path string) error { return writeReport(path, "testdata/blockio-run.json") }, 5},
+		{"blockio-run", func(path string) error { return writeReport(path, "testdata/blockio-run.json") }, 6},
 		// The block-io sessions sweep: physical reads, logical reads and
 		// operations against sessions, the change over one session, and
 		// why (with the sweet spot marked) and where the CPU went.
 		{"blockio-sweep", func(path string) error { return writeReport(path, "testdata/blockio-sweep/sweep.json") }, 6},
 		// A dvd-store run (PostgreSQL 15, size S, 5 VUs): each step's
 		// throughput and latency, and the telemetry's charts.
-		{"dvdstore-run", func(path string) error { return writeReport(path, "testdata/dvdstore-run.json") }, 5},
+		{"dvdstore-run", func(path string) error { return writeReport(path, "testdata/dvdstore-run.json") }, 6},
 		// A mixed run: order entry with 3 VUs and the category-sales
 		// reports with 2, in one window.
-		{"mixed-run", func(path string) error { return writeReport(path, "testdata/mixed-run.json") }, 5},
+		{"mixed-run", func(path string) error { return writeReport(path, "testdata/mixed-run.json") }, 6},
 		// The DVD Store cache study: the reports alone and beside the order
 		// entry; each workload's metrics, their gains where they ran, and
 		// why.
@@ -89,12 +89,13 @@ func TestBrowserReport(t *testing.T) {
 		{"confined-sweep", func(path string) error { return writeReport(path, "testdata/confined-sweep/sweep.json") }, 6},
 		// A pooled run (200 terminals on 1 SQLite session): the sessions
 		// section with the wait for a session per second.
-		{"pooled-run", func(path string) error { return writeReport(path, "testdata/pooled-run.json") }, 6},
+		{"pooled-run", func(path string) error { return writeReport(path, "testdata/pooled-run.json") }, 7},
 	}
 	// sections are what a page must show, by CSS selector, with the text
 	// each must hold.
 	sections := map[string][2]string{
-		"pooled-run": {"#sessions", "200 terminals over 1 session"},
+		"pooled-run":    {"#sessions", "200 terminals over 1 session"},
+		"telemetry-run": {"#verdict", "of its ceiling"},
 	}
 
 	opts := []chromedp.ExecAllocatorOption{

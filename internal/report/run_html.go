@@ -41,6 +41,9 @@ func runPage(d *result.Document) *page {
 		{"Workload " + d.Workload, cfg},
 	}, "Figure 1: the system under test and the workload's parameters, as recorded in the result document."))
 	p.Blocks = append(p.Blocks, partBlocks(d)...)
+	if b, ok := verdictBlock(p, d); ok {
+		p.Blocks = append(p.Blocks, b)
+	}
 
 	if b, ok := seriesBlock(p, d); ok {
 		p.Blocks = append(p.Blocks, b)

@@ -590,6 +590,9 @@ func pointsTable(s *result.Sweep) *table {
 	if c.steady {
 		t.Caption += " Steady: how many of the point's repetitions judged had a steady window, by MSER-5 (the runs that did not are in the notes)."
 	}
+	if c.verdicts {
+		t.Caption += " Limited by: what most of the point's repetitions were limited by, from their own telemetry (hover for each one's verdict; a run's report says why)."
+	}
 	for i, p := range s.Points {
 		t.Rows = append(t.Rows, row{ID: fmt.Sprintf("point-%d", i), Cells: c.row(s, i, p)})
 	}
@@ -604,8 +607,9 @@ type pointsCols struct {
 	primary          result.MetricDef
 	resident, errors bool
 	explains         map[string]bool
-	// steady: some point's repetitions had their windows judged.
-	steady bool
+	// steady: some point's repetitions had their windows judged;
+	// verdicts: some had a verdict on what limited them.
+	steady, verdicts bool
 }
 
 func newPointsCols(s *result.Sweep) pointsCols {
@@ -614,6 +618,7 @@ func newPointsCols(s *result.Sweep) pointsCols {
 		c.resident = c.resident || len(p.Resident) > 0
 		c.errors = c.errors || len(p.Errors) > 0
 		c.steady = c.steady || len(p.Steady) > 0
+		c.verdicts = c.verdicts || len(p.Verdicts) > 0
 		for k := range p.Telemetry {
 			c.explains[k] = true
 		}
@@ -655,6 +660,9 @@ func (c pointsCols) head(s *result.Sweep) []string {
 	if c.steady {
 		h = append(h, "#steady")
 	}
+	if c.verdicts {
+		h = append(h, "limited by")
+	}
 	if c.errors {
 		h = append(h, "errors")
 	}
@@ -690,6 +698,9 @@ func (c pointsCols) row(s *result.Sweep, i int, p result.SweepPoint) []cell {
 	}
 	if c.steady {
 		cells = append(cells, steadyCell(p))
+	}
+	if c.verdicts {
+		cells = append(cells, verdictCell(p))
 	}
 	if c.errors {
 		cells = append(cells, cell{Text: strings.Join(p.Errors, "; "), Class: "bad"})

@@ -45,6 +45,9 @@ func Text(w io.Writer, d *result.Document) {
 	if l := steadyLine(d); l != "" {
 		fmt.Fprintln(w, l)
 	}
+	if v := result.VerdictOf(d); v != nil {
+		fmt.Fprintln(w, v.Line())
+	}
 	if len(d.Audit) > 0 {
 		fmt.Fprintln(w, "Audit:")
 		for _, a := range d.Audit {

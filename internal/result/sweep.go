@@ -67,6 +67,9 @@ type SweepPoint struct {
 	// Steady is each repetition's steady state, by repetition as Runs
 	// (null where not run, or nothing to judge); absent in older sweeps.
 	Steady []*Steady `json:"steady_state,omitempty"`
+	// Verdicts are each repetition's verdict on what limited it, by
+	// repetition as Runs; absent in older sweeps.
+	Verdicts []*Verdict `json:"verdicts,omitempty"`
 	// Stats and Gains are per metric key.
 	Stats map[string]*Stats `json:"stats,omitempty"`
 	Gains map[string]*Gain  `json:"gains,omitempty"`
