@@ -1,0 +1,147 @@
+package cli_test
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/dbrig/dbrig/internal/result"
+	"github.com/dbrig/dbrig/internal/server"
+)
+
+// The verdict on what limited a run, each one driven on a real server
+// by the run that should earn it. A verdict may name several limits (a
+// shared host saturates its CPUs too), so each test wants its kind among
+// them, and the client's and the server's CPU first where nothing else
+// bounds the run.
+
+// verdictOf runs args with --json and returns the run's verdict, shown
+// in the test's log.
+func verdictOf(t *testing.T, args ...string) *result.Verdict {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "r.json")
+	res := mustRun(t, append(args, "--json", out)...)
+	wantIn(t, "run summary", res.stdout, "What limited this run: ")
+	doc, err := result.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := result.VerdictOf(doc)
+	if v == nil {
+		t.Fatal("no verdict")
+	}
+	t.Log(v.Line())
+	return v
+}
+
+// limitedBy wants kind among v's limits, first when first is set.
+func limitedBy(t *testing.T, v *result.Verdict, kind string, first bool) {
+	t.Helper()
+	i := slices.IndexFunc(v.Limits, func(l result.Limit) bool { return l.Kind == kind })
+	switch {
+	case i < 0:
+		t.Errorf("verdict %q: want %s among its limits", v.Line(), kind)
+	case first && i > 0:
+		t.Errorf("verdict %q: want %s first", v.Line(), kind)
+	}
+}
+
+// sqliteTPROCC builds one warehouse in an SQLite file of the test's own.
+func sqliteTPROCC(t *testing.T) string {
+	t.Helper()
+	u := "sqlite:" + filepath.Join(t.TempDir(), "v.db")
+	mustRun(t, "build", "tproc-c", "--target", u, "--warehouses", "1")
+	return u
+}
+
+// TestVerdictClientCPUSQLite: eight virtual users on an embedded database
+// whose client may use one CPU are held by that CPU. Not parallel: the
+// commands run in the test's process, where another test's run would
+// change the CPUs the client may use, and add its CPU to the client's.
+func TestVerdictClientCPUSQLite(t *testing.T) {
+	v := verdictOf(t, "run", "tproc-c", "--target", sqliteTPROCC(t), "--vus", "8", "--client-cpus", "1", "--rampup", "1s", "--duration", "6s")
+	limitedBy(t, v, result.LimitClientCPU, true)
+}
+
+// TestVerdictThinkTimeSQLite: keyed terminals spend their time keying and
+// thinking, as the specification paces them.
+func TestVerdictThinkTimeSQLite(t *testing.T) {
+	t.Parallel()
+	v := verdictOf(t, "run", "tproc-c", "--target", sqliteTPROCC(t), "--vus", "10", "--keying-thinking", "--rampup", "0s", "--duration", "6s")
+	limitedBy(t, v, result.LimitThink, true)
+}
+
+// TestVerdictPoolSQLite: forty terminals over one session queue for it.
+func TestVerdictPoolSQLite(t *testing.T) {
+	t.Parallel()
+	v := verdictOf(t, "run", "tproc-c", "--target", sqliteTPROCC(t), "--vus", "40", "--connections", "1", "--rampup", "1s", "--duration", "6s")
+	limitedBy(t, v, result.LimitSessions, false)
+	if strings.Contains(v.Line(), "not judged") {
+		t.Errorf("verdict %q", v.Line())
+	}
+}
+
+// managedURL starts a managed PostgreSQL of the test's own with flags
+// (--memory, --cpus, --set), in the cgroup c when it has limits, and
+// returns its URL.
+func managedURL(t *testing.T, c server.Confinement, flags ...string) string {
+	t.Helper()
+	serverBins(t)
+	dir := serverDir(t)
+	if c != (server.Confinement{}) {
+		needCgroups(t, dir, c, nil)
+	}
+	return field(t, mustRun(t, append([]string{"server", "start", "--dir", dir}, flags...)...).stdout, "URL")
+}
+
+// TestVerdictServerCPUPostgres: the CPU test's loops in two sessions on
+// a server confined to one CPU are held by that CPU, first: the client
+// only waits for them.
+func TestVerdictServerCPUPostgres(t *testing.T) {
+	t.Parallel()
+	u := managedURL(t, server.Confinement{CPUs: "0"}, "--cpus", "0")
+	v := verdictOf(t, "run", "cpu", "--target", u, "--sessions", "2")
+	limitedBy(t, v, result.LimitServerCPU, true)
+}
+
+// TestVerdictCommitPostgres: one session updating one row per
+// transaction waits on each commit's WAL flush more than on anything else.
+func TestVerdictCommitPostgres(t *testing.T) {
+	t.Parallel()
+	u := managedURL(t, server.Confinement{})
+	mustRun(t, "build", "block-io", "--target", u, "--scale", "1024")
+	v := verdictOf(t, "run", "block-io", "--target", u, "--vus", "1", "--update-pct", "100", "--work-unit", "1", "--rampup", "1s", "--duration", "6s")
+	limitedBy(t, v, result.LimitCommit, false)
+}
+
+// TestVerdictLocksPostgres: every block-io operation updates a hot
+// region of two blocks, so sessions queue on each other's row locks.
+func TestVerdictLocksPostgres(t *testing.T) {
+	t.Parallel()
+	u := managedURL(t, server.Confinement{})
+	mustRun(t, "build", "block-io", "--target", u, "--scale", "1024")
+	v := verdictOf(t, "run", "block-io", "--target", u, "--vus", "8", "--update-pct", "100", "--hotspot", "1", "--hotspot-size", "16kB",
+		"--work-unit", "2", "--rampup", "1s", "--duration", "6s")
+	limitedBy(t, v, result.LimitLocks, false)
+}
+
+// TestVerdictStoragePostgres: a server whose memory, page cache included,
+// holds a fraction of its table reads from the device.
+func TestVerdictStoragePostgres(t *testing.T) {
+	t.Parallel()
+	u := managedURL(t, server.Confinement{Memory: 160 << 20}, "--memory", "160MB", "--set", "shared_buffers=16MB")
+	mustRun(t, "build", "block-io", "--target", u, "--scale", "384MB")
+	v := verdictOf(t, "run", "block-io", "--target", u, "--vus", "4", "--rampup", "1s", "--duration", "8s")
+	limitedBy(t, v, result.LimitStorage, false)
+}
+
+// TestVerdictPageCachePostgres: a small buffer cache over a table the OS
+// page cache holds whole misses all the time, and the page cache serves.
+func TestVerdictPageCachePostgres(t *testing.T) {
+	t.Parallel()
+	u := managedURL(t, server.Confinement{}, "--set", "shared_buffers=16MB")
+	mustRun(t, "build", "block-io", "--target", u, "--scale", "128MB")
+	v := verdictOf(t, "run", "block-io", "--target", u, "--vus", "4", "--rampup", "1s", "--duration", "8s")
+	limitedBy(t, v, result.LimitPageCache, false)
+}
