@@ -149,7 +149,14 @@ func (v *vu) Run(ctx context.Context, tx int, t driver.Tally) error {
 // queueStep adds a step that returns one row, scanning it into dest, to
 // batch b, followed by its write where the dialect splits the step.
 func queueStep(b []dbtarget.Query, st step, dest []any, optional bool, args ...any) []dbtarget.Query {
-	b = append(b, dbtarget.Query{SQL: st.q, Args: args, Dest: dest, Optional: optional})
+	return queueSplit(b, st, dbtarget.Query{Dest: dest, Optional: optional}, args)
+}
+
+// queueSplit adds step st with args to batch b, its rows read as q says,
+// followed by its write where the dialect splits the step.
+func queueSplit(b []dbtarget.Query, st step, q dbtarget.Query, args []any) []dbtarget.Query {
+	q.SQL, q.Args = st.q, args
+	b = append(b, q)
 	if st.write != "" {
 		b = append(b, dbtarget.Query{SQL: st.write, Args: args})
 	}

@@ -80,32 +80,22 @@ RETURNING no_o_id
 
 -- Delivery's orders, lines and customers, once each district's oldest new
 -- order is taken. $1 the warehouse, $2 the districts with an order, $3
--- their orders, $4 the carrier, $5 the delivery date. No other
+-- their orders, $4 the carrier, $5 the delivery date. Each update returns
+-- what the transaction reads of the rows it changed, in one statement
+-- where a locking read and its write would take two. No other
 -- transaction locks an order or its lines once it has left new_order, so
 -- the order these take their rows in is free.
 -- name: dl_orders
-SELECT o_d_id, o_c_id
-  FROM unnest($2::int[], $3::int[]) d(d, o)
-  JOIN orders ON o_w_id = $1 AND o_d_id = d.d AND o_id = d.o
- WHERE $4::int IS NOT NULL AND $5::timestamp IS NOT NULL
-   FOR UPDATE OF orders
-
--- name: write:dl_orders
 UPDATE orders SET o_carrier_id = $4
   FROM unnest($2::int[], $3::int[]) d(d, o)
  WHERE o_w_id = $1 AND o_d_id = d.d AND o_id = d.o AND $5::timestamp IS NOT NULL
+RETURNING o_d_id, o_c_id
 
 -- name: dl_order_lines
-SELECT ol_d_id, ol_amount::float8
-  FROM unnest($2::int[], $3::int[]) d(d, o)
-  JOIN order_line ON ol_w_id = $1 AND ol_d_id = d.d AND ol_o_id = d.o
- WHERE $4::int IS NOT NULL AND $5::timestamp IS NOT NULL
-   FOR UPDATE OF order_line
-
--- name: write:dl_order_lines
 UPDATE order_line SET ol_delivery_d = $5
   FROM unnest($2::int[], $3::int[]) d(d, o)
  WHERE ol_w_id = $1 AND ol_d_id = d.d AND ol_o_id = d.o AND $4::int IS NOT NULL
+RETURNING ol_d_id, ol_amount::float8
 
 -- $2 the districts, $3 their orders' customers, $4 the sums of their
 -- lines in cents, which become numeric before the division (int / int
