@@ -32,7 +32,10 @@ type txSQL struct {
 	// New-Order's items, stock and order lines for all its lines at once,
 	// where the dialect has these set forms (and noStocks); empty where it
 	// has a statement a line.
-	noItems, noLines              string
+	noItems, noLines string
+	// New-Order's district update, order and new-order row in one
+	// statement, where the dialect has it.
+	noDistrictOrder               string
 	payCustomerByName, payHistory string
 	// Payment's warehouse and district read at once, where the dialect
 	// has it; then the writes of payWarehouse and payDistrict follow.
@@ -76,7 +79,7 @@ func loadTxSQL(f workload.SQLFile, procs bool) txSQL {
 
 		noDistrict: stepSQL(f, "no_district"), noCustomer: f.Get("no_customer"), noOrder: f.Get("no_order"),
 		noNewOrder: f.Get("no_new_order"), noItem: f.Get("no_item"), noStock: stepSQL(f, "no_stock"),
-		noLine: f.Get("no_line"), noItems: f["no_items"], noStocks: optionalStep(f, "no_stocks"), noLines: f["no_lines"],
+		noLine: f.Get("no_line"), noItems: f["no_items"], noDistrictOrder: f["no_district_order"], noStocks: optionalStep(f, "no_stocks"), noLines: f["no_lines"],
 
 		payWarehouse: stepSQL(f, "pay_warehouse"), payDistrict: stepSQL(f, "pay_district"),
 		payCustomerByName: f.Get("pay_customer_by_name"), payCustomer: stepSQL(f, "pay_customer"),

@@ -14,6 +14,26 @@
 -- use in a condition that always holds (IS NOT NULL): a generic plan
 -- evaluates it once.
 
+-- New-Order's district, order and new-order row in one statement: the
+-- district's update takes the order number, as no_district does, and the
+-- order and its new-order row are inserted with it, as no_order and
+-- no_new_order insert them. The client needs no answer between them, so
+-- they go in the batch with the customer, the items and the stock. $1 the
+-- warehouse, $2 the district, $3 the customer, $4 the entry date, $5 the
+-- lines, $6 1 if all are local.
+-- name: no_district_order
+WITH d AS (
+  UPDATE district SET d_next_o_id = d_next_o_id + 1
+   WHERE d_w_id = $1 AND d_id = $2
+  RETURNING d_tax, d_next_o_id - 1 AS o_id
+), o AS (
+  INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt, o_all_local)
+  SELECT o_id, $2, $1, $3::int, $4::timestamp, NULL, $5::int, $6::int FROM d
+), n AS (
+  INSERT INTO new_order (no_o_id, no_d_id, no_w_id) SELECT o_id, $2, $1 FROM d
+)
+SELECT d_tax, o_id FROM d
+
 -- Prices cross the wire as float8 (see call:neword); order lines take
 -- their amounts from the item on the server, in numeric.
 -- name: no_items
