@@ -37,6 +37,9 @@ type txSQL struct {
 	// statement, where the dialect has it.
 	noDistrictOrder               string
 	payCustomerByName, payHistory string
+	// Payment's history row with the names read on the server, where the
+	// dialect has it.
+	payHistoryNamed string
 	// Payment's warehouse and district read at once, where the dialect
 	// has it; then the writes of payWarehouse and payDistrict follow.
 	payWarehouseDistrict                           string
@@ -83,7 +86,7 @@ func loadTxSQL(f workload.SQLFile, procs bool) txSQL {
 
 		payWarehouse: stepSQL(f, "pay_warehouse"), payDistrict: stepSQL(f, "pay_district"),
 		payCustomerByName: f.Get("pay_customer_by_name"), payCustomer: stepSQL(f, "pay_customer"),
-		payHistory: f.Get("pay_history"), payWarehouseDistrict: f["pay_warehouse_district"],
+		payHistory: f.Get("pay_history"), payHistoryNamed: f["pay_history_named"], payWarehouseDistrict: f["pay_warehouse_district"],
 
 		osCustomerByName: f.Get("os_customer_by_name"), osCustomer: f.Get("os_customer"),
 		osOrder: f.Get("os_order"), osLines: f.Get("os_lines"),

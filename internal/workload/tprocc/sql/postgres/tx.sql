@@ -84,6 +84,17 @@ SELECT $1::int, $2::int, $3::int, l.n, l.i, l.w, NULL, l.q, l.q * i_price,
   JOIN item ON i_id = l.i
   JOIN stock ON s_w_id = l.w AND s_i_id = l.i
 
+-- Payment's history row, its h_data the warehouse's and the district's
+-- names as the client would join them, read from the rows this
+-- transaction has updated: the client need not wait for them. $1-$5 the
+-- customer, its district and warehouse, the district and the warehouse,
+-- $6 the date, $7 the amount.
+-- name: pay_history_named
+INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data)
+SELECT $1::int, $2::int, $3::int, $4::int, $5::int, $6::timestamp, $7::numeric, w_name || '    ' || d_name
+  FROM warehouse JOIN district ON d_w_id = w_id
+ WHERE w_id = $5 AND d_id = $4
+
 -- Delivery (clause 2.7). The oldest new order is taken by a locking read
 -- inside the delete: one that waits for a concurrent Delivery holding the
 -- oldest then skips the row that one deleted and locks the next, so a
