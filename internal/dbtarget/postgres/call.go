@@ -19,7 +19,8 @@ import (
 // allocate a result set and its scan plans on every call and look the
 // plans up again for each row; a session makes the same few calls
 // millions of times, so the call keeps its buffers and its columns of
-// the common types (int4 and int8 into *int or *any, float8 into *float64 or *any, numeric text into *float64)
+// the common types (int4 and int8 into *int or *any, float8 into *float64 or *any, numeric text into *float64,
+// text, varchar and bpchar into *string or *any)
 // are read here, every other column through pgx's type map as pgx would.
 type call struct {
 	s   *session
@@ -45,14 +46,24 @@ type statement struct {
 // start sends st with args; Scan reads its result.
 func (c *call) start(ctx context.Context, st *statement, args []any) {
 	c.rr, c.err = nil, nil
-	values, formats := c.encode(st.sd.ParamOIDs, args)
-	if values == nil {
-		if c.err = c.eqb.Build(c.s.c.TypeMap(), st.sd, args); c.err != nil {
-			return
-		}
-		values, formats = c.eqb.ParamValues, c.eqb.ParamFormats
+	var values [][]byte
+	var formats []int16
+	if values, formats, c.err = c.args(st, args); c.err != nil {
+		return
 	}
 	c.rr = c.s.c.PgConn().ExecStatement(ctx, st.sd, values, formats, st.results)
+}
+
+// args encodes args for st: the common types here (see encode), any
+// other through pgx. The values last until the next call's.
+func (c *call) args(st *statement, args []any) ([][]byte, []int16, error) {
+	if values, formats := c.encode(st.sd.ParamOIDs, args); values != nil {
+		return values, formats, nil
+	}
+	if err := c.eqb.Build(c.s.c.TypeMap(), st.sd, args); err != nil {
+		return nil, nil, err
+	}
+	return c.eqb.ParamValues, c.eqb.ParamFormats, nil
 }
 
 // encode encodes args, for parameters of types oids, into the call's
@@ -227,6 +238,15 @@ func quick(f pgconn.FieldDescription, v []byte, d any) bool {
 			*d = math.Float64frombits(binary.BigEndian.Uint64(v))
 			return true
 		}
+		if text(f) {
+			*d = string(v)
+			return true
+		}
+	case *string:
+		if text(f) {
+			*d = string(v)
+			return true
+		}
 	case *float64:
 		switch {
 		case f.DataTypeOID == pgtype.Float8OID && f.Format == pgtype.BinaryFormatCode && len(v) == 8:
@@ -239,6 +259,19 @@ func quick(f pgconn.FieldDescription, v []byte, d any) bool {
 			}
 			return err == nil
 		}
+	}
+	return false
+}
+
+// text says whether column f is of a type pgx reads as a string from its
+// text format: text, varchar or bpchar.
+func text(f pgconn.FieldDescription) bool {
+	if f.Format != pgtype.TextFormatCode {
+		return false
+	}
+	switch f.DataTypeOID {
+	case pgtype.TextOID, pgtype.VarcharOID, pgtype.BPCharOID:
+		return true
 	}
 	return false
 }

@@ -469,9 +469,10 @@ type session struct {
 	prepared map[string]*statement
 	// call, row and rows hold the last query's result: a session runs one
 	// query at a time, and holding them here costs no allocation a query.
-	call call
-	row  row
-	rows rows
+	call  call
+	row   row
+	rows  rows
+	brows batchRows
 	// closed: Close has left the sessions that meet at an edge.
 	closed bool
 	// w watches the context of the session's calls, which go to pgx
@@ -585,41 +586,6 @@ func (s *session) Query(ctx context.Context, sql string, args ...any) (dbtarget.
 	}
 	s.rows = rows{Rows: r, s: s}
 	return &s.rows, nil
-}
-
-// Batch sends qs as one pipeline, ended by a single Sync: one round trip
-// for all of them. Every statement, with arguments or not, goes by the
-// name it was prepared under where the session names them, since a
-// pipeline cannot use the simple protocol; else pgx sends each in the
-// URL's mode. After an error the server skips the rest up to the Sync.
-func (s *session) Batch(ctx context.Context, qs []dbtarget.Query) error {
-	pctx, err := s.w.context(ctx)
-	if err != nil {
-		return err
-	}
-	b := &pgx.Batch{}
-	for _, q := range qs {
-		var st *statement
-		if s.t.named {
-			var err error
-			if st, err = s.prepare(ctx, q.SQL); err != nil {
-				return s.t.pooled(err)
-			}
-		}
-		b.Queue(named(q.SQL, st), q.Args...)
-	}
-	br := s.c.SendBatch(pctx, b)
-	for i := range qs {
-		rows, err := br.Query()
-		if err == nil {
-			err = qs[i].Read(rows)
-		}
-		if err != nil {
-			br.Close()
-			return s.t.pooled(s.w.why(err))
-		}
-	}
-	return s.t.pooled(s.w.why(br.Close()))
 }
 
 func (s *session) Load(ctx context.Context, table string, columns []string, src dbtarget.RowSource) (int64, error) {

@@ -131,8 +131,9 @@ func (v *session) queueDeliveries(b []dbtarget.Query, found [districtsPerWH]bool
 }
 
 // queueDeliverySets adds the orders' update and their lines', each one
-// statement for every district found with an order, to batch b. A
-// district's customer stays 0 if its order was not read.
+// statement (or a locking read and its write) for every district found
+// with an order, to batch b. A district's customer stays 0 if its order
+// was not read.
 func (v *session) queueDeliverySets(b []dbtarget.Query, found [districtsPerWH]bool, date time.Time) []dbtarget.Query {
 	in, q := &v.dl, &v.q
 	in.ds, in.orders = in.ds[:0], in.orders[:0]
@@ -147,11 +148,8 @@ func (v *session) queueDeliverySets(b []dbtarget.Query, found [districtsPerWH]bo
 		return b
 	}
 	args := []any{in.w, in.ds, in.orders, in.carrier, date}
-	return append(b,
-		dbtarget.Query{SQL: q.dlOrders.q, Args: args, Each: v.deliveredOrder},
-		dbtarget.Query{SQL: q.dlOrders.write, Args: args},
-		dbtarget.Query{SQL: q.dlOrderLines.q, Args: args, Each: v.deliveredLine},
-		dbtarget.Query{SQL: q.dlOrderLines.write, Args: args})
+	b = queueSplit(b, q.dlOrders, dbtarget.Query{Each: v.deliveredOrder}, args)
+	return queueSplit(b, q.dlOrderLines, dbtarget.Query{Each: v.deliveredLine}, args)
 }
 
 // deliveredOrder takes a row of the orders' set read: its district's

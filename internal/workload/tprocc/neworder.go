@@ -83,30 +83,37 @@ func (in *newOrderInput) lists() {
 // district and the customer; the order, its new-order row and each
 // line's item and stock; the order lines and the commit. Where the dialect
 // has set forms (no_items, no_stocks, no_lines), each of those is one
-// statement for all the lines rather than one a line. No statement needs
-// the result of another in its own batch. An unused item is found as the
-// clause finds it, with every line's work done before the rollback.
+// statement for all the lines rather than one a line; where it has
+// no_district_order, the district's update inserts the order and its
+// new-order row with the number it takes, and the first two batches are
+// one. No statement needs the result of another in its own batch. An
+// unused item is found as the clause finds it, with every line's work
+// done before the rollback.
 func (v *session) newOrderSQL(ctx context.Context, t driver.Tally) error {
 	in, q := &v.no, &v.q
 	entry := now()
 	var oID int
 	var dTax, wTax, discount float64
 	d := v.discard(2)
-	b := append(v.batch[:0], dbtarget.Query{SQL: q.beginWrite})
-	b = queueStep(b, q.noDistrict, []any{&dTax, &oID}, false, in.w, in.d)
-	// c_last and c_credit are shown, not used.
-	b = append(b, dbtarget.Query{SQL: q.noCustomer, Args: []any{in.w, in.d, in.c}, Dest: []any{&discount, d[0], d[1], &wTax}})
-	if err := v.send(ctx, b); err != nil {
-		return err
-	}
-
 	allLocal := 0
 	if in.remote == 0 {
 		allLocal = 1
 	}
-	b = append(b[:0],
-		dbtarget.Query{SQL: q.noOrder, Args: []any{oID, in.d, in.w, in.c, entry, len(in.lines), allLocal}},
-		dbtarget.Query{SQL: q.noNewOrder, Args: []any{oID, in.d, in.w}})
+	b := append(v.batch[:0], dbtarget.Query{SQL: q.beginWrite})
+	// c_last and c_credit are shown, not used.
+	customer := dbtarget.Query{SQL: q.noCustomer, Args: []any{in.w, in.d, in.c}, Dest: []any{&discount, d[0], d[1], &wTax}}
+	if q.noDistrictOrder != "" {
+		b = append(b, dbtarget.Query{SQL: q.noDistrictOrder, Args: []any{in.w, in.d, in.c, entry, len(in.lines), allLocal},
+			Dest: []any{&dTax, &oID}}, customer)
+	} else {
+		b = queueStep(b, q.noDistrict, []any{&dTax, &oID}, false, in.w, in.d)
+		if err := v.send(ctx, append(b, customer)); err != nil {
+			return err
+		}
+		b = append(b[:0],
+			dbtarget.Query{SQL: q.noOrder, Args: []any{oID, in.d, in.w, in.c, entry, len(in.lines), allLocal}},
+			dbtarget.Query{SQL: q.noNewOrder, Args: []any{oID, in.d, in.w}})
+	}
 	n := len(in.lines)
 	v.prices, v.dists = slices.Grow(v.prices[:0], n)[:n], slices.Grow(v.dists[:0], n)[:n]
 	in.found = slices.Grow(in.found[:0], 2*n)[:2*n]

@@ -35,7 +35,10 @@ func (v *session) genPayment(tm *terminal) {
 // batches, each one round trip where the target pipelines them: the
 // warehouse, the district (one read of both where the dialect has
 // pay_warehouse_district) and, by name, the customers of that name; then
-// the customer, the history row and the commit.
+// the customer, the history row and the commit. Where the dialect has
+// pay_history_named, whose history row takes the names from the
+// warehouse's and the district's rows, a customer chosen by id needs no
+// answer in between, and the two batches are one.
 func (v *session) paymentSQL(ctx context.Context, t driver.Tally) error {
 	in, q := &v.pay, &v.q
 	date := now()
@@ -53,13 +56,16 @@ func (v *session) paymentSQL(ctx context.Context, t driver.Tally) error {
 		b = queueStep(b, q.payWarehouse, []any{&wName, a[0], a[1], a[2], a[3], a[4]}, false, in.w, in.amount)
 		b = queueStep(b, q.payDistrict, []any{&dName, a[0], a[1], a[2], a[3], a[4]}, false, in.w, in.d, in.amount)
 	}
+	c := in.c
 	if in.byName {
 		b = append(b, v.customersNamed(q.payCustomerByName, 1, in.cw, in.cd, in.last))
 	}
-	if err := v.send(ctx, b); err != nil {
-		return err
+	if in.byName || q.payHistoryNamed == "" {
+		if err := v.send(ctx, b); err != nil {
+			return err
+		}
+		b = b[:0]
 	}
-	c := in.c
 	if in.byName {
 		var err error
 		if c, err = v.middle(in.cw, in.cd, in.last); err != nil {
@@ -68,9 +74,14 @@ func (v *session) paymentSQL(ctx context.Context, t driver.Tally) error {
 	}
 	// What a bad-credit customer's c_data gets in front (clause 2.5.2.2).
 	prefix := fmt.Sprintf("%d %d %d %d %d %.2f ", c, in.cd, in.cw, in.d, in.w, in.amount)
-	b = queueStep(b[:0], q.payCustomer, v.discard(15), false, in.cw, in.cd, c, in.amount, prefix)
-	b = append(b, dbtarget.Query{SQL: q.payHistory, Args: []any{c, in.cd, in.cw, in.d, in.w, date, in.amount, wName + "    " + dName}},
-		dbtarget.Query{SQL: q.commit})
+	b = queueStep(b, q.payCustomer, v.discard(15), false, in.cw, in.cd, c, in.amount, prefix)
+	// h_data is the warehouse's and the district's names, which
+	// pay_history_named takes from their rows.
+	history := dbtarget.Query{SQL: q.payHistoryNamed, Args: []any{c, in.cd, in.cw, in.d, in.w, date, in.amount}}
+	if q.payHistoryNamed == "" {
+		history = dbtarget.Query{SQL: q.payHistory, Args: append(history.Args, wName+"    "+dName)}
+	}
+	b = append(b, history, dbtarget.Query{SQL: q.commit})
 	if err := v.send(ctx, b); err != nil {
 		return err
 	}

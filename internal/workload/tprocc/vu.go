@@ -32,8 +32,14 @@ type txSQL struct {
 	// New-Order's items, stock and order lines for all its lines at once,
 	// where the dialect has these set forms (and noStocks); empty where it
 	// has a statement a line.
-	noItems, noLines              string
+	noItems, noLines string
+	// New-Order's district update, order and new-order row in one
+	// statement, where the dialect has it.
+	noDistrictOrder               string
 	payCustomerByName, payHistory string
+	// Payment's history row with the names read on the server, where the
+	// dialect has it.
+	payHistoryNamed string
 	// Payment's warehouse and district read at once, where the dialect
 	// has it; then the writes of payWarehouse and payDistrict follow.
 	payWarehouseDistrict                           string
@@ -76,11 +82,11 @@ func loadTxSQL(f workload.SQLFile, procs bool) txSQL {
 
 		noDistrict: stepSQL(f, "no_district"), noCustomer: f.Get("no_customer"), noOrder: f.Get("no_order"),
 		noNewOrder: f.Get("no_new_order"), noItem: f.Get("no_item"), noStock: stepSQL(f, "no_stock"),
-		noLine: f.Get("no_line"), noItems: f["no_items"], noStocks: optionalStep(f, "no_stocks"), noLines: f["no_lines"],
+		noLine: f.Get("no_line"), noItems: f["no_items"], noDistrictOrder: f["no_district_order"], noStocks: optionalStep(f, "no_stocks"), noLines: f["no_lines"],
 
 		payWarehouse: stepSQL(f, "pay_warehouse"), payDistrict: stepSQL(f, "pay_district"),
 		payCustomerByName: f.Get("pay_customer_by_name"), payCustomer: stepSQL(f, "pay_customer"),
-		payHistory: f.Get("pay_history"), payWarehouseDistrict: f["pay_warehouse_district"],
+		payHistory: f.Get("pay_history"), payHistoryNamed: f["pay_history_named"], payWarehouseDistrict: f["pay_warehouse_district"],
 
 		osCustomerByName: f.Get("os_customer_by_name"), osCustomer: f.Get("os_customer"),
 		osOrder: f.Get("os_order"), osLines: f.Get("os_lines"),
@@ -149,7 +155,14 @@ func (v *vu) Run(ctx context.Context, tx int, t driver.Tally) error {
 // queueStep adds a step that returns one row, scanning it into dest, to
 // batch b, followed by its write where the dialect splits the step.
 func queueStep(b []dbtarget.Query, st step, dest []any, optional bool, args ...any) []dbtarget.Query {
-	b = append(b, dbtarget.Query{SQL: st.q, Args: args, Dest: dest, Optional: optional})
+	return queueSplit(b, st, dbtarget.Query{Dest: dest, Optional: optional}, args)
+}
+
+// queueSplit adds step st with args to batch b, its rows read as q says,
+// followed by its write where the dialect splits the step.
+func queueSplit(b []dbtarget.Query, st step, q dbtarget.Query, args []any) []dbtarget.Query {
+	q.SQL, q.Args = st.q, args
+	b = append(b, q)
 	if st.write != "" {
 		b = append(b, dbtarget.Query{SQL: st.write, Args: args})
 	}

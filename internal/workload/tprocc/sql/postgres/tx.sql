@@ -14,6 +14,26 @@
 -- use in a condition that always holds (IS NOT NULL): a generic plan
 -- evaluates it once.
 
+-- New-Order's district, order and new-order row in one statement: the
+-- district's update takes the order number, as no_district does, and the
+-- order and its new-order row are inserted with it, as no_order and
+-- no_new_order insert them. The client needs no answer between them, so
+-- they go in the batch with the customer, the items and the stock. $1 the
+-- warehouse, $2 the district, $3 the customer, $4 the entry date, $5 the
+-- lines, $6 1 if all are local.
+-- name: no_district_order
+WITH d AS (
+  UPDATE district SET d_next_o_id = d_next_o_id + 1
+   WHERE d_w_id = $1 AND d_id = $2
+  RETURNING d_tax, d_next_o_id - 1 AS o_id
+), o AS (
+  INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt, o_all_local)
+  SELECT o_id, $2, $1, $3::int, $4::timestamp, NULL, $5::int, $6::int FROM d
+), n AS (
+  INSERT INTO new_order (no_o_id, no_d_id, no_w_id) SELECT o_id, $2, $1 FROM d
+)
+SELECT d_tax, o_id FROM d
+
 -- Prices cross the wire as float8 (see call:neword); order lines take
 -- their amounts from the item on the server, in numeric.
 -- name: no_items
@@ -64,6 +84,17 @@ SELECT $1::int, $2::int, $3::int, l.n, l.i, l.w, NULL, l.q, l.q * i_price,
   JOIN item ON i_id = l.i
   JOIN stock ON s_w_id = l.w AND s_i_id = l.i
 
+-- Payment's history row, its h_data the warehouse's and the district's
+-- names as the client would join them, read from the rows this
+-- transaction has updated: the client need not wait for them. $1-$5 the
+-- customer, its district and warehouse, the district and the warehouse,
+-- $6 the date, $7 the amount.
+-- name: pay_history_named
+INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data)
+SELECT $1::int, $2::int, $3::int, $4::int, $5::int, $6::timestamp, $7::numeric, w_name || '    ' || d_name
+  FROM warehouse JOIN district ON d_w_id = w_id
+ WHERE w_id = $5 AND d_id = $4
+
 -- Delivery (clause 2.7). The oldest new order is taken by a locking read
 -- inside the delete: one that waits for a concurrent Delivery holding the
 -- oldest then skips the row that one deleted and locks the next, so a
@@ -80,32 +111,22 @@ RETURNING no_o_id
 
 -- Delivery's orders, lines and customers, once each district's oldest new
 -- order is taken. $1 the warehouse, $2 the districts with an order, $3
--- their orders, $4 the carrier, $5 the delivery date. No other
+-- their orders, $4 the carrier, $5 the delivery date. Each update returns
+-- what the transaction reads of the rows it changed, in one statement
+-- where a locking read and its write would take two. No other
 -- transaction locks an order or its lines once it has left new_order, so
 -- the order these take their rows in is free.
 -- name: dl_orders
-SELECT o_d_id, o_c_id
-  FROM unnest($2::int[], $3::int[]) d(d, o)
-  JOIN orders ON o_w_id = $1 AND o_d_id = d.d AND o_id = d.o
- WHERE $4::int IS NOT NULL AND $5::timestamp IS NOT NULL
-   FOR UPDATE OF orders
-
--- name: write:dl_orders
 UPDATE orders SET o_carrier_id = $4
   FROM unnest($2::int[], $3::int[]) d(d, o)
  WHERE o_w_id = $1 AND o_d_id = d.d AND o_id = d.o AND $5::timestamp IS NOT NULL
+RETURNING o_d_id, o_c_id
 
 -- name: dl_order_lines
-SELECT ol_d_id, ol_amount::float8
-  FROM unnest($2::int[], $3::int[]) d(d, o)
-  JOIN order_line ON ol_w_id = $1 AND ol_d_id = d.d AND ol_o_id = d.o
- WHERE $4::int IS NOT NULL AND $5::timestamp IS NOT NULL
-   FOR UPDATE OF order_line
-
--- name: write:dl_order_lines
 UPDATE order_line SET ol_delivery_d = $5
   FROM unnest($2::int[], $3::int[]) d(d, o)
  WHERE ol_w_id = $1 AND ol_d_id = d.d AND ol_o_id = d.o AND $4::int IS NOT NULL
+RETURNING ol_d_id, ol_amount::float8
 
 -- $2 the districts, $3 their orders' customers, $4 the sums of their
 -- lines in cents, which become numeric before the division (int / int
