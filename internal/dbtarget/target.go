@@ -118,6 +118,31 @@ type RowSource interface {
 	Err() error
 }
 
+// FieldSource is a RowSource that can also write its rows, value by value,
+// straight into a target's own encoding of them, with no slice of
+// interfaces in between: a target that encodes rows itself reads it
+// through WriteRow, any other through Next and Values, and the two give
+// the same rows. A source is read one way only.
+type FieldSource interface {
+	RowSource
+	// WriteRow writes the next row's values to w, in column order, and
+	// reports whether there was one.
+	WriteRow(w FieldWriter) bool
+}
+
+// FieldWriter takes one row's values, in column order, each as the value
+// Values would hold: Int an int, Float a float64, Text and TextBytes a
+// string, Time a time.Time, Null a nil.
+type FieldWriter interface {
+	Int(v int)
+	Float(v float64)
+	Text(s string)
+	// TextBytes is Text(string(b)); b is not kept past the call.
+	TextBytes(b []byte)
+	Time(t time.Time)
+	Null()
+}
+
 // ErrClass is what the driver does about a failed transaction.
 type ErrClass int
 

@@ -2,9 +2,11 @@ package workload
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sync/errgroup"
 
@@ -111,8 +113,20 @@ type counted struct {
 	local int64
 }
 
-func (c *counted) Next() bool {
-	if c.RowSource.Next() {
+// countRows counts src's rows into n, keeping it a FieldSource if it is one.
+func countRows(src dbtarget.RowSource, n *atomic.Int64) dbtarget.RowSource {
+	c := &counted{RowSource: src, n: n}
+	if fs, ok := src.(dbtarget.FieldSource); ok {
+		return &countedFields{counted: c, fs: fs}
+	}
+	return c
+}
+
+func (c *counted) Next() bool { return c.count(c.RowSource.Next()) }
+
+// count counts a row if there was one, and flushes the count at the end.
+func (c *counted) count(row bool) bool {
+	if row {
 		c.local++
 		if c.local == 1024 {
 			c.n.Add(c.local)
@@ -124,6 +138,14 @@ func (c *counted) Next() bool {
 	c.local = 0
 	return false
 }
+
+// countedFields is counted of a FieldSource.
+type countedFields struct {
+	*counted
+	fs dbtarget.FieldSource
+}
+
+func (c *countedFields) WriteRow(w dbtarget.FieldWriter) bool { return c.count(c.fs.WriteRow(w)) }
 
 // RowFunc adapts a row function to dbtarget.RowSource: next fills the
 // values of the following row, of columns values, and reports whether
@@ -140,3 +162,84 @@ type funcSource struct {
 func (s *funcSource) Next() bool             { return s.next(s.vals) }
 func (s *funcSource) Values() ([]any, error) { return s.vals, nil }
 func (s *funcSource) Err() error             { return nil }
+
+// FieldFunc adapts a row function to dbtarget.FieldSource: next writes the
+// following row, of columns values, to w and reports whether there was
+// one. Read through Next and Values, the values are boxed into a slice
+// (strings from TextBytes copied into blocks, as Rand's), and a row of
+// other than columns values ends the source with an error.
+func FieldFunc(columns int, next func(w dbtarget.FieldWriter) bool) dbtarget.FieldSource {
+	return &fieldSource{row: boxer{vals: make([]any, columns)}, next: next}
+}
+
+type fieldSource struct {
+	row  boxer
+	next func(dbtarget.FieldWriter) bool
+	err  error
+}
+
+func (s *fieldSource) WriteRow(w dbtarget.FieldWriter) bool { return s.next(w) }
+
+func (s *fieldSource) Next() bool {
+	if s.err != nil {
+		return false
+	}
+	s.row.n = 0
+	if !s.next(&s.row) {
+		return false
+	}
+	if s.row.n != len(s.row.vals) {
+		s.err = fmt.Errorf("workload: a row of %d values for %d columns", s.row.n, len(s.row.vals))
+		return false
+	}
+	return true
+}
+
+func (s *fieldSource) Values() ([]any, error) { return s.row.vals, nil }
+func (s *fieldSource) Err() error             { return s.err }
+
+// stringBlock hands out bytes for strings that are only ever read once
+// made: it is only ever appended to, so each string costs no allocation of
+// its own and stays valid, and unchanged, for as long as anyone holds it.
+type stringBlock []byte
+
+// blockSize is the size of a string block: big enough that allocations are
+// rare, small enough that a held string pins little.
+const blockSize = 16 << 10
+
+// copyString returns a string of from's bytes, carved out of the block.
+// Bytes once handed out are never written again, which is what makes the
+// unsafe.String views sound.
+func (b *stringBlock) copyString(from []byte) string {
+	n := len(from)
+	if n == 0 {
+		return ""
+	}
+	if cap(*b)-len(*b) < n {
+		*b = make([]byte, 0, max(blockSize, n))
+	}
+	s := len(*b)
+	*b = append(*b, from...)
+	return unsafe.String(&(*b)[s], n)
+}
+
+// boxer is a dbtarget.FieldWriter into a slice of values.
+type boxer struct {
+	vals    []any
+	n       int // values written to the row so far
+	strings stringBlock
+}
+
+func (b *boxer) put(v any) {
+	if b.n < len(b.vals) {
+		b.vals[b.n] = v
+	}
+	b.n++
+}
+
+func (b *boxer) Int(v int)          { b.put(v) }
+func (b *boxer) Float(v float64)    { b.put(v) }
+func (b *boxer) Text(s string)      { b.put(s) }
+func (b *boxer) TextBytes(s []byte) { b.put(b.strings.copyString(s)) }
+func (b *boxer) Time(t time.Time)   { b.put(t) }
+func (b *boxer) Null()              { b.put(nil) }

@@ -192,7 +192,7 @@ func lessGC() (restore func()) {
 // runItem loads a job, counting its rows, or runs a table's tasks.
 func runItem(ctx context.Context, s dbtarget.Session, it item, done, loaded *atomic.Int64) error {
 	if j := it.job; j != nil {
-		n, err := s.Load(ctx, j.Table, j.Columns, &counted{RowSource: j.Source(), n: done})
+		n, err := s.Load(ctx, j.Table, j.Columns, countRows(j.Source(), done))
 		loaded.Add(n)
 		return err
 	}

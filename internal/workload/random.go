@@ -4,21 +4,16 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
+	"slices"
 	"time"
-	"unsafe"
 )
 
 // Rand is a deterministic, non-thread-safe random source with the draws
 // the TPC-C specification uses (clauses 2.1.6 and 4.3.2.2). The same two
 // seeds give the same sequence on every platform and Go version, because
 // the generator (PCG-DXSM) and every derivation here are fixed.
-//
-// Strings are carved out of a private block that is only ever appended to,
-// so each string costs no allocation of its own and stays valid, and
-// unchanged, for as long as anyone holds it.
 type Rand struct {
-	src   rand.PCG
-	block []byte
+	src rand.PCG
 }
 
 // NewRand returns a Rand seeded with s1 and s2. Seeds that differ in few
@@ -30,7 +25,7 @@ func NewRand(s1, s2 uint64) *Rand {
 	return r
 }
 
-// Seed restarts r as if it were NewRand(s1, s2), keeping its string block.
+// Seed restarts r as if it were NewRand(s1, s2).
 func (r *Rand) Seed(s1, s2 uint64) { r.src.Seed(s1, s2) }
 
 // Uint64 returns 64 uniformly random bits.
@@ -99,9 +94,6 @@ const (
 	// digitsPerDraw is the same for base 10: the sixteenth digit is uniform
 	// to within 1e-3.
 	digitsPerDraw = 16
-	// blockSize is the size of a string block: big enough that allocations
-	// are rare, small enough that a held string pins little.
-	blockSize = 16 << 10
 )
 
 var alnumTable, digitTable = func() (a, d [64]byte) {
@@ -110,47 +102,43 @@ var alnumTable, digitTable = func() (a, d [64]byte) {
 	return
 }()
 
-// AString returns a random alphanumeric string ([0-9A-Za-z]) whose length
-// is uniform in [lo, hi]: the "random a-string" of clause 4.3.2.2.
-func (r *Rand) AString(lo, hi int) string {
-	b := r.alloc(r.Int(lo, hi))
+// AppendAString appends a random alphanumeric string ([0-9A-Za-z]) whose
+// length is uniform in [lo, hi] to dst: the "random a-string" of clause
+// 4.3.2.2. Appended to a buffer of the caller's, as a loader writes it on
+// at once, a string costs no allocation of its own.
+func (r *Rand) AppendAString(dst []byte, lo, hi int) []byte {
+	dst, b := grow(dst, r.Int(lo, hi))
 	r.fill(b, &alnumTable, 62, alnumPerDraw)
-	return unsafe.String(unsafe.SliceData(b), len(b))
+	return dst
 }
 
-// NString returns a random string of decimal digits whose length is
-// uniform in [lo, hi]: the "random n-string" of clause 4.3.2.2.
-func (r *Rand) NString(lo, hi int) string {
-	b := r.alloc(r.Int(lo, hi))
+// AppendNString appends a random string of decimal digits whose length is
+// uniform in [lo, hi] to dst: the "random n-string" of clause 4.3.2.2.
+func (r *Rand) AppendNString(dst []byte, lo, hi int) []byte {
+	dst, b := grow(dst, r.Int(lo, hi))
 	r.fill(b, &digitTable, 10, digitsPerDraw)
-	return unsafe.String(unsafe.SliceData(b), len(b))
+	return dst
 }
 
-// AStringWith is AString with mark written over it at a uniformly random
-// position, so the length stays in [lo, hi] (lo must be at least
-// len(mark)). TPC-C uses it for the "ORIGINAL" rows of clause 4.3.3.1.
-func (r *Rand) AStringWith(lo, hi int, mark string) string {
+// AppendAStringWith is AppendAString with mark written over the string at
+// a uniformly random position, so its length stays in [lo, hi] (lo must be
+// at least len(mark)). TPC-C uses it for the "ORIGINAL" rows of clause
+// 4.3.3.1.
+func (r *Rand) AppendAStringWith(dst []byte, lo, hi int, mark string) []byte {
 	if lo < len(mark) {
-		panic("workload: Rand.AStringWith with lo < len(mark)")
+		panic("workload: Rand.AppendAStringWith with lo < len(mark)")
 	}
-	b := r.alloc(r.Int(lo, hi))
+	dst, b := grow(dst, r.Int(lo, hi))
 	r.fill(b, &alnumTable, 62, alnumPerDraw)
 	copy(b[r.Int(0, len(b)-len(mark)):], mark)
-	return unsafe.String(unsafe.SliceData(b), len(b))
+	return dst
 }
 
-// alloc returns n fresh bytes from the block. Bytes once returned are never
-// written again by r, which is what makes the unsafe.String views sound.
-func (r *Rand) alloc(n int) []byte {
-	if n == 0 {
-		return nil
-	}
-	if cap(r.block)-len(r.block) < n {
-		r.block = make([]byte, 0, max(blockSize, n))
-	}
-	s := len(r.block)
-	r.block = r.block[:s+n]
-	return r.block[s : s+n : s+n]
+// grow extends dst by n bytes, returning it and the new bytes.
+func grow(dst []byte, n int) (all, added []byte) {
+	at := len(dst)
+	dst = slices.Grow(dst, n)[:at+n]
+	return dst, dst[at:]
 }
 
 // fill writes uniform characters from set[:k] into b, per characters from

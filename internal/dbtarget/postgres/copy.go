@@ -49,82 +49,181 @@ func (s *session) copyIn(ctx context.Context, table string, columns []string, sr
 }
 
 // encodeRows writes src as a binary COPY stream, in writes of about
-// 512 kB, counting the rows.
+// 512 kB, counting the rows. A dbtarget.FieldSource writes its values
+// straight into the stream (copyWriter), with no interface to box each;
+// any other source's values go through the same encoding, by their type.
 func encodeRows(w io.Writer, m *pgtype.Map, oids []uint32, src dbtarget.RowSource, rows *int64) error {
-	buf := make([]byte, 0, 1<<20)
-	buf = append(buf, "PGCOPY\n\377\r\n\000"...)
-	buf = binary.BigEndian.AppendUint64(buf, 0) // flags, header extension
-	for src.Next() {
+	c := &copyWriter{buf: make([]byte, 0, 1<<20), m: m, oids: oids}
+	c.buf = append(c.buf, "PGCOPY\n\377\r\n\000"...)
+	c.buf = binary.BigEndian.AppendUint64(c.buf, 0) // flags, header extension
+	write := func() (bool, error) {
+		if !src.Next() {
+			return false, nil
+		}
 		vals, err := src.Values()
+		for _, v := range vals {
+			c.value(v)
+		}
+		return true, err
+	}
+	if fs, ok := src.(dbtarget.FieldSource); ok {
+		write = func() (bool, error) { return fs.WriteRow(c), nil }
+	}
+	for {
+		at := len(c.buf)
+		c.buf = binary.BigEndian.AppendUint16(c.buf, uint16(len(oids)))
+		c.col = 0
+		more, err := write()
 		if err != nil {
 			return err
 		}
-		buf = binary.BigEndian.AppendUint16(buf, uint16(len(vals)))
-		for i, v := range vals {
-			if buf, err = encodeValue(buf, m, oids[i], v); err != nil {
-				return err
-			}
+		if !more {
+			c.buf = c.buf[:at]
+			break
+		}
+		if c.err == nil && c.col != len(oids) {
+			c.err = fmt.Errorf("a row of %d values for %d columns", c.col, len(oids))
+		}
+		if c.err != nil {
+			return c.err
 		}
 		*rows++
-		if len(buf) >= 1<<19 {
-			if _, err := w.Write(buf); err != nil {
+		if len(c.buf) >= 1<<19 {
+			if _, err := w.Write(c.buf); err != nil {
 				return err
 			}
-			buf = buf[:0]
+			c.buf = c.buf[:0]
 		}
 	}
 	if err := src.Err(); err != nil {
 		return err
 	}
-	_, err := w.Write(binary.BigEndian.AppendUint16(buf, 0xffff))
+	_, err := w.Write(binary.BigEndian.AppendUint16(c.buf, 0xffff))
 	return err
 }
 
-// pgEpoch is where PostgreSQL's timestamps count microseconds from.
-var pgEpoch = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+// copyWriter appends a row's values, length first, to a binary COPY
+// stream, each as its column's type's binary form: the values dbrig's
+// generators make (int into int4 and int8, strings into the text types,
+// float64 into numeric, time.Time in UTC into timestamp, NULL) itself,
+// anything else as pgx encodes it. A value past the last column, or that
+// pgx cannot encode, sets err, and the rest of the row is not encoded.
+type copyWriter struct {
+	buf  []byte
+	m    *pgtype.Map
+	oids []uint32 // the columns' types
+	col  int      // values written to the row so far
+	err  error
+}
 
-// encodeValue appends v, length first, as column type oid's binary form.
-func encodeValue(buf []byte, m *pgtype.Map, oid uint32, v any) ([]byte, error) {
-	be := binary.BigEndian
+// next is the type of the row's next column, 0 past the last (or after
+// an error).
+func (c *copyWriter) next() uint32 {
+	c.col++
+	if c.err != nil {
+		return 0
+	}
+	if c.col > len(c.oids) {
+		c.err = fmt.Errorf("a row of more than %d values", len(c.oids))
+		return 0
+	}
+	return c.oids[c.col-1]
+}
+
+func (c *copyWriter) Int(v int) {
+	switch oid := c.next(); oid {
+	case pgtype.Int4OID:
+		c.buf = be.AppendUint32(be.AppendUint32(c.buf, 4), uint32(int32(v)))
+	case pgtype.Int8OID:
+		c.buf = be.AppendUint64(be.AppendUint32(c.buf, 8), uint64(v))
+	default:
+		c.pgx(oid, v)
+	}
+}
+
+func (c *copyWriter) Text(s string) {
+	switch oid := c.next(); oid {
+	case pgtype.TextOID, pgtype.VarcharOID, pgtype.BPCharOID:
+		c.buf = append(be.AppendUint32(c.buf, uint32(len(s))), s...)
+	default:
+		c.pgx(oid, s)
+	}
+}
+
+func (c *copyWriter) TextBytes(b []byte) {
+	switch oid := c.next(); oid {
+	case pgtype.TextOID, pgtype.VarcharOID, pgtype.BPCharOID:
+		c.buf = append(be.AppendUint32(c.buf, uint32(len(b))), b...)
+	default:
+		c.pgx(oid, string(b))
+	}
+}
+
+// Float encodes money and rates itself; pgx takes the rest (NaN,
+// infinities, magnitudes whose shortest text is long).
+func (c *copyWriter) Float(f float64) {
+	if oid := c.next(); oid == pgtype.NumericOID && math.Abs(f) < 1e15 && (f == 0 || math.Abs(f) >= 1e-6) {
+		c.buf = appendNumeric(c.buf, f)
+	} else {
+		c.pgx(oid, f)
+	}
+}
+
+func (c *copyWriter) Time(t time.Time) {
+	if oid := c.next(); oid == pgtype.TimestampOID && t.Location() == time.UTC {
+		c.buf = be.AppendUint64(be.AppendUint32(c.buf, 8), uint64(t.UnixMicro()-pgEpochMicros))
+	} else {
+		c.pgx(oid, t)
+	}
+}
+
+func (c *copyWriter) Null() {
+	c.next()
+	c.buf = be.AppendUint32(c.buf, 0xffffffff)
+}
+
+// value writes v by its type, as the method for that type would.
+func (c *copyWriter) value(v any) {
 	switch x := v.(type) {
 	case nil:
-		return be.AppendUint32(buf, 0xffffffff), nil
+		c.Null()
 	case int:
-		switch oid {
-		case pgtype.Int4OID:
-			return be.AppendUint32(be.AppendUint32(buf, 4), uint32(int32(x))), nil
-		case pgtype.Int8OID:
-			return be.AppendUint64(be.AppendUint32(buf, 8), uint64(x)), nil
-		}
+		c.Int(x)
 	case string:
-		switch oid {
-		case pgtype.TextOID, pgtype.VarcharOID, pgtype.BPCharOID:
-			return append(be.AppendUint32(buf, uint32(len(x))), x...), nil
-		}
+		c.Text(x)
 	case float64:
-		// Money and rates; pgx takes the rest (NaN, infinities, magnitudes
-		// whose shortest text is long).
-		if oid == pgtype.NumericOID && math.Abs(x) < 1e15 && (x == 0 || math.Abs(x) >= 1e-6) {
-			return appendNumeric(buf, x), nil
-		}
+		c.Float(x)
 	case time.Time:
-		if oid == pgtype.TimestampOID && x.Location() == time.UTC {
-			return be.AppendUint64(be.AppendUint32(buf, 8), uint64(x.Sub(pgEpoch).Microseconds())), nil
-		}
+		c.Time(x)
+	default:
+		c.pgx(c.next(), v)
 	}
-	// Anything else as pgx encodes it, length first.
-	at := len(buf)
-	buf = be.AppendUint32(buf, 0)
-	out, err := m.Encode(oid, pgtype.BinaryFormatCode, v, buf)
-	if err != nil {
-		return nil, err
-	}
-	if out == nil {
-		return be.AppendUint32(buf[:at], 0xffffffff), nil
-	}
-	be.PutUint32(out[at:], uint32(len(out)-at-4))
-	return out, nil
 }
+
+// pgx appends v, length first, as pgx encodes it as type oid.
+func (c *copyWriter) pgx(oid uint32, v any) {
+	if c.err != nil {
+		return
+	}
+	at := len(c.buf)
+	out, err := c.m.Encode(oid, pgtype.BinaryFormatCode, v, be.AppendUint32(c.buf, 0))
+	switch {
+	case err != nil:
+		c.err = err
+	case out == nil:
+		c.buf = be.AppendUint32(c.buf[:at], 0xffffffff)
+	default:
+		be.PutUint32(out[at:], uint32(len(out)-at-4))
+		c.buf = out
+	}
+}
+
+// be is the byte order of PostgreSQL's binary forms.
+var be = binary.BigEndian
+
+// pgEpochMicros is where PostgreSQL's timestamps count microseconds from,
+// 2000-01-01 UTC, in microseconds since the Unix epoch.
+var pgEpochMicros = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC).UnixMicro()
 
 // appendNumeric appends f, length first, as numeric's binary form: its
 // shortest decimal text in base-10000 digits around the point, with as

@@ -103,7 +103,7 @@ func loadJobs(g genConfig, warehouses int) []workload.LoadJob {
 		columns []string
 		rows    int64
 		shared  bool // one job for the whole database, not one per warehouse
-		rowFunc func(g genConfig, w int) func([]any) bool
+		rowFunc func(g genConfig, w int) func(dbtarget.FieldWriter) bool
 		// count is a warehouse's rows where they vary; rows otherwise.
 		count func(g genConfig, w int) int64
 	}{
@@ -130,7 +130,7 @@ func loadJobs(g genConfig, warehouses int) []workload.LoadJob {
 			}
 			jobs = append(jobs, workload.LoadJob{Table: t.table, Columns: t.columns, Rows: rows,
 				Source: func() dbtarget.RowSource {
-					return workload.RowFunc(len(t.columns), t.rowFunc(g, w))
+					return workload.FieldFunc(len(t.columns), t.rowFunc(g, w))
 				}})
 		}
 	}
@@ -152,108 +152,131 @@ var states, zips = func() (st, zp string) {
 	return string(b), string(z)
 }()
 
-// address fills street 1, street 2, city, state and zip from v[0].
-func address(r *workload.Rand, v []any) {
-	v[0] = r.AString(10, 20)
-	v[1] = r.AString(10, 20)
-	v[2] = r.AString(10, 20)
-	s := r.Int(0, 26*26-1) * 2
-	v[3] = states[s : s+2]
-	z := r.Int(0, 9999) * 9
-	v[4] = zips[z : z+9]
+// row writes a row's values to a loader (FieldWriter, set for each row),
+// drawing its random strings from r into a buffer of its own, so that
+// they are written straight into the loader's encoding, never allocated.
+type row struct {
+	dbtarget.FieldWriter
+	r   *workload.Rand
+	buf []byte
 }
 
-// tax is [0.0000, 0.2000].
-func tax(r *workload.Rand) float64 { return float64(r.Int(0, 2000)) / 10000 }
+// aString writes a random a-string of [lo, hi] characters.
+func (f *row) aString(lo, hi int) {
+	f.buf = f.r.AppendAString(f.buf[:0], lo, hi)
+	f.TextBytes(f.buf)
+}
 
-// itemData is i_data and s_data: a-string [26, 50], with "ORIGINAL" in 10%.
-func itemData(r *workload.Rand) string {
-	if r.Int(1, 100) <= originalPercent {
-		return r.AStringWith(26, 50, original)
+// address writes street 1, street 2, city, state and zip.
+func (f *row) address() {
+	f.aString(10, 20)
+	f.aString(10, 20)
+	f.aString(10, 20)
+	s := f.r.Int(0, 26*26-1) * 2
+	f.Text(states[s : s+2])
+	z := f.r.Int(0, 9999) * 9
+	f.Text(zips[z : z+9])
+}
+
+// tax writes a tax rate in [0.0000, 0.2000].
+func (f *row) tax() { f.Float(float64(f.r.Int(0, 2000)) / 10000) }
+
+// itemData writes i_data or s_data: a-string [26, 50], with "ORIGINAL" in 10%.
+func (f *row) itemData() {
+	if f.r.Int(1, 100) <= originalPercent {
+		f.buf = f.r.AppendAStringWith(f.buf[:0], 26, 50, original)
+	} else {
+		f.buf = f.r.AppendAString(f.buf[:0], 26, 50)
 	}
-	return r.AString(26, 50)
+	f.TextBytes(f.buf)
+}
+
+// rows is a table's rows, each written by fill while it reports one.
+func rows(r *workload.Rand, fill func(f *row) bool) func(dbtarget.FieldWriter) bool {
+	f := &row{r: r}
+	return func(w dbtarget.FieldWriter) bool {
+		f.FieldWriter = w
+		return fill(f)
+	}
 }
 
 // rowsUpTo is a table of n rows, numbered from 1, each written by fill.
-func rowsUpTo(n int, fill func(i int, v []any)) func([]any) bool {
+func rowsUpTo(n int, r *workload.Rand, fill func(i int, f *row)) func(dbtarget.FieldWriter) bool {
 	i := 0
-	return func(v []any) bool {
+	return rows(r, func(f *row) bool {
 		if i == n {
 			return false
 		}
 		i++
-		fill(i, v)
+		fill(i, f)
 		return true
-	}
+	})
 }
 
-func itemRows(g genConfig, _ int) func([]any) bool {
+func itemRows(g genConfig, _ int) func(dbtarget.FieldWriter) bool {
 	r := stream(g, keyItem, 0, 0)
-	return rowsUpTo(items, func(i int, v []any) {
-		v[0] = i
-		v[1] = r.Int(1, 10000)
-		v[2] = r.AString(14, 24)
-		v[3] = r.Money(100, 10000)
-		v[4] = itemData(r)
+	return rowsUpTo(items, r, func(i int, f *row) {
+		f.Int(i)
+		f.Int(r.Int(1, 10000))
+		f.aString(14, 24)
+		f.Float(r.Money(100, 10000))
+		f.itemData()
 	})
 }
 
-func warehouseRows(g genConfig, w int) func([]any) bool {
+func warehouseRows(g genConfig, w int) func(dbtarget.FieldWriter) bool {
 	r := stream(g, keyWarehouse, w, 0)
-	return rowsUpTo(1, func(_ int, v []any) {
-		v[0] = w
-		v[1] = r.AString(6, 10)
-		address(r, v[2:7])
-		v[7] = tax(r)
-		v[8] = 300000.00
+	return rowsUpTo(1, r, func(_ int, f *row) {
+		f.Int(w)
+		f.aString(6, 10)
+		f.address()
+		f.tax()
+		f.Float(300000.00)
 	})
 }
 
-func districtRows(g genConfig, w int) func([]any) bool {
+func districtRows(g genConfig, w int) func(dbtarget.FieldWriter) bool {
 	r := stream(g, keyDistrict, w, 0)
-	wv := any(w)
-	return rowsUpTo(districtsPerWH, func(d int, v []any) {
-		v[0] = d
-		v[1] = wv
-		v[2] = r.AString(6, 10)
-		address(r, v[3:8])
-		v[8] = tax(r)
-		v[9] = 30000.00
-		v[10] = initialNextO
+	return rowsUpTo(districtsPerWH, r, func(d int, f *row) {
+		f.Int(d)
+		f.Int(w)
+		f.aString(6, 10)
+		f.address()
+		f.tax()
+		f.Float(30000.00)
+		f.Int(initialNextO)
 	})
 }
 
-func stockRows(g genConfig, w int) func([]any) bool {
+func stockRows(g genConfig, w int) func(dbtarget.FieldWriter) bool {
 	r := stream(g, keyStock, w, 0)
-	wv := any(w)
-	return rowsUpTo(items, func(i int, v []any) {
-		v[0] = i
-		v[1] = wv
-		v[2] = r.Int(10, 100)
-		for k := 3; k < 13; k++ {
-			v[k] = r.AString(distInfoLength, distInfoLength)
+	return rowsUpTo(items, r, func(i int, f *row) {
+		f.Int(i)
+		f.Int(w)
+		f.Int(r.Int(10, 100))
+		for range 10 {
+			f.aString(distInfoLength, distInfoLength)
 		}
-		v[13] = 0
-		v[14] = 0
-		v[15] = 0
-		v[16] = itemData(r)
+		f.Int(0)
+		f.Int(0)
+		f.Int(0)
+		f.itemData()
 	})
 }
 
 // perDistrict walks (d, n) over districts 1..10 and n in 1..per, reseeding
 // r at each district so each district's rows depend on nothing else.
 type perDistrict struct {
-	g      genConfig
-	table  int
-	w      int
-	per    int
-	d, n   int
-	r      *workload.Rand
-	wv, dv any
+	g     genConfig
+	table int
+	w     int
+	per   int
+	d, n  int
+	r     *workload.Rand
 }
 
 func newPerDistrict(g genConfig, table, w, per int) *perDistrict {
-	return &perDistrict{g: g, table: table, w: w, per: per, n: per, r: workload.NewRand(0, 0), wv: any(w)}
+	return &perDistrict{g: g, table: table, w: w, per: per, n: per, r: workload.NewRand(0, 0)}
 }
 
 // step advances to the next (d, n); newDistrict is true on the first row
@@ -268,76 +291,75 @@ func (p *perDistrict) step() (ok, newDistrict bool) {
 	}
 	p.d++
 	p.n = 1
-	p.dv = any(p.d)
 	p.r.Seed(p.g.Seed, streamKey(p.g, p.table, p.w, p.d))
 	return true, true
 }
 
-func customerRows(g genConfig, w int) func([]any) bool {
+// keys writes n, d and w, the first three columns of most per-district tables.
+func (p *perDistrict) keys(f *row) {
+	f.Int(p.n)
+	f.Int(p.d)
+	f.Int(p.w)
+}
+
+func customerRows(g genConfig, w int) func(dbtarget.FieldWriter) bool {
 	p := newPerDistrict(g, keyCustomer, w, customersPerDist)
 	r := p.r
-	now := any(g.Now)
-	return func(v []any) bool {
+	return rows(r, func(f *row) bool {
 		if ok, _ := p.step(); !ok {
 			return false
 		}
 		c := p.n
-		v[0] = c
-		v[1] = p.dv
-		v[2] = p.wv
-		v[3] = r.AString(8, 16)
-		v[4] = "OE"
+		p.keys(f)
+		f.aString(8, 16)
+		f.Text("OE")
 		if c <= fixedLastNames {
-			v[5] = lastNames[c-1]
+			f.Text(lastNames[c-1])
 		} else {
-			v[5] = lastNames[r.NURand(255, 0, 999, g.CLoad)]
+			f.Text(lastNames[r.NURand(255, 0, 999, g.CLoad)])
 		}
-		address(r, v[6:11])
-		v[11] = r.NString(16, 16)
-		v[12] = now
+		f.address()
+		f.buf = r.AppendNString(f.buf[:0], 16, 16)
+		f.TextBytes(f.buf)
+		f.Time(g.Now)
 		if r.Int(1, 100) <= badCreditPercent {
-			v[13] = "BC"
+			f.Text("BC")
 		} else {
-			v[13] = "GC"
+			f.Text("GC")
 		}
-		v[14] = 50000.00
-		v[15] = float64(r.Int(0, 5000)) / 10000
-		v[16] = -10.00
-		v[17] = 10.00
-		v[18] = 1
-		v[19] = 0
-		v[20] = r.AString(300, 500)
+		f.Float(50000.00)
+		f.Float(float64(r.Int(0, 5000)) / 10000)
+		f.Float(-10.00)
+		f.Float(10.00)
+		f.Int(1)
+		f.Int(0)
+		f.aString(300, 500)
 		return true
-	}
+	})
 }
 
-func historyRows(g genConfig, w int) func([]any) bool {
+func historyRows(g genConfig, w int) func(dbtarget.FieldWriter) bool {
 	p := newPerDistrict(g, keyHistory, w, customersPerDist)
-	r := p.r
-	now := any(g.Now)
-	return func(v []any) bool {
+	return rows(p.r, func(f *row) bool {
 		if ok, _ := p.step(); !ok {
 			return false
 		}
-		v[0] = p.n
-		v[1] = p.dv
-		v[2] = p.wv
-		v[3] = p.dv
-		v[4] = p.wv
-		v[5] = now
-		v[6] = 10.00
-		v[7] = r.AString(12, 24)
+		p.keys(f)
+		f.Int(p.d)
+		f.Int(p.w)
+		f.Time(g.Now)
+		f.Float(10.00)
+		f.aString(12, 24)
 		return true
-	}
+	})
 }
 
-func ordersRows(g genConfig, w int) func([]any) bool {
+func ordersRows(g genConfig, w int) func(dbtarget.FieldWriter) bool {
 	p := newPerDistrict(g, keyOrders, w, ordersPerDist)
 	r := p.r
-	now := any(g.Now)
 	var customers []int
 	var olKey uint64
-	return func(v []any) bool {
+	return rows(r, func(f *row) bool {
 		ok, first := p.step()
 		if !ok {
 			return false
@@ -347,33 +369,31 @@ func ordersRows(g genConfig, w int) func([]any) bool {
 			olKey = streamKey(g, keyOLCount, w, p.d)
 		}
 		o := p.n
-		v[0] = o
-		v[1] = p.dv
-		v[2] = p.wv
-		v[3] = customers[o-1]
-		v[4] = now
+		p.keys(f)
+		f.Int(customers[o-1])
+		f.Time(g.Now)
 		if o < firstNewOrder {
-			v[5] = r.Int(1, 10)
+			f.Int(r.Int(1, 10))
 		} else {
-			v[5] = nil
+			f.Null()
 		}
-		v[6] = olCount(olKey, o)
-		v[7] = 1
+		f.Int(olCount(olKey, o))
+		f.Int(1)
 		return true
-	}
+	})
 }
 
-func newOrderRows(g genConfig, w int) func([]any) bool {
+func newOrderRows(g genConfig, w int) func(dbtarget.FieldWriter) bool {
 	p := newPerDistrict(g, 0, w, newOrdersPerDist)
-	return func(v []any) bool {
+	return rows(p.r, func(f *row) bool {
 		if ok, _ := p.step(); !ok {
 			return false
 		}
-		v[0] = firstNewOrder - 1 + p.n
-		v[1] = p.dv
-		v[2] = p.wv
+		f.Int(firstNewOrder - 1 + p.n)
+		f.Int(p.d)
+		f.Int(p.w)
 		return true
-	}
+	})
 }
 
 // orderLines is warehouse w's order lines: the sum of its orders'
@@ -392,14 +412,12 @@ func orderLines(g genConfig, w int) int64 {
 // orderLineRows walks districts, their orders, and each order's lines.
 // Nothing else follows o_ol_cnt, so it is tracked here rather than in
 // perDistrict.
-func orderLineRows(g genConfig, w int) func([]any) bool {
+func orderLineRows(g genConfig, w int) func(dbtarget.FieldWriter) bool {
 	p := newPerDistrict(g, keyOrderLine, w, ordersPerDist)
 	r := p.r
-	now := any(g.Now)
 	var olKey uint64
-	var ov any // o_id, boxed once per order
 	o, line, lines := 0, 0, 0
-	return func(v []any) bool {
+	return rows(r, func(f *row) bool {
 		if line == lines {
 			ok, first := p.step()
 			if !ok {
@@ -409,24 +427,24 @@ func orderLineRows(g genConfig, w int) func([]any) bool {
 				olKey = streamKey(g, keyOLCount, w, p.d)
 			}
 			o, line, lines = p.n, 0, olCount(olKey, p.n)
-			ov = any(o)
 		}
 		line++
-		v[0] = ov
-		v[1] = p.dv
-		v[2] = p.wv
-		v[3] = line
-		v[4] = r.Int(1, items)
-		v[5] = p.wv
+		f.Int(o)
+		f.Int(p.d)
+		f.Int(p.w)
+		f.Int(line)
+		f.Int(r.Int(1, items))
+		f.Int(p.w)
 		if o < firstNewOrder {
-			v[6] = now
-			v[8] = 0.00
+			f.Time(g.Now)
+			f.Int(5)
+			f.Float(0.00)
 		} else {
-			v[6] = nil
-			v[8] = r.Money(1, 999999)
+			f.Null()
+			f.Int(5)
+			f.Float(r.Money(1, 999999))
 		}
-		v[7] = 5
-		v[9] = r.AString(distInfoLength, distInfoLength)
+		f.aString(distInfoLength, distInfoLength)
 		return true
-	}
+	})
 }
