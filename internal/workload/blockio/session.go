@@ -38,6 +38,9 @@ func (s *session) Run(ctx context.Context, term driver.Terminal, tx int, t drive
 // run runs terminal tm's operation tx, which Next chose, on tm's table:
 // table i mod --schemas for terminal i, whichever session runs it.
 func (s *session) run(ctx context.Context, tm *terminal, tx int, t driver.Tally) error {
+	if tx == txLoop && s.cfg.Mode == modeLoop {
+		return s.loop(ctx, tm, t)
+	}
 	table := tm.id % s.cfg.Schemas
 	var rows int64
 	var err error
