@@ -14,6 +14,7 @@ import (
 	"github.com/dbrig/dbrig/internal/result"
 	runpkg "github.com/dbrig/dbrig/internal/runner"
 	"github.com/dbrig/dbrig/internal/server/postgres/pgtest"
+	"github.com/dbrig/dbrig/internal/workload/workloadtest"
 )
 
 // counter is one of a document's counters, which must be there.
@@ -28,8 +29,9 @@ func counter(t *testing.T, d *result.Document, name string) int64 {
 
 // Loop mode on PostgreSQL: the sessions' loops read, the database's
 // logical reads agree with the loop's own count of the blocks its ranges
-// touch (which the per-operation modes' exact count checks), the update
-// quota holds, and the tables are still one row per block afterwards.
+// touch (which the per-operation modes' exact count checks), the document
+// resummarizes to itself, the update quota holds, and the tables are
+// still one row per block afterwards.
 func TestLoopPostgres(t *testing.T) {
 	url := pgtest.NewDB(t)
 	w := &blockio{scale: "16MB", schemas: 2, loaders: 2, seed: 1, workUnit: 64, redo: redoLite, hotspotSize: "8MB", mode: modeLoop}
@@ -52,6 +54,7 @@ func TestLoopPostgres(t *testing.T) {
 	if !strings.Contains(strings.Join(d.Lines, "\n"), "Mode loop:") {
 		t.Errorf("the summary does not say loop mode ran: %q", d.Lines)
 	}
+	workloadtest.Resummarizes(t, w, d)
 	w.updatePct, w.redo, w.hotspot = 20, redoHeavy, 5
 	d = run(t, tg, w, 2)
 	ops, updates := counter(t, d, "reads")+counter(t, d, "updates"), counter(t, d, "updates")

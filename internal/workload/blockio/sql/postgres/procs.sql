@@ -25,16 +25,17 @@ BEGIN
 END $$;
 
 -- Loop mode's call: a session's operations chosen and run inside the
--- database, the way the client chooses them (terminal.go's Next), each its
--- own transaction as in the other modes, until the next whole multiple of
--- slice_ms on the server's clock, so that every session's call ends at the
--- same instant and the window's edges find them all between calls. What
--- spans calls comes in and goes out: the operations so far, the updates
--- still due in the current hundred and the updates so far. The call's own
--- reads, updates, rows and blocks (each operation's rows and the index
--- pages its range reads, as the client counts them) go out. A range that
--- gives other than unit rows ends the call at once, its rows counted, for
--- the client to refuse the run. A seed, when given, reseeds random().
+-- database, as the client chooses them (terminal.go's Next), by the
+-- functions procs mode calls, each its own transaction as in the other
+-- modes, until the next whole multiple of slice_ms on the server's clock,
+-- so that every session's call ends at the same instant and the window's
+-- edges find them all between calls. What spans calls comes in and goes
+-- out: the operations so far, the updates still due in the current
+-- hundred and the updates so far. The call's own reads, updates, rows and
+-- blocks (each operation's rows and the index pages its range reads, as
+-- the client counts them) go out. A range that gives other than unit rows
+-- ends the call at once, its rows counted, for the client to refuse the
+-- run. A seed, when given, reseeds random().
 -- name: proc:loop
 CREATE PROCEDURE {table}_loop(seed float8, slice_ms int, scale bigint, unit bigint, update_pct int, heavy boolean,
   hotspot int, hot_keys bigint, per_leaf bigint, height int, term int, width int,
@@ -46,7 +47,6 @@ DECLARE
   lo bigint;
   hi bigint;
   got bigint;
-  val text;
 BEGIN
   IF seed IS NOT NULL THEN
     PERFORM setseed(seed);
@@ -66,16 +66,9 @@ BEGIN
       due := due - 1;
       updates := updates + 1;
       writes := writes + 1;
-      val := lpad(term || ':' || updates, width, 'y');
-      IF heavy THEN
-        UPDATE {table} SET n = n + 1, c1 = val, c2 = val, c3 = val, c4 = val, c5 = val, c6 = val, c7 = val, c8 = val
-        WHERE key > lo AND key <= hi;
-      ELSE
-        UPDATE {table} SET n = n + 1, c1 = val WHERE key > lo AND key <= hi;
-      END IF;
-      GET DIAGNOSTICS got = ROW_COUNT;
+      got := {table}_update(lo, hi, lpad(term || ':' || updates, width, 'y'), heavy);
     ELSE
-      SELECT count(n) INTO got FROM {table} WHERE key > lo AND key <= hi;
+      got := {table}_read(lo, hi);
       reads := reads + 1;
     END IF;
     ops := ops + 1;
