@@ -3,10 +3,11 @@
 // Command blockio measures what block-io's client costs: the CPU `dbrig
 // run block-io` uses per 1,000 logical reads it drives, in procs and sql
 // modes, against pgbench doing the same range reads (-M prepared, a C
-// client with nothing to record: the floor). All four run in one
-// invocation, on one server, with the same clients and duration, in pairs
-// back to back, so that the ratios to pgbench are free of the machine's
-// drift from day to day.
+// client with nothing to record: the floor), and in loop mode, whose
+// sessions loop inside the database and which pgbench has no match for.
+// All run in one invocation, on one server, with the same clients and
+// duration, in pairs back to back, so that the ratios to pgbench and
+// between modes are free of the machine's drift from day to day.
 //
 // Both clients' CPU is their whole process's user + system time; the
 // logical reads they drove are the database's own count (blks_hit +
@@ -33,6 +34,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -43,6 +45,7 @@ import (
 	"github.com/dbrig/dbrig/internal/human"
 	"github.com/dbrig/dbrig/internal/result"
 	"github.com/dbrig/dbrig/internal/server/postgres"
+	"github.com/dbrig/dbrig/internal/telemetry"
 	"github.com/dbrig/dbrig/internal/workload"
 	"github.com/jackc/pgx/v5"
 )
@@ -53,9 +56,15 @@ const (
 	clientPgbench = "pgbench"
 	modeProcs     = "procs"
 	modeSQL       = "sql"
+	modeLoop      = "loop"
 )
 
-var modes = []string{modeProcs, modeSQL}
+// allModes are the modes measured by default; pgbench runs the same
+// statements as dbrig's procs and sql modes, and has no loop.
+var allModes = []string{modeProcs, modeSQL, modeLoop}
+
+// pgbenchRuns says whether pgbench runs beside dbrig in mode.
+func pgbenchRuns(mode string) bool { return mode != modeLoop }
 
 // opDir holds block-io's SQL, whose statements pgbench runs too.
 const opDir = "internal/workload/blockio/sql"
@@ -113,6 +122,7 @@ type options struct {
 	duration    time.Duration
 	prewarm     time.Duration
 	pairs       int
+	modes       []string
 	socket      bool
 	noTelemetry bool
 	keep        bool
@@ -156,7 +166,13 @@ type Run struct {
 	// ClientLogicalReads is dbrig's own count of the blocks its
 	// operations touched; pgbench keeps none.
 	ClientLogicalReads int64 `json:"client_logical_reads,omitempty"`
+	// WindowClientPct is dbrig's CPU over its measured window alone, as
+	// its telemetry saw it, in % of one core; absent without telemetry.
+	WindowClientPct *float64 `json:"window_client_pct_of_core,omitempty"`
 }
+
+// corePct is the client's CPU over its life, in % of one core.
+func (r Run) corePct() float64 { return 100 * r.CPUSeconds / r.WallSeconds }
 
 // usPerKiloReads is the client's CPU microseconds per 1,000 logical reads.
 func (r Run) usPerKiloReads() float64 { return r.CPUSeconds * 1e9 / float64(r.LogicalReads) }
@@ -190,11 +206,16 @@ func main() {
 	fs.DurationVar(&o.duration, "duration", 20*time.Second, "length of each run, in whole seconds (dbrig has no ramp-up)")
 	fs.DurationVar(&o.prewarm, "prewarm", 5*time.Second, "the unmeasured dbrig run that reads the table into the cache")
 	fs.IntVar(&o.pairs, "pairs", 3, "pairs of dbrig and pgbench runs in each mode")
+	modeList := fs.String("modes", strings.Join(allModes, ","), "block-io modes to measure, in this order in each pair (pgbench runs beside procs and sql)")
 	fs.BoolVar(&o.socket, "socket", false, "connect over the unix socket instead of TCP loopback 127.0.0.1 (not with --target)")
 	fs.BoolVar(&o.noTelemetry, "no-telemetry", false, "run dbrig without its telemetry, which it records by default and pgbench has none of")
 	fs.BoolVar(&o.keep, "keep", false, "keep the temp dir (server stopped) for inspection")
 	flag.Parse()
+	o.modes = strings.Split(*modeList, ",")
 	switch {
+	case slices.ContainsFunc(o.modes, func(m string) bool { return !slices.Contains(allModes, m) }):
+		fmt.Fprintf(os.Stderr, "blockio: --modes %q: use some of %s\n", *modeList, strings.Join(allModes, ","))
+		os.Exit(2)
 	case flag.NArg() > 0:
 		fmt.Fprintf(os.Stderr, "blockio: unexpected argument %q; see -help\n", flag.Arg(0))
 		os.Exit(2)
@@ -354,7 +375,7 @@ func (b *bench) build(ctx context.Context) error {
 func (b *bench) pairs(ctx context.Context) error {
 	o := b.o
 	scripts := map[string]string{}
-	for _, mode := range modes {
+	for _, mode := range o.modes {
 		scripts[mode] = filepath.Join(b.scratch.Dir, mode+".pgbench")
 		if err := os.WriteFile(scripts[mode], []byte(pgbenchScript(b.op, mode)), 0o644); err != nil {
 			return err
@@ -365,8 +386,11 @@ func (b *bench) pairs(ctx context.Context) error {
 		if pair%2 == 0 {
 			clients[0], clients[1] = clients[1], clients[0]
 		}
-		for _, mode := range modes {
+		for _, mode := range o.modes {
 			for _, client := range clients {
+				if client == clientPgbench && !pgbenchRuns(mode) {
+					continue
+				}
 				fmt.Printf("\n== Pair %d: %s, %s mode, %d clients, %s\n", pair, client, mode, o.vus, o.duration)
 				r := Run{Pair: pair, Client: client, Mode: mode}
 				do := func() error {
@@ -380,8 +404,8 @@ func (b *bench) pairs(ctx context.Context) error {
 				if err := measure(ctx, b.ctl, do, &r); err != nil {
 					return err
 				}
-				fmt.Printf("Client: %.2f CPU s (%.2f user) over %.1f s wall; %s ops, %s logical reads (%.1f a range read): %.1f µs of client CPU per 1,000\n",
-					r.CPUSeconds, r.UserSeconds, r.WallSeconds, human.Thousands(float64(r.Ops)), human.Thousands(float64(r.LogicalReads)), r.blocksPerOp(), r.usPerKiloReads())
+				fmt.Printf("Client: %.2f CPU s (%.2f user) over %.1f s wall, %.2f%% of a core; %s ops, %s logical reads (%.1f a range read): %.1f µs of client CPU per 1,000\n",
+					r.CPUSeconds, r.UserSeconds, r.WallSeconds, r.corePct(), human.Thousands(float64(r.Ops)), human.Thousands(float64(r.LogicalReads)), r.blocksPerOp(), r.usPerKiloReads())
 				b.fig.Runs = append(b.fig.Runs, r)
 			}
 		}
@@ -435,7 +459,18 @@ func runDbrig(ctx context.Context, dbrig, url, jsonPath, mode string, o options,
 		r.Ops += tx.Count
 		r.Errors += tx.Errors
 	}
+	if mode == modeLoop {
+		// Its transactions are calls of the loop; the loop counts the
+		// operations.
+		r.Ops = doc.Counters["reads"] + doc.Counters["updates"]
+	}
 	r.ClientLogicalReads = doc.Counters["blocks"]
+	if doc.Telemetry != nil {
+		if h := telemetry.Summarize(doc.Telemetry).Host; h != nil {
+			pct := h.Client * float64(runtime.NumCPU())
+			r.WindowClientPct = &pct
+		}
+	}
 	return nil
 }
 
@@ -533,26 +568,35 @@ func loadAverage() string {
 }
 
 // printTable prints each client's CPU per 1,000 logical reads, pair by
-// pair, and its ratio to pgbench's in the same mode and pair.
+// pair, and its ratio to pgbench's in the same mode and pair; then its
+// CPU as a share of one core, over its life and over its window, and the
+// logical reads per second it drove.
 func printTable(w io.Writer, f *Figures) {
 	fmt.Fprintf(w, "== Client CPU µs per 1,000 logical reads: %d clients, %d s a run, %s\n", f.VUs, f.Seconds, f.ServerVersion)
 	type key struct{ client, mode string }
 	byKey := map[key][]Run{}
+	var modes []string
 	for _, r := range f.Runs {
-		byKey[key{r.Client, r.Mode}] = append(byKey[key{r.Client, r.Mode}], r)
+		k := key{r.Client, r.Mode}
+		if !slices.Contains(modes, r.Mode) {
+			modes = append(modes, r.Mode)
+		}
+		byKey[k] = append(byKey[k], r)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprint(tw, "client\tmode")
-	pairs := len(byKey[key{clientDbrig, modeProcs}])
-	for i := range pairs {
+	for i := range len(byKey[key{clientDbrig, modes[0]}]) {
 		fmt.Fprintf(tw, "\tpair %d", i+1)
 	}
-	fmt.Fprintln(tw, "\tmean\tuser\t/ pgbench, each pair\t/ pgbench\tblocks/op\tops/s\tcache misses")
+	fmt.Fprintln(tw, "\tmean\tuser\t/ pgbench, each pair\t/ pgbench\tblocks/op\tops/s\tlogical reads/s\t% of a core\tin window\tcache misses")
 	for _, mode := range modes {
 		floor := byKey[key{clientPgbench, mode}]
 		for _, client := range []string{clientDbrig, clientPgbench} {
 			runs := byKey[key{client, mode}]
-			var sum, cpu, user, blocks, ops float64
+			if len(runs) == 0 {
+				continue
+			}
+			var sum, cpu, user, blocks, ops, lio, core float64
 			var misses int64
 			fmt.Fprintf(tw, "%s\t%s", client, mode)
 			for _, r := range runs {
@@ -561,27 +605,43 @@ func printTable(w io.Writer, f *Figures) {
 				cpu, user = cpu+r.CPUSeconds, user+r.UserSeconds
 				blocks += r.blocksPerOp()
 				ops += float64(r.Ops) / float64(f.Seconds)
+				lio += float64(r.LogicalReads) / float64(f.Seconds)
+				core += r.corePct()
 				misses += r.CacheMisses
 			}
 			n := float64(len(runs))
-			fmt.Fprintf(tw, "\t%.1f\t%.0f%%\t%s\t%.1f\t%s\t%d\n", sum/n, 100*user/cpu, ratios(runs, floor), blocks/n, human.Thousands(ops/n), misses)
+			fmt.Fprintf(tw, "\t%.1f\t%.0f%%\t%s\t%.1f\t%s\t%s\t%.2f%%\t%s\t%d\n", sum/n, 100*user/cpu, ratios(runs, floor), blocks/n,
+				human.Thousands(ops/n), human.Thousands(lio/n), core/n, windowPct(runs), misses)
 		}
 	}
 	tw.Flush()
-	telemetry := "with its telemetry, as by default"
+	tele := "with its telemetry, as by default"
 	if !f.DbrigTelemetry {
-		telemetry = "without telemetry"
+		tele = "without telemetry"
 	}
-	fmt.Fprintf(w, "Client CPU: each process's user+system time, start to exit (user: the share outside the kernel); logical reads: the database's blks_hit+blks_read over the same span.\n")
+	fmt.Fprintf(w, "Client CPU: each process's user+system time, start to exit (user: the share outside the kernel; %% of a core: over its wall time; in window: dbrig's telemetry over the measured window); logical reads: the database's blks_hit+blks_read over the same span.\n")
 	fmt.Fprintf(w, "dbrig %s, no ramp-up; pgbench -M prepared -j %d. Table: %d blocks, %s, shared_buffers=%s. %d CPUs, load average %s before and %s after (the runs' own processes count in it).\n",
-		telemetry, f.PgbenchJobs, f.Blocks, human.FormatSize(f.TableBytes), f.Settings["shared_buffers"], f.CPUs, f.LoadAverage[0], f.LoadAverage[1])
+		tele, f.PgbenchJobs, f.Blocks, human.FormatSize(f.TableBytes), f.Settings["shared_buffers"], f.CPUs, f.LoadAverage[0], f.LoadAverage[1])
+}
+
+// windowPct is the runs' mean CPU over their windows in % of a core, as
+// their telemetry saw it; "-" where it saw none.
+func windowPct(runs []Run) string {
+	var sum float64
+	for _, r := range runs {
+		if r.WindowClientPct == nil {
+			return "-"
+		}
+		sum += *r.WindowClientPct
+	}
+	return fmt.Sprintf("%.2f%%", sum/float64(len(runs)))
 }
 
 // ratios are two columns: each run's CPU per logical read over the
 // floor's in the same pair, and the ratio of the means; empty for the
 // floor itself.
 func ratios(runs, floor []Run) string {
-	if runs[0].Client == floor[0].Client {
+	if len(floor) == 0 || runs[0].Client == floor[0].Client {
 		return "\t"
 	}
 	var each []string

@@ -71,4 +71,7 @@ func TestRatios(t *testing.T) {
 	if got := ratios(floor, floor); got != "\t" {
 		t.Errorf("pgbench's own ratios = %q, want two empty columns", got)
 	}
+	if got := ratios(dbrig, nil); got != "\t" {
+		t.Errorf("ratios without pgbench (loop mode) = %q, want two empty columns", got)
+	}
 }

@@ -95,7 +95,7 @@ func (w *blockio) build(ctx context.Context, t dbtarget.Target, s dbtarget.Sessi
 	if err != nil {
 		return sum, err
 	}
-	if err := createProcs(ctx, t, s, w.schemas); err != nil {
+	if err := createProcs(ctx, t, s, w.schemas, "proc:"); err != nil {
 		return sum, err
 	}
 	progress(rows, rows, "analyze")
@@ -174,8 +174,9 @@ func loadersFor(t dbtarget.Target, n int) int {
 	return n
 }
 
-// createProcs makes each table's functions, where the database has them.
-func createProcs(ctx context.Context, t dbtarget.Target, s dbtarget.Session, schemas int) error {
+// createProcs makes each table's routines of procs.sql whose names start
+// with prefix, where the database has them.
+func createProcs(ctx context.Context, t dbtarget.Target, s dbtarget.Session, schemas int, prefix string) error {
 	if !t.HasRoutines() {
 		return nil
 	}
@@ -184,7 +185,7 @@ func createProcs(ctx context.Context, t dbtarget.Target, s dbtarget.Session, sch
 		return err
 	}
 	for i := 1; i <= schemas; i++ {
-		for _, name := range procs.Named("proc:") {
+		for _, name := range procs.Named(prefix) {
 			if _, err := s.Exec(ctx, forTable(procs.Get(name), tableName(i))); err != nil {
 				return fmt.Errorf("create %s for %s: %w", name, tableName(i), err)
 			}

@@ -54,8 +54,11 @@ type runConfig struct {
 	PerLeaf int64
 	Height  int
 	Q       workload.SQLFile
-	// reads and updates are each table's statements, in table order.
-	reads, updates []string
+	// reads and updates are each table's statements, in table order;
+	// loops, in loop mode, each table's call of its loop.
+	reads, updates, loops []string
+	// live counts loop mode's operations as its calls end.
+	live *loopTotals
 }
 
 // runner is an opened block-io run.
@@ -98,13 +101,18 @@ func (w *blockio) Open(ctx context.Context, t dbtarget.Target) (workload.Run, er
 	if err != nil {
 		return nil, err
 	}
-	o, err := workload.OpenRun(ctx, t, sqlFiles, w.mode, "op.sql", readMeta)
+	var o *workload.Opened[meta]
+	if w.mode == modeLoop {
+		o, err = openLoop(ctx, t, w.think)
+	} else {
+		o, err = workload.OpenRun(ctx, t, sqlFiles, w.mode, "op.sql", readMeta)
+	}
 	if err != nil {
 		return nil, err
 	}
 	cfg := runConfig{
 		Mode: o.Mode, WorkUnit: int64(w.workUnit), UpdatePct: w.updatePct, Redo: w.redo, Hotspot: w.hotspot,
-		ThinkMin: thinkMin, ThinkMax: thinkMax, Q: o.SQL,
+		ThinkMin: thinkMin, ThinkMax: thinkMax, Q: o.SQL, live: &loopTotals{},
 	}
 	if err := w.complete(ctx, o.Built, &cfg); err != nil {
 		o.Close()
@@ -132,7 +140,7 @@ var _ workload.Resummarizer = (*blockio)(nil)
 // update share the audit checks, and the rows an operation reads.
 func (w *blockio) Resummarize(f workload.Figures) (workload.Summary, error) {
 	c := workload.ReadConfig(f.Config)
-	r := &runner{cfg: runConfig{UpdatePct: c.Int("update_pct"), WorkUnit: int64(c.Int("work_unit"))}}
+	r := &runner{cfg: runConfig{Mode: c.String("mode"), UpdatePct: c.Int("update_pct"), WorkUnit: int64(c.Int("work_unit"))}}
 	return workload.Resummarize(r, f, c)
 }
 
@@ -160,14 +168,29 @@ func (w *blockio) complete(ctx context.Context, b *workload.Built[meta], cfg *ru
 		prefix = "call:"
 	}
 	for i := 1; i <= cfg.Schemas; i++ {
+		if cfg.Mode == modeLoop {
+			cfg.loops = append(cfg.loops, forTable(cfg.Q.Get("call:loop"), tableName(i)))
+			continue
+		}
 		cfg.reads = append(cfg.reads, forTable(cfg.Q.Get(prefix+"read"), tableName(i)))
 		cfg.updates = append(cfg.updates, forTable(cfg.Q.Get(prefix+"update_"+cfg.Redo), tableName(i)))
 	}
 	return nil
 }
 
-func (r *runner) TxNames() []string    { return txNames }
-func (r *runner) TallyNames() []string { return tallyNames }
+func (r *runner) TxNames() []string {
+	if r.cfg.Mode == modeLoop {
+		return loopTxNames
+	}
+	return txNames
+}
+
+func (r *runner) TallyNames() []string {
+	if r.cfg.Mode == modeLoop {
+		return loopTallyNames
+	}
+	return tallyNames
+}
 
 var _ driver.Pooled = (*runner)(nil)
 
@@ -235,6 +258,9 @@ func (r *runner) Progress(counts []int64) string {
 
 // Rates has no physical reads: only the database sees them.
 func (r *runner) Rates(counts []int64) map[string]float64 {
+	if r.cfg.Mode == modeLoop {
+		return r.loopRates(counts)
+	}
 	var ops int64
 	for _, c := range counts {
 		ops += c
@@ -242,11 +268,20 @@ func (r *runner) Rates(counts []int64) map[string]float64 {
 	return map[string]float64{metricOps: float64(ops), metricLogical: float64(ops) * r.blocksPerOp()}
 }
 
-func (r *runner) Summarize(res *driver.Result, start, end workload.Mark) workload.Summary {
-	var ops int64
+// operations are the window's operations and updates among them: the
+// driver's counts, or in loop mode the loop's.
+func (r *runner) operations(res *driver.Result) (ops, updates int64) {
+	if r.cfg.Mode == modeLoop {
+		return res.Tally[tReads] + res.Tally[tUpdates], res.Tally[tUpdates]
+	}
 	for _, tx := range res.Tx {
 		ops += tx.Count
 	}
+	return ops, res.Tx[txUpdate].Count
+}
+
+func (r *runner) Summarize(res *driver.Result, start, end workload.Mark) workload.Summary {
+	ops, updates := r.operations(res)
 	var opsClient, lioClient float64
 	if w := res.WindowSeconds(); w > 0 {
 		opsClient = float64(ops) / w
@@ -269,12 +304,15 @@ func (r *runner) Summarize(res *driver.Result, start, end workload.Mark) workloa
 			(*logical/lioClient-1)*100)
 	}
 	s.Lines = append(s.Lines, lio, workload.Agreement("Operations", opsDB, opsReset, opsClient))
+	if r.cfg.Mode == modeLoop {
+		s.Lines = append(s.Lines, loopLine(res))
+	}
 	if physical == nil {
 		s.Lines = append(s.Lines, "Physical reads: this database counts no cache misses of its own; the telemetry's device reads show what reached the disk")
 	}
 	if ops > 0 {
 		s.Lines = append(s.Lines, fmt.Sprintf("Each operation touched %.1f blocks: %d rows of a block each, and the index's pages", float64(res.Tally[tBlocks])/float64(ops), r.cfg.WorkUnit))
-		share := float64(res.Tx[txUpdate].Count) / float64(ops) * 100
+		share := float64(updates) / float64(ops) * 100
 		item := workload.AuditItem{Name: "update share", Value: share,
 			Low: float64(r.cfg.UpdatePct) - 0.5, High: float64(r.cfg.UpdatePct) + 0.5, Result: "PASS"}
 		switch {

@@ -38,20 +38,30 @@ func (s *session) Run(ctx context.Context, term driver.Terminal, tx int, t drive
 // run runs terminal tm's operation tx, which Next chose, on tm's table:
 // table i mod --schemas for terminal i, whichever session runs it.
 func (s *session) run(ctx context.Context, tm *terminal, tx int, t driver.Tally) error {
+	if tx == txLoop && s.cfg.Mode == modeLoop {
+		return s.loop(ctx, tm, t)
+	}
 	table := tm.id % s.cfg.Schemas
-	var rows int64
+	// ints, not int64s: a PostgreSQL session's call encodes the
+	// arguments and reads the columns of ints itself, and leaves other
+	// types to pgx's generic path, which costs several times the CPU.
+	lo, hi := int(tm.lo), int(tm.hi)
+	var n int
 	var err error
 	switch {
 	case tx == txRead:
-		err = s.S.QueryRow(ctx, s.cfg.reads[table], tm.lo, tm.hi).Scan(&rows)
+		err = s.S.QueryRow(ctx, s.cfg.reads[table], lo, hi).Scan(&n)
 	case s.procs:
-		err = s.S.QueryRow(ctx, s.cfg.updates[table], tm.lo, tm.hi, serial(s.buf, tm.id, tm.updates)).Scan(&rows)
+		err = s.S.QueryRow(ctx, s.cfg.updates[table], lo, hi, serial(s.buf, tm.id, tm.updates)).Scan(&n)
 	default:
-		rows, err = s.S.Exec(ctx, s.cfg.updates[table], tm.lo, tm.hi, serial(s.buf, tm.id, tm.updates))
+		var affected int64
+		affected, err = s.S.Exec(ctx, s.cfg.updates[table], lo, hi, serial(s.buf, tm.id, tm.updates))
+		n = int(affected)
 	}
 	if err != nil {
 		return err
 	}
+	rows := int64(n)
 	if rows != tm.hi-tm.lo {
 		return fmt.Errorf("%w: keys %d to %d gave %d rows, not %d: the table is not as built", driver.ErrAbort, tm.lo+1, tm.hi, rows, tm.hi-tm.lo)
 	}

@@ -48,8 +48,12 @@ func newTerminal(cfg *runConfig, id int) terminal {
 // their quota of each hundred operations on the ranges that end on an
 // even key, as the method does, and on every operation once only as many
 // are left as updates are due, so that the share is exact.
+// In loop mode the database chooses them, and Next only says so.
 func (tm *terminal) Next() int {
 	c := tm.cfg
+	if c.Mode == modeLoop {
+		return txLoop
+	}
 	if tm.ops%quotaWindow == 0 {
 		tm.left = c.UpdatePct
 	}

@@ -1,4 +1,9 @@
 package blockio
 
 // TxTypes are its runs' transaction types, known without a target.
-func (w *blockio) TxTypes() []string { return txNames }
+func (w *blockio) TxTypes() []string {
+	if w.mode == modeLoop {
+		return loopTxNames
+	}
+	return txNames
+}

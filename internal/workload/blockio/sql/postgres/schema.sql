@@ -34,6 +34,7 @@ SELECT pg_relation_size('{table}') / current_setting('block_size')::int, (SELECT
 DROP TABLE IF EXISTS {table} CASCADE;
 DROP FUNCTION IF EXISTS {table}_read(bigint, bigint);
 DROP FUNCTION IF EXISTS {table}_update(bigint, bigint, text, boolean);
+DROP PROCEDURE IF EXISTS {table}_loop;
 
 -- name: drop_meta
 DROP TABLE IF EXISTS dbrig_blockio
@@ -60,3 +61,8 @@ WHERE n.nspname = current_schema() AND c.relkind = 'r' AND c.relname ~ '^blockio
 -- statistics of a busy backend reach this view within about a second.
 -- name: mark
 SELECT blks_hit + blks_read, blks_read FROM pg_stat_database WHERE datname = current_database()
+
+-- Whether a table has loop mode's procedure (procs.sql): builds made
+-- before loop mode have not, and a loop-mode run adds it.
+-- name: loop_present
+SELECT to_regproc('{table}_loop') IS NOT NULL
