@@ -105,6 +105,10 @@ type runConfig struct {
 	scale scale
 	seed  uint64
 	q     workload.SQLFile
+	// takeWrite takes the stock that take_stock read and locked, in a
+	// dialect without UPDATE ... RETURNING (write:take_stock); "" where
+	// take_stock takes it itself.
+	takeWrite string
 	// hot is every product id once and each hot seller nine times more,
 	// so a cart draws hot sellers ten times as often.
 	hot []int64
@@ -142,7 +146,7 @@ func (w *dvdstore) Open(ctx context.Context, t dbtarget.Target) (workload.Run, e
 		return nil, err
 	}
 	m := o.Meta
-	cfg := runConfig{runOptions: w.run, scale: m.scale, q: o.SQL}
+	cfg := runConfig{runOptions: w.run, scale: m.scale, q: o.SQL, takeWrite: o.SQL["write:take_stock"]}
 	cfg.mode = o.Mode
 	for id := int64(1); id <= m.scale.Products; id++ {
 		cfg.hot = append(cfg.hot, id)

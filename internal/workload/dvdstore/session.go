@@ -240,7 +240,13 @@ func (s *session) purchase(ctx context.Context, tm *terminal, t driver.Tally) er
 				return err
 			}
 			return rolledBack(t)
-		case left < lowStock:
+		}
+		if s.cfg.takeWrite != "" {
+			if _, err := s.S.Exec(ctx, s.cfg.takeWrite, it.prod, it.qty); err != nil {
+				return s.abort(ctx, err)
+			}
+		}
+		if left < lowStock {
 			back := int64(restock)
 			if it.prod%hotEvery == 0 {
 				back = restockHot
