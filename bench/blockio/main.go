@@ -206,15 +206,16 @@ func main() {
 	fs.DurationVar(&o.duration, "duration", 20*time.Second, "length of each run, in whole seconds (dbrig has no ramp-up)")
 	fs.DurationVar(&o.prewarm, "prewarm", 5*time.Second, "the unmeasured dbrig run that reads the table into the cache")
 	fs.IntVar(&o.pairs, "pairs", 3, "pairs of dbrig and pgbench runs in each mode")
-	modeList := fs.String("modes", strings.Join(allModes, ","), "block-io modes to measure, in this order in each pair (pgbench runs beside procs and sql)")
+	var modeList string
+	fs.StringVar(&modeList, "modes", strings.Join(allModes, ","), "block-io modes to measure, in this order in each pair (pgbench runs beside procs and sql)")
 	fs.BoolVar(&o.socket, "socket", false, "connect over the unix socket instead of TCP loopback 127.0.0.1 (not with --target)")
 	fs.BoolVar(&o.noTelemetry, "no-telemetry", false, "run dbrig without its telemetry, which it records by default and pgbench has none of")
 	fs.BoolVar(&o.keep, "keep", false, "keep the temp dir (server stopped) for inspection")
 	flag.Parse()
-	o.modes = strings.Split(*modeList, ",")
+	o.modes = strings.Split(modeList, ",")
 	switch {
 	case slices.ContainsFunc(o.modes, func(m string) bool { return !slices.Contains(allModes, m) }):
-		fmt.Fprintf(os.Stderr, "blockio: --modes %q: use some of %s\n", *modeList, strings.Join(allModes, ","))
+		fmt.Fprintf(os.Stderr, "blockio: --modes %q: use some of %s\n", modeList, strings.Join(allModes, ","))
 		os.Exit(2)
 	case flag.NArg() > 0:
 		fmt.Fprintf(os.Stderr, "blockio: unexpected argument %q; see -help\n", flag.Arg(0))
