@@ -103,7 +103,8 @@ var onCPU = map[string]bool{
 	"query end": true, "closing tables": true, "opening tables": true, "after opening tables": true,
 	"checking permissions": true, "starting cleanup": true, "freeing items": true, "starting": true,
 	"reset for next command": true, "end of update loop": true, "creating tmp table": true,
-	"removing tmp table": true, "sorting": true,
+	"removing tmp table": true, "sorting": true, "init for update": true,
+	"updating main table": true, "updating reference tables": true,
 }
 
 func stateOnCPU(state string) bool { return onCPU[strings.ToLower(state)] }

@@ -64,6 +64,7 @@ func TestStateCategory(t *testing.T) {
 		"Sending data":                    telemetry.WaitCPU,
 		"Executing":                       telemetry.WaitCPU,
 		"Optimizing":                      telemetry.WaitCPU,
+		"init for update":                 telemetry.WaitCPU,
 		"":                                telemetry.WaitCPU,
 		"Waiting for table metadata lock": telemetry.WaitLock,
 		"Waiting for table level lock":    telemetry.WaitLock,
