@@ -60,16 +60,23 @@ func (t *Target) Telemetry(ctx context.Context) (telemetry.Source, error) {
 	for _, db := range []*sql.DB{s.stats, s.sampler} {
 		db.SetMaxOpenConns(1)
 	}
+	s.useWaits(ctx)
 	return s, nil
 }
 
 type source struct {
 	t              *Target
 	stats, sampler *sql.DB
+	// sessionsSQL is what Sessions reads, with performance_schema's waits
+	// or without; sessionsNote says which, in the settings.
+	sessionsSQL, sessionsNote string
+	// turnedOn are the performance_schema consumers this source turned
+	// on, to turn off when it closes.
+	turnedOn []string
 }
 
 func (s *source) Close() error {
-	var errs []error
+	errs := []error{s.restoreConsumers()}
 	for _, db := range []*sql.DB{s.stats, s.sampler} {
 		if db != nil {
 			errs = append(errs, db.Close())
@@ -108,92 +115,9 @@ func (s *source) Counters(ctx context.Context) (map[string]float64, error) {
 
 func (s *source) Tables(context.Context) ([]telemetry.Table, error) { return nil, nil }
 
-// Sessions samples the process list: a session running a statement is
-// on CPU unless its state says what it waits for. The sampler leaves out
-// itself, idle connections and other databases' sessions. The server's
-// own threads in the list (the event scheduler, replication's threads)
-// are marked Background, so that their time stays out of database time,
-// and are left out while they wait for work. InnoDB's own threads (page
-// cleaner, purge) do not show in the process list from 10.5 on.
-func (s *source) Sessions(ctx context.Context) ([]telemetry.Session, error) {
-	rows, err := s.sampler.QueryContext(ctx, `SELECT user, command, COALESCE(state, '') FROM information_schema.processlist
-WHERE id <> CONNECTION_ID() AND command <> 'Sleep'
-  AND (db = DATABASE() OR user IN ('system user', 'event_scheduler') OR command IN ('Daemon', 'Binlog Dump'))`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []telemetry.Session
-	for rows.Next() {
-		var user, command, state string
-		if err := rows.Scan(&user, &command, &state); err != nil {
-			return nil, err
-		}
-		if ss, ok := session(user, command, state); ok {
-			out = append(out, ss)
-		}
-	}
-	return out, rows.Err()
-}
-
-// idleThread are the states in which the server's own threads wait for
-// work, as a PostgreSQL background process waits on an Activity event.
-var idleThread = map[string]bool{
-	"Waiting on empty queue": true, "Waiting for next activation": true,
-	"Waiting for master to send event": true, "Slave has read all relay log; waiting for more updates": true,
-	"Master has sent all binlog to slave; waiting for more updates": true, "Waiting for work from SQL thread": true,
-	"Waiting for INSERT": true,
-}
-
-// onCPU are the process list's states of a statement at work rather than
-// waiting.
-var onCPU = map[string]bool{
-	"": true, "executing": true, "Sending data": true,
-	"Sorting result": true, "Creating sort index": true, "Copying to tmp table": true,
-	"optimizing": true, "statistics": true, "preparing": true, "Updating": true,
-	"updating": true, "Searching rows for update": true, "init": true, "end": true,
-	"query end": true, "closing tables": true, "Opening tables": true, "checking permissions": true,
-	"Starting cleanup": true, "Freeing items": true, "starting": true, "Reset for next command": true,
-}
-
-// stateCategory maps a process list state to the category every target
-// shares. The list cannot see InnoDB's row lock waits: a session waiting
-// on a row shows the statement's own state ("Updating").
-func stateCategory(state string) string {
-	low := strings.ToLower(state)
-	switch {
-	case onCPU[state]:
-		return telemetry.WaitCPU
-	case strings.Contains(low, "commit"):
-		return telemetry.WaitCommit
-	case strings.Contains(low, "lock"):
-		return telemetry.WaitLock
-	case strings.Contains(low, "to net") || strings.Contains(low, "to client") || strings.Contains(low, "reading from net"):
-		return telemetry.WaitClient
-	}
-	return telemetry.WaitOther
-}
-
-// session is one row of the process list; false for a server's thread
-// waiting for work. A thread of the server's own is background, named by
-// its command ("Daemon", "Binlog Dump", "Slave_SQL") or, for the event
-// scheduler, by its user.
-func session(user, command, state string) (telemetry.Session, bool) {
-	ss := telemetry.Session{Class: "State", Event: state, State: command, Backend: "client", Category: stateCategory(state)}
-	if onCPU[state] {
-		ss.Class, ss.Event = telemetry.CPUClass, telemetry.CPUClass
-	}
-	switch {
-	case user == "event_scheduler":
-		ss.Backend, ss.Background = "event scheduler", true
-	case user == "system user" || command == "Daemon" || command == "Binlog Dump" || strings.HasPrefix(command, "Slave_"):
-		ss.Backend, ss.Background = command, true
-	}
-	return ss, !ss.Background || !idleThread[state]
-}
-
 // Settings are the global variables whose value did not come from the
-// server's compiled-in default.
+// server's compiled-in default, and where the sampled sessions' waits
+// come from (dbrig.sessions).
 func (s *source) Settings(ctx context.Context) (string, map[string]string, error) {
 	version, err := s.t.Version(ctx)
 	if err != nil {
@@ -213,6 +137,7 @@ func (s *source) Settings(ctx context.Context) (string, map[string]string, error
 		}
 		settings[name] = value
 	}
+	settings["dbrig.sessions"] = s.sessionsNote
 	return version, settings, rows.Err()
 }
 

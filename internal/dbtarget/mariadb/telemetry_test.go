@@ -16,6 +16,7 @@ func TestSessionKinds(t *testing.T) {
 		backend, class       string
 	}{
 		{"dbrig", "Query", "Sending data", true, false, "client", "CPU"},
+		{"dbrig", "Query", "Executing", true, false, "client", "CPU"},
 		{"dbrig", "Query", "User sleep", true, false, "client", "State"},
 		{"dbrig", "Execute", "Waiting for table metadata lock", true, false, "client", "State"},
 		{"event_scheduler", "Daemon", "Waiting on empty queue", false, true, "event scheduler", "State"},
@@ -25,10 +26,33 @@ func TestSessionKinds(t *testing.T) {
 		{"system user", "Slave_worker", "", true, true, "Slave_worker", "CPU"},
 		{"repl", "Binlog Dump", "Sending binlog event to slave", true, true, "Binlog Dump", "State"},
 	} {
-		ss, kept := session(c.user, c.command, c.state)
+		ss, kept := session(process{user: c.user, command: c.command, state: c.state})
 		if kept != c.kept || ss.Background != c.background || ss.Backend != c.backend || ss.Class != c.class {
 			t.Errorf("%s %s %q: kept %v, %+v; want kept %v, background %v, backend %q, class %s",
 				c.user, c.command, c.state, kept, ss, c.kept, c.background, c.backend, c.class)
+		}
+	}
+}
+
+// TestSessionWait: what a session waits on comes first from InnoDB's row
+// lock wait, then from its idling in a transaction, then from
+// performance_schema's wait, and last from its state.
+func TestSessionWait(t *testing.T) {
+	for _, c := range []struct {
+		p                      process
+		class, event, category string
+	}{
+		{process{command: "Query", state: "Updating", trx: "LOCK WAIT"}, "Lock", "row", telemetry.WaitLock},
+		{process{command: "Query", state: "Updating", trx: "LOCK WAIT", wait: "wait/synch/cond/innodb/lock_wait"}, "Lock", "row", telemetry.WaitLock},
+		{process{command: "Sleep", trx: "RUNNING", wait: "idle"}, "Client", "idle", telemetry.WaitClient},
+		{process{command: "Sleep", trx: "RUNNING"}, "Client", "idle", telemetry.WaitClient},
+		{process{command: "Query", state: "Sending data", wait: "wait/io/file/innodb/innodb_data_file", operation: "read"}, "IO", "innodb_data_file read", telemetry.WaitRead},
+		{process{command: "Query", state: "Sending data", trx: "RUNNING"}, "CPU", "CPU", telemetry.WaitCPU},
+		{process{command: "Query", state: "User sleep"}, "State", "User sleep", telemetry.WaitOther},
+	} {
+		ss, _ := session(c.p)
+		if ss.Class != c.class || ss.Event != c.event || ss.Category != c.category {
+			t.Errorf("%+v: %s/%s (%s), want %s/%s (%s)", c.p, ss.Class, ss.Event, ss.Category, c.class, c.event, c.category)
 		}
 	}
 }
@@ -38,6 +62,9 @@ func TestSessionKinds(t *testing.T) {
 func TestStateCategory(t *testing.T) {
 	for state, want := range map[string]string{
 		"Sending data":                    telemetry.WaitCPU,
+		"Executing":                       telemetry.WaitCPU,
+		"Optimizing":                      telemetry.WaitCPU,
+		"init for update":                 telemetry.WaitCPU,
 		"":                                telemetry.WaitCPU,
 		"Waiting for table metadata lock": telemetry.WaitLock,
 		"Waiting for table level lock":    telemetry.WaitLock,
@@ -48,6 +75,38 @@ func TestStateCategory(t *testing.T) {
 	} {
 		if got := stateCategory(state); got != want {
 			t.Errorf("stateCategory(%q) = %s, want %s", state, got, want)
+		}
+	}
+}
+
+// TestInstrumentWait: performance_schema's instruments, as MariaDB 10.11
+// names them, map to the categories every target shares.
+func TestInstrumentWait(t *testing.T) {
+	for _, c := range []struct {
+		name, operation        string
+		class, event, category string
+	}{
+		{"wait/io/file/innodb/innodb_data_file", "read", "IO", "innodb_data_file read", telemetry.WaitRead},
+		{"wait/io/file/innodb/innodb_data_file", "write", "IO", "innodb_data_file write", telemetry.WaitWrite},
+		{"wait/io/file/innodb/innodb_data_file", "sync", "IO", "innodb_data_file write", telemetry.WaitWrite},
+		{"wait/io/file/innodb/innodb_log_file", "sync", "IO", "innodb_log_file", telemetry.WaitCommit},
+		{"wait/io/file/innodb/innodb_log_file", "write", "IO", "innodb_log_file", telemetry.WaitCommit},
+		{"wait/io/file/sql/binlog", "sync", "IO", "binlog", telemetry.WaitCommit},
+		{"wait/io/file/innodb/innodb_temp_file", "read", "IO", "innodb_temp_file read", telemetry.WaitRead},
+		{"wait/io/file/aria/MAD", "open", "IO", "MAD open", telemetry.WaitOther},
+		{"wait/io/socket/sql/client_connection", "recv", "Client", "client_connection", telemetry.WaitClient},
+		{"idle", "idle", "Client", "idle", telemetry.WaitClient},
+		{"wait/lock/table/sql/handler", "write external", "Lock", "table", telemetry.WaitLock},
+		{"wait/lock/metadata/sql/mdl", "", "Lock", "metadata", telemetry.WaitLock},
+		{"wait/synch/mutex/innodb/buf_pool_mutex", "lock", "Mutex", "buf_pool_mutex", telemetry.WaitLatch},
+		{"wait/synch/rwlock/innodb/index_tree_rw_lock", "exclusive_lock", "RWLock", "index_tree_rw_lock", telemetry.WaitLatch},
+		{"wait/synch/sxlock/innodb/index_tree_rw_lock", "shared_lock", "RWLock", "index_tree_rw_lock", telemetry.WaitLatch},
+		{"wait/synch/cond/sql/COND_wait_commit", "wait", "Cond", "COND_wait_commit", telemetry.WaitCommit},
+		{"wait/synch/cond/sql/Item_func_sleep::cond", "wait", "Cond", "Item_func_sleep::cond", telemetry.WaitOther},
+	} {
+		class, event, category := instrumentWait(c.name, c.operation)
+		if class != c.class || event != c.event || category != c.category {
+			t.Errorf("%s %s: %s/%s (%s), want %s/%s (%s)", c.name, c.operation, class, event, category, c.class, c.event, c.category)
 		}
 	}
 }

@@ -1,0 +1,157 @@
+package mariadb
+
+import (
+	"context"
+	"strings"
+
+	"github.com/dbrig/dbrig/internal/telemetry"
+)
+
+// sessionsSQL reads the process list's sessions worth counting, with
+// their InnoDB transaction's state: the list cannot see a row lock wait
+// (a session waiting on a row shows its statement's own state,
+// "Updating"), INNODB_TRX can. Left out: the sampler itself, other
+// databases' sessions and idle connections; kept: a connection idle in a
+// transaction, which holds its locks while the client thinks (as
+// PostgreSQL's idle in transaction). The server's own threads in the list
+// (the event scheduler, replication's) stay, to be marked Background.
+// With performance_schema (waits true), each session's current waits
+// come along, innermost last: a statement's table handler call ("wait/io/
+// table") is its work, not a wait, so only what it waits on inside shows.
+func sessionsSQL(waits bool) string {
+	wait, join, order := "'', ''", "", "p.id"
+	if waits {
+		wait = "COALESCE(w.event_name, ''), COALESCE(w.operation, '')"
+		join = `
+LEFT JOIN performance_schema.threads t ON t.processlist_id = p.id
+LEFT JOIN performance_schema.events_waits_current w ON w.thread_id = t.thread_id
+  AND w.end_event_id IS NULL AND w.event_name NOT LIKE 'wait/io/table/%'`
+		order += ", w.event_id"
+	}
+	return `SELECT p.id, p.user, p.command, COALESCE(p.state, ''), COALESCE(x.trx_state, ''), ` + wait + `
+FROM information_schema.processlist p
+LEFT JOIN information_schema.innodb_trx x ON x.trx_mysql_thread_id = p.id` + join + `
+WHERE p.id <> CONNECTION_ID() AND (p.command <> 'Sleep' OR x.trx_id IS NOT NULL)
+  AND (p.db = DATABASE() OR p.user IN ('system user', 'event_scheduler') OR p.command IN ('Daemon', 'Binlog Dump'))
+ORDER BY ` + order
+}
+
+// process is one row of sessionsSQL.
+type process struct {
+	user, command, state string
+	trx                  string // INNODB_TRX's trx_state, "" without a transaction
+	wait, operation      string // performance_schema's innermost current wait
+}
+
+// Sessions samples the process list, with performance_schema's waits
+// when the source found it on (source.waits). The server's own threads
+// in the list are marked Background, so that their time stays out of
+// database time, and are left out while they wait for work. InnoDB's own
+// threads (page cleaner, purge) do not show in the process list from
+// 10.5 on, and are left out.
+func (s *source) Sessions(ctx context.Context) ([]telemetry.Session, error) {
+	rows, err := s.sampler.QueryContext(ctx, s.sessionsSQL)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []process
+	last := int64(-1)
+	for rows.Next() {
+		var id int64
+		var p process
+		if err := rows.Scan(&id, &p.user, &p.command, &p.state, &p.trx, &p.wait, &p.operation); err != nil {
+			return nil, err
+		}
+		// A session's nested waits come in the order they began: the
+		// last is what it waits on now.
+		if id == last {
+			out[len(out)-1] = p
+			continue
+		}
+		out, last = append(out, p), id
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	var kept []telemetry.Session
+	for _, p := range out {
+		if ss, ok := session(p); ok {
+			kept = append(kept, ss)
+		}
+	}
+	return kept, nil
+}
+
+// idleThread are the states in which the server's own threads wait for
+// work, as a PostgreSQL background process waits on an Activity event.
+var idleThread = map[string]bool{
+	"Waiting on empty queue": true, "Waiting for next activation": true,
+	"Waiting for master to send event": true, "Slave has read all relay log; waiting for more updates": true,
+	"Master has sent all binlog to slave; waiting for more updates": true, "Waiting for work from SQL thread": true,
+	"Waiting for INSERT": true,
+}
+
+// onCPU are the process list's states of a statement at work rather than
+// waiting, in lower case: MariaDB 10.11 names some of them with a capital
+// ("Executing", "Optimizing") where 10.5 did not.
+var onCPU = map[string]bool{
+	"": true, "executing": true, "sending data": true,
+	"sorting result": true, "creating sort index": true, "copying to tmp table": true,
+	"optimizing": true, "statistics": true, "preparing": true, "updating": true, "update": true,
+	"insert": true, "searching rows for update": true, "init": true, "end": true,
+	"query end": true, "closing tables": true, "opening tables": true, "after opening tables": true,
+	"checking permissions": true, "starting cleanup": true, "freeing items": true, "starting": true,
+	"reset for next command": true, "end of update loop": true, "creating tmp table": true,
+	"removing tmp table": true, "sorting": true, "init for update": true,
+	"updating main table": true, "updating reference tables": true,
+}
+
+func stateOnCPU(state string) bool { return onCPU[strings.ToLower(state)] }
+
+// stateCategory maps a process list state to the category every target
+// shares.
+func stateCategory(state string) string {
+	low := strings.ToLower(state)
+	switch {
+	case onCPU[low]:
+		return telemetry.WaitCPU
+	case strings.Contains(low, "commit"):
+		return telemetry.WaitCommit
+	case strings.Contains(low, "lock"):
+		return telemetry.WaitLock
+	case strings.Contains(low, "to net") || strings.Contains(low, "to client") || strings.Contains(low, "reading from net"):
+		return telemetry.WaitClient
+	}
+	return telemetry.WaitOther
+}
+
+// session is one process; false for a server's thread waiting for work.
+// Its wait is, first to last: a row lock InnoDB says it waits on; the
+// client, for a connection idle in its transaction; performance_schema's
+// current wait; else the process list's state, which tells a statement
+// at work (CPU) from one waiting on what the state names. A thread of the
+// server's own is background, named by its command ("Daemon", "Binlog
+// Dump", "Slave_SQL") or, for the event scheduler, by its user.
+func session(p process) (telemetry.Session, bool) {
+	ss := telemetry.Session{State: p.command, Backend: "client"}
+	switch {
+	case p.trx == "LOCK WAIT":
+		ss.Class, ss.Event, ss.Category = "Lock", "row", telemetry.WaitLock
+	case p.command == "Sleep":
+		ss.Class, ss.Event, ss.Category = "Client", "idle", telemetry.WaitClient
+	case p.wait != "":
+		ss.Class, ss.Event, ss.Category = instrumentWait(p.wait, p.operation)
+	case stateOnCPU(p.state):
+		ss.Class, ss.Event, ss.Category = telemetry.CPUClass, telemetry.CPUClass, telemetry.WaitCPU
+	default:
+		ss.Class, ss.Event, ss.Category = "State", p.state, stateCategory(p.state)
+	}
+	switch {
+	case p.user == "event_scheduler":
+		ss.Backend, ss.Background = "event scheduler", true
+	case p.user == "system user" || p.command == "Daemon" || p.command == "Binlog Dump" || strings.HasPrefix(p.command, "Slave_"):
+		ss.Backend, ss.Background = p.command, true
+	}
+	return ss, !ss.Background || !idleThread[p.state]
+}
