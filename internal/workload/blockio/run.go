@@ -57,7 +57,7 @@ type runConfig struct {
 	// heap, the primary key's levels where the rows are the leaves of a
 	// tree (InnoDB's).
 	RowPages int64
-	Q       workload.SQLFile
+	Q        workload.SQLFile
 	// reads and updates are each table's statements, in table order.
 	reads, updates []string
 }
