@@ -39,7 +39,7 @@ func TestEveryWorkloadTargetCommand(t *testing.T) {
 	}{
 		{name: "tproc-c", build: []string{"--warehouses", "1", "--loaders", "1"}, run: timed, on: all},
 		{name: "cpu", run: []string{"--loops", "1000", "--no-telemetry"}, on: all, has: []string{"run"}},
-		{name: "block-io", build: []string{"--scale", "1024", "--loaders", "1"}, run: timed, on: []string{"postgres", "sqlite"}},
+		{name: "block-io", build: []string{"--scale", "1024", "--loaders", "1"}, run: timed, on: all},
 		{name: "dvd-store", build: []string{"--size", "1MB", "--loaders", "1"}, run: timed, on: all},
 		{name: "dvd-reports", build: []string{"--size", "1MB", "--loaders", "1"}, run: timed, on: all},
 	} {

@@ -30,9 +30,10 @@ func loadData(ctx context.Context, c *sql.Conn, table string, columns []string, 
 	r := &rowReader{src: src}
 	mysql.RegisterReaderHandler(name, func() io.Reader { return r })
 	defer mysql.DeregisterReaderHandler(name)
+	// The columns are quoted: a name may be a reserved word (block-io's key).
 	stmt := "LOAD DATA LOCAL INFILE 'Reader::" + name + "' INTO TABLE " + table +
 		` CHARACTER SET utf8mb4 FIELDS TERMINATED BY '\t' ESCAPED BY '\\' LINES TERMINATED BY '\n' (` +
-		strings.Join(columns, ",") + ")"
+		"`" + strings.Join(columns, "`,`") + "`)"
 	var n int64
 	for {
 		r.rows, r.done = 0, false

@@ -235,8 +235,13 @@ type pages struct {
 	blocks, rows, indexPages, overflow int64
 }
 
+// readPages counts table's pages, with its statistics renewed first where
+// the dialect counts pages from them.
 func readPages(ctx context.Context, s dbtarget.Session, q workload.SQLFile, table string) (pages, error) {
 	var p pages
+	if err := stats(ctx, s, q, table); err != nil {
+		return p, err
+	}
 	err := s.QueryRow(ctx, forTable(q.Get("pages"), table)).Scan(&p.blocks, &p.rows, &p.indexPages, &p.overflow)
 	if err != nil {
 		return p, fmt.Errorf("count the pages of %s: %w", table, err)

@@ -99,6 +99,13 @@ func build(t *testing.T, url string, w *blockio) dbtarget.Target {
 	return tg
 }
 
+// build16MB builds one table of 16 MB on url, for runs of 64-key ranges.
+func build16MB(t *testing.T, url string) (*blockio, dbtarget.Target) {
+	t.Helper()
+	w := &blockio{scale: "16MB", schemas: 1, loaders: 2, seed: 1, workUnit: 64, redo: redoLite, hotspotSize: "8MB"}
+	return w, build(t, url, w)
+}
+
 // run runs w on tg for a few seconds.
 func run(t *testing.T, tg dbtarget.Target, w *blockio, vus int) *result.Document {
 	t.Helper()
@@ -221,9 +228,7 @@ func exactReads(t *testing.T, tg dbtarget.Target, w *blockio, n int) {
 // counters every session has published. What the database counts besides
 // is the catalog blocks of autovacuum's visits, a few dozen a minute.
 func TestBlockIOPostgres(t *testing.T) {
-	url := pgtest.NewDB(t)
-	w := &blockio{scale: "16MB", schemas: 1, loaders: 2, seed: 1, workUnit: 64, redo: redoLite, hotspotSize: "8MB"}
-	tg := build(t, url, w)
+	w, tg := build16MB(t, pgtest.NewDB(t))
 	for _, mode := range []string{workload.ModeProcs, workload.ModeSQL} {
 		w.mode = mode
 		exactReads(t, tg, w, 500)

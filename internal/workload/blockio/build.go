@@ -88,7 +88,7 @@ func (w *blockio) build(ctx context.Context, t dbtarget.Target, s dbtarget.Sessi
 		return sum, err
 	}
 	progress(rows, rows, "indexes")
-	if err := w.eachTable(ctx, t, q.Get("key")); err != nil {
+	if err := w.eachTable(ctx, t, execs(q, "key")); err != nil {
 		return sum, fmt.Errorf("index: %w", err)
 	}
 	indexPages, err := grew()
@@ -99,7 +99,13 @@ func (w *blockio) build(ctx context.Context, t dbtarget.Target, s dbtarget.Sessi
 		return sum, err
 	}
 	progress(rows, rows, "analyze")
-	if err := w.eachTable(ctx, t, q.Get("analyze")); err != nil {
+	err = w.eachTable(ctx, t, func(ctx context.Context, s dbtarget.Session, table string) error {
+		if err := execs(q, "analyze")(ctx, s, table); err != nil {
+			return err
+		}
+		return stats(ctx, s, q, table)
+	})
+	if err != nil {
 		return sum, fmt.Errorf("analyze: %w", err)
 	}
 	first, err := w.verify(ctx, s, q, scale, pages{blocks: tablePages / int64(w.schemas), indexPages: indexPages / int64(w.schemas)})
@@ -137,13 +143,52 @@ func (w *blockio) tables(ctx context.Context, s dbtarget.Session, q workload.SQL
 	return jobs, nil
 }
 
-// eachTable runs stmt on every table, in parallel where the target writes so.
-func (w *blockio) eachTable(ctx context.Context, t dbtarget.Target, stmt string) error {
+// eachTable runs do for every table, on a session of its own, the tables
+// in parallel where the target writes so.
+func (w *blockio) eachTable(ctx context.Context, t dbtarget.Target, do func(ctx context.Context, s dbtarget.Session, table string) error) error {
 	var tasks []workload.Task
 	for i := 1; i <= w.schemas; i++ {
-		tasks = append(tasks, workload.Exec(forTable(stmt, tableName(i))))
+		tasks = append(tasks, func(ctx context.Context, s dbtarget.Session) error { return do(ctx, s, tableName(i)) })
 	}
 	return workload.Parallel(ctx, t, loadersFor(t, w.loaders), tasks)
+}
+
+// execs runs the statements of q's block name, if q has it, on table.
+func execs(q workload.SQLFile, name string) func(ctx context.Context, s dbtarget.Session, table string) error {
+	return func(ctx context.Context, s dbtarget.Session, table string) error {
+		if _, ok := q[name]; !ok {
+			return nil
+		}
+		for _, stmt := range q.Statements(name) {
+			if _, err := s.Exec(ctx, forTable(stmt, table)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// stats renews table's statistics where the dialect's "stats" block does
+// so with statements whose replies are rows (MariaDB's ANALYZE TABLE):
+// they are read and dropped, as go-sql-driver's Exec of a prepared
+// statement that returns rows waited forever on MariaDB 10.11.
+func stats(ctx context.Context, s dbtarget.Session, q workload.SQLFile, table string) error {
+	if _, ok := q["stats"]; !ok {
+		return nil
+	}
+	for _, stmt := range q.Statements("stats") {
+		rows, err := s.Query(ctx, forTable(stmt, table))
+		if err != nil {
+			return fmt.Errorf("statistics of %s: %w", table, err)
+		}
+		for rows.Next() {
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("statistics of %s: %w", table, err)
+		}
+	}
+	return nil
 }
 
 // verify measures every table, which must hold each of its scale rows in

@@ -66,6 +66,6 @@ func (s *session) run(ctx context.Context, tm *terminal, tx int, t driver.Tally)
 		return fmt.Errorf("%w: keys %d to %d gave %d rows, not %d: the table is not as built", driver.ErrAbort, tm.lo+1, tm.hi, rows, tm.hi-tm.lo)
 	}
 	t[tRows] += rows
-	t[tBlocks] += rows + tm.indexPages()
+	t[tBlocks] += rows*s.cfg.RowPages + tm.indexPages()
 	return nil
 }
