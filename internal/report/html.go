@@ -144,6 +144,7 @@ func Load(path string) (*Doc, error) {
 		if err != nil {
 			return nil, err
 		}
+		fillVerdicts(path, s)
 		return &Doc{Path: path, Sweep: s}, nil
 	}
 	d, err := readRun(path)

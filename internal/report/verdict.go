@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"maps"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -78,4 +79,26 @@ func verdictCell(p result.SweepPoint) cell {
 		}
 	}
 	return cell{Text: fmt.Sprintf("%s (%d of %d)", best, counts[best], n), Title: strings.Join(each, "; ")}
+}
+
+// fillVerdicts gives the points of a sweep made before verdicts theirs,
+// from the run documents beside it, where they are still there.
+func fillVerdicts(path string, s *result.Sweep) {
+	for i := range s.Points {
+		p := &s.Points[i]
+		if len(p.Verdicts) > 0 {
+			continue
+		}
+		for rep, run := range p.Runs {
+			if run == "" {
+				continue
+			}
+			d, err := result.Read(filepath.Join(filepath.Dir(path), run))
+			if err != nil {
+				continue
+			}
+			p.Verdicts = append(p.Verdicts, make([]*result.Verdict, rep+1-len(p.Verdicts))...)
+			p.Verdicts[rep] = result.VerdictOf(d)
+		}
+	}
 }

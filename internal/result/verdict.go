@@ -260,7 +260,7 @@ func vuTime(d *Document) (busy float64, think *Limit, queued float64) {
 	}
 	between := 1 - busy
 	think = &Limit{Kind: LimitThink, Score: between / thinkCeiling,
-		Why: fmt.Sprintf("the %d virtual users spent %.1f%% of their time in transactions and %.1f%% between them", terms, busy*100, between*100)}
+		Why: fmt.Sprintf("the %s spent %.1f%% of their time in transactions and %.1f%% between them", human.Count(terms, "virtual user"), busy*100, between*100)}
 	return busy, think, queued
 }
 
@@ -285,7 +285,9 @@ func sessionLimit(d *Document, s telemetry.Summary, judged []Limit, busy, queued
 			Why: fmt.Sprintf("%s lent in %.0f%% of the samples, and its %d terminals spent %.1f%% of their time waiting for one",
 				pool, p.AllInUse*100, p.Terminals, queued*100)}
 	}
-	if s.Host == nil || busy < cpuCeiling || s.Host.CPU.Busy()/100/cpuCeiling >= spareBelow {
+	// Without the waits by category, storage, locks and commit cannot be
+	// ruled out.
+	if s.Host == nil || s.Categories == nil || busy < cpuCeiling || s.Host.CPU.Busy()/100/cpuCeiling >= spareBelow {
 		return nil
 	}
 	top := 0.0
@@ -298,8 +300,8 @@ func sessionLimit(d *Document, s telemetry.Summary, judged []Limit, busy, queued
 		return nil
 	}
 	return &Limit{Kind: LimitSessions, Score: 1,
-		Why: fmt.Sprintf("the %d virtual users were in a transaction %.0f%% of the time, yet the host's CPUs were %.0f%% busy and no wait took %.0f%% of database time: each waited on its own round trips, and more sessions would have driven more",
-			vus(d), busy*100, s.Host.CPU.Busy(), waitCeiling)}
+		Why: fmt.Sprintf("the %s were in a transaction %.0f%% of the time, yet the host's CPUs were %.0f%% busy and no wait took %.0f%% of database time: each waited on its own round trips, and more sessions would have driven more",
+			human.Count(vus(d), "virtual user"), busy*100, s.Host.CPU.Busy(), waitCeiling)}
 }
 
 // cpuset lists the CPUs of a cpuset list ("0-1,4"); none if empty or
