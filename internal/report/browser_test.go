@@ -46,13 +46,13 @@ func TestBrowserReport(t *testing.T) {
 		canvases int
 	}{
 		{"sweep", func(path string) error { return writeReport(path, "testdata/sweep.json") }, 3},
-		{"run", func(path string) error { return writeReport(path, "testdata/run.json") }, 3},
+		{"run", func(path string) error { return writeReport(path, "testdata/run.json") }, 2},
 		{"compare", func(path string) error { return writeCompare(path, "testdata/run.json", "testdata/runs/p00-r0.json") }, 0},
 		// The CPU test's sweep: seconds per loop and loops per minute
 		// against sessions, one line per arithmetic, and the change over
 		// one session for each.
 		{"cpu-sweep", func(path string) error { return writeReport(path, "testdata/cpu-sweep/sweep.json") }, 4},
-		{"cpu-run", func(path string) error { return writeReport(path, "testdata/cpu-run.json") }, 2},
+		{"cpu-run", func(path string) error { return writeReport(path, "testdata/cpu-run.json") }, 1},
 		{"v1-sweep", func(path string) error { return writeReport(path, "testdata/v1/sweep/sweep.json") }, 2},
 		// A run with telemetry (PostgreSQL 15 in a 320MB cgroup): throughput,
 		// latency, sessions by wait class, host CPU and the data disk.

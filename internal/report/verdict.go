@@ -81,14 +81,12 @@ func verdictCell(p result.SweepPoint) cell {
 	return cell{Text: fmt.Sprintf("%s (%d of %d)", best, counts[best], n), Title: strings.Join(each, "; ")}
 }
 
-// fillVerdicts gives the points of a sweep made before verdicts theirs,
-// from the run documents beside it, where they are still there.
+// fillVerdicts judges each point's runs again from the run documents
+// beside the sweep, where they are still there, so that the sweep's table
+// agrees with its runs' pages, and a sweep made before verdicts gets them.
 func fillVerdicts(path string, s *result.Sweep) {
 	for i := range s.Points {
 		p := &s.Points[i]
-		if len(p.Verdicts) > 0 {
-			continue
-		}
 		for rep, run := range p.Runs {
 			if run == "" {
 				continue
@@ -97,7 +95,9 @@ func fillVerdicts(path string, s *result.Sweep) {
 			if err != nil {
 				continue
 			}
-			p.Verdicts = append(p.Verdicts, make([]*result.Verdict, rep+1-len(p.Verdicts))...)
+			if len(p.Verdicts) <= rep {
+				p.Verdicts = append(p.Verdicts, make([]*result.Verdict, rep+1-len(p.Verdicts))...)
+			}
 			p.Verdicts[rep] = result.VerdictOf(d)
 		}
 	}

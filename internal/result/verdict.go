@@ -104,7 +104,18 @@ func VerdictOf(d *Document) *Verdict {
 			v.Below = append(v.Below, l)
 		}
 	}
+	// A CPU at its ceiling comes first: under it every wait stretches,
+	// as the process that would end a wait itself waits to run.
+	slices.SortStableFunc(v.Limits, func(a, b Limit) int { return cmp.Compare(cpuRank(a), cpuRank(b)) })
 	return v
+}
+
+// cpuRank is 0 for a CPU's limit, 1 for the others.
+func cpuRank(l Limit) int {
+	if l.Kind == LimitClientCPU || l.Kind == LimitServerCPU {
+		return 0
+	}
+	return 1
 }
 
 // cpuLimits scores the client's and the server's CPUs.
