@@ -114,6 +114,8 @@ func TestLoopInterruptedPostgres(t *testing.T) {
 func TestLoopRefused(t *testing.T) {
 	w := &blockio{scale: "2048", schemas: 1, loaders: 1, seed: 1, workUnit: 32, redo: redoLite, hotspotSize: "8MB"}
 	tg := build(t, "sqlite:"+t.TempDir()+"/b.db", w)
+	w.mode = "lop"
+	refused(t, tg, w, "use procs, sql or loop")
 	w.mode = modeLoop
 	refused(t, tg, w, "inside the client")
 	url := pgtest.NewDB(t)

@@ -87,6 +87,8 @@ func (w *blockio) validate() (thinkMin, thinkMax time.Duration, err error) {
 		return 0, 0, exitcode.Userf("--redo %q: use lite or heavy", w.redo)
 	case w.hotspot < 0:
 		return 0, 0, exitcode.Userf("--hotspot must be 0 (none) or more, got %d", w.hotspot)
+	case w.mode != "" && w.mode != workload.ModeProcs && w.mode != workload.ModeSQL && w.mode != modeLoop:
+		return 0, 0, exitcode.Userf("--mode %q: use procs, sql or loop", w.mode)
 	}
 	if w.think == "" {
 		return 0, 0, nil
