@@ -651,6 +651,9 @@ func (c pointsCols) head(s *result.Sweep) []string {
 		}
 	}
 	h = append(h, "#p95 ms", "#change", "#change 95% CI", "significant")
+	if c.verdicts {
+		h = append(h, "limited by")
+	}
 	if c.resident {
 		h = append(h, "#resident")
 	}
@@ -659,9 +662,6 @@ func (c pointsCols) head(s *result.Sweep) []string {
 	}
 	if c.steady {
 		h = append(h, "#steady")
-	}
-	if c.verdicts {
-		h = append(h, "limited by")
 	}
 	if c.errors {
 		h = append(h, "errors")
@@ -686,6 +686,9 @@ func (c pointsCols) row(s *result.Sweep, i int, p result.SweepPoint) []cell {
 	}
 	cells = append(cells, num(p95))
 	cells = append(cells, c.gainCells(p.Gains[c.primary.Key], isBaseline(s, i))...)
+	if c.verdicts {
+		cells = append(cells, verdictCell(p))
+	}
 	if c.resident {
 		r := "—"
 		if len(p.Resident) > 0 {
@@ -698,9 +701,6 @@ func (c pointsCols) row(s *result.Sweep, i int, p result.SweepPoint) []cell {
 	}
 	if c.steady {
 		cells = append(cells, steadyCell(p))
-	}
-	if c.verdicts {
-		cells = append(cells, verdictCell(p))
 	}
 	if c.errors {
 		cells = append(cells, cell{Text: strings.Join(p.Errors, "; "), Class: "bad"})
