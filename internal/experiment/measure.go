@@ -134,7 +134,9 @@ func count(pt *result.SweepPoint, d *result.Document) {
 			pt.Values[m.Key] = append(pt.Values[m.Key], v)
 		}
 	}
-	pt.P95 = append(pt.P95, primaryP95(d))
+	if p95, ok := primaryP95(d); ok {
+		pt.P95 = append(pt.P95, p95)
+	}
 	if d.Telemetry == nil {
 		return
 	}
@@ -149,16 +151,17 @@ func count(pt *result.SweepPoint, d *result.Document) {
 	}
 }
 
-// primaryP95 is the p95 latency of the run's primary transaction, else of
-// the first type the workload names.
-func primaryP95(d *result.Document) float64 {
+// primaryP95 is the p95 latency of the run's primary transaction, else,
+// where the workload names none, of its first type; false where the run
+// had no such transaction (a mode that times calls, not operations).
+func primaryP95(d *result.Document) (float64, bool) {
 	for _, tx := range d.Transactions {
 		if tx.Name == d.PrimaryTx {
-			return tx.Latency.P95
+			return tx.Latency.P95, true
 		}
 	}
-	if len(d.Transactions) > 0 {
-		return d.Transactions[0].Latency.P95
+	if d.PrimaryTx == "" && len(d.Transactions) > 0 {
+		return d.Transactions[0].Latency.P95, true
 	}
-	return 0
+	return 0, false
 }
