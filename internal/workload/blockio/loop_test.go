@@ -73,7 +73,12 @@ func TestLoopPostgres(t *testing.T) {
 // Ctrl-C ends a loop-mode run within a call's second and keeps what it
 // measured, and no loop is left running in the database.
 func TestLoopInterruptedPostgres(t *testing.T) {
-	url := pgtest.NewDB(t)
+	loopInterrupted(t, pgtest.NewDB(t), `SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'CALL blockio%' AND state = 'active'`)
+}
+
+// loopInterrupted interrupts a loop-mode run on the database at url after
+// 3 s; running counts the loops still running there.
+func loopInterrupted(t *testing.T, url, running string) {
 	w := &blockio{scale: "16MB", schemas: 1, loaders: 2, seed: 1, workUnit: 64, redo: redoLite, hotspotSize: "8MB", mode: modeLoop}
 	tg := build(t, url, w)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -102,9 +107,9 @@ func TestLoopInterruptedPostgres(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	var running int
-	if err := s.QueryRow(context.Background(), `SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'CALL blockio%' AND state = 'active'`).Scan(&running); err != nil || running != 0 {
-		t.Errorf("%d loops still running (%v)", running, err)
+	var n int
+	if err := s.QueryRow(context.Background(), running).Scan(&n); err != nil || n != 0 {
+		t.Errorf("%d loops still running (%v)", n, err)
 	}
 }
 
