@@ -114,18 +114,7 @@ func TestLoopMariaDB(t *testing.T) {
 	}
 	// A build made before loop mode had the procedure gets it on opening.
 	exec(t, tg, "DROP PROCEDURE blockio1_loop")
-	w.updatePct, w.redo, w.hotspot = 20, redoHeavy, 5
-	d = run(t, tg, w, 2)
-	n, updates := counter(t, d, "reads")+counter(t, d, "updates"), counter(t, d, "updates")
-	if share := float64(updates) / float64(n) * 100; n < 1000 || math.Abs(share-20) > 0.5 {
-		t.Errorf("%d updates in %d operations: %.2f%%, want 20%% ± 0.5", updates, n, share)
-	}
-	if len(d.Audit) != 1 || d.Audit[0].Result != "PASS" {
-		t.Errorf("audit %+v, want the update share's PASS", d.Audit)
-	}
-	if out, ok := check(t, tg, w); !ok {
-		t.Errorf("after loop mode's updates, check failed:\n%s", out)
-	}
+	loopUpdates(t, tg, w)
 }
 
 // Ctrl-C ends a loop-mode run on MariaDB within a call's second, as on
