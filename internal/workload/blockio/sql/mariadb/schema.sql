@@ -66,6 +66,7 @@ END
 DROP TABLE IF EXISTS {table};
 DROP PROCEDURE IF EXISTS {table}_read;
 DROP PROCEDURE IF EXISTS {table}_update;
+DROP PROCEDURE IF EXISTS {table}_write;
 DROP PROCEDURE IF EXISTS {table}_loop
 
 -- name: drop_meta
