@@ -104,7 +104,7 @@ func (w *blockio) BuildFlags(fs *pflag.FlagSet) {
 }
 
 func (w *blockio) RunFlags(fs *pflag.FlagSet) {
-	fs.StringVar(&w.mode, "mode", "", `"procs" (one stored-function call per operation), "sql" (client statements), or "loop" (each session loops inside the database, as SLOB and pgio do: the client costs next to nothing, and operations have no latencies; PostgreSQL); default procs where the database has stored routines`)
+	fs.StringVar(&w.mode, "mode", "", `"procs" (one stored-function call per operation), "sql" (client statements), or "loop" (each session loops inside the database, as SLOB and pgio do: the client costs next to nothing, and operations have no latencies; PostgreSQL and MariaDB); default procs where the database has stored routines`)
 	fs.IntVar(&w.workUnit, "work-unit", w.workUnit, "keys, and so blocks, each operation reads or updates")
 	fs.IntVar(&w.updatePct, "update-pct", w.updatePct, "share of operations that update, exact over each hundred (0-100)")
 	fs.StringVar(&w.redo, "redo", w.redo, `what an update writes: "lite" (two columns) or "heavy" (all nine)`)

@@ -113,6 +113,10 @@ func (s *session) loop(ctx context.Context, tm *terminal, t driver.Tally) error 
 		return fmt.Errorf("%w: %d ranges of %d keys gave %d rows: the table is not as built", driver.ErrAbort, reads+writes, c.WorkUnit, rows)
 	}
 	tm.ops, tm.left, tm.updates = ops, due, updates
+	// The loop counts a page a row; where finding a row reads more (the
+	// levels of InnoDB's primary key above the row's leaf), they are added
+	// here.
+	blocks += rows * (c.RowPages - 1)
 	t[tBlocks] += blocks
 	t[tRows] += rows
 	t[tReads] += reads

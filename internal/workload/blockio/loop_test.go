@@ -1,7 +1,6 @@
 package blockio
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"math"
@@ -55,8 +54,16 @@ func TestLoopPostgres(t *testing.T) {
 		t.Errorf("the summary does not say loop mode ran: %q", d.Lines)
 	}
 	workloadtest.Resummarizes(t, w, d)
+	loopUpdates(t, tg, w)
+}
+
+// loopUpdates runs loop mode with a fifth of its operations updates, heavy
+// ones and a hotspot: the share holds to the quota, the audit passes it,
+// and the check still passes afterwards.
+func loopUpdates(t *testing.T, tg dbtarget.Target, w *blockio) {
+	t.Helper()
 	w.updatePct, w.redo, w.hotspot = 20, redoHeavy, 5
-	d = run(t, tg, w, 2)
+	d := run(t, tg, w, 2)
 	ops, updates := counter(t, d, "reads")+counter(t, d, "updates"), counter(t, d, "updates")
 	if share := float64(updates) / float64(ops) * 100; ops < 1000 || math.Abs(share-20) > 0.5 {
 		t.Errorf("%d updates in %d operations: %.2f%%, want 20%% ± 0.5", updates, ops, share)
@@ -64,16 +71,20 @@ func TestLoopPostgres(t *testing.T) {
 	if len(d.Audit) != 1 || d.Audit[0].Result != "PASS" {
 		t.Errorf("audit %+v, want the update share's PASS", d.Audit)
 	}
-	var out bytes.Buffer
-	if ok, err := w.Check(context.Background(), tg, &out); !ok || err != nil {
-		t.Errorf("after loop mode's updates, check: %v %v\n%s", ok, err, out.String())
+	if out, ok := check(t, tg, w); !ok {
+		t.Errorf("after loop mode's updates, check failed:\n%s", out)
 	}
 }
 
 // Ctrl-C ends a loop-mode run within a call's second and keeps what it
 // measured, and no loop is left running in the database.
 func TestLoopInterruptedPostgres(t *testing.T) {
-	url := pgtest.NewDB(t)
+	loopInterrupted(t, pgtest.NewDB(t), `SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'CALL blockio%' AND state = 'active'`)
+}
+
+// loopInterrupted interrupts a loop-mode run on the database at url after
+// 3 s; running counts the loops still running there.
+func loopInterrupted(t *testing.T, url, running string) {
 	w := &blockio{scale: "16MB", schemas: 1, loaders: 2, seed: 1, workUnit: 64, redo: redoLite, hotspotSize: "8MB", mode: modeLoop}
 	tg := build(t, url, w)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -102,9 +113,9 @@ func TestLoopInterruptedPostgres(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	var running int
-	if err := s.QueryRow(context.Background(), `SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'CALL blockio%' AND state = 'active'`).Scan(&running); err != nil || running != 0 {
-		t.Errorf("%d loops still running (%v)", running, err)
+	var n int
+	if err := s.QueryRow(context.Background(), running).Scan(&n); err != nil || n != 0 {
+		t.Errorf("%d loops still running (%v)", n, err)
 	}
 }
 

@@ -85,3 +85,42 @@ func exec(t *testing.T, tg dbtarget.Target, stmt string) {
 		t.Fatalf("%s: %v", stmt, err)
 	}
 }
+
+// Loop mode on MariaDB, as on PostgreSQL (TestLoopPostgres): the loops
+// read, InnoDB's page requests agree with the loop's count to the 2% of
+// the per-operation modes, the server's commits with its operations, the
+// update quota holds, and the check still passes afterwards.
+func TestLoopMariaDB(t *testing.T) {
+	w, tg := build16MB(t, mariatest.NewDB(t))
+	w.mode = modeLoop
+	d := run(t, tg, w, 2)
+	if d.Config["mode"] != modeLoop || len(d.Transactions) != 1 || d.Transactions[0].Name != "loop" {
+		t.Fatalf("mode %v, transactions %+v: want loop mode's one row of calls", d.Config["mode"], d.Transactions)
+	}
+	reads := counter(t, d, "reads")
+	if reads < 1000 || counter(t, d, "updates") != 0 || counter(t, d, "rows") != reads*64 {
+		t.Fatalf("counters %v: want over 1,000 reads of 64 rows each and no updates", d.Counters)
+	}
+	lio, ops := metric(t, d, metricLogical), metric(t, d, metricOps)
+	if lio.DB == nil || lio.Client == nil || ops.DB == nil || ops.Client == nil {
+		t.Fatalf("logical reads %v/%v and operations %v/%v (database/loop): want both sides", lio.DB, lio.Client, ops.DB, ops.Client)
+	}
+	t.Logf("logical reads %.0f (database) and %.0f (loop) per second", *lio.DB, *lio.Client)
+	if math.Abs(*lio.Client / *lio.DB - 1) > 0.02 {
+		t.Errorf("logical reads %.0f (database) and %.0f (loop), want within 2%%", *lio.DB, *lio.Client)
+	}
+	if math.Abs(*ops.Client / *ops.DB - 1) > 0.01 {
+		t.Errorf("operations %.1f/s (database) and %.1f/s (loop), want within 1%%", *ops.DB, *ops.Client)
+	}
+	// A build made before loop mode had the loop and the write it calls
+	// gets them on opening.
+	exec(t, tg, "DROP PROCEDURE blockio1_loop")
+	exec(t, tg, "DROP PROCEDURE blockio1_write")
+	loopUpdates(t, tg, w)
+}
+
+// Ctrl-C ends a loop-mode run on MariaDB within a call's second, as on
+// PostgreSQL (TestLoopInterruptedPostgres).
+func TestLoopInterruptedMariaDB(t *testing.T) {
+	loopInterrupted(t, mariatest.NewDB(t), `SELECT count(*) FROM information_schema.processlist WHERE info LIKE 'CALL blockio%'`)
+}

@@ -41,6 +41,12 @@ CALL {table}_update($1, $2, $3, false)
 -- name: call:update_heavy
 CALL {table}_update($1, $2, $3, true)
 
+-- Loop mode's one statement: a call of the table's loop (procs.sql), which
+-- runs operations inside the database for up to $2 ms and replies with its
+-- counts.
+-- name: call:loop
+CALL {table}_loop($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+
 -- Multi-range read would sort a range's rows by primary key and read them
 -- in order: not the random single-page reads the method measures.
 -- name: session

@@ -65,7 +65,9 @@ END
 -- name: drop_table
 DROP TABLE IF EXISTS {table};
 DROP PROCEDURE IF EXISTS {table}_read;
-DROP PROCEDURE IF EXISTS {table}_update
+DROP PROCEDURE IF EXISTS {table}_update;
+DROP PROCEDURE IF EXISTS {table}_write;
+DROP PROCEDURE IF EXISTS {table}_loop
 
 -- name: drop_meta
 DROP TABLE IF EXISTS dbrig_blockio
@@ -92,3 +94,7 @@ SELECT CAST(SUM(IF(variable_name = 'INNODB_BUFFER_POOL_READ_REQUESTS', variable_
   CAST(SUM(IF(variable_name = 'INNODB_BUFFER_POOL_READS', variable_value, 0)) AS SIGNED)
 FROM information_schema.global_status
 WHERE variable_name IN ('INNODB_BUFFER_POOL_READ_REQUESTS', 'INNODB_BUFFER_POOL_READS')
+
+-- name: loop_present
+SELECT count(*) > 0 FROM information_schema.routines
+WHERE routine_schema = DATABASE() AND routine_name = '{table}_loop'
