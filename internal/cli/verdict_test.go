@@ -11,7 +11,9 @@ import (
 )
 
 // The verdict on what limited a run, each one driven on a real server
-// by the run that should earn it. A verdict may name several limits (a
+// by the run that should earn it. The SQLite tests are named "Embedded",
+// so that make test's pure-Go pass (-run SQLite), which tests the driver,
+// does not run them twice. A verdict may name several limits (a
 // shared host saturates its CPUs too), so each test wants its kind among
 // them, and the client's and the server's CPU first where nothing else
 // bounds the run.
@@ -55,11 +57,11 @@ func sqliteTPROCC(t *testing.T) string {
 	return u
 }
 
-// TestVerdictClientCPUSQLite: eight virtual users on an embedded database
+// TestVerdictClientCPUEmbedded: eight virtual users on an embedded database
 // whose client may use one CPU are held by that CPU. Not parallel: the
 // commands run in the test's process, where another test's run would
 // change the CPUs the client may use, and add its CPU to the client's.
-func TestVerdictClientCPUSQLite(t *testing.T) {
+func TestVerdictClientCPUEmbedded(t *testing.T) {
 	v := verdictOf(t, "run", "tproc-c", "--target", sqliteTPROCC(t), "--vus", "8", "--client-cpus", "1", "--rampup", "1s", "--duration", "6s")
 	// On a host that other processes share (make test runs packages side
 	// by side, and the verdict's note says so), the client may get less
@@ -71,18 +73,18 @@ func TestVerdictClientCPUSQLite(t *testing.T) {
 	limitedBy(t, v, result.LimitClientCPU, true)
 }
 
-// TestVerdictThinkTimeSQLite: keyed terminals spend their time keying and
+// TestVerdictThinkTimeEmbedded: keyed terminals spend their time keying and
 // thinking, as the specification paces them. Not parallel, as the client's
 // CPU test is not: other tests' runs in this process would count as the
 // client's CPU, and a saturated client's time between transactions is not
 // think time.
-func TestVerdictThinkTimeSQLite(t *testing.T) {
+func TestVerdictThinkTimeEmbedded(t *testing.T) {
 	v := verdictOf(t, "run", "tproc-c", "--target", sqliteTPROCC(t), "--vus", "10", "--keying-thinking", "--rampup", "0s", "--duration", "6s")
 	limitedBy(t, v, result.LimitThink, true)
 }
 
-// TestVerdictPoolSQLite: forty terminals over one session queue for it.
-func TestVerdictPoolSQLite(t *testing.T) {
+// TestVerdictPoolEmbedded: forty terminals over one session queue for it.
+func TestVerdictPoolEmbedded(t *testing.T) {
 	t.Parallel()
 	v := verdictOf(t, "run", "tproc-c", "--target", sqliteTPROCC(t), "--vus", "40", "--connections", "1", "--rampup", "1s", "--duration", "6s")
 	limitedBy(t, v, result.LimitSessions, false)
