@@ -105,12 +105,15 @@ type Figures struct {
 	// BuildPhases are the build's own timings of its steps (its
 	// "Phases:" line); BuildCPUSeconds is dbrig's CPU over the build,
 	// nearly all of it making and sending the rows.
-	BuildPhases     []workload.Phase    `json:"build_phases,omitempty"`
-	BuildCPUSeconds float64             `json:"build_client_cpu_seconds"`
-	Raw             *harness.RawFigures `json:"raw_copy,omitempty"`
-	BuildRawRatio   float64             `json:"build_raw_ratio,omitempty"`
-	Runs            []RunFigures        `json:"runs"`
-	Pgbench         *PgbenchFigures     `json:"pgbench,omitempty"`
+	BuildPhases     []workload.Phase `json:"build_phases,omitempty"`
+	BuildCPUSeconds float64          `json:"build_client_cpu_seconds"`
+	// BuildServerCPUSeconds is the server's CPU over the build (its
+	// process tree's), beside the reference's Raw.ServerCPUSeconds.
+	BuildServerCPUSeconds float64             `json:"build_server_cpu_seconds"`
+	Raw                   *harness.RawFigures `json:"raw_copy,omitempty"`
+	BuildRawRatio         float64             `json:"build_raw_ratio,omitempty"`
+	Runs                  []RunFigures        `json:"runs"`
+	Pgbench               *PgbenchFigures     `json:"pgbench,omitempty"`
 }
 
 // RunFigures is one `dbrig run`.
@@ -211,6 +214,11 @@ func run(ctx context.Context, o options) (err error) {
 		return err
 	}
 	fig := &Figures{ServerFigures: server, Quick: o.quick, Warehouses: o.warehouses, Loaders: o.loaders}
+	st, err := scratch.Server.Status(ctx)
+	if err != nil {
+		return err
+	}
+	serverCPU := func() (time.Duration, error) { return harness.TreeCPU(st.PID) }
 
 	// 2. The build.
 	if err := scratch.Server.CreateDB(ctx, "bench"); err != nil {
@@ -221,14 +229,14 @@ func run(ctx context.Context, o options) (err error) {
 		return err
 	}
 	fmt.Printf("\n== Build: %d warehouses, %d loaders\n", o.warehouses, o.loaders)
-	if err := build(ctx, dbrig, benchURL, fig, o); err != nil {
+	if err := build(ctx, dbrig, benchURL, serverCPU, fig, o); err != nil {
 		return err
 	}
 
 	// 3. The raw COPY reference.
 	if !o.skipRaw {
 		fmt.Printf("\n== Raw COPY reference: binary COPY from server-side files, keys and ANALYZE, %d connections\n", o.loaders)
-		raw, err := rawCopy(ctx, scratch.Server, urlFor, schema, filepath.Join(scratch.Dir, "copy"), o)
+		raw, err := rawCopy(ctx, scratch.Server, urlFor, serverCPU, schema, filepath.Join(scratch.Dir, "copy"), o)
 		if err != nil {
 			return fmt.Errorf("raw COPY reference: %w", err)
 		}
@@ -250,21 +258,30 @@ func run(ctx context.Context, o options) (err error) {
 	return harness.WriteFigures(o.JSON, fig)
 }
 
-// build times `dbrig build` and reads its phases from its output.
-func build(ctx context.Context, dbrig, url string, fig *Figures, o options) error {
+// build times `dbrig build`, with its CPU and the server's, and reads its
+// phases from its output.
+func build(ctx context.Context, dbrig, url string, serverCPU func() (time.Duration, error), fig *Figures, o options) error {
 	cmd := harness.Command(ctx, dbrig, "build", "tproc-c", "--target", url,
 		"--warehouses", strconv.Itoa(o.warehouses), "--loaders", strconv.Itoa(o.loaders))
 	var out bytes.Buffer
 	cmd.Stdout = io.MultiWriter(os.Stdout, &out)
+	before, err := serverCPU()
+	if err != nil {
+		return err
+	}
 	wall, cpu, err := harness.Timed(ctx, cmd)
 	if err != nil {
 		return err
 	}
-	fig.BuildSeconds, fig.BuildCPUSeconds = wall.Seconds(), cpu.Seconds()
+	after, err := serverCPU()
+	if err != nil {
+		return err
+	}
+	fig.BuildSeconds, fig.BuildCPUSeconds, fig.BuildServerCPUSeconds = wall.Seconds(), cpu.Seconds(), (after - before).Seconds()
 	if fig.BuildPhases, err = parsePhases(out.String()); err != nil {
 		return err
 	}
-	fmt.Printf("Build: %.1f s wall clock, dbrig's CPU %.1f s\n", fig.BuildSeconds, fig.BuildCPUSeconds)
+	fmt.Printf("Build: %.1f s wall clock, dbrig's CPU %.1f s, the server's %.1f s\n", fig.BuildSeconds, fig.BuildCPUSeconds, fig.BuildServerCPUSeconds)
 	return nil
 }
 
@@ -392,13 +409,13 @@ func runOnce(ctx context.Context, dbrig, url, jsonPath string, vus int, mode str
 // database "rawcopy", one file per table and warehouse, as the build
 // loads one job per warehouse.
 func rawCopy(ctx context.Context, srv *postgres.Server, urlFor func(string) string,
-	schema workload.SQLFile, dir string, o options) (*harness.RawFigures, error) {
+	serverCPU func() (time.Duration, error), schema workload.SQLFile, dir string, o options) (*harness.RawFigures, error) {
 	if err := harness.ServerDir(dir, filepath.Join(srv.Dir, "data")); err != nil {
 		return nil, err
 	}
 	return harness.RawCopy{
 		Source: urlFor("bench"), Admin: srv, DB: "rawcopy", URLFor: urlFor, Dir: dir,
-		Schema: schema, Tables: allTables, Conns: o.loaders,
+		Schema: schema, Tables: allTables, Conns: o.loaders, ServerCPU: serverCPU,
 		Split: func(table string) []string {
 			col, ok := perWarehouse[table]
 			if !ok {
@@ -511,6 +528,14 @@ func printPhases(tw io.Writer, f *Figures) {
 	}
 	if load := took["load"]; load > 0 {
 		fmt.Fprintf(tw, "  dbrig's CPU over the build (s), per second of load\t%.1f, %.2f cores\t\t\n", f.BuildCPUSeconds, f.BuildCPUSeconds/load)
+	}
+	if r := f.Raw; r != nil && r.ServerCPUSeconds > 0 && f.BuildServerCPUSeconds > 0 {
+		fmt.Fprintf(tw, "  the server's CPU (s), build vs raw\t%.2f vs %.2f\t\t\n", f.BuildServerCPUSeconds, r.ServerCPUSeconds)
+		// On f.CPUs cores, no build takes less wall clock than its CPU,
+		// the server's and dbrig's, spread over all of them.
+		floor := (f.BuildServerCPUSeconds + f.BuildCPUSeconds) / float64(max(f.CPUs, 1))
+		fmt.Fprintf(tw, "  the build's CPU, the server's and dbrig's, over %d cores (s): its floor, / raw\t%.2f, %.2f\t\t\n",
+			f.CPUs, floor, floor/r.Seconds)
 	}
 }
 

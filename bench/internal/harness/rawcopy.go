@@ -62,6 +62,9 @@ type RawCopy struct {
 	// ANALYZE (setting sequences, creating functions): timed here too,
 	// so the reference does all the build does but make the rows.
 	Finish []string
+	// ServerCPU, when set, reads the server's CPU so far (TreeCPU of its
+	// postmaster): the reference's is taken over its timed steps.
+	ServerCPU func() (time.Duration, error)
 }
 
 // RawFigures times the raw binary COPY reference.
@@ -71,9 +74,12 @@ type RawFigures struct {
 	KeysSeconds    float64 `json:"keys_seconds"`
 	FinishSeconds  float64 `json:"finish_seconds,omitempty"`
 	AnalyzeSeconds float64 `json:"analyze_seconds"`
-	Files          int     `json:"files"`
-	Bytes          int64   `json:"bytes"`
-	Rows           int64   `json:"rows"`
+	// ServerCPUSeconds is the server's CPU over the timed steps, 0 when
+	// not measured.
+	ServerCPUSeconds float64 `json:"server_cpu_seconds,omitempty"`
+	Files            int     `json:"files"`
+	Bytes            int64   `json:"bytes"`
+	Rows             int64   `json:"rows"`
 }
 
 // String is the line the benchmarks print.
@@ -82,8 +88,12 @@ func (r *RawFigures) String() string {
 	if r.FinishSeconds > 0 {
 		finish = fmt.Sprintf(", sequences and functions %.1f s", r.FinishSeconds)
 	}
-	return fmt.Sprintf("Raw COPY: %.1f s (COPY %.1f s, keys %.1f s%s, ANALYZE %.1f s); %d files, %.0f MB, %d rows",
-		r.Seconds, r.CopySeconds, r.KeysSeconds, finish, r.AnalyzeSeconds, r.Files, float64(r.Bytes)/1e6, r.Rows)
+	cpu := ""
+	if r.ServerCPUSeconds > 0 {
+		cpu = fmt.Sprintf(", the server's CPU %.1f s", r.ServerCPUSeconds)
+	}
+	return fmt.Sprintf("Raw COPY: %.1f s (COPY %.1f s, keys %.1f s%s, ANALYZE %.1f s%s); %d files, %.0f MB, %d rows",
+		r.Seconds, r.CopySeconds, r.KeysSeconds, finish, r.AnalyzeSeconds, cpu, r.Files, float64(r.Bytes)/1e6, r.Rows)
 }
 
 // ServerDir makes dir for RawCopy's files, owned by whoever owns the
@@ -156,6 +166,10 @@ func (r RawCopy) Run(ctx context.Context) (*RawFigures, error) {
 		return nil, err
 	}
 	defer func() { closeAll(ctx, conns) }()
+	cpu0, err := r.serverCPU()
+	if err != nil {
+		return nil, err
+	}
 	t0 := time.Now()
 	if err := parallelOn(ctx, conns, load); err != nil {
 		return nil, fmt.Errorf("load: %w", err)
@@ -177,6 +191,11 @@ func (r RawCopy) Run(ctx context.Context) (*RawFigures, error) {
 		return nil, fmt.Errorf("analyze: %w", err)
 	}
 	t4 := time.Now()
+	cpu4, err := r.serverCPU()
+	if err != nil {
+		return nil, err
+	}
+	raw.ServerCPUSeconds = (cpu4 - cpu0).Seconds()
 	raw.CopySeconds, raw.KeysSeconds, raw.FinishSeconds = t1.Sub(t0).Seconds(), t2.Sub(t1).Seconds(), t3.Sub(t2).Seconds()
 	raw.AnalyzeSeconds, raw.Seconds = t4.Sub(t3).Seconds(), t4.Sub(t0).Seconds()
 
@@ -190,6 +209,14 @@ func (r RawCopy) Run(ctx context.Context) (*RawFigures, error) {
 		return nil, err
 	}
 	return raw, nil
+}
+
+// serverCPU is ServerCPU's reading, 0 without it.
+func (r RawCopy) serverCPU() (time.Duration, error) {
+	if r.ServerCPU == nil {
+		return 0, nil
+	}
+	return r.ServerCPU()
 }
 
 // analyze is the schema's "analyze" statement, on one connection, or,
