@@ -400,14 +400,14 @@ func (v *Verdict) Line() string {
 	return b.String()
 }
 
-// Short is the verdict in a few words, for a sweep's point: what limited
-// the run and how far past its ceiling, or the nearest when nothing did.
+// Short is the verdict in a line, for a sweep's point: what limited the
+// run and the figure that says so, or the nearest when nothing did.
 func (v *Verdict) Short() string {
 	switch {
 	case len(v.Limits) > 0:
-		return fmt.Sprintf("%s (%.0f%%)", v.Limits[0].Kind, v.Limits[0].Score*100)
+		return fmt.Sprintf("%s: %s", v.Limits[0].Kind, v.Limits[0].Why)
 	case len(v.Below) > 0:
-		return fmt.Sprintf("none; nearest %s (%.0f%%)", v.Below[0].Kind, v.Below[0].Score*100)
+		return fmt.Sprintf("none; nearest %s, at %.0f%% of its ceiling: %s", v.Below[0].Kind, v.Below[0].Score*100, v.Below[0].Why)
 	}
 	return "not judged"
 }

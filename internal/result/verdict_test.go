@@ -32,3 +32,22 @@ func TestVerdictWithoutTelemetry(t *testing.T) {
 		t.Error("a document with no window got a verdict")
 	}
 }
+
+// TestVerdictShort: a sweep's line names the limit with the figure that
+// says so, or the nearest resource and how near it came.
+func TestVerdictShort(t *testing.T) {
+	for _, c := range []struct {
+		v    Verdict
+		want string
+	}{
+		{Verdict{Limits: []Limit{{Kind: LimitCommit, Score: 1.83, Why: "commits took 55% of database time"}}},
+			"commit: commits took 55% of database time"},
+		{Verdict{Below: []Limit{{Kind: LimitServerCPU, Score: 0.8, Why: "1.4 of 2 CPUs"}}},
+			"none; nearest server CPU, at 80% of its ceiling: 1.4 of 2 CPUs"},
+		{Verdict{}, "not judged"},
+	} {
+		if got := c.v.Short(); got != c.want {
+			t.Errorf("Short() = %q, want %q", got, c.want)
+		}
+	}
+}

@@ -99,7 +99,7 @@ func (w *blockio) Info() workload.Info {
 func (w *blockio) BuildFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&w.scale, "scale", w.scale, "rows per table, which is blocks: a count (32768) or a size (64MB, 8GB)")
 	fs.IntVar(&w.schemas, "schemas", w.schemas, "tables, each SCALE blocks; virtual user i reads table i mod SCHEMAS")
-	fs.IntVar(&w.loaders, "loaders", w.loaders, "parallel loaders (PostgreSQL; SQLite has one writer)")
+	fs.IntVar(&w.loaders, "loaders", w.loaders, "parallel loaders (PostgreSQL and MariaDB; SQLite has one writer)")
 	fs.Uint64Var(&w.seed, "seed", w.seed, "seed of the rows' physical order; the same seed builds the same tables")
 }
 

@@ -44,7 +44,7 @@ func newDVDStore() *dvdstore {
 
 func (w *dvdstore) BuildFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&w.size, "size", w.size, "S (20,000 customers, 10 MB), M (1 GB), L (100 GB), or a size such as 50MB or 2GB")
-	fs.IntVar(&w.loaders, "loaders", w.loaders, "parallel loaders (PostgreSQL; SQLite has one writer)")
+	fs.IntVar(&w.loaders, "loaders", w.loaders, "parallel loaders (PostgreSQL and MariaDB; SQLite has one writer)")
 	fs.Uint64Var(&w.seed, "seed", w.seed, "seed for data generation; the same seed builds the same data")
 }
 

@@ -71,7 +71,7 @@ func (w *tprocc) BuildTime() time.Duration { return time.Duration(w.warehouses) 
 
 func (w *tprocc) BuildFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&w.warehouses, "warehouses", w.warehouses, "warehouses to build (about 100 MB each)")
-	fs.IntVar(&w.loaders, "loaders", w.loaders, "parallel loaders (PostgreSQL; SQLite has one writer)")
+	fs.IntVar(&w.loaders, "loaders", w.loaders, "parallel loaders (PostgreSQL and MariaDB; SQLite has one writer)")
 	fs.Uint64Var(&w.seed, "seed", w.seed, "seed for data generation; the same seed builds the same data")
 }
 
