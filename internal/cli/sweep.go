@@ -402,7 +402,8 @@ func printPlan(w io.Writer, sw *experiment.Sweep) {
 }
 
 // printResults is the table at the end: a line per point, with every
-// metric's mean and interval, and the change in the primary one.
+// metric's mean and interval, the change in the primary one, and what
+// limited most of its repetitions.
 func printResults(w io.Writer, sw *experiment.Sweep) {
 	doc := sw.Doc
 	primary := doc.Primary()
@@ -418,7 +419,7 @@ func printResults(w io.Writer, sw *experiment.Sweep) {
 	for _, m := range doc.Metrics {
 		fmt.Fprint(tw, m.Label+" ± 95% CI\t")
 	}
-	fmt.Fprintf(tw, "p95 ms\t%s change %% [95%% interval]\t\n", primary.Label)
+	fmt.Fprintf(tw, "p95 ms\t%s change %% [95%% interval]\tlimited by\t\n", primary.Label)
 	for i, pt := range doc.Points {
 		fmt.Fprintf(tw, "%d\t", i+1)
 		for _, name := range doc.Varied {
@@ -444,7 +445,11 @@ func printResults(w io.Writer, sw *experiment.Sweep) {
 		if len(pt.P95) > 0 {
 			p95 = fmt.Sprintf("%.1f", result.Mean(pt.P95))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t\n", p95, gainText(sw, i))
+		limited, _ := pt.LimitedBy()
+		if limited == "" {
+			limited = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t\n", p95, gainText(sw, i), limited)
 	}
 	tw.Flush()
 	for _, l := range report.SweepSteadyLines(doc) {

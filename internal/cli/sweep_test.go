@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -129,6 +130,11 @@ func TestSweepSQLite(t *testing.T) {
 	wantIn(t, "stderr", o.stderr, "run 3/4: point 1 (vus=1), repetition 2 — about ")
 	wantIn(t, "stdout", o.stdout, "Sweep: "+filepath.Join(out, "sweep.json"))
 	wantIn(t, "stdout", o.stdout, "baseline")
+	// Each point's line ends with what limited its two repetitions.
+	if !regexp.MustCompile(`(?m)change % \[95% interval\] +limited by$`).MatchString(o.stdout) ||
+		len(regexp.MustCompile(`(?m)^ +[12] .* \([12] of 2\)$`).FindAllString(o.stdout, -1)) != 2 {
+		t.Errorf("the results' table has no verdict for each point:\n%s", o.stdout)
+	}
 	checkComplete(t, out)
 	if sw := readSweep(t, out); !strings.Contains(strings.Join(sw.Notes, "\n"), "not dropped between runs: the target is external") {
 		t.Errorf("notes %q do not say why the page cache was left alone", sw.Notes)

@@ -2,9 +2,7 @@ package report
 
 import (
 	"fmt"
-	"maps"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/dbrig/dbrig/internal/result"
@@ -58,27 +56,11 @@ func verdictBlock(p *page, d *result.Document) (block, bool) {
 // verdictCell is what limited a point's repetitions: the kind most of
 // them name, with how many did; each one's verdict in the title.
 func verdictCell(p result.SweepPoint) cell {
-	counts := map[string]int{}
-	var each []string
-	n := 0
-	for rep, v := range p.Verdicts {
-		if v == nil {
-			continue
-		}
-		n++
-		counts[v.Top()]++
-		each = append(each, fmt.Sprintf("repetition %d: %s", rep+1, v.Short()))
-	}
-	if n == 0 {
+	summary, each := p.LimitedBy()
+	if summary == "" {
 		return cell{Text: "—"}
 	}
-	best := ""
-	for _, k := range slices.Sorted(maps.Keys(counts)) {
-		if counts[k] > counts[best] {
-			best = k
-		}
-	}
-	return cell{Text: fmt.Sprintf("%s (%d of %d)", best, counts[best], n), Title: strings.Join(each, "; ")}
+	return cell{Text: summary, Title: strings.Join(each, "; ")}
 }
 
 // fillVerdicts judges each point's runs again from the run documents

@@ -3,6 +3,7 @@ package result
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -310,9 +311,25 @@ func sessionLimit(d *Document, s telemetry.Summary, judged []Limit, busy, queued
 	if top >= spareBelow {
 		return nil
 	}
-	return &Limit{Kind: LimitSessions, Score: 1,
-		Why: fmt.Sprintf("the %s were in a transaction %.0f%% of the time, yet the host's CPUs were %.0f%% busy and no wait took %.0f%% of database time: each waited on its own round trips, and more sessions would have driven more",
-			human.Count(vus(d), "virtual user"), busy*100, s.Host.CPU.Busy(), waitCeiling)}
+	users := human.Count(vus(d), "virtual user")
+	why := fmt.Sprintf("the %s %s in a transaction %.0f%% of the time, yet the host's CPUs were %.0f%% busy and no wait took %.0f%% of database time: ",
+		users, wasWere(vus(d)), busy*100, s.Host.CPU.Busy(), waitCeiling)
+	// Sessions on CPU for most of their database time were held by their
+	// own count (each runs on one CPU at a time), not by round trips.
+	if cpu := s.Categories[telemetry.WaitCPU]; cpu >= 50 {
+		why += fmt.Sprintf("the sessions were on CPU %.0f%% of database time, and a session runs on one CPU at a time, so more sessions would have used more of the host's CPUs", cpu)
+	} else {
+		why += "each waited on its own round trips, and more sessions would have driven more"
+	}
+	return &Limit{Kind: LimitSessions, Score: 1, Why: why}
+}
+
+// wasWere agrees a verb with a count.
+func wasWere(n int) string {
+	if n == 1 {
+		return "was"
+	}
+	return "were"
 }
 
 // cpuset lists the CPUs of a cpuset list ("0-1,4"); none if empty or
@@ -422,4 +439,28 @@ func (v *Verdict) Top() string {
 		return "none"
 	}
 	return "not judged"
+}
+
+// LimitedBy is what limited most of a point's repetitions, with how many
+// of those judged said so ("commit (3 of 4)"; "" when none was judged),
+// and each repetition's verdict in a line.
+func (p SweepPoint) LimitedBy() (summary string, each []string) {
+	counts := map[string]int{}
+	for rep, v := range p.Verdicts {
+		if v == nil {
+			continue
+		}
+		counts[v.Top()]++
+		each = append(each, fmt.Sprintf("repetition %d: %s", rep+1, v.Short()))
+	}
+	if len(each) == 0 {
+		return "", nil
+	}
+	top := ""
+	for _, k := range slices.Sorted(maps.Keys(counts)) {
+		if counts[k] > counts[top] {
+			top = k
+		}
+	}
+	return fmt.Sprintf("%s (%d of %d)", top, counts[top], len(each)), each
 }

@@ -2,7 +2,10 @@ package result
 
 import (
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/dbrig/dbrig/internal/telemetry"
 )
 
 // TestCPUSet: a cpuset list names its CPUs; a list that cannot be read
@@ -49,5 +52,48 @@ func TestVerdictShort(t *testing.T) {
 		if got := c.v.Short(); got != c.want {
 			t.Errorf("Short() = %q, want %q", got, c.want)
 		}
+	}
+}
+
+// TestLimitedBy: a point is limited by what most of its judged
+// repetitions name, ties to the first by name; a point none of whose
+// repetitions was judged says nothing.
+func TestLimitedBy(t *testing.T) {
+	commit := &Verdict{Limits: []Limit{{Kind: LimitCommit, Why: "w"}}}
+	cpu := &Verdict{Limits: []Limit{{Kind: LimitServerCPU, Why: "c"}}}
+	p := SweepPoint{Verdicts: []*Verdict{commit, nil, cpu, commit}}
+	summary, each := p.LimitedBy()
+	if summary != "commit (2 of 3)" || len(each) != 3 || each[1] != "repetition 3: server CPU: c" {
+		t.Errorf("LimitedBy() = %q, %q", summary, each)
+	}
+	if summary, _ := (SweepPoint{Verdicts: []*Verdict{cpu, commit}}).LimitedBy(); summary != "commit (1 of 2)" {
+		t.Errorf("a tie: %q, want the first by name", summary)
+	}
+	if summary, each := (SweepPoint{Verdicts: []*Verdict{nil}}).LimitedBy(); summary != "" || each != nil {
+		t.Errorf("no verdict: %q, %q", summary, each)
+	}
+}
+
+// TestTooFewSessionsWhy: virtual users busy all the time on a host with
+// CPUs to spare were held by their own number; the verdict says whether
+// they waited on round trips or ran on a CPU each (the CPU test's one
+// session on two CPUs).
+func TestTooFewSessionsWhy(t *testing.T) {
+	d := &Document{Config: map[string]any{"vus": 1.0}}
+	host := &telemetry.HostSummary{CPU: telemetry.CPUTimes{User: 45, System: 5}}
+	for cpu, want := range map[float64]string{
+		100: "the 1 virtual user was in a transaction 100% of the time, yet the host's CPUs were 50% busy and no wait took 30% of database time: the sessions were on CPU 100% of database time, and a session runs on one CPU at a time",
+		20:  "each waited on its own round trips",
+	} {
+		s := telemetry.Summary{Host: host, Categories: map[string]float64{telemetry.WaitCPU: cpu, telemetry.WaitRead: 100 - cpu}}
+		l := sessionLimit(d, s, []Limit{{Kind: LimitServerCPU, Score: 0.56}}, 1, 0)
+		if l == nil || l.Kind != LimitSessions || !strings.Contains(l.Why, want) {
+			t.Errorf("on CPU %.0f%% of DB time: %+v, want %q in its why", cpu, l, want)
+		}
+	}
+	// A resource near its ceiling is what held the run instead.
+	s := telemetry.Summary{Host: host, Categories: map[string]float64{telemetry.WaitCPU: 100}}
+	if l := sessionLimit(d, s, []Limit{{Kind: LimitServerCPU, Score: 0.8}}, 1, 0); l != nil {
+		t.Errorf("with the server's CPU at 80%% of its ceiling: %+v, want no session limit", l)
 	}
 }
