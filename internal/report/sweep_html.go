@@ -643,16 +643,22 @@ func (c pointsCols) head(s *result.Sweep) []string {
 	if s.VariesServer() {
 		h = append(h, "server version")
 	}
+	// The primary metric, its change and what limited the point come
+	// first, so that they fit the page; the other metrics after them.
 	h = append(h, "#n")
 	for _, m := range c.metrics {
-		h = append(h, "#mean "+m.Label, "#95% CI")
 		if m.Key == c.primary.Key {
-			h = append(h, "#±")
+			h = append(h, "#mean "+m.Label, "#95% CI", "#±")
 		}
 	}
 	h = append(h, "#p95 ms", "#change", "#change 95% CI", "significant")
 	if c.verdicts {
 		h = append(h, "limited by")
+	}
+	for _, m := range c.metrics {
+		if m.Key != c.primary.Key {
+			h = append(h, "#mean "+m.Label, "#95% CI")
+		}
 	}
 	if c.resident {
 		h = append(h, "#resident")
@@ -679,7 +685,7 @@ func (c pointsCols) row(s *result.Sweep, i int, p result.SweepPoint) []cell {
 		cells = append(cells, cell{Text: p.ServerVersion})
 	}
 	cells = append(cells, num(strconv.Itoa(len(p.Values[c.primary.Key]))))
-	cells = append(cells, c.metricCells(p)...)
+	cells = append(cells, c.metricCells(p, true)...)
 	p95 := "—"
 	if len(p.P95) > 0 {
 		p95 = ms(result.Mean(p.P95))
@@ -689,6 +695,7 @@ func (c pointsCols) row(s *result.Sweep, i int, p result.SweepPoint) []cell {
 	if c.verdicts {
 		cells = append(cells, verdictCell(p))
 	}
+	cells = append(cells, c.metricCells(p, false)...)
 	if c.resident {
 		r := "—"
 		if len(p.Resident) > 0 {
@@ -708,11 +715,15 @@ func (c pointsCols) row(s *result.Sweep, i int, p result.SweepPoint) []cell {
 	return cells
 }
 
-// metricCells are each metric's mean and interval at the point, and the
-// primary metric's interval relative to its mean.
-func (c pointsCols) metricCells(p result.SweepPoint) []cell {
+// metricCells are the primary metric's mean, interval and interval
+// relative to its mean at the point, or (primary false) each other
+// metric's mean and interval.
+func (c pointsCols) metricCells(p result.SweepPoint, primary bool) []cell {
 	var cells []cell
 	for _, m := range c.metrics {
+		if (m.Key == c.primary.Key) != primary {
+			continue
+		}
 		st := p.Stats[m.Key]
 		mean, ci, rel := "—", "—", "—"
 		if st != nil {

@@ -60,7 +60,7 @@ func verdictCell(p result.SweepPoint) cell {
 	if summary == "" {
 		return cell{Text: "—"}
 	}
-	return cell{Text: summary, Title: strings.Join(each, "; ")}
+	return cell{Text: summary, Title: strings.Join(each, "; "), Class: "verdict"}
 }
 
 // fillVerdicts judges each point's runs again from the run documents
