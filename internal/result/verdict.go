@@ -218,10 +218,22 @@ func waitLimits(d *Document, s telemetry.Summary, v *Verdict) []Limit {
 	c := s.Categories
 	io := c[telemetry.WaitRead] + c[telemetry.WaitWrite]
 	reached, how := diskShare(s)
+	storage, pageCache := io*reached/waitCeiling, io*(1-reached)/waitCeiling
+	// Data reads and writes past the ceiling held the run wherever they
+	// were served: the verdict names where most of the misses went (the
+	// disk, or the OS page cache), scored on all of them. Split, two
+	// halves of a wait that held the run could each stay below it.
+	if io >= waitCeiling {
+		if reached >= 0.5 {
+			storage = io / waitCeiling
+		} else {
+			pageCache = io / waitCeiling
+		}
+	}
 	out := []Limit{
-		{Kind: LimitStorage, Score: io * reached / waitCeiling,
+		{Kind: LimitStorage, Score: storage,
 			Why: fmt.Sprintf("data reads and writes took %.0f%% of database time%s", io, how)},
-		{Kind: LimitPageCache, Score: io * (1 - reached) / waitCeiling,
+		{Kind: LimitPageCache, Score: pageCache,
 			Why: fmt.Sprintf("data reads and writes took %.0f%% of database time%s", io, how)},
 		{Kind: LimitLocks, Score: (c[telemetry.WaitLock] + c[telemetry.WaitLatch]) / waitCeiling,
 			Why: fmt.Sprintf("lock waits took %.0f%% of database time and latch waits %.0f%%", c[telemetry.WaitLock], c[telemetry.WaitLatch])},

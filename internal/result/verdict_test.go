@@ -97,3 +97,38 @@ func TestTooFewSessionsWhy(t *testing.T) {
 		t.Errorf("with the server's CPU at 80%% of its ceiling: %+v, want no session limit", l)
 	}
 }
+
+// TestDataWaitsPastTheCeiling: data reads past the wait ceiling held the
+// run even when neither the disk nor the OS page cache served enough of
+// them to reach it alone: the verdict names where most were served (the
+// DVD Store reports on a small cache: 37% of database time on reads,
+// 54% of the misses from the disk). Below the ceiling, each keeps its
+// share.
+func TestDataWaitsPastTheCeiling(t *testing.T) {
+	score := func(io, misses, reads float64) (storage, pageCache float64) {
+		s := telemetry.Summary{
+			Categories: map[string]float64{telemetry.WaitRead: io},
+			DB:         &telemetry.DBSummary{Rates: map[string]float64{telemetry.PhysicalReads: misses}},
+			Host:       &telemetry.HostSummary{Data: &telemetry.DiskRates{ReadIOPS: reads}},
+		}
+		for _, l := range waitLimits(&Document{}, s, &Verdict{}) {
+			switch l.Kind {
+			case LimitStorage:
+				storage = l.Score
+			case LimitPageCache:
+				pageCache = l.Score
+			}
+		}
+		return storage, pageCache
+	}
+	near := func(a, b float64) bool { return a > b-1e-9 && a < b+1e-9 }
+	if st, pc := score(36, 1000, 540); !near(st, 36/waitCeiling) || !near(pc, 36*0.46/waitCeiling) {
+		t.Errorf("36%% on reads, 54%% of misses from the disk: storage %.2f, page cache %.2f; want storage on all of it", st, pc)
+	}
+	if st, pc := score(36, 1000, 300); !near(pc, 36/waitCeiling) || !near(st, 36*0.3/waitCeiling) {
+		t.Errorf("36%% on reads, 30%% of misses from the disk: storage %.2f, page cache %.2f; want the page cache on all of it", st, pc)
+	}
+	if st, pc := score(20, 1000, 540); !near(st, 20*0.54/waitCeiling) || !near(pc, 20*0.46/waitCeiling) {
+		t.Errorf("20%% on reads: storage %.2f, page cache %.2f; want each its share", st, pc)
+	}
+}
