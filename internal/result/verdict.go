@@ -71,6 +71,10 @@ const (
 	// spareBelow is how near its ceiling the nearest resource may come
 	// for the run to be held by its sessions instead.
 	spareBelow = 0.75
+	// engineUnknown is the share (%) of database time in the engine,
+	// unsplit into CPU and waits, from which the data waits cannot be
+	// judged in full.
+	engineUnknown = 10.0
 )
 
 // VerdictOf judges d from its telemetry and its transactions; nil for a
@@ -216,6 +220,9 @@ func waitLimits(d *Document, s telemetry.Summary, v *Verdict) []Limit {
 		return nil
 	}
 	c := s.Categories
+	if e := c[telemetry.WaitEngine]; e >= engineUnknown {
+		v.Unknown = append(v.Unknown, fmt.Sprintf("storage and the page cache, in full: for %.0f%% of database time the sessions were at work in the engine, which the database's view of its sessions does not split into CPU and reads or writes", e))
+	}
 	io := c[telemetry.WaitRead] + c[telemetry.WaitWrite]
 	reached, how := diskShare(s)
 	storage, pageCache := io*reached/waitCeiling, io*(1-reached)/waitCeiling
@@ -310,8 +317,10 @@ func sessionLimit(d *Document, s telemetry.Summary, judged []Limit, busy, queued
 				pool, p.AllInUse*100, p.Terminals, queued*100)}
 	}
 	// Without the waits by category, storage, locks and commit cannot be
-	// ruled out.
-	if s.Host == nil || s.Categories == nil || busy < cpuCeiling || s.Host.CPU.Busy()/100/cpuCeiling >= spareBelow {
+	// ruled out; nor storage where much of the time is the engine's, its
+	// reads unseen.
+	if s.Host == nil || s.Categories == nil || busy < cpuCeiling || s.Host.CPU.Busy()/100/cpuCeiling >= spareBelow ||
+		s.Categories[telemetry.WaitEngine] >= engineUnknown {
 		return nil
 	}
 	top := 0.0

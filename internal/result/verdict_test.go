@@ -132,3 +132,27 @@ func TestDataWaitsPastTheCeiling(t *testing.T) {
 		t.Errorf("20%% on reads: storage %.2f, page cache %.2f; want each its share", st, pc)
 	}
 }
+
+// TestEngineTimeUnjudged: time at work that the database does not split
+// into CPU and waits (MariaDB's process list without performance_schema)
+// may hide data reads: the verdict says it cannot judge storage in full,
+// and does not put busy sessions on a spare host down to their number.
+func TestEngineTimeUnjudged(t *testing.T) {
+	d := &Document{Config: map[string]any{"vus": 2.0}}
+	host := &telemetry.HostSummary{CPU: telemetry.CPUTimes{User: 50, System: 6}}
+	s := telemetry.Summary{Host: host, Categories: map[string]float64{telemetry.WaitEngine: 88, telemetry.WaitCommit: 12}}
+	if l := sessionLimit(d, s, nil, 1, 0); l != nil {
+		t.Errorf("88%% of database time in the engine: %+v, want no session limit", l)
+	}
+	v := &Verdict{}
+	waitLimits(d, s, v)
+	if len(v.Unknown) != 1 || !strings.Contains(v.Unknown[0], "88% of database time") {
+		t.Errorf("unknown %q, want storage named as not judged in full", v.Unknown)
+	}
+	s.Categories = map[string]float64{telemetry.WaitEngine: 5, telemetry.WaitCPU: 95}
+	v = &Verdict{}
+	waitLimits(d, s, v)
+	if l := sessionLimit(d, s, nil, 1, 0); l == nil || len(v.Unknown) != 0 {
+		t.Errorf("5%% in the engine: limit %+v, unknown %q; want the sessions, and nothing unknown", l, v.Unknown)
+	}
+}

@@ -314,6 +314,10 @@ const (
 	WaitLatch  = "latch"  // a short internal lock: a buffer's, a mutex, a pin
 	WaitClient = "client" // waiting for the client's next statement
 	WaitOther  = "other"
+	// WaitEngine is a session at work that the database's view does not
+	// split into CPU and waits (a process list's state): on CPU, or in a
+	// read or write it does not show.
+	WaitEngine = "engine"
 )
 
 // Source is what a target offers telemetry: its database's side. It holds

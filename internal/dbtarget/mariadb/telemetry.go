@@ -70,6 +70,9 @@ type source struct {
 	// sessionsSQL is what Sessions reads, with performance_schema's waits
 	// or without; sessionsNote says which, in the settings.
 	sessionsSQL, sessionsNote string
+	// waits says sessionsSQL reads performance_schema's waits, so that a
+	// statement at work with none is on CPU.
+	waits bool
 	// turnedOn are the performance_schema consumers this source turned
 	// on, to turn off when it closes.
 	turnedOn []string

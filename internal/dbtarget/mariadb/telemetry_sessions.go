@@ -76,7 +76,7 @@ func (s *source) Sessions(ctx context.Context) ([]telemetry.Session, error) {
 	}
 	var kept []telemetry.Session
 	for _, p := range out {
-		if ss, ok := session(p); ok {
+		if ss, ok := session(p, s.waits); ok {
 			kept = append(kept, ss)
 		}
 	}
@@ -109,6 +109,10 @@ var onCPU = map[string]bool{
 
 func stateOnCPU(state string) bool { return onCPU[strings.ToLower(state)] }
 
+// unseenWaits is the event of a statement at work when performance_schema
+// is off: on CPU, or in an IO wait the process list does not show.
+const unseenWaits = "CPU or an IO wait (performance_schema off)"
+
 // stateCategory maps a process list state to the category every target
 // shares.
 func stateCategory(state string) string {
@@ -130,10 +134,13 @@ func stateCategory(state string) string {
 // Its wait is, first to last: a row lock InnoDB says it waits on; the
 // client, for a connection idle in its transaction; performance_schema's
 // current wait; else the process list's state, which tells a statement
-// at work (CPU) from one waiting on what the state names. A thread of the
+// at work from one waiting on what the state names. At work with
+// performance_schema's waits read (waits), and none current, a statement
+// is on CPU; without them it may as well wait on a data file, which the
+// process list does not show, so it is "engine", not CPU. A thread of the
 // server's own is background, named by its command ("Daemon", "Binlog
 // Dump", "Slave_SQL") or, for the event scheduler, by its user.
-func session(p process) (telemetry.Session, bool) {
+func session(p process, waits bool) (telemetry.Session, bool) {
 	ss := telemetry.Session{State: p.command, Backend: "client"}
 	switch {
 	case p.trx == "LOCK WAIT":
@@ -142,8 +149,10 @@ func session(p process) (telemetry.Session, bool) {
 		ss.Class, ss.Event, ss.Category = "Client", "idle", telemetry.WaitClient
 	case p.wait != "":
 		ss.Class, ss.Event, ss.Category = instrumentWait(p.wait, p.operation)
-	case stateOnCPU(p.state):
+	case stateOnCPU(p.state) && waits:
 		ss.Class, ss.Event, ss.Category = telemetry.CPUClass, telemetry.CPUClass, telemetry.WaitCPU
+	case stateOnCPU(p.state):
+		ss.Class, ss.Event, ss.Category = telemetry.CPUClass, unseenWaits, telemetry.WaitEngine
 	default:
 		ss.Class, ss.Event, ss.Category = "State", p.state, stateCategory(p.state)
 	}

@@ -26,7 +26,7 @@ func TestSessionKinds(t *testing.T) {
 		{"system user", "Slave_worker", "", true, true, "Slave_worker", "CPU"},
 		{"repl", "Binlog Dump", "Sending binlog event to slave", true, true, "Binlog Dump", "State"},
 	} {
-		ss, kept := session(process{user: c.user, command: c.command, state: c.state})
+		ss, kept := session(process{user: c.user, command: c.command, state: c.state}, true)
 		if kept != c.kept || ss.Background != c.background || ss.Backend != c.backend || ss.Class != c.class {
 			t.Errorf("%s %s %q: kept %v, %+v; want kept %v, background %v, backend %q, class %s",
 				c.user, c.command, c.state, kept, ss, c.kept, c.background, c.backend, c.class)
@@ -50,10 +50,21 @@ func TestSessionWait(t *testing.T) {
 		{process{command: "Query", state: "Sending data", trx: "RUNNING"}, "CPU", "CPU", telemetry.WaitCPU},
 		{process{command: "Query", state: "User sleep"}, "State", "User sleep", telemetry.WaitOther},
 	} {
-		ss, _ := session(c.p)
+		ss, _ := session(c.p, true)
 		if ss.Class != c.class || ss.Event != c.event || ss.Category != c.category {
 			t.Errorf("%+v: %s/%s (%s), want %s/%s (%s)", c.p, ss.Class, ss.Event, ss.Category, c.class, c.event, c.category)
 		}
+	}
+	// Without performance_schema's waits, a statement at work may be
+	// reading a data file: the process list cannot say it is on CPU.
+	for _, state := range []string{"Sending data", "Executing", ""} {
+		ss, _ := session(process{command: "Query", state: state}, false)
+		if ss.Category != telemetry.WaitEngine || ss.Event != unseenWaits {
+			t.Errorf("%q without performance_schema: %s/%s (%s), want %s (%s)", state, ss.Class, ss.Event, ss.Category, unseenWaits, telemetry.WaitEngine)
+		}
+	}
+	if ss, _ := session(process{command: "Query", state: "Waiting for table metadata lock"}, false); ss.Category != telemetry.WaitLock {
+		t.Errorf("a lock's state without performance_schema: %s, want %s", ss.Category, telemetry.WaitLock)
 	}
 }
 

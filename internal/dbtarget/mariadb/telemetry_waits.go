@@ -40,7 +40,7 @@ func (s *source) useWaits(ctx context.Context) {
 			"); start the server with performance_schema_consumer_events_waits_current=ON, or grant UPDATE on performance_schema.setup_consumers"
 		return
 	}
-	s.turnedOn, s.sessionsSQL = off, sessionsSQL(true)
+	s.turnedOn, s.sessionsSQL, s.waits = off, sessionsSQL(true), true
 	s.sessionsNote = "performance_schema's events_waits_current, with the process list and INNODB_TRX"
 	if len(off) > 0 {
 		s.sessionsNote += "; dbrig turned on its consumers " + strings.Join(off, ", ") + " for the run, and off after"
