@@ -152,7 +152,7 @@ func session(p process, waits bool) (telemetry.Session, bool) {
 	case stateOnCPU(p.state) && waits:
 		ss.Class, ss.Event, ss.Category = telemetry.CPUClass, telemetry.CPUClass, telemetry.WaitCPU
 	case stateOnCPU(p.state):
-		ss.Class, ss.Event, ss.Category = telemetry.CPUClass, unseenWaits, telemetry.WaitEngine
+		ss.Class, ss.Event, ss.Category = "State", unseenWaits, telemetry.WaitEngine
 	default:
 		ss.Class, ss.Event, ss.Category = "State", p.state, stateCategory(p.state)
 	}
