@@ -212,15 +212,42 @@ func (w *blockio) Check(ctx context.Context, t dbtarget.Target, out io.Writer) (
 	}
 	ok := true
 	for i := 1; i <= m.schemas; i++ {
-		p, err := readPages(ctx, s, q, tableName(i))
+		good, how, err := checkTable(ctx, s, q, tableName(i), m.scale)
 		if err != nil {
 			return false, err
 		}
-		good := p.onePerBlock(m.scale) == nil
 		ok = ok && good
-		fmt.Fprintf(out, "%s  %s: %s\n", passFail(good), tableName(i), p)
+		fmt.Fprintf(out, "%s  %s: %s\n", passFail(good), tableName(i), how)
 	}
 	return ok, nil
+}
+
+// checkTable says whether table holds scale rows, each in a block of its
+// own, and how it lies. Updates can leave a table more blocks than rows:
+// where pruning falls behind on a hot page, a row's new version goes to a
+// new block at the table's end (fillfactor keeps it alone there), and the
+// block it left stays, empty. The method still holds, since reads by key
+// touch the rows' blocks only, so where the dialect can say which rows
+// share a block ("shared_rows"), such a table passes when none do.
+func checkTable(ctx context.Context, s dbtarget.Session, q workload.SQLFile, table string, scale int64) (bool, string, error) {
+	p, err := readPages(ctx, s, q, table)
+	if err != nil {
+		return false, "", err
+	}
+	why := p.onePerBlock(scale)
+	stmt, known := q["shared_rows"]
+	if why == nil || !known || !p.grown(scale) {
+		return why == nil, p.String(), nil
+	}
+	var shared int64
+	if err := s.QueryRow(ctx, forTable(stmt, table)).Scan(&shared); err != nil {
+		return false, "", fmt.Errorf("count the rows of %s that share a block: %w", table, err)
+	}
+	if shared > 0 {
+		return false, fmt.Sprintf("%s; %d rows share a block with another", p, shared), nil
+	}
+	return true, fmt.Sprintf("%s; each row alone in its block, %d blocks empty (left by updates: a rebuild, or VACUUM FULL, gives them back)",
+		p, p.blocks-p.rows), nil
 }
 
 func passFail(ok bool) string {
@@ -253,6 +280,15 @@ func (p pages) String() string {
 	return fmt.Sprintf("%d rows in %d blocks, %d overflow pages; index of %d pages", p.rows, p.blocks, p.overflow, p.indexPages)
 }
 
+// grown is whether p fails onePerBlock only by having more blocks than
+// its rows need.
+func (p pages) grown(scale int64) bool {
+	return p.rows == scale && p.overflow == 0 && p.blocks > p.mostBlocks()
+}
+
+// mostBlocks is the most blocks p's rows, one per block, may take.
+func (p pages) mostBlocks() int64 { return p.rows + p.rows/20 + 2 }
+
 // onePerBlock says why p is not scale rows, one per block, if it is not.
 // A table may count the pages of its own tree's upper levels among its
 // blocks (SQLite's rowid tree: a few per thousand rows), so blocks may
@@ -262,7 +298,7 @@ func (p pages) onePerBlock(scale int64) error {
 	switch {
 	case p.rows != scale:
 		return fmt.Errorf("%d rows, not the %d built", p.rows, scale)
-	case p.blocks < p.rows || p.blocks > p.rows+p.rows/20+2:
+	case p.blocks < p.rows || p.blocks > p.mostBlocks():
 		return fmt.Errorf("%d rows in %d blocks, not one row per block", p.rows, p.blocks)
 	case p.overflow != 0:
 		return fmt.Errorf("%d overflow pages: rows spill out of their block", p.overflow)

@@ -116,7 +116,7 @@ func TestLoopMariaDB(t *testing.T) {
 	// gets them on opening.
 	exec(t, tg, "DROP PROCEDURE blockio1_loop")
 	exec(t, tg, "DROP PROCEDURE blockio1_write")
-	loopUpdates(t, tg, w, "")
+	loopUpdates(t, tg, w)
 }
 
 // Ctrl-C ends a loop-mode run on MariaDB within a call's second, as on

@@ -30,6 +30,12 @@ SELECT pg_relation_size('{table}') / current_setting('block_size')::int, (SELECT
   coalesce((SELECT pg_relation_size(reltoastrelid) FROM pg_class WHERE oid = '{table}'::regclass AND reltoastrelid <> 0), 0)
     / current_setting('block_size')::int
 
+-- The rows that share their heap block with another row (0 while each is
+-- alone in its own): the check counts them when updates have left the
+-- table more blocks than rows.
+-- name: shared_rows
+SELECT count(*) - count(DISTINCT (ctid::text::point)[0]) FROM {table}
+
 -- name: drop_table
 DROP TABLE IF EXISTS {table} CASCADE;
 DROP FUNCTION IF EXISTS {table}_read(bigint, bigint);
