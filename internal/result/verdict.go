@@ -463,8 +463,9 @@ func (v *Verdict) Top() string {
 }
 
 // LimitedBy is what limited most of a point's repetitions, with how many
-// of those judged said so ("commit (3 of 4)"; "" when none was judged),
-// and each repetition's verdict in a line.
+// of those judged said so ("commit (3 of 4)"; "commit or storage (1 of 2
+// each)" for a tie; "" when none was judged), and each repetition's
+// verdict in a line.
 func (p SweepPoint) LimitedBy() (summary string, each []string) {
 	counts := map[string]int{}
 	for rep, v := range p.Verdicts {
@@ -477,11 +478,15 @@ func (p SweepPoint) LimitedBy() (summary string, each []string) {
 	if len(each) == 0 {
 		return "", nil
 	}
-	top := ""
+	most := slices.Max(slices.Collect(maps.Values(counts)))
+	var top []string
 	for _, k := range slices.Sorted(maps.Keys(counts)) {
-		if counts[k] > counts[top] {
-			top = k
+		if counts[k] == most {
+			top = append(top, k)
 		}
 	}
-	return fmt.Sprintf("%s (%d of %d)", top, counts[top], len(each)), each
+	if len(top) > 1 {
+		return fmt.Sprintf("%s (%d of %d each)", strings.Join(top, " or "), most, len(each)), each
+	}
+	return fmt.Sprintf("%s (%d of %d)", top[0], most, len(each)), each
 }

@@ -56,7 +56,7 @@ func TestVerdictShort(t *testing.T) {
 }
 
 // TestLimitedBy: a point is limited by what most of its judged
-// repetitions name, ties to the first by name; a point none of whose
+// repetitions name, a tie by each of them; a point none of whose
 // repetitions was judged says nothing.
 func TestLimitedBy(t *testing.T) {
 	commit := &Verdict{Limits: []Limit{{Kind: LimitCommit, Why: "w"}}}
@@ -66,8 +66,8 @@ func TestLimitedBy(t *testing.T) {
 	if summary != "commit (2 of 3)" || len(each) != 3 || each[1] != "repetition 3: server CPU: c" {
 		t.Errorf("LimitedBy() = %q, %q", summary, each)
 	}
-	if summary, _ := (SweepPoint{Verdicts: []*Verdict{cpu, commit}}).LimitedBy(); summary != "commit (1 of 2)" {
-		t.Errorf("a tie: %q, want the first by name", summary)
+	if summary, _ := (SweepPoint{Verdicts: []*Verdict{cpu, commit}}).LimitedBy(); summary != "commit or server CPU (1 of 2 each)" {
+		t.Errorf("a tie: %q, want both named", summary)
 	}
 	if summary, each := (SweepPoint{Verdicts: []*Verdict{nil}}).LimitedBy(); summary != "" || each != nil {
 		t.Errorf("no verdict: %q, %q", summary, each)
@@ -156,3 +156,4 @@ func TestEngineTimeUnjudged(t *testing.T) {
 		t.Errorf("5%% in the engine: limit %+v, unknown %q; want the sessions, and nothing unknown", l, v.Unknown)
 	}
 }
+
