@@ -64,12 +64,8 @@ func sqliteTPROCC(t *testing.T) string {
 func TestVerdictClientCPUEmbedded(t *testing.T) {
 	v := verdictOf(t, "run", "tproc-c", "--target", sqliteTPROCC(t), "--vus", "8", "--client-cpus", "1", "--rampup", "1s", "--duration", "6s")
 	// On a host that other processes share (make test runs packages side
-	// by side, and the verdict's note says so), the client may get less
-	// than its CPU: then it must still be the resource nearest its ceiling.
-	if len(v.Limits) == 0 && len(v.Notes) > 0 && len(v.Below) > 0 && v.Below[0].Kind == result.LimitClientCPU && v.Below[0].Score >= 0.75 {
-		t.Logf("on a shared host the client reached %.0f%% of its ceiling, the nearest of all", v.Below[0].Score*100)
-		return
-	}
+	// by side), the client may use less than its CPU: what it waited for
+	// one in the run queue counts too.
 	limitedBy(t, v, result.LimitClientCPU, true)
 }
 

@@ -144,6 +144,18 @@ func cpuLimits(d *Document, s telemetry.Summary, v *Verdict) []Limit {
 	if f.Embedded {
 		cl.Why = fmt.Sprintf("the client, with the database engine inside it, used %.2f of the %s its runtime may run on at once", client, cpus(clientCap))
 	}
+	// What the client wanted is what it used and what it waited in the
+	// run queue for: a client held to its CPUs, or sharing them with
+	// other work, wanted them all even where it used less. As with busy
+	// CPUs, only for a client that used half its CPUs or more: threads
+	// that wake often wait a little for a CPU even on an idle host (a
+	// wake-up waits for the CPU its waker is on), which a client with CPU
+	// to spare does not want.
+	if w := s.Host.ClientWait; w != nil && *w > 0 && client >= clientCap/2 {
+		wait := *w * host / 100
+		cl.Score = max(cl.Score, (client+wait)/(cpuCeiling*clientCap))
+		cl.Why += fmt.Sprintf(", and its threads waited %.2f s a second more for a CPU", wait)
+	}
 	out := []Limit{cl}
 	server := serverCores(s, host)
 	if s.Host.Server != nil && !f.Embedded {

@@ -157,3 +157,26 @@ func TestEngineTimeUnjudged(t *testing.T) {
 	}
 }
 
+// TestClientRunQueueWait: a client held to one CPU that used 0.78 of it
+// beside other work, and waited 0.2 more in the run queue, wanted all of
+// it: its CPU limited the run. Without the wait it is below its ceiling.
+func TestClientRunQueueWait(t *testing.T) {
+	d := &Document{Host: Host{CPUs: 2}, Config: map[string]any{"client_cpus": 1.0},
+		Telemetry: &telemetry.Recording{Host: &telemetry.HostRecord{}}}
+	wait := 10.0 // percent of the host's 2 CPUs: 0.2 of one
+	host := &telemetry.HostSummary{CPU: telemetry.CPUTimes{User: 80, System: 8}, Client: 39, ClientWait: &wait}
+	l := cpuLimits(d, telemetry.Summary{Host: host}, &Verdict{})[0]
+	if l.Kind != LimitClientCPU || l.Score < 1 || !strings.Contains(l.Why, "used 0.78 of the 1 CPU it may use, and its threads waited 0.20 s a second more for a CPU") {
+		t.Errorf("with its run-queue wait: %+v, want the client's CPU at its ceiling, and why", l)
+	}
+	// A client that used less than half its CPUs, on a host with CPU to
+	// spare, wanted no more, whatever its wake-ups waited.
+	host.Client, wait = 20, 40
+	if l := cpuLimits(d, telemetry.Summary{Host: host}, &Verdict{})[0]; l.Score >= 1 || strings.Contains(l.Why, "waited") {
+		t.Errorf("a client at 0.4 of its CPU: %+v, want it below its ceiling", l)
+	}
+	host.Client, host.ClientWait = 39, nil
+	if l := cpuLimits(d, telemetry.Summary{Host: host}, &Verdict{})[0]; l.Score >= 1 || strings.Contains(l.Why, "waited") {
+		t.Errorf("without a run-queue wait: %+v, want the client below its ceiling", l)
+	}
+}

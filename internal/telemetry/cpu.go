@@ -213,3 +213,49 @@ func (t *processTree) member(pid, root int) bool {
 	t.inTree[pid] = in
 	return in
 }
+
+// runWaitSeconds is the time the threads of pid have spent runnable and
+// waiting for a CPU: the second field of each thread's schedstat, the
+// kernel's run-queue wait. Beside the CPU the process used, it is the CPU
+// it wanted and did not get: a process held to its CPUs, or sharing them,
+// waits, where one with CPU to spare does not. A thread that exits takes
+// its wait with it, so the sum can step back a little.
+func (t *processTree) runWaitSeconds(proc string, pid int) (float64, error) {
+	dir := filepath.Join(proc, strconv.Itoa(pid), "task")
+	d, err := os.Open(dir)
+	if err != nil {
+		return 0, err
+	}
+	tasks, err := d.Readdirnames(-1)
+	d.Close()
+	if err != nil {
+		return 0, err
+	}
+	if cap(t.buf) < 1024 {
+		t.buf = make([]byte, 1024)
+	}
+	var ns int64
+	read := 0
+	for _, task := range tasks {
+		n, err := t.files.read(filepath.Join(dir, task, "schedstat"), t.buf[:cap(t.buf)])
+		if err != nil {
+			continue // a thread gone since the listing
+		}
+		fields := bytes.Fields(t.buf[:n])
+		if len(fields) < 2 {
+			return 0, errBadSchedstat
+		}
+		v, err := strconv.ParseInt(string(fields[1]), 10, 64)
+		if err != nil {
+			return 0, errBadSchedstat
+		}
+		ns += v
+		read++
+	}
+	if read == 0 {
+		return 0, errBadSchedstat
+	}
+	return float64(ns) / 1e9, nil
+}
+
+var errBadSchedstat = errors.New("no readable /proc/PID/task/*/schedstat")

@@ -71,6 +71,10 @@ type snapshot struct {
 	stat   procfs.Stat
 	client float64 // seconds of CPU
 	server float64
+	// clientWait is the seconds the client's threads waited for a CPU;
+	// clientWaitOK says it was read.
+	clientWait   float64
+	clientWaitOK bool
 	// serverOK says the server's tree was read.
 	serverOK bool
 	cycles   []perfCount
@@ -179,6 +183,10 @@ func (h *Host) Sample(now time.Time) (HostSample, bool) {
 	all := h.capacity(dt)
 	if all > 0 {
 		s.Client = 100 * max(h.cur.client-h.prev.client, 0) / all
+		if h.cur.clientWaitOK && h.prev.clientWaitOK {
+			wait := 100 * max(h.cur.clientWait-h.prev.clientWait, 0) / all
+			s.ClientWait = &wait
+		}
 		if h.cur.serverOK && h.prev.serverOK {
 			server := 100 * max(h.cur.server-h.prev.server, 0) / all
 			s.Server = &server
@@ -219,6 +227,10 @@ func (h *Host) read(now time.Time) bool {
 	c.at, c.stat = now, stat
 	if c.client, err = h.tree.clientSeconds(h.cfg.ProcRoot, h.cfg.ClientPID); err != nil {
 		h.unavailable["client_cpu"] = err.Error()
+	}
+	c.clientWait, err = h.tree.runWaitSeconds(h.cfg.ProcRoot, h.cfg.ClientPID)
+	if c.clientWaitOK = err == nil; err != nil {
+		h.unavailable["client_run_wait"] = err.Error()
 	}
 	c.serverOK = false
 	if h.cfg.ServerPID != 0 {

@@ -142,6 +142,8 @@ func TestHostFixture(t *testing.T) {
 			len(s.PerCPU) == 2 && nearCPU(s.PerCPU[1], CPUTimes{User: 10, System: 5, IOWait: 5, Idle: 80})},
 		// 50 ticks of 200.
 		{"client", s.Client, 25.0, near(s.Client, 25)},
+		// Its two threads waited 0.15 s and 0.1 s for a CPU: 0.25 of 2.
+		{"client wait", s.ClientWait, 12.5, s.ClientWait != nil && near(*s.ClientWait, 12.5)},
 		// The tree grew from 1420 to 1458 ticks: 202 exited into 201's
 		// reaped time, 203 was born, 300 is no member.
 		{"server", server, 19.0, near(server, 19)},

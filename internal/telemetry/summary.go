@@ -46,6 +46,9 @@ type HostSummary struct {
 	PerCPU []CPUTimes
 	Client float64
 	Server *float64
+	// ClientWait is the client's run-queue wait (HostSample.ClientWait)
+	// over the samples that have it; nil where none has.
+	ClientWait *float64
 	// AvgMHz and BusyMHz are by CPU, nil without a frequency source.
 	AvgMHz, BusyMHz []float64
 	CStates         [][]float64
@@ -133,7 +136,7 @@ func (r *Recording) hostSummary() *HostSummary {
 	}
 	w := func(hs HostSample) float64 { return hs.DT / total }
 	var serverSeen bool
-	var server float64
+	var server, clientWait, waitDT float64
 	for _, hs := range in {
 		h.CPU = addTimes(h.CPU, hs.CPU, w(hs))
 		h.PerCPU = addTimesEach(h.PerCPU, hs.PerCPU, w(hs))
@@ -142,12 +145,20 @@ func (r *Recording) hostSummary() *HostSummary {
 			serverSeen = true
 			server += *hs.Server * w(hs)
 		}
+		if hs.ClientWait != nil {
+			clientWait += *hs.ClientWait * hs.DT
+			waitDT += hs.DT
+		}
 		h.ContextSwitches += hs.ContextSwitches * w(hs)
 		h.PeakServerCgroup = max(h.PeakServerCgroup, hs.Memory.ServerCgroup)
 		h.LastMemory = hs.Memory
 	}
 	if serverSeen {
 		h.Server = &server
+	}
+	if waitDT > 0 {
+		clientWait /= waitDT
+		h.ClientWait = &clientWait
 	}
 	h.AvgMHz, h.BusyMHz = frequencies(in, total)
 	h.CStates = cstates(in, total)

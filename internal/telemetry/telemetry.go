@@ -149,6 +149,11 @@ type HostSample struct {
 	// idles often: Client + Server can then exceed CPU.Busy() a little.
 	Client float64  `json:"client_pct"`
 	Server *float64 `json:"server_pct,omitempty"`
+	// ClientWait is the time dbrig's threads were runnable and waited for
+	// a CPU (the kernel's run-queue wait), in the same units as Client:
+	// CPU the client wanted and did not get. Nil where the kernel keeps no
+	// such count, and in documents recorded before dbrig read it.
+	ClientWait *float64 `json:"client_wait_pct,omitempty"`
 	// AvgMHz is cycles over elapsed time, BusyMHz cycles over busy time,
 	// by CPU; absent where no source of frequency exists.
 	AvgMHz  []float64 `json:"avg_mhz,omitempty"`
