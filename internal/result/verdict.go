@@ -150,10 +150,11 @@ func cpuLimits(d *Document, s telemetry.Summary, v *Verdict) []Limit {
 	// CPUs, only for a client that used half its CPUs or more: threads
 	// that wake often wait a little for a CPU even on an idle host (a
 	// wake-up waits for the CPU its waker is on), which a client with CPU
-	// to spare does not want.
+	// to spare does not want. The wait lifts the score to at most all
+	// the client's CPUs: past them it says no more than use does.
 	if w := s.Host.ClientWait; w != nil && *w > 0 && client >= clientCap/2 {
 		wait := *w * host / 100
-		cl.Score = max(cl.Score, (client+wait)/(cpuCeiling*clientCap))
+		cl.Score = max(cl.Score, min(client+wait, clientCap)/(cpuCeiling*clientCap))
 		cl.Why += fmt.Sprintf(", and its threads waited %.2f s a second more for a CPU", wait)
 	}
 	out := []Limit{cl}
