@@ -493,3 +493,25 @@ func TestTelemetryLeavesCommitsAlone(t *testing.T) {
 		t.Errorf("settings %v, %v: want the note that the reads count", settings, err)
 	}
 }
+
+// TestCommitsMonotonic: a reading one high, by a flush published before
+// dbrig counted it, does not make the next reading a step back, which a
+// summary would take for a reset; a real reset, to far less than the
+// flushes could explain, still reads as one.
+func TestCommitsMonotonic(t *testing.T) {
+	s := &source{}
+	for i, c := range []struct {
+		commits float64
+		flushed int64
+		want    float64
+	}{
+		{100, 4, 100}, {101, 4, 101}, // one high: a flush published, not yet counted
+		{100, 5, 101},            // counted: held, not a step back
+		{140, 5, 140}, {3, 5, 3}, // the server forgot its statistics
+		{9, 6, 9},
+	} {
+		if got := s.monotonic(c.commits, c.flushed); got != c.want {
+			t.Errorf("reading %d: monotonic(%v, %d) = %v, want %v", i, c.commits, c.flushed, got, c.want)
+		}
+	}
+}
