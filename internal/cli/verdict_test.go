@@ -128,8 +128,8 @@ func TestVerdictCommitPostgres(t *testing.T) {
 // parallel: its 8 VUs get one CPU, and GOMAXPROCS is the process's, so
 // beside the other tests' runs in this process (40 embedded VUs, a
 // server's loads) its client stood at 93-96% of that CPU's ceiling, its
-// sessions seldom overlapped, and they waited on commits, not on each other (3 of
-// 4 runs of the verdict tests alone failed so).
+// sessions seldom overlapped, and they waited on commits, not on each
+// other (3 of 4 runs of the verdict tests alone failed so).
 func TestVerdictLocksPostgres(t *testing.T) {
 	u := managedURL(t, server.Confinement{})
 	mustRun(t, "build", "block-io", "--target", u, "--scale", "1024")

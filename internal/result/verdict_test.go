@@ -170,14 +170,14 @@ func TestClientRunQueueWait(t *testing.T) {
 	if l.Kind != LimitClientCPU || l.Score < 1 || !strings.Contains(l.Why, "used 0.78 of the 1 CPU it may use, and its threads waited 0.20 s a second more for a CPU") {
 		t.Errorf("with its run-queue wait: %+v, want the client's CPU at its ceiling, and why", l)
 	}
-	// A client that used less than half its CPUs, on a host with CPU to
-	// spare, wanted no more, whatever its wake-ups waited.
 	// The wait lifts the score no further than all its CPUs: a client
 	// that used 1.2 of 1 and waited 0.4 scores on its use.
 	host.Client, wait = 60, 20
 	if l := cpuLimits(d, telemetry.Summary{Host: host}, &Verdict{})[0]; math.Abs(l.Score-1.2/0.9) > 1e-9 {
 		t.Errorf("a client at 1.2 of its 1 CPU, waiting 0.4: score %.3f, want its use's %.3f", l.Score, 1.2/0.9)
 	}
+	// A client that used less than half its CPUs, on a host with CPU to
+	// spare, wanted no more, whatever its wake-ups waited.
 	host.Client, wait = 20, 40
 	if l := cpuLimits(d, telemetry.Summary{Host: host}, &Verdict{})[0]; l.Score >= 1 || strings.Contains(l.Why, "waited") {
 		t.Errorf("a client at 0.4 of its CPU: %+v, want it below its ceiling", l)

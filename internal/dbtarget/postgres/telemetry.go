@@ -51,7 +51,8 @@ type source struct {
 	sampler  *link
 	edge     *link
 	counters []stat
-	// commits is the highest Commits read so far (see Counters).
+	// commits is the Commits Counters last returned, held against
+	// dbrig's own flushes (see monotonic).
 	mu      sync.Mutex
 	commits float64
 }
