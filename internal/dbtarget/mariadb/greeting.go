@@ -8,6 +8,8 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	"github.com/dbrig/dbrig/internal/dbtarget"
 )
 
 // greetingWait bounds the wait for a server's greeting on the first
@@ -46,8 +48,7 @@ var errNoGreeting = errors.New("no MariaDB greeting")
 // so that its first packet is checked.
 func (g *greeting) dial(timeout time.Duration) func(ctx context.Context, network, addr string) (net.Conn, error) {
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
-		var d net.Dialer
-		c, err := d.DialContext(ctx, network, addr)
+		c, err := dbtarget.Dialer().DialContext(ctx, network, addr)
 		var ne net.Error
 		if errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout() {
 			g.set(fmt.Sprintf("%s did not answer within %s", addr, timeout))

@@ -132,6 +132,7 @@ func config(s string) (*mysql.Config, error) {
 	if cfg.Timeout == 0 {
 		cfg.Timeout = 10 * time.Second
 	}
+	cfg.DialFunc = dbtarget.Dialer().DialContext
 	if cfg.Params == nil {
 		cfg.Params = map[string]string{}
 	}

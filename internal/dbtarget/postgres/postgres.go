@@ -13,7 +13,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -350,9 +349,11 @@ func (t *Target) Started(ctx context.Context) (time.Time, error) {
 
 // link is a connection of the harness's own, reopened when lost: a server
 // restarted mid-run must not cost the run its counters, when the virtual
-// users ride it out. mu guards c, since it is replaced when lost.
+// users ride it out. mu, a lock that a wait for can give up on, guards c,
+// since it is replaced when lost: a read that a silent server holds up must
+// not hold another past its own deadline.
 type link struct {
-	mu       sync.Mutex
+	mu       chan struct{}
 	c        *pgx.Conn
 	connect  func(context.Context) (*pgx.Conn, error)
 	classify func(error) dbtarget.ErrClass
@@ -363,6 +364,7 @@ type link struct {
 // link connects with cfg and keeps reconnecting with it.
 func (t *Target) link(ctx context.Context, cfg *pgx.ConnConfig) (*link, error) {
 	l := &link{
+		mu:       make(chan struct{}, 1),
 		connect:  func(ctx context.Context) (*pgx.Conn, error) { return t.connect(ctx, cfg) },
 		classify: t.Classify,
 		explain:  t.pooled,
@@ -376,8 +378,12 @@ func (t *Target) link(ctx context.Context, cfg *pgx.ConnConfig) (*link, error) {
 
 // do runs q on the connection, reopening it if it was lost.
 func (l *link) do(ctx context.Context, q func(context.Context, *pgx.Conn) error) error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
+	select {
+	case l.mu <- struct{}{}:
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+	defer func() { <-l.mu }()
 	return l.explain(dbtarget.Reconnecting(ctx, l.classify,
 		func(ctx context.Context) error {
 			c, err := l.connect(ctx)
@@ -392,8 +398,8 @@ func (l *link) do(ctx context.Context, q func(context.Context, *pgx.Conn) error)
 }
 
 func (l *link) close() error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
+	l.mu <- struct{}{}
+	defer func() { <-l.mu }()
 	return l.c.Close(context.Background())
 }
 

@@ -8,6 +8,8 @@ import (
 	"net"
 	"syscall"
 	"unsafe"
+
+	"github.com/dbrig/dbrig/internal/dbtarget"
 )
 
 // quietConn reads and writes its socket with raw system calls, while still
@@ -44,8 +46,7 @@ type rawIO struct {
 // The raw read and write system calls are Linux's; elsewhere dialQuiet
 // (quiet_other.go) returns the plain connection.
 func dialQuiet(ctx context.Context, network, addr string) (net.Conn, error) {
-	var d net.Dialer
-	c, err := d.DialContext(ctx, network, addr)
+	c, err := dbtarget.Dialer().DialContext(ctx, network, addr)
 	if err != nil {
 		return nil, err
 	}
