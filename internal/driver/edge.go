@@ -2,7 +2,7 @@ package driver
 
 import (
 	"context"
-	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -14,8 +14,10 @@ import (
 type edge struct {
 	// asked closes when the driver asks the VUs to stop at the edge.
 	asked chan struct{}
-	// arrived waits for every VU to have stopped there, or left.
-	arrived sync.WaitGroup
+	// away counts the VUs yet to stop there, or leave; all closes as the
+	// last one does.
+	away atomic.Int32
+	all  chan struct{}
 	// read closes once the edge has been read, and the VUs go on.
 	read chan struct{}
 	// askedAt and readAt are when asked and read closed, each written
@@ -25,27 +27,38 @@ type edge struct {
 }
 
 func newEdge(vus int) *edge {
-	e := &edge{asked: make(chan struct{}), read: make(chan struct{})}
-	e.arrived.Add(vus)
+	e := &edge{asked: make(chan struct{}), read: make(chan struct{}), all: make(chan struct{})}
+	e.away.Store(int32(vus))
+	if vus == 0 {
+		close(e.all)
+	}
 	return e
 }
 
+// arrive is a VU's, as it stops at the edge or leaves before it.
+func (e *edge) arrive() {
+	if e.away.Add(-1) == 0 {
+		close(e.all)
+	}
+}
+
 // hold asks every VU to stop at the edge and waits until all have, until
-// wait has passed, or until gone closes: a VU stuck in a transaction (a
-// stalled server) does not hold the edge longer, and VUs still trying to
-// reach a server given up never come.
-func (e *edge) hold(wait time.Duration, gone <-chan struct{}) {
+// wait has passed, or until gone or quit closes: a VU stuck in a
+// transaction (a silent server) does not hold the edge longer, and VUs
+// still trying to reach a server given up never come. It returns how many
+// VUs had not come.
+func (e *edge) hold(wait time.Duration, gone, quit <-chan struct{}) int {
 	e.askedAt = time.Now().UnixNano()
 	close(e.asked)
-	all := make(chan struct{})
-	go func() { e.arrived.Wait(); close(all) }()
 	t := time.NewTimer(wait)
 	defer t.Stop()
 	select {
-	case <-all:
+	case <-e.all:
 	case <-t.C:
 	case <-gone:
+	case <-quit:
 	}
+	return int(max(e.away.Load(), 0))
 }
 
 // release lets the VUs go on, the edge read.
@@ -85,7 +98,7 @@ func (e *vuEdges) reach(ctx context.Context, stop <-chan struct{}) bool {
 	ed := e.all[e.next]
 	e.next++
 	flush(ctx, e.f)
-	ed.arrived.Done()
+	ed.arrive()
 	if e.next == len(e.all) {
 		return false
 	}
@@ -147,7 +160,7 @@ func (e *vuEdges) leave(ctx context.Context) {
 	}
 	flush(ctx, e.f)
 	for ; e.next < len(e.all); e.next++ {
-		e.all[e.next].arrived.Done()
+		e.all[e.next].arrive()
 	}
 }
 

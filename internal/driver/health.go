@@ -1,6 +1,7 @@
 package driver
 
 import (
+	"context"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -37,6 +38,9 @@ type health struct {
 	outages []Span
 	stalls  []Span
 	lost    bool
+	// silent says the server was lost because it stopped answering, not
+	// because it refused connections.
+	silent bool
 }
 
 func newHealth(started time.Time, lostAfter, stallAfter time.Duration) *health {
@@ -77,8 +81,11 @@ func (h *health) ended(now int64) {
 }
 
 // check is the ticker's, once a second: it opens and closes stalls, and
-// reports whether the server has now been out of reach for lostAfter,
-// which gives it up and ends the run.
+// reports whether the server has now been out of reach, or silent, for
+// lostAfter, which gives it up and ends the run. A stall that lasts
+// lostAfter is a server that no longer answers (frozen, or behind a
+// connection that a proxy or the network left half-open): it is lost as
+// surely as one that refuses connections.
 func (h *health) check(now time.Time, states []*vuState) bool {
 	if since := h.down.Load(); since != 0 && now.Sub(time.Unix(0, since)) >= h.lostAfter {
 		return h.giveUp(now)
@@ -93,13 +100,17 @@ func (h *health) check(now time.Time, states []*vuState) bool {
 			// A transaction ended as the stall was being opened.
 			end = last
 		}
-		if end != 0 {
-			h.mu.Lock()
-			h.stalls = append(h.stalls, h.span(began, end))
-			h.mu.Unlock()
-			h.resumed.Store(0)
-			h.stalled.Store(0)
+		if end == 0 {
+			if now.Sub(time.Unix(0, began)) >= h.lostAfter {
+				return h.giveUpSilent(began, now)
+			}
+			return false
 		}
+		h.mu.Lock()
+		h.stalls = append(h.stalls, h.span(began, end))
+		h.mu.Unlock()
+		h.resumed.Store(0)
+		h.stalled.Store(0)
 		return false
 	}
 	if waiting && last > 0 && now.Sub(time.Unix(0, last)) >= h.stallAfter {
@@ -110,8 +121,9 @@ func (h *health) check(now time.Time, states []*vuState) bool {
 
 // await waits, as the window closes, for a server out of reach to come
 // back, up to lostAfter since it went, and gives it up if it does not;
-// it reports whether there is a server.
-func (h *health) await() bool {
+// it reports whether there is a server. Quit ends the wait, the server
+// not given up.
+func (h *health) await(quit <-chan struct{}) bool {
 	for {
 		since := h.down.Load()
 		if since == 0 {
@@ -121,8 +133,27 @@ func (h *health) await() bool {
 			h.giveUp(time.Now())
 			return false
 		}
-		time.Sleep(50 * time.Millisecond)
+		select {
+		case <-quit:
+			return false
+		case <-time.After(50 * time.Millisecond):
+		}
 	}
+}
+
+// silentSince is when the server was last heard from, as far as the
+// run can tell: the start of the stall open now, else now.
+func (h *health) silentSince(now time.Time) time.Time {
+	if began := h.stalled.Load(); began != 0 && h.resumed.Load() == 0 {
+		return time.Unix(0, began)
+	}
+	return now
+}
+
+// bounded is ctx with the deadline by which a read of the server must
+// answer: lostAfter after it was last heard from.
+func (h *health) bounded(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithDeadline(ctx, h.silentSince(time.Now()).Add(h.lostAfter))
 }
 
 func (h *health) gaveUp() bool {
@@ -138,14 +169,27 @@ func (h *health) giveUp(now time.Time) bool {
 	if since == 0 {
 		return false
 	}
+	h.lose(since, now, false)
+	return true
+}
+
+// giveUpSilent records the server's loss, silent since since (UnixNano):
+// the stall open since then, or an edge's read that was not answered,
+// becomes the outage that ended the run.
+func (h *health) giveUpSilent(since int64, now time.Time) bool {
+	h.lose(since, now, true)
+	h.stalled.Store(0)
+	return true
+}
+
+func (h *health) lose(since int64, now time.Time, silent bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if !h.lost {
-		h.lost = true
+		h.lost, h.silent = true, silent
 		h.outages = append(h.outages, h.span(since, now.UnixNano()))
 		close(h.gone)
 	}
-	return true
 }
 
 // finish closes a stall still open as the run ends, at now.

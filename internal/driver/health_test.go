@@ -49,10 +49,16 @@ func (f *faulty) state() (down bool, thawed chan struct{}) {
 type faultyVU struct{ f *faulty }
 
 func (v *faultyVU) Next() int { return 0 }
-func (v *faultyVU) Run(context.Context, int, Tally) error {
+func (v *faultyVU) Run(ctx context.Context, _ int, _ Tally) error {
 	down, thawed := v.f.state()
 	if thawed != nil {
-		<-thawed
+		// As a database driver does, a cancelled call gives up on a
+		// server that answers nothing.
+		select {
+		case <-thawed:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
 	if down {
 		return errGone
@@ -77,7 +83,7 @@ func TestRunGivesUpALostServer(t *testing.T) {
 	var edges []bool
 	started := time.Now()
 	res, err := Run(context.Background(), f, Config{VUs: 2, Rampup: 500 * time.Millisecond, Duration: time.Minute,
-		Classify: classify, LostAfter: 1500 * time.Millisecond, WindowEdge: func(start bool) { edges = append(edges, start) }})
+		Classify: classify, LostAfter: 1500 * time.Millisecond, WindowEdge: func(_ context.Context, start bool) error { edges = append(edges, start); return nil }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +116,7 @@ func TestRunRidesOutAShortOutage(t *testing.T) {
 	f.at(2*time.Second, false, false)
 	var edges []bool
 	res, err := Run(context.Background(), f, Config{VUs: 2, Duration: 3 * time.Second, Classify: classify,
-		LostAfter: 5 * time.Second, WindowEdge: func(start bool) { edges = append(edges, start) }})
+		LostAfter: 5 * time.Second, WindowEdge: func(_ context.Context, start bool) error { edges = append(edges, start); return nil }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +188,7 @@ func TestRunWaitsForAServerAtTheEnd(t *testing.T) {
 	f.at(2600*time.Millisecond, false, false)
 	var edges []bool
 	res, err := Run(context.Background(), f, Config{VUs: 2, Duration: 2 * time.Second, Classify: classify,
-		LostAfter: 5 * time.Second, WindowEdge: func(start bool) { edges = append(edges, start) }})
+		LostAfter: 5 * time.Second, WindowEdge: func(_ context.Context, start bool) error { edges = append(edges, start); return nil }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,6 +197,122 @@ func TestRunWaitsForAServerAtTheEnd(t *testing.T) {
 	}
 	if o := res.Outages[0]; o.Seconds < 1.5 || o.Seconds > 2.2 {
 		t.Errorf("outage %+v, want about 1.6 s: the VUs retry at once when the window closes", o)
+	}
+}
+
+// TestRunGivesUpASilentServer: a server that stops answering 1 s into the
+// window (frozen, or behind a half-open connection: calls neither fail nor
+// end) is a stall, and once nothing has ended for LostAfter, a server lost:
+// the run ends there, not when the server wakes, marked silent, its rates
+// over the second it answered, and the VUs' calls in hand cancelled.
+func TestRunGivesUpASilentServer(t *testing.T) {
+	f := &faulty{}
+	f.at(1500*time.Millisecond, false, true)
+	defer f.at(0, false, false)
+	var edges []bool
+	started := time.Now()
+	res, err := Run(context.Background(), f, Config{VUs: 2, Rampup: 500 * time.Millisecond, Duration: time.Minute, Classify: classify,
+		StallAfter: 500 * time.Millisecond, LostAfter: 2 * time.Second,
+		WindowEdge: func(_ context.Context, start bool) error { edges = append(edges, start); return nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(started); took > 8*time.Second {
+		t.Errorf("the run took %s, want it ended about LostAfter after the server went silent", took)
+	}
+	if !res.ServerLost || !res.LostSilent || res.Interrupted || len(res.Outages) != 1 || len(res.Stalls) != 0 {
+		t.Fatalf("lost %v (silent %v), interrupted %v, outages %+v, stalls %+v; want one outage, the silence that lost the server",
+			res.ServerLost, res.LostSilent, res.Interrupted, res.Outages, res.Stalls)
+	}
+	if o := res.Outages[0]; o.At < 1.4 || o.At > 1.7 || o.Seconds < 2 || o.Seconds > 3.2 {
+		t.Errorf("outage %+v, want from 1.5 s for about LostAfter, 2 s", o)
+	}
+	if len(edges) != 1 || !edges[0] {
+		t.Errorf("window edges %v, want only the start", edges)
+	}
+	if w := res.WindowSeconds(); w < 0.9 || w > 1.2 {
+		t.Errorf("window %.2f s, want the second the server answered", w)
+	}
+}
+
+// TestRunGivesUpAnEdgeNotAnswered: a server that answers the virtual users
+// to the window's end but not the read of its end edge is lost once it has
+// been silent LostAfter, not waited for.
+func TestRunGivesUpAnEdgeNotAnswered(t *testing.T) {
+	var edges []bool
+	started := time.Now()
+	res, err := Run(context.Background(), &faulty{}, Config{VUs: 2, Duration: time.Second, Classify: classify, LostAfter: 1500 * time.Millisecond,
+		WindowEdge: func(ctx context.Context, start bool) error {
+			edges = append(edges, start)
+			if start {
+				return nil
+			}
+			<-ctx.Done()
+			return ctx.Err()
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(started); took > 6*time.Second {
+		t.Errorf("the run took %s, want it ended LostAfter after the end edge was asked", took)
+	}
+	if !res.ServerLost || !res.LostSilent || len(edges) != 2 {
+		t.Fatalf("lost %v (silent %v), edges %v; want both edges tried and the server lost, silent", res.ServerLost, res.LostSilent, edges)
+	}
+	if o := res.Outages[0]; o.At < 0.9 || o.Seconds < 1.4 || o.Seconds > 2.5 {
+		t.Errorf("outage %+v, want from the window's end for LostAfter", o)
+	}
+}
+
+// TestRunWindowClosesLate: transactions in hand at the window's end hold
+// its edge no longer than StallAfter; the window's end is then late by
+// that much, with the VUs still in one counted, and its length is the
+// true one.
+func TestRunWindowClosesLate(t *testing.T) {
+	f := &faulty{}
+	f.at(1800*time.Millisecond, false, true)
+	f.at(3500*time.Millisecond, false, false)
+	res, err := Run(context.Background(), f, Config{VUs: 2, Duration: 2 * time.Second, Classify: classify,
+		StallAfter: time.Second, LostAfter: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ServerLost || res.Stuck != 2 || res.Late < 900*time.Millisecond || res.Late > 1500*time.Millisecond {
+		t.Fatalf("lost %v, late %s with %d VUs stuck; want the edge held StallAfter, 1 s, for both VUs", res.ServerLost, res.Late, res.Stuck)
+	}
+	if w := res.WindowSeconds(); w < 2.9 || w > 3.5 {
+		t.Errorf("window %.2f s, want its true length: 2 s and the 1 s its edge waited", w)
+	}
+}
+
+// TestRunQuit: after an interrupt, a server that answers nothing would
+// hold the run for LostAfter; Quit, the second interrupt, ends it at once
+// with what it has.
+func TestRunQuit(t *testing.T) {
+	f := &faulty{}
+	f.at(500*time.Millisecond, false, true)
+	defer f.at(0, false, false)
+	ctx, interrupt := context.WithCancel(context.Background())
+	time.AfterFunc(time.Second, interrupt)
+	quit := make(chan struct{})
+	time.AfterFunc(2*time.Second, func() { close(quit) })
+	started := time.Now()
+	res, err := Run(ctx, f, Config{VUs: 2, Duration: time.Minute, Classify: classify, LostAfter: time.Minute, Quit: quit,
+		WindowEdge: func(ctx context.Context, start bool) error {
+			if start {
+				return nil
+			}
+			<-ctx.Done()
+			return ctx.Err()
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(started); took > 5*time.Second {
+		t.Errorf("the run took %s after Quit at 2 s, want it ended at once", took)
+	}
+	if !res.Interrupted || res.ServerLost || res.WindowStart.IsZero() {
+		t.Errorf("interrupted %v, lost %v; want the run kept, interrupted, the server not judged lost", res.Interrupted, res.ServerLost)
 	}
 }
 

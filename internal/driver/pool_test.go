@@ -161,9 +161,10 @@ func TestPoolEdges(t *testing.T) {
 	var marks []int64
 	res, err := Run(context.Background(), w, Config{VUs: 50, Connections: 3, Rampup: 100 * time.Millisecond,
 		Duration: 600 * time.Millisecond, Classify: classify,
-		WindowEdge: func(bool) {
+		WindowEdge: func(context.Context, bool) error {
 			time.Sleep(600 * time.Millisecond)
 			marks = append(marks, w.published.Load())
+			return nil
 		}})
 	if err != nil {
 		t.Fatal(err)

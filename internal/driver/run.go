@@ -27,13 +27,22 @@ type Config struct {
 	// MaxRetries bounds the retries of one transaction (default 10).
 	MaxRetries int
 	// WindowEdge is called as the measured window starts (start true) and
-	// ends, so that database-side counters are read at the same edges.
-	WindowEdge func(start bool)
+	// ends, so that database-side counters are read at the same edges. Its
+	// ctx ends LostAfter after the server was last heard from, or as Quit
+	// closes; an error once that deadline has passed gives the server up
+	// as silent.
+	WindowEdge func(ctx context.Context, start bool) error
 	// Progress is called about once a second.
 	Progress func(Tick)
 	// Grace is how long VUs may take to finish their current transaction
-	// once the run ends, before it is cancelled (default 30s).
+	// once the run ends, before it is cancelled (default 30s). A window's
+	// edge holds them no longer than StallAfter of it, or the window would
+	// stretch with a transaction that does not end.
 	Grace time.Duration
+	// Quit closes on the user's second interrupt: the run stops waiting,
+	// for virtual users at an edge, the edge's read, a server out of reach
+	// or the transactions in hand, and returns what it has.
+	Quit <-chan struct{}
 	// Observer, when set, follows the run as it happens.
 	Observer Observer
 	// Actions are done to the system under test at set moments of the run.
@@ -181,8 +190,14 @@ type Result struct {
 	// that would not reopen to the first that did. With ServerLost, the
 	// last one lasted LostAfter, or to the window's end, and ended the run.
 	Outages []Span
-	// ServerLost says the run ended without a server.
-	ServerLost bool
+	// ServerLost says the run ended without a server; LostSilent that
+	// it had stopped answering, rather than refused connections.
+	ServerLost, LostSilent bool
+	// Late is how long after it was asked to close the window did close:
+	// its edge waited for the transactions in hand, and Stuck virtual
+	// users were still in one when it stopped waiting.
+	Late  time.Duration
+	Stuck int
 	// Stalls are the stretches of StallAfter or more in which no
 	// transaction ended while virtual users waited in one.
 	Stalls []Span
@@ -253,6 +268,7 @@ func Run(ctx context.Context, w Workload, cfg Config) (*Result, error) {
 // finished closing once they have all stopped, and gathers the result.
 func (r *runState) drive(w Workload, finished <-chan struct{}) (*Result, error) {
 	defer r.end()
+	defer r.cancelQuit()
 	defer r.cancelWork()
 	acted := act(r.work, r.res, r.cfg.Actions, r.stop, r.abort)
 	ticks := r.startTicker()
@@ -355,9 +371,12 @@ type runState struct {
 	ended context.Context
 	end   context.CancelFunc
 	// work outlives stop by the grace period so in-flight transactions
-	// can finish instead of being cut off mid-statement.
+	// can finish instead of being cut off mid-statement; quit (the
+	// caller's Quit, as a context) ends it at once.
 	work       context.Context
 	cancelWork context.CancelFunc
+	quit       context.Context
+	cancelQuit context.CancelFunc
 	abortOnce  sync.Once
 	abortErr   error
 	states     []*vuState
@@ -379,7 +398,8 @@ type runState struct {
 func newRunState(ctx context.Context, cfg Config, sched Schedule, holders, types, tallies int) *runState {
 	r := &runState{ctx: ctx, sched: sched, states: make([]*vuState, holders), edges: []*edge{newEdge(holders), newEdge(holders)}}
 	r.ended, r.end = context.WithCancel(ctx)
-	r.work, r.cancelWork = context.WithCancel(context.WithoutCancel(ctx))
+	r.quit, r.cancelQuit = untilClosed(context.WithoutCancel(ctx), cfg.Quit)
+	r.work, r.cancelWork = context.WithCancel(r.quit)
 	r.cfg, r.stop, r.hurry, r.abort = &cfg, make(chan struct{}), make(chan struct{}), r.abortWith
 	r.setPhase(PhaseRampup)
 	r.res = &Result{Started: sched.Start}
@@ -485,12 +505,10 @@ func (r *runState) windowLeft() time.Duration {
 // after Open, and the edge is read halfway through.
 func (r *runState) openWindow() {
 	if r.cfg.Each == 0 {
-		r.edges[0].hold(r.cfg.Grace, r.health.gone)
+		r.edges[0].hold(r.holdFor(), r.health.gone, r.quit.Done())
 	}
 	sleepUntil(r.sched.Open.Add(r.sched.Hold / 2))
-	if r.cfg.WindowEdge != nil {
-		r.cfg.WindowEdge(true)
-	}
+	r.readEdge(true)
 	sleepUntil(r.sched.Open.Add(r.sched.Hold))
 	r.res.WindowStart = time.Now()
 	r.setPhase(PhaseMeasure)
@@ -508,27 +526,61 @@ func (r *runState) closeWindow() {
 	// Virtual users reconnecting are hurried, and stop at the edge
 	// once they are back (a reconnect does not stop there).
 	close(r.hurry)
-	r.edges[1].hold(r.cfg.Grace, r.health.gone)
+	r.res.Stuck = r.edges[1].hold(r.holdFor(), r.health.gone, r.quit.Done())
 	r.setPhase(PhaseDone)
 	r.res.WindowEnd = time.Now()
+	r.res.Late = r.res.WindowEnd.Sub(asked)
 	sleepUntil(asked.Add(r.sched.Hold / 2))
 	// A window that closes without a server waits for it, up to
 	// LostAfter since it went; without it the run ends as lost, and
 	// its edge has nothing to read.
-	if r.health.await() && r.cfg.WindowEdge != nil {
-		r.cfg.WindowEdge(false)
+	if r.health.await(r.quit.Done()) {
+		r.readEdge(false)
 	}
 	r.edges[1].release()
 }
 
+// holdFor is how long an edge waits for the virtual users to finish the
+// transaction in hand: Grace, but no longer than a stall takes to be
+// one. A transaction that has not ended by then counts on neither side of
+// the edge, the database's count read before it commits.
+func (r *runState) holdFor() time.Duration {
+	if r.cfg.StallAfter > 0 {
+		return min(r.cfg.Grace, r.cfg.StallAfter)
+	}
+	return r.cfg.Grace
+}
+
+// readEdge reads the window's edge, within LostAfter of when the server
+// was last heard from: a read it does not answer by then gives it up as
+// silent, and ends the run.
+func (r *runState) readEdge(start bool) {
+	if r.cfg.WindowEdge == nil {
+		return
+	}
+	ctx, cancel := r.health.bounded(r.quit)
+	defer cancel()
+	since := r.health.silentSince(time.Now())
+	if err := r.cfg.WindowEdge(ctx, start); err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		r.health.giveUpSilent(since.UnixNano(), time.Now())
+		r.end()
+	}
+}
+
 // stopVUs stops the VUs, which finish the transaction in hand; those
-// still in one after Grace are cancelled.
+// still in one after Grace are cancelled, and at once when the server was
+// given up (nothing in hand will end) or on Quit.
 func (r *runState) stopVUs(finished <-chan struct{}) {
 	close(r.stop)
+	if r.health.gaveUp() {
+		r.cancelWork()
+	}
 	select {
 	case <-finished:
 	case <-time.After(r.cfg.Grace):
 		r.cancelWork()
+		<-finished
+	case <-r.quit.Done():
 		<-finished
 	}
 }
@@ -537,7 +589,7 @@ func (r *runState) stopVUs(finished <-chan struct{}) {
 func (r *runState) collect(names []string, tallies int) *Result {
 	res, h := r.res, r.health
 	h.finish(time.Now())
-	res.Outages, res.ServerLost, res.Stalls = h.outages, h.lost, h.stalls
+	res.Outages, res.ServerLost, res.LostSilent, res.Stalls = h.outages, h.lost, h.silent, h.stalls
 	for _, s := range r.states {
 		r.seconds.add(s.second.at, s.second.h)
 	}
@@ -617,6 +669,22 @@ func sleep(d time.Duration, stop <-chan struct{}) bool {
 	case <-t.C:
 		return true
 	}
+}
+
+// untilClosed is ctx, cancelled as quit closes (nil never does) or as
+// the returned cancel is called.
+func untilClosed(ctx context.Context, quit <-chan struct{}) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(ctx)
+	if quit != nil {
+		go func() {
+			select {
+			case <-quit:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+	}
+	return ctx, cancel
 }
 
 // sleepUntil sleeps until t, if it is still to come.

@@ -80,7 +80,7 @@ func TestRunCountsOnlyTheWindow(t *testing.T) {
 	var ticks int
 	res, err := Run(context.Background(), w, Config{
 		VUs: 3, Rampup: 300 * time.Millisecond, Duration: 1500 * time.Millisecond, Classify: classify,
-		WindowEdge: func(start bool) { edges = append(edges, start) },
+		WindowEdge: func(_ context.Context, start bool) error { edges = append(edges, start); return nil },
 		Progress:   func(Tick) { ticks++ },
 	})
 	if err != nil {
@@ -220,7 +220,7 @@ func TestRunFixedWork(t *testing.T) {
 	var edges []bool
 	w := &counting{counters: 10}
 	res, err := Run(context.Background(), w, Config{VUs: 3, Each: 7, Rampup: time.Hour, Classify: classify,
-		WindowEdge: func(start bool) { edges = append(edges, start) }})
+		WindowEdge: func(_ context.Context, start bool) error { edges = append(edges, start); return nil }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -413,7 +413,7 @@ func TestEdgesFlush(t *testing.T) {
 		var marks []int64
 		res, err := Run(context.Background(), w, Config{
 			VUs: 6, Rampup: 100 * time.Millisecond, Duration: 500 * time.Millisecond, Classify: classify,
-			WindowEdge: func(bool) { marks = append(marks, w.published.Load()) },
+			WindowEdge: func(context.Context, bool) error { marks = append(marks, w.published.Load()); return nil },
 		})
 		if err != nil {
 			t.Fatal(err)

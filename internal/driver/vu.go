@@ -199,6 +199,12 @@ type reconnecter interface {
 	Reconnect(ctx context.Context) error
 }
 
+// reconnectWait bounds one attempt to reconnect: a server that takes
+// connections but answers nothing (stopped, or behind a half-open proxy)
+// would otherwise hold a virtual user in its start-up for ever, and the
+// run would never learn that the server was out of reach.
+const reconnectWait = 10 * time.Second
+
 // reconnect retries with backoff until it works or the run stops. A
 // first failure makes the server unreachable since lost, the moment the
 // connection was lost.
@@ -206,7 +212,10 @@ func reconnect(ctx context.Context, v reconnecter, sh *shared, lost time.Time) b
 	const first = 100 * time.Millisecond
 	backoff, hurry := first, sh.hurry
 	for tries := 0; ; tries++ {
-		if v.Reconnect(ctx) == nil {
+		attempt, cancel := context.WithTimeout(ctx, min(reconnectWait, sh.cfg.LostAfter))
+		err := v.Reconnect(attempt)
+		cancel()
+		if err == nil {
 			sh.health.reached(time.Now())
 			return true
 		}

@@ -22,8 +22,11 @@ func lostLine(d *result.Document) string {
 	if l == nil {
 		return ""
 	}
-	return fmt.Sprintf("FAILED: server lost at %.1f s and not back %.1f s later; the figures cover the %.1f s of the %.1f s window the server was up.",
-		l.At, l.Seconds, d.WindowSeconds, l.Window)
+	what := fmt.Sprintf("server lost at %.1f s and not back %.1f s later", l.At, l.Seconds)
+	if l.Silent {
+		what = fmt.Sprintf("server not answering from %.1f s for %.1f s", l.At, l.Seconds)
+	}
+	return fmt.Sprintf("FAILED: %s; the figures cover the %.1f s of the %.1f s window the server was up.", what, d.WindowSeconds, l.Window)
 }
 
 // reliabilityLines are what was done to the system under test during the

@@ -2,9 +2,14 @@ package result
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/dbrig/dbrig/internal/driver"
 )
+
+// lateNoted is how late a window must close to be said so: an edge waits
+// for the transactions in hand, which take milliseconds in a healthy run.
+const lateNoted = 1.0
 
 // health records what happened to the server during r, as figures and
 // as notes.
@@ -26,10 +31,22 @@ func (d *Document) health(r *driver.Result) {
 		if !r.WindowStart.IsZero() {
 			window = r.WindowEnd.Sub(r.WindowStart).Seconds()
 		}
-		d.ServerLost = &ServerLost{At: o.At, Seconds: o.Seconds, Errors: errs, Window: window}
+		d.ServerLost = &ServerLost{At: o.At, Seconds: o.Seconds, Errors: errs, Window: window, Silent: r.LostSilent}
 		d.Notes = append(d.Notes,
 			fmt.Sprintf("Server lost at %.1f s and not back %.1f s later: the run ended there, a failure (%d errors in the window)", o.At, o.Seconds, errs),
 			fmt.Sprintf("Throughput is over the %.1f s of the window the server was up, not all its %.1f s", r.WindowSeconds(), window))
+		if r.LostSilent {
+			d.Notes[len(d.Notes)-2] = fmt.Sprintf("Server lost at %.1f s: it answered nothing for %.1f s (stopped, or behind a connection left half-open), and the run ended there, a failure (%d errors in the window)", o.At, o.Seconds, errs)
+		}
+	}
+	// A server lost says why the window's end waited.
+	if late := r.Late.Seconds(); !r.ServerLost && (late >= lateNoted || r.Stuck > 0) {
+		d.Late = &Late{Seconds: r.Late.Round(time.Millisecond).Seconds(), Stuck: r.Stuck}
+		note := fmt.Sprintf("The window closed %.1f s late, waiting for the transactions in hand", late)
+		if r.Stuck > 0 {
+			note += fmt.Sprintf("; %d %s still in one then, which count on neither side", r.Stuck, plural(r.Stuck, "virtual user was", "virtual users were"))
+		}
+		d.Notes = append(d.Notes, note+fmt.Sprintf(": its rates are over the %.1f s it lasted", r.WindowSeconds()))
 	}
 	for _, s := range r.Stalls {
 		d.Stalls = append(d.Stalls, Span(s))

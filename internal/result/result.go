@@ -69,6 +69,8 @@ type Document struct {
 	// Stalls are the stretches in which no transaction ended while
 	// virtual users waited in one.
 	Stalls []Span `json:"stalls,omitempty"`
+	// Late says the window closed late (rates are over its true length).
+	Late *Late `json:"window_late,omitempty"`
 	// Notes say in words what happened to the server: outages, its loss,
 	// stalls.
 	Notes []string `json:"notes,omitempty"`
@@ -173,6 +175,17 @@ type ServerLost struct {
 	// Window is the measured window's full length, of which the run's
 	// rates count only WindowSeconds, up to the loss.
 	Window float64 `json:"window_seconds"`
+	// Silent says the server stopped answering (frozen, or behind a
+	// half-open connection) rather than refused connections.
+	Silent bool `json:"silent,omitempty"`
+}
+
+// Late is a window that closed a second or more after it was asked to,
+// its end edge waiting for the transactions in hand: by how much, and
+// how many virtual users were still in one when it stopped waiting.
+type Late struct {
+	Seconds float64 `json:"seconds"`
+	Stuck   int     `json:"stuck_vus,omitempty"`
 }
 
 // Event is something that happened to the system under test during a run.

@@ -52,6 +52,9 @@ type Options struct {
 	LostAfter, StallAfter time.Duration
 	// Split runs one part of a run split across processes (--part).
 	Split Split
+	// Quit, closed on a second interrupt, has the run stop waiting on
+	// anything and return what it has (driver.Config.Quit).
+	Quit <-chan struct{}
 }
 
 // Live follows a run as it happens (internal/exporter serves it to Prometheus):
@@ -94,7 +97,7 @@ func Run(ctx context.Context, t dbtarget.Target, w workload.Workload, r workload
 	}
 	o = o.withDefaults()
 	cfg := driver.Config{VUs: o.VUs, Connections: o.Connections, Rampup: o.Rampup, Duration: o.Duration, Classify: t.Classify, Observer: o.Live, Actions: o.Actions,
-		LostAfter: o.LostAfter, StallAfter: o.StallAfter, Progress: o.progress(r), Part: o.Split.Part}
+		LostAfter: o.LostAfter, StallAfter: o.StallAfter, Progress: o.progress(r), Part: o.Split.Part, Quit: o.Quit}
 	if b, ok := r.(workload.Batch); ok {
 		cfg.VUs, cfg.Each = b.Batch()
 		cfg.Rampup, cfg.Duration, cfg.Connections = 0, 0, 0
@@ -134,7 +137,10 @@ func Run(ctx context.Context, t dbtarget.Target, w workload.Workload, r workload
 		return nil, err
 	}
 	if e.err != nil {
-		o.Warn(fmt.Sprintf("database-side counters unavailable: %v", human.OneLine(e.err)))
+		// A server lost is said so in the summary, which is why.
+		if !res.ServerLost {
+			o.Warn(fmt.Sprintf("database-side counters unavailable: %v", human.OneLine(e.err)))
+		}
 		e.marks = [2]workload.Mark{}
 	}
 	e.onDriverClock(res, recording)
@@ -162,7 +168,7 @@ func startEdges(ctx context.Context, t dbtarget.Target, r workload.Run, o Option
 	if !o.Telemetry.Off && marker {
 		src = telemetrySource(ctx, t, o.Warn)
 	}
-	e := &edges{ctx: ctx, r: r, started: started, rec: telemetry.Start(ctx, o.Telemetry, src, started), marker: marker}
+	e := &edges{r: r, started: started, rec: telemetry.Start(ctx, o.Telemetry, src, started), marker: marker}
 	e.flushes, _ = t.(dbtarget.FlushCounter)
 	return e
 }
@@ -230,7 +236,6 @@ func prepare(ctx context.Context, r workload.Run, progress func(string)) error {
 // edges reads the database's marks at the window's edges, as the driver's
 // WindowEdge, and has the telemetry sample just outside them.
 type edges struct {
-	ctx     context.Context
 	r       workload.Run
 	rec     *telemetry.Recorder
 	started time.Time
@@ -269,8 +274,9 @@ func (e *edges) onDriverClock(res *driver.Result, rec *telemetry.Recording) {
 	}
 }
 
-func (e *edges) read(start bool) {
-	ctx := e.ctx
+// read reads the window's edge, start or end, within ctx: the driver's,
+// which ends LostAfter after the server was last heard from.
+func (e *edges) read(ctx context.Context, start bool) error {
 	i := 1
 	if start {
 		i = 0
@@ -280,7 +286,7 @@ func (e *edges) read(start bool) {
 	}
 	if !e.marker {
 		e.rec.Edge(ctx, start)
-		return
+		return nil
 	}
 	// The database's marks are read nearest the window's edges, the
 	// telemetry's just outside them.
@@ -288,8 +294,8 @@ func (e *edges) read(start bool) {
 		e.rec.Edge(ctx, start)
 	}
 	// The marks are read even after Ctrl-C, which is what ends the
-	// window; onDriverClock stamps them.
-	m, err := e.r.Mark(context.WithoutCancel(ctx))
+	// window (the driver's ctx outlives it); onDriverClock stamps them.
+	m, err := e.r.Mark(ctx)
 	if !start {
 		e.rec.Edge(ctx, start)
 	}
@@ -297,6 +303,7 @@ func (e *edges) read(start bool) {
 	if err != nil && e.err == nil {
 		e.err = err
 	}
+	return err
 }
 
 // document is the run's result document: its configuration, the driver's

@@ -323,7 +323,9 @@ func (b *SessionBucket) countBackground(s Session) {
 
 // Edge marks the start (start true) or the end of the measured window:
 // it samples at once, so that the window's figures begin and end with it,
-// and reads the database's breakdowns.
+// and reads the database's breakdowns, each read within ctx (the run's
+// edge's, which a server that stopped answering has already ended: the
+// host is still sampled).
 func (r *Recorder) Edge(ctx context.Context, start bool) {
 	if r == nil {
 		return
@@ -335,15 +337,15 @@ func (r *Recorder) Edge(ctx context.Context, start bool) {
 	// before the sample that opens the window and after the one that
 	// closes it, so that the counters never count them.
 	if !start {
-		t = r.sample(context.WithoutCancel(ctx), true)
+		t = r.sample(ctx, true)
 	}
 	if r.src != nil {
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), sourceTimeout)
+		rctx, cancel := context.WithTimeout(ctx, sourceTimeout)
 		tables, err = r.src.Tables(rctx)
 		cancel()
 	}
 	if start {
-		t = r.sample(context.WithoutCancel(ctx), true)
+		t = r.sample(ctx, true)
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
