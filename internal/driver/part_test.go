@@ -190,7 +190,11 @@ func TestScheduleEdges(t *testing.T) {
 				sched.Close = sched.Open.Add(hold + 800*time.Millisecond)
 				return sched, nil
 			},
-			WindowEdge: func(context.Context, bool) error { edges = append(edges, time.Now()); busy = append(busy, w.inRun.Load()); return nil }})
+			WindowEdge: func(context.Context, bool) error {
+				edges = append(edges, time.Now())
+				busy = append(busy, w.inRun.Load())
+				return nil
+			}})
 		if err != nil {
 			t.Fatal(err)
 		}
