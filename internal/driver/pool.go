@@ -277,6 +277,9 @@ func (r *runState) serve(ctx context.Context, l *lent, pt *poolTerm, ve *vuEdges
 		r.abort(err)
 		return false
 	}
+	if abandoned(ctx, err) {
+		return false
+	}
 	// The rig's pause at an edge is not the database's: it comes out of
 	// the wait, and so of the response time.
 	var held time.Duration

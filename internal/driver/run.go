@@ -555,7 +555,7 @@ func (r *runState) holdFor() time.Duration {
 // was last heard from: a read it does not answer by then gives it up as
 // silent, and ends the run.
 func (r *runState) readEdge(start bool) {
-	if r.cfg.WindowEdge == nil {
+	if r.cfg.WindowEdge == nil || r.quit.Err() != nil {
 		return
 	}
 	ctx, cancel := r.health.bounded(r.quit)

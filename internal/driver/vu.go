@@ -107,6 +107,9 @@ func runVU(ctx context.Context, v VU, ve *vuEdges, s *vuState, sh *shared) {
 			sh.abort(err)
 			return
 		}
+		if abandoned(ctx, err) {
+			return
+		}
 		rolledBack := errors.Is(err, ErrRollback)
 		ok := err == nil || rolledBack
 		if cfg.Observer != nil {
@@ -156,6 +159,13 @@ func (sh *shared) count(s *vuState, tx int, err error, retries int64, t Tally, e
 		}
 	}
 	return class
+}
+
+// abandoned says a transaction failed because the run cancelled it (its
+// server given up, its grace over, or Quit): its end is unknown, and it
+// counts as neither a completion nor the database's failure.
+func abandoned(ctx context.Context, err error) bool {
+	return err != nil && ctx.Err() != nil
 }
 
 // runner runs a transaction: a VU, or a session lent to a terminal.

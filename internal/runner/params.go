@@ -42,9 +42,9 @@ var Params = []Param{
 		field: func(o *Options) any { return &o.ClientCPUs }},
 	{Name: "sample", Default: "1s", Usage: "how often host and database telemetry is sampled",
 		field: func(o *Options) any { return &o.Telemetry.Interval }},
-	{Name: "lost_after", Default: dbtarget.ReconnectLimit.String(), Usage: "how long the server may stay out of reach before the run gives it up, ends and fails",
+	{Name: "lost_after", Default: dbtarget.ReconnectLimit.String(), Usage: "how long the server may stay out of reach, or answer nothing, before the run gives it up, ends and fails",
 		field: func(o *Options) any { return &o.LostAfter }},
-	{Name: "stall_after", Default: "3s", Usage: "how long no transaction may end while virtual users wait in one before the run names it a stall",
+	{Name: "stall_after", Default: "3s", Usage: "how long no transaction may end while virtual users wait in one before the run names it a stall; also how long a window's edge waits for the transactions in hand",
 		field: func(o *Options) any { return &o.StallAfter }},
 }
 

@@ -6,6 +6,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"runtime"
@@ -136,12 +137,10 @@ func Run(ctx context.Context, t dbtarget.Target, w workload.Workload, r workload
 		}
 		return nil, err
 	}
-	if e.err != nil {
-		// A server lost is said so in the summary, which is why.
-		if !res.ServerLost {
-			o.Warn(fmt.Sprintf("database-side counters unavailable: %v", human.OneLine(e.err)))
-		}
-		e.marks = [2]workload.Mark{}
+	unread := e.unread(res)
+	if unread != "" {
+		o.Warn("database-side counters unavailable: " + unread)
+		e.marks = [2]workload.Mark{{Unread: true}, {Unread: true}}
 	}
 	e.onDriverClock(res, recording)
 	if at, lost := res.LostAt(); lost {
@@ -155,7 +154,11 @@ func Run(ctx context.Context, t dbtarget.Target, w workload.Workload, r workload
 	if m != nil {
 		part = m.section(ctx, o, res, e.flushed[1]-e.flushed[0], o.Warn)
 	}
-	return document(t, w, r, o, version, res, e.marks, recording, part)
+	doc, err := document(t, w, r, o, version, res, e.marks, recording, part)
+	if err == nil && unread != "" {
+		doc.Notes = append(doc.Notes, "The database's counters were not read at the window's edges: "+unread)
+	}
+	return doc, err
 }
 
 // startEdges starts the telemetry and makes what reads the window's edges.
@@ -250,6 +253,25 @@ type edges struct {
 	// many, so that the merge takes them out of the database's count.
 	flushes dbtarget.FlushCounter
 	flushed [2]int64
+	// done says which edges were read.
+	done [2]bool
+}
+
+// unread says why the marking process has no database-side figures for
+// the window res measured, though the server was not lost (which the
+// summary says itself): the read failed, or a second interrupt stopped
+// the run before its end was read. "" when it has them, or has none to
+// have.
+func (e *edges) unread(res *driver.Result) string {
+	switch {
+	case !e.marker || res.ServerLost || res.WindowStart.IsZero():
+		return ""
+	case !e.done[1] || errors.Is(e.err, context.Canceled):
+		return "the run was stopped before its end was read"
+	case e.err != nil:
+		return human.OneLine(e.err)
+	}
+	return ""
 }
 
 // onDriverClock puts the marks and the recording on the driver's clock,
@@ -281,6 +303,7 @@ func (e *edges) read(ctx context.Context, start bool) error {
 	if start {
 		i = 0
 	}
+	e.done[i] = true
 	if e.flushes != nil {
 		e.flushed[i] = e.flushes.Flushes()
 	}

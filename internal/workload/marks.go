@@ -67,6 +67,8 @@ const (
 	Reset
 	// Lost: the server was lost before the window's end could be read.
 	Lost
+	// Unread: the window's end was not read, the server still there.
+	Unread
 )
 
 // Rate is key's growth per second between two marks. It is nil where
@@ -77,8 +79,11 @@ const (
 // and pg_stat_reset() sends any such counter backwards. Table data
 // survives both, so a count read from it is not perLife.
 func Rate(start, end Mark, key string, perLife bool) (*float64, Gap) {
-	if end.Lost {
+	switch {
+	case end.Lost:
 		return nil, Lost
+	case start.Unread || end.Unread:
+		return nil, Unread
 	}
 	a, okA := start.Values[key]
 	b, okB := end.Values[key]
@@ -99,6 +104,8 @@ func Agreement(name string, db *float64, gap Gap, client float64) string {
 	switch {
 	case gap == Lost:
 		return name + ": client side only, over the seconds the server was up; the server was lost, so the database's counters could not be read at the window's end"
+	case gap == Unread:
+		return name + ": client side only; the database's counters were not read at the window's edges (the run's notes say why)"
 	case gap == Reset:
 		return name + ": client side only; the database's counter was reset during the window, by a server restart or a statistics reset, so it gives no rate"
 	case db == nil:

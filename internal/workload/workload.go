@@ -256,6 +256,9 @@ type Mark struct {
 	Values map[string]int64
 	// Lost says the mark was never read: the run's server was lost.
 	Lost bool
+	// Unread says the mark was never read, with the server still there:
+	// the run was stopped first, or the read failed.
+	Unread bool
 }
 
 // Summary is what a workload makes of a run: its metrics on both sides,
