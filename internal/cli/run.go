@@ -44,9 +44,10 @@ func newRun() *cobra.Command {
 			Long:    runLong(w),
 			Example: runExamples(w),
 			RunE: func(c *cobra.Command, _ []string) error {
-				ctx, stop := signalContext(c.ErrOrStderr())
+				ctx, hard, stop := runSignals(c.ErrOrStderr())
 				defer stop()
-				return run(ctx, w, *url, f, c.OutOrStdout(), c.ErrOrStderr())
+				f.Quit = hard.Done()
+				return run(ctx, hard, w, *url, f, c.OutOrStdout(), c.ErrOrStderr())
 			},
 		}
 		fs := c.Flags()
@@ -119,12 +120,18 @@ the result, marked interrupted.` + poolLong(w) + faultLong + liveLong + killLong
 const faultLong = `
 
 A server out of reach for --lost-after, every virtual user failing to
-reconnect, ends the run: the result is kept, marked server_lost (when, how
-long without a server, the errors), its figures cover the seconds the
-server was up, and the exit code is 1. A stretch of --stall-after in which
-no transaction ends while virtual users wait in one is named a stall in
-the result's notes. Each second of the series keeps its latency p50, p95,
-p99 and max, which the report draws around kills and stalls.`
+reconnect, or silent that long (no transaction ending while virtual users
+wait in one, as with a frozen server or a connection left half-open), ends
+the run: the result is kept, marked server_lost (when, how long without a
+server, the errors, silent or not), its figures cover the seconds the
+server answered, and the exit code is 1. A stretch of --stall-after in
+which no transaction ends while virtual users wait in one is named a stall
+in the result's notes. The window's edges wait for the transactions in
+hand no longer than --stall-after, and a window that closes late says by
+how much. Each second of the series keeps its latency p50, p95, p99 and
+max, which the report draws around kills and stalls. A second Ctrl-C (or
+SIGTERM) stops waiting for anything, a server or the audit, and writes
+what the run has; a third quits at once.`
 
 // poolLong tells what --connections does.
 func poolLong(w workload.Workload) string {
@@ -192,7 +199,10 @@ func runExamples(w workload.Workload) string {
 		"  dbrig report --text r.json      # the run's load profile, waits, top SQL, CPUs and disks" + live
 }
 
-func run(ctx context.Context, w workload.Workload, url string, f runFlags, stdout, stderr io.Writer) error {
+// run runs w on url as f says; ctx ends with the first interrupt, hard
+// with the second, which cuts short what follows the run too (the
+// durability audit).
+func run(ctx, hard context.Context, w workload.Workload, url string, f runFlags, stdout, stderr io.Writer) error {
 	with, err := f.check(w)
 	if err != nil {
 		return err
@@ -276,7 +286,7 @@ func run(ctx context.Context, w workload.Workload, url string, f runFlags, stdou
 		path = result.DefaultPath(f.resultsDir, w.Name(), doc.StartedAt)
 	}
 	doc.Thresholds = result.Evaluate(thresholds, doc)
-	if err := keep(ctx, doc, path, acks, audited, t, stdout, stderr); err != nil {
+	if err := keep(hard, doc, path, acks, audited, t, stdout, stderr); err != nil {
 		return err
 	}
 	if result.Missed(doc.Thresholds) > 0 {
@@ -372,12 +382,12 @@ func drive(ctx context.Context, t dbtarget.Target, w workload.Workload, r worklo
 }
 
 // keep audits the acknowledgements audited's run logged in acks, if any,
-// writes the document to path and prints its summary; the error says
-// whether the run failed.
+// within ctx, writes the document to path and prints its summary; the
+// error says whether the run failed.
 func keep(ctx context.Context, doc *result.Document, path string, acks *ackRecording, audited workload.Workload, t dbtarget.Target, stdout, stderr io.Writer) error {
 	// A failed audit still leaves the run's document, and its log for
 	// dbrig audit durability to try again. A run that Ctrl-C ended is
-	// audited all the same; a second Ctrl-C quits.
+	// audited all the same; a second Ctrl-C cuts the audit short.
 	var auditErr error
 	if acks != nil {
 		log, err := acks.keep(path)
@@ -387,7 +397,7 @@ func keep(ctx context.Context, doc *result.Document, path string, acks *ackRecor
 		if doc.ServerLost != nil {
 			fmt.Fprintf(stderr, "dbrig: no durability audit: the server was lost; once it is back: dbrig audit durability %s\n", path)
 		} else {
-			doc.Durability, auditErr = auditDurability(context.WithoutCancel(ctx), audited, t, log, stderr)
+			doc.Durability, auditErr = auditDurability(ctx, audited, t, log, stderr)
 		}
 	}
 	if err := result.Write(path, doc); err != nil {

@@ -47,3 +47,21 @@ func signalContext(stderr io.Writer) (context.Context, func()) {
 	})
 	return ctx, func() { stop(); cancel() }
 }
+
+// runSignals is a run's handling: the first Ctrl-C or SIGTERM cancels ctx,
+// which ends the measured window and keeps the result; the second cancels
+// hard, ctx's parent, and closes quit, so that the run stops waiting for
+// anything (virtual users, a server that does not answer, the audit) and
+// writes what it has; a third exits at once.
+func runSignals(stderr io.Writer) (ctx, hard context.Context, stop func()) {
+	hard, quit := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(hard)
+	end := onSignals(stderr, func(os.Signal) {
+		fmt.Fprintln(stderr, "\ndbrig: stopping: the window ends now and the result is kept; press Ctrl-C again to stop waiting and write what the run has")
+		cancel()
+	}, func(os.Signal) {
+		fmt.Fprintln(stderr, "\ndbrig: writing what the run has; press Ctrl-C again to quit at once")
+		quit()
+	})
+	return ctx, hard, func() { end(); cancel(); quit() }
+}

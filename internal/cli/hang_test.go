@@ -1,0 +1,164 @@
+//go:build linux
+
+package cli_test
+
+import (
+	"context"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/dbrig/dbrig/internal/result"
+	"github.com/dbrig/dbrig/internal/server/postgres/pgtest"
+	"github.com/dbrig/dbrig/internal/server/servertest"
+)
+
+// TestFrozenServerPostgres: a server stopped (SIGSTOP, all its processes)
+// from 5 s before the window's end, for a minute, ends the run --lost-after
+// after it went silent, plus the edge's hold: exit 1, the reason named, the
+// result kept, never a window stretched to the server's waking and called
+// steady. Before, the run waited for SIGCONT and exited 0 with its orders
+// divided by the whole wait.
+func TestFrozenServerPostgres(t *testing.T) {
+	if testing.Short() {
+		t.Skip("stops a server of its own")
+	}
+	s, u := managedTPROCC(t, nil)
+	out := filepath.Join(t.TempDir(), "r.json")
+	frozen := make(chan []int, 1)
+	time.AfterFunc(4*time.Second, func() {
+		pids := serverTree(t, s)
+		signal(t, pids, syscall.SIGSTOP)
+		frozen <- pids
+	})
+	// However the test ends, the server wakes before it is stopped.
+	t.Cleanup(func() {
+		select {
+		case pids := <-frozen:
+			signal(t, pids, syscall.SIGCONT)
+		case <-time.After(10 * time.Second):
+		}
+	})
+	began := time.Now()
+	o := dbrig(t, "run", "tproc-c", "--target", u, "--vus", "2", "--rampup", "1s", "--duration", "8s",
+		"--lost-after", "6s", "--stall-after", "2s", "--json", out)
+	took := time.Since(began)
+	// Silent from about 4 s, lost 6 s later; the edge at 9 s holds 2 s.
+	if took > 20*time.Second {
+		t.Errorf("the run took %s, want it ended about --lost-after (6 s) after the server went silent at 4 s", took)
+	}
+	if o.code != 1 {
+		t.Errorf("exit %d, want 1: a run whose server stopped answering failed", o.code)
+	}
+	wantIn(t, "stdout", o.stdout, "FAILED: server not answering from ")
+	doc, err := result.Read(out)
+	if err != nil {
+		t.Fatalf("the result was not kept: %v", err)
+	}
+	l := doc.ServerLost
+	if l == nil || !l.Silent {
+		t.Fatalf("server lost %+v, want it marked lost, silent", l)
+	}
+	if l.At < 3.5 || l.At > 5 || l.Seconds < 5.5 || l.Seconds > 9 {
+		t.Errorf("server lost %+v, want silent from about 4 s for about 6 s", *l)
+	}
+	if doc.WindowSeconds > l.At {
+		t.Errorf("window %.1f s, want only the seconds before the server went silent", doc.WindowSeconds)
+	}
+	if st := doc.Steady; st != nil && st.Verdict == result.SteadyOK {
+		t.Errorf("steady state %+v, want a window that lost its server not called steady", *st)
+	}
+}
+
+// TestHalfOpenPostgres: connections that a proxy leaves half-open (it
+// takes what the client sends and passes nothing on, either way) end the
+// run within --lost-after of the cut, the result written; one SIGTERM
+// after the cut ends the run within the same bound, its result written,
+// and a second one at once. Before, a 22 s run was still running past
+// 200 s, SIGTERM did not stop it, and a second signal quit with no result.
+func TestHalfOpenPostgres(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs through a proxy that it cuts")
+	}
+	direct := pgtest.NewDB(t)
+	mustRun(t, "build", "tproc-c", "--target", direct, "--warehouses", "1")
+	through := func(t *testing.T) (string, *servertest.Proxy) {
+		pu, err := url.Parse(direct)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := servertest.NewProxy(t, pu.Host)
+		pu.Host = p.Addr
+		return pu.String(), p
+	}
+
+	t.Run("lost after", func(t *testing.T) {
+		u, p := through(t)
+		out := filepath.Join(t.TempDir(), "r.json")
+		time.AfterFunc(3*time.Second, p.Freeze)
+		began := time.Now()
+		o := dbrig(t, "run", "tproc-c", "--target", u, "--vus", "2", "--rampup", "1s", "--duration", "60s",
+			"--lost-after", "4s", "--stall-after", "1s", "--json", out)
+		if took := time.Since(began); took > 15*time.Second {
+			t.Errorf("the run took %s, want it ended about --lost-after (4 s) after the cut at 3 s", took)
+		}
+		if o.code != 1 {
+			t.Errorf("exit %d, want 1", o.code)
+		}
+		doc, err := result.Read(out)
+		if err != nil {
+			t.Fatalf("the result was not kept: %v", err)
+		}
+		if l := doc.ServerLost; l == nil || !l.Silent || l.At < 2.5 || l.At > 4 {
+			t.Errorf("server lost %+v, want silent from the cut at about 3 s", l)
+		}
+	})
+
+	bin := buildBinary(t)
+	for _, signals := range []int{1, 2} {
+		t.Run(strings.Repeat("SIGTERM ", signals), func(t *testing.T) {
+			u, p := through(t)
+			out := filepath.Join(t.TempDir(), "r.json")
+			stderr, exited, cmd := startSweep(t, bin, "run", "tproc-c", "--target", u, "--vus", "2", "--rampup", "1s",
+				"--duration", "60s", "--lost-after", "12s", "--stall-after", "1s", "--json", out)
+			waitFor(t, stderr, exited, "measure  ", 0)
+			p.Freeze()
+			cut := time.Now()
+			time.Sleep(time.Second)
+			for range signals {
+				if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+					t.Fatal(err)
+				}
+				time.Sleep(300 * time.Millisecond)
+			}
+			signalled := time.Now()
+			// One signal: the end edge waits out --lost-after from the
+			// cut; two: nothing more is waited for.
+			bound := 12*time.Second + 10*time.Second - time.Since(cut)
+			if signals == 2 {
+				bound = 5 * time.Second
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), bound)
+			defer cancel()
+			select {
+			case <-exited:
+			case <-ctx.Done():
+				t.Fatalf("dbrig still running %s after the last SIGTERM:\n%s", bound, stderr)
+			}
+			t.Logf("exited %.1f s after the last signal", time.Since(signalled).Seconds())
+			if code := cmd.ProcessState.ExitCode(); code == 0 {
+				t.Errorf("exit 0, want a failure or an interrupt's code")
+			}
+			doc, err := result.Read(out)
+			if err != nil {
+				t.Fatalf("the result was not written: %v", err)
+			}
+			if !doc.Interrupted && doc.ServerLost == nil {
+				t.Errorf("the result is marked neither interrupted nor lost")
+			}
+		})
+	}
+}
