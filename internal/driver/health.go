@@ -10,10 +10,12 @@ import (
 	"github.com/dbrig/dbrig/internal/latency"
 )
 
-// Span is a stretch of a run, in seconds since it started.
+// Span is a stretch of a run, in seconds since it started. Answered, of
+// a stall, says the server answered the run's probe meanwhile.
 type Span struct {
-	At      float64
-	Seconds float64
+	At       float64
+	Seconds  float64
+	Answered bool
 }
 
 // health follows the server as the virtual users see it: the stretches in
@@ -30,6 +32,13 @@ type health struct {
 	// stalled is when the open stall began (UnixNano), 0 with none open;
 	// resumed is when the first transaction after it ended.
 	stalled, resumed atomic.Int64
+	// probe, where the run has one, asks the server something of its own
+	// during a stall: heard is when it last answered (UnixNano), asked
+	// when the probe unanswered since began, 0 with none, and probing
+	// says one is in flight.
+	probe        func(context.Context) error
+	heard, asked atomic.Int64
+	probing      atomic.Bool
 
 	// gone closes as the run gives the server up.
 	gone chan struct{}
@@ -43,8 +52,8 @@ type health struct {
 	silent bool
 }
 
-func newHealth(started time.Time, lostAfter, stallAfter time.Duration) *health {
-	return &health{started: started, lostAfter: lostAfter, stallAfter: stallAfter, gone: make(chan struct{})}
+func newHealth(started time.Time, lostAfter, stallAfter time.Duration, probe func(context.Context) error) *health {
+	return &health{started: started, lostAfter: lostAfter, stallAfter: stallAfter, probe: probe, gone: make(chan struct{})}
 }
 
 func (h *health) span(from, to int64) Span {
@@ -82,16 +91,22 @@ func (h *health) ended(now int64) {
 
 // check is the ticker's, once a second: it opens and closes stalls, and
 // reports whether the server has now been out of reach, or silent, for
-// lostAfter, which gives it up and ends the run. A stall that lasts
-// lostAfter is a server that no longer answers (frozen, or behind a
-// connection that a proxy or the network left half-open): it is lost as
-// surely as one that refuses connections.
+// lostAfter, which gives it up and ends the run. A stall in which neither
+// a transaction nor the probe has answered for lostAfter is a server that
+// no longer answers (frozen, or behind a connection that a proxy or the
+// network left half-open): it is lost as surely as one that refuses
+// connections. One whose probe answers is a server whose transactions wait
+// on something inside it (locks, a statement that does not end): a stall,
+// not a loss. A run of a fixed amount of work, whose transactions may be
+// long, records no stalls, but is watched for silence all the same, from
+// lostAfter without an end.
 func (h *health) check(now time.Time, states []*vuState) bool {
 	if since := h.down.Load(); since != 0 && now.Sub(time.Unix(0, since)) >= h.lostAfter {
 		return h.giveUp(now)
 	}
-	if h.stallAfter <= 0 {
-		return false
+	after := h.stallAfter
+	if after <= 0 {
+		after = h.lostAfter
 	}
 	last, waiting := lastEnd(states)
 	if began := h.stalled.Load(); began != 0 {
@@ -101,22 +116,61 @@ func (h *health) check(now time.Time, states []*vuState) bool {
 			end = last
 		}
 		if end == 0 {
-			if now.Sub(time.Unix(0, began)) >= h.lostAfter {
-				return h.giveUpSilent(began, now)
+			if h.unanswered(now, began) {
+				return h.giveUpSilent(h.silentSince(now).UnixNano(), now)
 			}
+			h.ask()
 			return false
 		}
 		h.mu.Lock()
-		h.stalls = append(h.stalls, h.span(began, end))
+		h.closeStall(began, end)
 		h.mu.Unlock()
 		h.resumed.Store(0)
 		h.stalled.Store(0)
 		return false
 	}
-	if waiting && last > 0 && now.Sub(time.Unix(0, last)) >= h.stallAfter {
+	if waiting && last > 0 && now.Sub(time.Unix(0, last)) >= after {
 		h.stalled.Store(last)
+		h.ask()
 	}
 	return false
+}
+
+// unanswered says the server has answered nothing, neither a transaction since
+// the stall that began at began nor a probe, for lostAfter, a probe
+// having waited long enough to tell (probeWait).
+func (h *health) unanswered(now time.Time, began int64) bool {
+	if now.Sub(time.Unix(0, max(began, h.heard.Load()))) < h.lostAfter {
+		return false
+	}
+	if h.probe == nil {
+		return true
+	}
+	asked := h.asked.Load()
+	return asked != 0 && now.Sub(time.Unix(0, asked)) >= min(h.lostAfter/4, probeWait)
+}
+
+// probeWait is how long a probe of the server may go unanswered before the
+// server counts as silent, in a stall that has lasted lostAfter: a server
+// at work answers one in milliseconds.
+const probeWait = 5 * time.Second
+
+// ask sends the probe, unless one is in flight: a stall asks about once a
+// second, each probe bounded by lostAfter.
+func (h *health) ask() {
+	if h.probe == nil || !h.probing.CompareAndSwap(false, true) {
+		return
+	}
+	h.asked.CompareAndSwap(0, time.Now().UnixNano())
+	go func() {
+		defer h.probing.Store(false)
+		ctx, cancel := context.WithTimeout(context.Background(), h.lostAfter)
+		defer cancel()
+		if h.probe(ctx) == nil {
+			h.heard.Store(time.Now().UnixNano())
+			h.asked.Store(0)
+		}
+	}()
 }
 
 // await waits, as the window closes, for a server out of reach to come
@@ -142,10 +196,11 @@ func (h *health) await(quit <-chan struct{}) bool {
 }
 
 // silentSince is when the server was last heard from, as far as the
-// run can tell: the start of the stall open now, else now.
+// run can tell: the start of the stall open now, or the probe's last
+// answer during it; else now.
 func (h *health) silentSince(now time.Time) time.Time {
 	if began := h.stalled.Load(); began != 0 && h.resumed.Load() == 0 {
-		return time.Unix(0, began)
+		return time.Unix(0, max(began, h.heard.Load()))
 	}
 	return now
 }
@@ -194,13 +249,26 @@ func (h *health) lose(since int64, now time.Time, silent bool) {
 
 // finish closes a stall still open as the run ends, at now.
 func (h *health) finish(now time.Time) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	if began := h.stalled.Load(); began != 0 {
 		end := h.resumed.Load()
 		if end == 0 {
 			end = now.UnixNano()
 		}
-		h.stalls = append(h.stalls, h.span(began, end))
+		h.closeStall(began, end)
 	}
+}
+
+// closeStall records the stall from began to end (UnixNano), in a run that
+// records stalls; called under mu.
+func (h *health) closeStall(began, end int64) {
+	if h.stallAfter <= 0 {
+		return
+	}
+	st := h.span(began, end)
+	st.Answered = h.heard.Load() > began
+	h.stalls = append(h.stalls, st)
 }
 
 // lastEnd is when the last transaction of any virtual user ended (each

@@ -212,7 +212,7 @@ func TestRunGivesUpASilentServer(t *testing.T) {
 	var edges []bool
 	started := time.Now()
 	res, err := Run(context.Background(), f, Config{VUs: 2, Rampup: 500 * time.Millisecond, Duration: time.Minute, Classify: classify,
-		StallAfter: 500 * time.Millisecond, LostAfter: 2 * time.Second,
+		StallAfter: 500 * time.Millisecond, LostAfter: 2 * time.Second, Probe: silentProbe,
 		WindowEdge: func(_ context.Context, start bool) error { edges = append(edges, start); return nil }})
 	if err != nil {
 		t.Fatal(err)
@@ -232,6 +232,53 @@ func TestRunGivesUpASilentServer(t *testing.T) {
 	}
 	if w := res.WindowSeconds(); w < 0.9 || w > 1.2 {
 		t.Errorf("window %.2f s, want the second the server answered", w)
+	}
+}
+
+// silentProbe is a server that answers nothing.
+func silentProbe(ctx context.Context) error {
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+// TestRunStallWhileTheServerAnswers: virtual users that wait on something
+// inside a server that still answers the run's probe (locks held
+// elsewhere, a statement that does not end) make a stall, however long,
+// not a server lost.
+func TestRunStallWhileTheServerAnswers(t *testing.T) {
+	f := &faulty{}
+	f.at(time.Second, false, true)
+	f.at(4500*time.Millisecond, false, false)
+	res, err := Run(context.Background(), f, Config{VUs: 2, Duration: 5 * time.Second, Classify: classify,
+		StallAfter: 500 * time.Millisecond, LostAfter: 1500 * time.Millisecond, Probe: func(context.Context) error { return nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ServerLost || len(res.Stalls) != 1 {
+		t.Fatalf("lost %v, stalls %+v; want one stall, the server kept", res.ServerLost, res.Stalls)
+	}
+	if s := res.Stalls[0]; !s.Answered || s.At < 0.9 || s.Seconds < 3 {
+		t.Errorf("stall %+v, want from 1 s for 3.5 s, the server answering meanwhile", s)
+	}
+}
+
+// TestRunFixedWorkGivesUpASilentServer: a fixed amount of work records no
+// stalls, since its transactions may be long, but a server silent to its
+// probe for LostAfter ends it all the same.
+func TestRunFixedWorkGivesUpASilentServer(t *testing.T) {
+	f := &faulty{}
+	f.at(500*time.Millisecond, false, true)
+	defer f.at(0, false, false)
+	started := time.Now()
+	res, err := Run(context.Background(), f, Config{VUs: 2, Each: 1 << 30, Classify: classify, LostAfter: 1500 * time.Millisecond, Probe: silentProbe})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(started); took > 8*time.Second {
+		t.Errorf("the run took %s, want it ended soon after LostAfter of silence", took)
+	}
+	if !res.ServerLost || !res.LostSilent || len(res.Stalls) != 0 {
+		t.Errorf("lost %v (silent %v), stalls %+v; want the server lost, silent, and no stall recorded", res.ServerLost, res.LostSilent, res.Stalls)
 	}
 }
 

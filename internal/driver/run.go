@@ -39,6 +39,10 @@ type Config struct {
 	// edge holds them no longer than StallAfter of it, or the window would
 	// stretch with a transaction that does not end.
 	Grace time.Duration
+	// Probe, where set, asks the server something of its own (not of the
+	// measured database's counters), so that a stall in which the server
+	// answers it is told from one in which the server answers nothing.
+	Probe func(ctx context.Context) error
 	// Quit closes on the user's second interrupt: the run stops waiting,
 	// for virtual users at an edge, the edge's read, a server out of reach
 	// or the transactions in hand, and returns what it has.
@@ -404,7 +408,7 @@ func newRunState(ctx context.Context, cfg Config, sched Schedule, holders, types
 	r.setPhase(PhaseRampup)
 	r.res = &Result{Started: sched.Start}
 	r.started = r.res.Started
-	r.health = newHealth(r.started, cfg.LostAfter, cfg.StallAfter)
+	r.health = newHealth(r.started, cfg.LostAfter, cfg.StallAfter, cfg.Probe)
 	for i := range r.states {
 		r.states[i] = newVUState(types, tallies)
 	}

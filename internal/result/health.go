@@ -50,6 +50,10 @@ func (d *Document) health(r *driver.Result) {
 	}
 	for _, s := range r.Stalls {
 		d.Stalls = append(d.Stalls, Span(s))
-		d.Notes = append(d.Notes, fmt.Sprintf("Stall from %.1f s for %.1f s: no transaction ended while virtual users waited in one", s.At, s.Seconds))
+		note := fmt.Sprintf("Stall from %.1f s for %.1f s: no transaction ended while virtual users waited in one", s.At, s.Seconds)
+		if s.Answered {
+			note += "; the server answered meanwhile, so they waited on something inside it (locks, a statement that did not end)"
+		}
+		d.Notes = append(d.Notes, note)
 	}
 }

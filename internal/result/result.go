@@ -164,6 +164,9 @@ type Point struct {
 type Span struct {
 	At      float64 `json:"at"`
 	Seconds float64 `json:"seconds"`
+	// Answered, of a stall, says the server answered the run's probe
+	// meanwhile: its transactions waited on something inside it.
+	Answered bool `json:"server_answered,omitempty"`
 }
 
 // ServerLost is when a run's server went away for good, how long the run

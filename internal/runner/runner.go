@@ -98,7 +98,7 @@ func Run(ctx context.Context, t dbtarget.Target, w workload.Workload, r workload
 	}
 	o = o.withDefaults()
 	cfg := driver.Config{VUs: o.VUs, Connections: o.Connections, Rampup: o.Rampup, Duration: o.Duration, Classify: t.Classify, Observer: o.Live, Actions: o.Actions,
-		LostAfter: o.LostAfter, StallAfter: o.StallAfter, Progress: o.progress(r), Part: o.Split.Part, Quit: o.Quit}
+		LostAfter: o.LostAfter, StallAfter: o.StallAfter, Progress: o.progress(r), Part: o.Split.Part, Quit: o.Quit, Probe: probe(t)}
 	if b, ok := r.(workload.Batch); ok {
 		cfg.VUs, cfg.Each = b.Batch()
 		cfg.Rampup, cfg.Duration, cfg.Connections = 0, 0, 0
@@ -174,6 +174,16 @@ func startEdges(ctx context.Context, t dbtarget.Target, r workload.Run, o Option
 	e := &edges{r: r, started: started, rec: telemetry.Start(ctx, o.Telemetry, src, started), marker: marker}
 	e.flushes, _ = t.(dbtarget.FlushCounter)
 	return e
+}
+
+// probe asks t's server its version, on the target's own connection,
+// which counts nothing in the measured database: an answer during a stall
+// says the server is there.
+func probe(t dbtarget.Target) func(context.Context) error {
+	return func(ctx context.Context) error {
+		_, err := t.Version(ctx)
+		return err
+	}
 }
 
 // CheckPooled refuses a pool of sessions (--connections) to an opened run
