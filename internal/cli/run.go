@@ -34,6 +34,8 @@ type runFlags struct {
 	part string
 	// thresholds are --threshold's, as written.
 	thresholds []string
+	// thresholdsOnInterrupt judges them on an interrupted window too.
+	thresholdsOnInterrupt bool
 }
 
 func newRun() *cobra.Command {
@@ -56,7 +58,7 @@ func newRun() *cobra.Command {
 		fs.StringVar(&f.jsonPath, "json", "", "write the result document here")
 		fs.StringVar(&f.resultsDir, "results-dir", "dbrig-results", "where result documents go when --json is not given")
 		addMetricsFlag(fs, &f.metricsAddr)
-		addThresholdFlag(fs, &f.thresholds, w.Info())
+		addThresholdFlags(fs, &f, w.Info())
 		if !w.Info().FixedWork {
 			fs.StringArrayVar(&f.with, "with", nil, "also drive WORKLOAD:VUS in the same window, with its defaults (repeatable): --with dvd-reports:2; with --vus 0 it runs alone")
 		}
@@ -103,12 +105,13 @@ func runLong(w workload.Workload) string {
 		return `Runs the workload's fixed amount of work, every session starting at once,
 and measures it from the first start to the last finish. The result
 document goes to --json, or into --results-dir with its path printed.
-Ctrl-C stops the run early and keeps the result, marked interrupted.` + faultLong + liveLong + thresholdLong(w.Info())
+Ctrl-C or SIGTERM stops the run early and keeps the result, marked
+interrupted; the exit code is then 4.` + faultLong + liveLong + thresholdLong(w.Info())
 	}
 	long := `Runs virtual users over a ramp-up, then measures a window of --duration.
 Only the window counts. The result document goes to --json, or into
---results-dir with its path printed. Ctrl-C ends the window early and keeps
-the result, marked interrupted.` + poolLong(w) + faultLong + liveLong + killLong + thresholdLong(w.Info())
+--results-dir with its path printed. Ctrl-C or SIGTERM ends the window early
+and keeps the result, marked interrupted; the exit code is then 4.` + poolLong(w) + faultLong + liveLong + killLong + thresholdLong(w.Info())
 	if _, ok := w.(workload.DurabilityAuditor); ok {
 		long += auditLong
 	}
@@ -275,12 +278,25 @@ func run(ctx context.Context, w workload.Workload, url string, f runFlags, stdou
 	case path == "":
 		path = result.DefaultPath(f.resultsDir, w.Name(), doc.StartedAt)
 	}
-	doc.Thresholds = result.Evaluate(thresholds, doc)
+	doc.Thresholds = f.judgeThresholds(thresholds, doc)
 	if err := keep(ctx, doc, path, acks, audited, t, stdout, stderr); err != nil {
 		return err
 	}
-	if result.Missed(doc.Thresholds) > 0 {
+	return outcome(doc)
+}
+
+// outcome is how a kept run ends: a failure where it failed (its server
+// lost, a change the database acknowledged gone, a threshold missed),
+// else an interruption where a signal cut it short. A run that failed
+// fails, cut short or not.
+func outcome(doc *result.Document) error {
+	switch {
+	case doc.ServerLost != nil, result.Missed(doc.Thresholds) > 0:
 		return &failure{}
+	case doc.Durability != nil && durabilityVerdict(doc.Durability) != nil:
+		return &failure{}
+	case doc.Interrupted:
+		return &interrupted{}
 	}
 	return nil
 }
@@ -372,8 +388,8 @@ func drive(ctx context.Context, t dbtarget.Target, w workload.Workload, r worklo
 }
 
 // keep audits the acknowledgements audited's run logged in acks, if any,
-// writes the document to path and prints its summary; the error says
-// whether the run failed.
+// writes the document to path and prints its summary; outcome then says
+// how the run ends.
 func keep(ctx context.Context, doc *result.Document, path string, acks *ackRecording, audited workload.Workload, t dbtarget.Target, stdout, stderr io.Writer) error {
 	// A failed audit still leaves the run's document, and its log for
 	// dbrig audit durability to try again. A run that Ctrl-C ended is
@@ -398,13 +414,6 @@ func keep(ctx context.Context, doc *result.Document, path string, acks *ackRecor
 	}
 	report.Text(stdout, doc)
 	fmt.Fprintf(stdout, "\nResult: %s\n", path)
-	switch {
-	case doc.ServerLost != nil:
-		// The document is kept, marked; the run itself failed.
-		return &failure{}
-	case doc.Durability != nil:
-		return durabilityVerdict(doc.Durability)
-	}
 	return nil
 }
 

@@ -51,8 +51,9 @@ to what dbrig run --threshold takes; the verdicts go into each run's
 document and the sweep's, the misses are listed at the end, and one makes
 the exit code 1, once everything is saved.
 
-Ctrl-C stops after the current run; a second Ctrl-C interrupts that run.
-Either way, dbrig sweep --resume DIR carries on from there.` + targetLong
+Ctrl-C stops after the current run; a second Ctrl-C, or SIGTERM, interrupts
+that run, whose document is kept but not counted. Either way the exit code is
+4, and dbrig sweep --resume DIR carries on from there.` + targetLong
 	sweepExample = `  dbrig sweep experiments/buffer-cache.yaml --dry-run
   dbrig sweep experiments/buffer-cache.yaml --out results/bc
   dbrig sweep --resume results/bc
@@ -218,7 +219,7 @@ func runSweep(sw *experiment.Sweep, metricsAddr string, stdout, stderr io.Writer
 	p.done()
 	if err != nil {
 		if ctx.Err() != nil && !errors.As(err, new(*exitcode.UserError)) {
-			return exitcode.Userf("sweep interrupted: %v; carry on with `dbrig sweep --resume %s`", err, sw.Dir)
+			return &interrupted{fmt.Sprintf("sweep interrupted: %v; carry on with `dbrig sweep --resume %s`", human.OneLine(err), sw.Dir)}
 		}
 		return err
 	}
@@ -226,7 +227,12 @@ func runSweep(sw *experiment.Sweep, metricsAddr string, stdout, stderr io.Writer
 	if sw.Doc.Interrupted {
 		fmt.Fprintf(stdout, "Stopped after %d of %d runs; carry on with: dbrig sweep --resume %s\n", sw.Doc.Done, total, sw.Dir)
 	}
-	return sweepThresholds(stdout, sw)
+	if err := sweepThresholds(stdout, sw); err != nil || !sw.Doc.Interrupted {
+		return err
+	}
+	// A sweep a signal stopped before its end did not do what it was
+	// asked, though every run it finished counts.
+	return &interrupted{}
 }
 
 // runCount is "8 points × 3 repetitions = 24 runs".

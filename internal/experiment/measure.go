@@ -87,7 +87,11 @@ func (r *run) file(pi, rep int, d *result.Document) (string, error) {
 	case d.Interrupted:
 		name += "-interrupted"
 	}
-	d.Thresholds = result.Evaluate(r.Spec.Thresholds, d)
+	if d.Interrupted {
+		d.Thresholds = result.Unjudged(r.Spec.Thresholds, "not judged: the run was interrupted, and does not count")
+	} else {
+		d.Thresholds = result.Evaluate(r.Spec.Thresholds, d)
+	}
 	rel := filepath.Join("runs", name+".json")
 	if err := result.Write(filepath.Join(r.Dir, rel), d); err != nil {
 		return "", fmt.Errorf("write %s: %w", rel, err)
