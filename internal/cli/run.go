@@ -36,6 +36,8 @@ type runFlags struct {
 	thresholds []string
 	// thresholdsOnInterrupt judges them on an interrupted window too.
 	thresholdsOnInterrupt bool
+	// maxErrors is --max-error-rate.
+	maxErrors errorBound
 }
 
 func newRun() *cobra.Command {
@@ -59,6 +61,7 @@ func newRun() *cobra.Command {
 		fs.StringVar(&f.resultsDir, "results-dir", "dbrig-results", "where result documents go when --json is not given")
 		addMetricsFlag(fs, &f.metricsAddr)
 		addThresholdFlags(fs, &f, w.Info())
+		addErrorBoundFlag(fs, &f.maxErrors, "the run")
 		if !w.Info().FixedWork {
 			fs.StringArrayVar(&f.with, "with", nil, "also drive WORKLOAD:VUS in the same window, with its defaults (repeatable): --with dvd-reports:2; with --vus 0 it runs alone")
 		}
@@ -106,12 +109,12 @@ func runLong(w workload.Workload) string {
 and measures it from the first start to the last finish. The result
 document goes to --json, or into --results-dir with its path printed.
 Ctrl-C or SIGTERM stops the run early and keeps the result, marked
-interrupted; the exit code is then 4.` + faultLong + liveLong + thresholdLong(w.Info())
+interrupted; the exit code is then 4.` + errorsLong + faultLong + liveLong + thresholdLong(w.Info())
 	}
 	long := `Runs virtual users over a ramp-up, then measures a window of --duration.
 Only the window counts. The result document goes to --json, or into
 --results-dir with its path printed. Ctrl-C or SIGTERM ends the window early
-and keeps the result, marked interrupted; the exit code is then 4.` + poolLong(w) + faultLong + liveLong + killLong + thresholdLong(w.Info())
+and keeps the result, marked interrupted; the exit code is then 4.` + errorsLong + poolLong(w) + faultLong + liveLong + killLong + thresholdLong(w.Info())
 	if _, ok := w.(workload.DurabilityAuditor); ok {
 		long += auditLong
 	}
@@ -278,27 +281,12 @@ func run(ctx context.Context, w workload.Workload, url string, f runFlags, stdou
 	case path == "":
 		path = result.DefaultPath(f.resultsDir, w.Name(), doc.StartedAt)
 	}
+	doc.ErrorRate = result.HoldErrors(doc, float64(f.maxErrors))
 	doc.Thresholds = f.judgeThresholds(thresholds, doc)
 	if err := keep(ctx, doc, path, acks, audited, t, stdout, stderr); err != nil {
 		return err
 	}
 	return outcome(doc)
-}
-
-// outcome is how a kept run ends: a failure where it failed (its server
-// lost, a change the database acknowledged gone, a threshold missed),
-// else an interruption where a signal cut it short. A run that failed
-// fails, cut short or not.
-func outcome(doc *result.Document) error {
-	switch {
-	case doc.ServerLost != nil, result.Missed(doc.Thresholds) > 0:
-		return &failure{}
-	case doc.Durability != nil && durabilityVerdict(doc.Durability) != nil:
-		return &failure{}
-	case doc.Interrupted:
-		return &interrupted{}
-	}
-	return nil
 }
 
 // check reads --with, whose virtual users run beside the workload's, and
