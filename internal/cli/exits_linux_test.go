@@ -3,11 +3,14 @@
 package cli_test
 
 import (
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/result"
@@ -105,4 +108,100 @@ func TestFullDiskSQLite(t *testing.T) {
 	if sw := readSweep(t, out); !sw.Complete || sw.Done != 2 {
 		t.Errorf("resumed sweep: complete %v, done %d; want both runs", sw.Complete, sw.Done)
 	}
+}
+
+// fill writes into dir until its disk is full.
+func fill(t *testing.T, dir string) {
+	f, err := os.CreateTemp(dir, "fill-*")
+	if err != nil {
+		t.Error(err) // not Fatal: it runs on a goroutine of its own
+		return
+	}
+	defer f.Close()
+	page := make([]byte, 4096)
+	for {
+		if _, err := f.Write(page); err != nil {
+			if !errors.Is(err, syscall.ENOSPC) {
+				t.Errorf("filling %s: %v, want ENOSPC", dir, err)
+			}
+			return
+		}
+	}
+}
+
+// wantFallback checks a run whose result could not be written at path:
+// exit 1, its summary printed all the same, and the document in a file
+// of its own in the temporary directory, which the output names; it
+// returns that file.
+func wantFallback(t *testing.T, o outcome, path string) string {
+	t.Helper()
+	if o.code != exitcode.Fail {
+		t.Errorf("exit %d, want %d: the result is not where it was asked for", o.code, exitcode.Fail)
+	}
+	wantIn(t, "stdout", o.stdout, "new_order")
+	_, fallback, ok := strings.Cut(o.stdout, "\nResult: ")
+	fallback = strings.TrimSuffix(fallback, "\n")
+	if !ok || filepath.Dir(fallback) != os.TempDir() {
+		t.Fatalf("stdout names no result in %s:\n%s", os.TempDir(), o.stdout)
+	}
+	wantIn(t, "stderr", o.stderr, "dbrig: the result could not be written to "+path+" (")
+	wantIn(t, "stderr", o.stderr, "): it is at "+fallback+" instead\n")
+	if _, err := result.Read(fallback); err != nil {
+		t.Errorf("the document at the fallback: %v", err)
+	}
+	return fallback
+}
+
+// TestResultFallbackSQLite: a result that cannot be written where asked at
+// the end of the run is not lost. The probe's runs printed no summary and
+// kept nothing; now the summary is printed, the document goes to a file of
+// its own in the temporary directory, named, and the exit code is 1. With
+// --audit-durability the acknowledgement log goes along with it, never
+// deleted: the audit's finding is in the document, and audit durability
+// reads the log again from there.
+func TestResultFallbackSQLite(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir()) // where the fallback goes
+	dir := t.TempDir()
+	u := "sqlite:" + filepath.Join(dir, "x.db")
+	mustRun(t, "build", "tproc-c", "--target", u, "--warehouses", "1")
+	run := func(path string, during func()) outcome {
+		// The window's third second: long after the path was checked, long
+		// before the run ends.
+		timer := time.AfterFunc(3*time.Second, during)
+		defer timer.Stop()
+		return dbrig(t, "run", "tproc-c", "--target", u, "--rampup", "1s", "--duration", "4s", "--audit-durability", "--json", path)
+	}
+
+	t.Run("a directory where the result goes", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "r.json")
+		o := run(path, func() {
+			if err := os.Mkdir(path, 0o755); err != nil {
+				t.Error(err)
+			}
+		})
+		fallback := wantFallback(t, o, path)
+		doc, err := result.Read(fallback)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := doc.Durability; d == nil || d.Acknowledged == 0 || d.Missing != 0 || d.Log != filepath.Base(fallback[:len(fallback)-len(".json")]+".acks") {
+			t.Fatalf("durability %+v, want every acknowledged New-Order found, and the log beside the document", d)
+		}
+		noFile(t, filepath.Join(filepath.Dir(path), "r.acks"))
+		wantIn(t, "audit again", mustRun(t, "audit", "durability", fallback).stdout, "0 missing")
+	})
+
+	t.Run("a full disk", func(t *testing.T) {
+		disk := servertest.SmallDisk(t, 1<<20)
+		path := filepath.Join(disk, "r.json")
+		o := run(path, func() { fill(t, disk) })
+		fallback := wantFallback(t, o, path)
+		// The log's lines, written at the end, found the disk full: no
+		// audit, and what the log holds goes with the document.
+		wantIn(t, "stderr", o.stderr, "dbrig: no durability audit: the acknowledgement log: ")
+		wantIn(t, "stderr", o.stderr, "what the log holds is kept at "+strings.TrimSuffix(fallback, ".json")+".acks\n")
+		if b, err := os.ReadFile(strings.TrimSuffix(fallback, ".json") + ".acks"); err != nil || len(b) == 0 {
+			t.Errorf("the acknowledgement log beside the document: %d bytes, %v", len(b), err)
+		}
+	})
 }

@@ -5,6 +5,7 @@ package cli_test
 
 import (
 	"errors"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -94,4 +95,53 @@ func waitExited(t *testing.T, exited <-chan error, out *watch) error {
 		t.Fatalf("dbrig still running 30s after the signal:\n%s", out)
 	}
 	return nil
+}
+
+// TestOutputRefusedSQLite: a place the result cannot be written is refused
+// before the run, in one line, exit 2. The probe's runs went to their end
+// and then lost the result: --json naming a directory, --results-dir
+// naming a file, and a directory the user may not write in.
+func TestOutputRefusedSQLite(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	db := filepath.Join(dir, "x.db")
+	mustRun(t, "build", "tproc-c", "--target", "sqlite:"+db, "--warehouses", "1")
+	file := filepath.Join(dir, "a-file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := []string{"run", "tproc-c", "--target", "sqlite:" + db, "--rampup", "0s", "--duration", "2s"}
+	wantIn(t, "refusal", usageError(t, dbrig(t, append(run, "--json", dir)...)), "--json "+dir+" is a directory")
+	wantIn(t, "refusal", usageError(t, dbrig(t, append(run, "--results-dir", file)...)), file+" is a file, not a directory")
+	wantIn(t, "refusal", usageError(t, dbrig(t, append(run, "--results-dir", filepath.Join(file, "sub"))...)), file+" is a file, not a directory")
+
+	// A directory closed to the user: root may write anywhere, so the run
+	// is the binary's, as nobody, on a database nobody may write.
+	closed := filepath.Join(dir, "closed")
+	if err := os.Mkdir(closed, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	bin := buildBinary(t)
+	cmd := exec.Command(bin, append(run, "--results-dir", filepath.Join(closed, "results"))...)
+	if os.Geteuid() == 0 {
+		for d := filepath.Dir(bin); d != os.TempDir() && d != "/"; d = filepath.Dir(d) {
+			if err := os.Chmod(d, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for d := dir; d != os.TempDir() && d != "/"; d = filepath.Dir(d) {
+			if err := os.Chmod(d, 0o777); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.Chmod(db, 0o666); err != nil {
+			t.Fatal(err)
+		}
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	}
+	var stdout, stderr strings.Builder
+	cmd.Dir, cmd.Stdout, cmd.Stderr = dir, &stdout, &stderr
+	o := outcome{code: exitOf(t, cmd.Run()), stdout: stdout.String(), stderr: stderr.String()}
+	t.Logf("as uid 65534: exit %d\n--- stdout:\n%s--- stderr:\n%s", o.code, o.stdout, o.stderr)
+	wantIn(t, "refusal", usageError(t, o), "cannot write a file in "+closed+": permission denied")
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -207,6 +208,9 @@ func run(ctx context.Context, w workload.Workload, url string, f runFlags, stdou
 	if err != nil {
 		return err
 	}
+	if err := f.checkOutput(); err != nil {
+		return err
+	}
 	runs := time.Duration(0)
 	if !w.Info().FixedWork {
 		runs = f.Rampup + f.Duration
@@ -275,11 +279,8 @@ func run(ctx context.Context, w workload.Workload, url string, f runFlags, stdou
 		return err
 	}
 	path := f.jsonPath
-	switch {
-	case path == "" && doc.Part != nil:
-		path = result.DefaultPartPath(f.resultsDir, w.Name(), doc.StartedAt, doc.Part.Index, doc.Part.Of)
-	case path == "":
-		path = result.DefaultPath(f.resultsDir, w.Name(), doc.StartedAt)
+	if path == "" {
+		path = defaultPath(f.resultsDir, doc)
 	}
 	doc.ErrorRate = result.HoldErrors(doc, float64(f.maxErrors))
 	doc.Thresholds = f.judgeThresholds(thresholds, doc)
@@ -376,33 +377,38 @@ func drive(ctx context.Context, t dbtarget.Target, w workload.Workload, r worklo
 }
 
 // keep audits the acknowledgements audited's run logged in acks, if any,
-// writes the document to path and prints its summary; outcome then says
-// how the run ends.
+// writes the document to path, or where it can, and prints its summary
+// whatever happened to the file; outcome then says how a kept run ends.
 func keep(ctx context.Context, doc *result.Document, path string, acks *ackRecording, audited workload.Workload, t dbtarget.Target, stdout, stderr io.Writer) error {
 	// A failed audit still leaves the run's document, and its log for
 	// dbrig audit durability to try again. A run that Ctrl-C ended is
 	// audited all the same; a second Ctrl-C quits.
-	var auditErr error
+	var log string
+	var logErr, auditErr error
 	if acks != nil {
-		log, err := acks.keep(path)
-		if err != nil {
-			return err
-		}
-		if doc.ServerLost != nil {
-			fmt.Fprintf(stderr, "dbrig: no durability audit: the server was lost; once it is back: dbrig audit durability %s\n", path)
-		} else {
+		log, logErr = acks.keep(path)
+		if logErr == nil && doc.ServerLost == nil {
 			doc.Durability, auditErr = auditDurability(context.WithoutCancel(ctx), audited, t, log, stderr)
 		}
 	}
-	if err := result.Write(path, doc); err != nil {
-		return fmt.Errorf("write result: %w", err)
-	}
-	if auditErr != nil {
-		return auditErr
-	}
+	written, err := writeResult(path, doc, log)
 	report.Text(stdout, doc)
-	fmt.Fprintf(stdout, "\nResult: %s\n", path)
-	return nil
+	if written != "" {
+		fmt.Fprintf(stdout, "\nResult: %s\n", written)
+	}
+	if written != "" && written != path {
+		log = ackLogPath(written) // writeResult took it along
+	}
+	switch {
+	case logErr != nil:
+		fmt.Fprintf(stderr, "dbrig: no durability audit: %v; what the log holds is kept at %s\n", human.OneLine(logErr), log)
+	case acks != nil && doc.ServerLost != nil && written != "":
+		fmt.Fprintf(stderr, "dbrig: no durability audit: the server was lost; once it is back: dbrig audit durability %s\n", written)
+	}
+	if err != nil && auditErr != nil {
+		return fmt.Errorf("%v; %v", err, human.OneLine(auditErr))
+	}
+	return cmp.Or(err, auditErr)
 }
 
 // withSpec is one --with: a workload to run beside the main one.
