@@ -47,8 +47,9 @@ never prints, nor is written into a result.`
 // exitCodes is what --help says about them.
 const exitCodes = `
 
-Exit codes: 0 done; 1 a run or check failed; 2 something to change (a flag,
-a URL, a schema); 3 an internal error, a bug in dbrig to report (--debug
+Exit codes: 0 done; 1 a run or check failed, or a run's result could not be
+written where asked (it is then in the temporary directory, named); 2
+something to change (a flag, a URL, a schema); 3 an internal error, a bug in dbrig to report (--debug
 prints its stack trace); 4 interrupted: Ctrl-C or SIGTERM stopped a run or a
 sweep early, and what it had is kept, marked interrupted.`
 
