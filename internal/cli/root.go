@@ -49,9 +49,10 @@ const exitCodes = `
 
 Exit codes: 0 done; 1 a run or check failed, or a run's result could not be
 written where asked (it is then in the temporary directory, named); 2
-something to change (a flag, a URL, a schema); 3 an internal error, a bug in dbrig to report (--debug
-prints its stack trace); 4 interrupted: Ctrl-C or SIGTERM stopped a run or a
-sweep early, and what it had is kept, marked interrupted.`
+something to change (a flag, a URL, a schema); 3 an internal error, a bug in
+dbrig to report (--debug prints its stack trace); 4 interrupted: Ctrl-C or
+SIGTERM stopped a run or a sweep early, and what it had is kept, marked
+interrupted.`
 
 // Main runs dbrig with args and returns the process exit code.
 func Main(args []string, stdout, stderr io.Writer) int {

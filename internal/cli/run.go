@@ -396,7 +396,7 @@ func keep(ctx context.Context, doc *result.Document, path string, acks *ackRecor
 	if written != "" {
 		fmt.Fprintf(stdout, "\nResult: %s\n", written)
 	}
-	if written != "" && written != path {
+	if log != "" && written != "" && written != path {
 		log = ackLogPath(written) // writeResult took it along
 	}
 	switch {
