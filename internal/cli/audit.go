@@ -140,6 +140,8 @@ func durabilityVerdict(d *result.Durability) error {
 type ackRecording struct {
 	f       *os.File
 	flushed func() error
+	// kept: keep has the log, which nothing may delete from then on.
+	kept bool
 }
 
 // recordAcks has r log what the database acknowledges into a file in dir.
@@ -159,17 +161,28 @@ func recordAcks(w workload.Workload, r workload.Run, dir string) (*ackRecording,
 }
 
 // keep closes the log, once the run's virtual users are done with it,
-// and names it after the result at path; it returns the log's path.
+// and names it after the result at path. It returns where the log is,
+// also with an error, when the log could not be written whole or named:
+// what it holds is kept all the same.
 func (a *ackRecording) keep(path string) (string, error) {
-	if err := errors.Join(a.flushed(), a.f.Chmod(0o644), a.f.Close()); err != nil {
-		return "", fmt.Errorf("the acknowledgement log: %w", err)
-	}
+	a.kept = true
+	err := errors.Join(a.flushed(), a.f.Chmod(0o644), a.f.Close())
 	log := ackLogPath(path)
-	return log, os.Rename(a.f.Name(), log)
+	if rerr := os.Rename(a.f.Name(), log); rerr != nil {
+		log, err = a.f.Name(), errors.Join(err, rerr)
+	}
+	if err != nil {
+		return log, fmt.Errorf("the acknowledgement log: %w", err)
+	}
+	return log, nil
 }
 
-// discard removes the log of a run that left no result.
+// discard removes the log of a run that left no result; once keep has
+// it, it is the result's.
 func (a *ackRecording) discard() {
+	if a.kept {
+		return
+	}
 	a.f.Close()
 	os.Remove(a.f.Name())
 }

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/dbrig/dbrig/internal/cli"
+	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/result"
 	"github.com/dbrig/dbrig/internal/server/postgres/pgtest"
 	"github.com/dbrig/dbrig/internal/server/servertest"
@@ -484,8 +485,8 @@ func buildBinary(t *testing.T) string {
 	return bin
 }
 
-// TestInterrupt: Ctrl-C ends the window early, and the run still exits 0
-// with its result, marked interrupted.
+// TestInterrupt: Ctrl-C ends the window early, and the run still writes
+// its result, marked interrupted, and exits with the interrupt code.
 func TestInterrupt(t *testing.T) {
 	t.Parallel()
 	bin := buildBinary(t)
@@ -525,8 +526,8 @@ func TestInterrupt(t *testing.T) {
 	signalled := time.Now()
 	select {
 	case err := <-exited:
-		if err != nil {
-			t.Fatalf("dbrig exited with %v after Ctrl-C, want 0\n%s", err, stderr)
+		if code := exitOf(t, err); code != exitcode.Interrupted {
+			t.Fatalf("dbrig exited %d after Ctrl-C, want %d\n%s", code, exitcode.Interrupted, stderr)
 		}
 	case <-time.After(15 * time.Second):
 		t.Fatalf("dbrig still running 15s after Ctrl-C:\n%s", stderr)

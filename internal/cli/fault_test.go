@@ -5,6 +5,7 @@ package cli_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -155,6 +156,12 @@ func TestStallPostgres(t *testing.T) {
 		t.Errorf("stall %+v, want from about 3 s for about 3 s", st)
 	}
 	wantIn(t, "stdout", o.stdout, "Stall from ")
+	// A window with a stall in it is not steady, whatever its seconds
+	// would tell MSER-5, and no ramp-up is advised from it.
+	if s := doc.Steady; s == nil || s.Verdict != result.SteadyStalled || s.SuggestedRampup != 0 {
+		t.Errorf("steady state %+v, want stalled, with no ramp-up suggested", s)
+	}
+	wantIn(t, "stdout", o.stdout, fmt.Sprintf("Steady state: not steady: a stall from %.1f s for %.1f s;", doc.Stalls[0].At, doc.Stalls[0].Seconds))
 	var slowest float64
 	with := 0
 	for _, p := range doc.Series {

@@ -47,9 +47,13 @@ never prints, nor is written into a result.`
 // exitCodes is what --help says about them.
 const exitCodes = `
 
-Exit codes: 0 done; 1 a run or check failed; 2 something to change (a flag,
-a URL, a schema); 3 an internal error, a bug in dbrig to report (--debug
-prints its stack trace).`
+Exit codes: 0 done; 1 a run or check failed, or a run's result could not be
+written where asked (it is then in the temporary directory, named); 2
+something to change (a flag, a URL, a schema); 3 an internal error, a bug in
+dbrig to report (--debug prints its stack trace); 4 interrupted: Ctrl-C or
+SIGTERM stopped a run or a sweep early, and what it had is kept, marked
+interrupted (a run's second Ctrl-C stops waiting and writes what it has;
+its third quits at once, 130, keeping nothing).`
 
 // Main runs dbrig with args and returns the process exit code.
 func Main(args []string, stdout, stderr io.Writer) int {
@@ -89,6 +93,13 @@ func exitCode(err error, stderr io.Writer) int {
 	if errors.As(err, &fe) {
 		return exitcode.Fail
 	}
+	var ie *interrupted
+	if errors.As(err, &ie) {
+		if ie.msg != "" {
+			fmt.Fprintln(stderr, "dbrig: "+ie.msg)
+		}
+		return exitcode.Interrupted
+	}
 	fmt.Fprintln(stderr, "dbrig: "+human.OneLine(err))
 	var ue *exitcode.UserError
 	if errors.As(err, &ue) || isFlagError(err) {
@@ -101,6 +112,12 @@ func exitCode(err error, stderr io.Writer) int {
 type failure struct{}
 
 func (*failure) Error() string { return "failed" }
+
+// interrupted is a command a signal stopped before it finished, with
+// what it had kept and marked; msg, where set, is its one line.
+type interrupted struct{ msg string }
+
+func (e *interrupted) Error() string { return "interrupted: " + e.msg }
 
 // usageError marks errors cobra and pflag raise about the command line.
 type usageError struct{ error }

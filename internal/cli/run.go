@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -34,6 +35,10 @@ type runFlags struct {
 	part string
 	// thresholds are --threshold's, as written.
 	thresholds []string
+	// thresholdsOnInterrupt judges them on an interrupted window too.
+	thresholdsOnInterrupt bool
+	// maxErrors is --max-error-rate.
+	maxErrors errorBound
 }
 
 func newRun() *cobra.Command {
@@ -57,7 +62,8 @@ func newRun() *cobra.Command {
 		fs.StringVar(&f.jsonPath, "json", "", "write the result document here")
 		fs.StringVar(&f.resultsDir, "results-dir", "dbrig-results", "where result documents go when --json is not given")
 		addMetricsFlag(fs, &f.metricsAddr)
-		addThresholdFlag(fs, &f.thresholds, w.Info())
+		addThresholdFlags(fs, &f, w.Info())
+		addErrorBoundFlag(fs, &f.maxErrors, "the run")
 		if !w.Info().FixedWork {
 			fs.StringArrayVar(&f.with, "with", nil, "also drive WORKLOAD:VUS in the same window, with its defaults (repeatable): --with dvd-reports:2; with --vus 0 it runs alone")
 		}
@@ -104,12 +110,13 @@ func runLong(w workload.Workload) string {
 		return `Runs the workload's fixed amount of work, every session starting at once,
 and measures it from the first start to the last finish. The result
 document goes to --json, or into --results-dir with its path printed.
-Ctrl-C stops the run early and keeps the result, marked interrupted.` + faultLong + liveLong + thresholdLong(w.Info())
+Ctrl-C or SIGTERM stops the run early and keeps the result, marked
+interrupted; the exit code is then 4.` + errorsLong + faultLong + liveLong + thresholdLong(w.Info())
 	}
 	long := `Runs virtual users over a ramp-up, then measures a window of --duration.
 Only the window counts. The result document goes to --json, or into
---results-dir with its path printed. Ctrl-C ends the window early and keeps
-the result, marked interrupted.` + poolLong(w) + faultLong + liveLong + killLong + thresholdLong(w.Info())
+--results-dir with its path printed. Ctrl-C or SIGTERM ends the window early
+and keeps the result, marked interrupted; the exit code is then 4.` + errorsLong + poolLong(w) + faultLong + liveLong + killLong + thresholdLong(w.Info())
 	if _, ok := w.(workload.DurabilityAuditor); ok {
 		long += auditLong
 	}
@@ -211,6 +218,9 @@ func run(ctx, hard context.Context, w workload.Workload, url string, f runFlags,
 	if err != nil {
 		return err
 	}
+	if err := f.checkOutput(); err != nil {
+		return err
+	}
 	runs := time.Duration(0)
 	if !w.Info().FixedWork {
 		runs = f.Rampup + f.Duration
@@ -279,20 +289,15 @@ func run(ctx, hard context.Context, w workload.Workload, url string, f runFlags,
 		return err
 	}
 	path := f.jsonPath
-	switch {
-	case path == "" && doc.Part != nil:
-		path = result.DefaultPartPath(f.resultsDir, w.Name(), doc.StartedAt, doc.Part.Index, doc.Part.Of)
-	case path == "":
-		path = result.DefaultPath(f.resultsDir, w.Name(), doc.StartedAt)
+	if path == "" {
+		path = defaultPath(f.resultsDir, doc)
 	}
-	doc.Thresholds = result.Evaluate(thresholds, doc)
+	doc.ErrorRate = result.HoldErrors(doc, float64(f.maxErrors))
+	doc.Thresholds = f.judgeThresholds(thresholds, doc)
 	if err := keep(hard, doc, path, acks, audited, t, stdout, stderr); err != nil {
 		return err
 	}
-	if result.Missed(doc.Thresholds) > 0 {
-		return &failure{}
-	}
-	return nil
+	return outcome(doc)
 }
 
 // check reads --with, whose virtual users run beside the workload's, and
@@ -382,40 +387,39 @@ func drive(ctx context.Context, t dbtarget.Target, w workload.Workload, r worklo
 }
 
 // keep audits the acknowledgements audited's run logged in acks, if any,
-// within ctx, writes the document to path and prints its summary; the
-// error says whether the run failed.
+// within ctx, writes the document to path, or where it can, and prints
+// its summary whatever happened to the file; outcome then says how a kept
+// run ends.
 func keep(ctx context.Context, doc *result.Document, path string, acks *ackRecording, audited workload.Workload, t dbtarget.Target, stdout, stderr io.Writer) error {
 	// A failed audit still leaves the run's document, and its log for
 	// dbrig audit durability to try again. A run that Ctrl-C ended is
 	// audited all the same; a second Ctrl-C cuts the audit short.
-	var auditErr error
+	var log string
+	var logErr, auditErr error
 	if acks != nil {
-		log, err := acks.keep(path)
-		if err != nil {
-			return err
-		}
-		if doc.ServerLost != nil {
-			fmt.Fprintf(stderr, "dbrig: no durability audit: the server was lost; once it is back: dbrig audit durability %s\n", path)
-		} else {
+		log, logErr = acks.keep(path)
+		if logErr == nil && doc.ServerLost == nil {
 			doc.Durability, auditErr = auditDurability(ctx, audited, t, log, stderr)
 		}
 	}
-	if err := result.Write(path, doc); err != nil {
-		return fmt.Errorf("write result: %w", err)
-	}
-	if auditErr != nil {
-		return auditErr
-	}
+	written, err := writeResult(path, doc, log)
 	report.Text(stdout, doc)
-	fmt.Fprintf(stdout, "\nResult: %s\n", path)
-	switch {
-	case doc.ServerLost != nil:
-		// The document is kept, marked; the run itself failed.
-		return &failure{}
-	case doc.Durability != nil:
-		return durabilityVerdict(doc.Durability)
+	if written != "" {
+		fmt.Fprintf(stdout, "\nResult: %s\n", written)
 	}
-	return nil
+	if log != "" && written != "" && written != path {
+		log = ackLogPath(written) // writeResult took it along
+	}
+	switch {
+	case logErr != nil:
+		fmt.Fprintf(stderr, "dbrig: no durability audit: %v; what the log holds is kept at %s\n", human.OneLine(logErr), log)
+	case acks != nil && doc.ServerLost != nil && written != "":
+		fmt.Fprintf(stderr, "dbrig: no durability audit: the server was lost; once it is back: dbrig audit durability %s\n", written)
+	}
+	if err != nil && auditErr != nil {
+		return fmt.Errorf("%v; %v", err, human.OneLine(auditErr))
+	}
+	return cmp.Or(err, auditErr)
 }
 
 // withSpec is one --with: a workload to run beside the main one.

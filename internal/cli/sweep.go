@@ -46,13 +46,20 @@ postgres, servers: {pg15: BIN_DIR, pg18: BIN_DIR}} with vary: {server:
 checked before anything runs; builds that cannot read each other's data
 get a cluster each (DIR/server-NAME), built from the same seed.
 
+A run whose errors pass --max-error-rate (1% of its window's transactions
+by default; the bound is the command line's, and a resume may change it) is
+kept as DIR/runs/pNN-rK-errors.json but not counted, and stops the sweep,
+exit code 1: what failed it would most likely fail every run after it. Once
+it is fixed, dbrig sweep --resume DIR runs it again.
+
 A spec's thresholds: ['new_order.p95<5ms', 'errors<0.1%'] hold every run
 to what dbrig run --threshold takes; the verdicts go into each run's
 document and the sweep's, the misses are listed at the end, and one makes
 the exit code 1, once everything is saved.
 
-Ctrl-C stops after the current run; a second Ctrl-C interrupts that run.
-Either way, dbrig sweep --resume DIR carries on from there.` + targetLong
+Ctrl-C stops after the current run; a second Ctrl-C, or SIGTERM, interrupts
+that run, whose document is kept but not counted. Either way the exit code is
+4, and dbrig sweep --resume DIR carries on from there.` + targetLong
 	sweepExample = `  dbrig sweep experiments/buffer-cache.yaml --dry-run
   dbrig sweep experiments/buffer-cache.yaml --out results/bc
   dbrig sweep --resume results/bc
@@ -66,6 +73,7 @@ With --metrics-addr, one server follows the whole sweep: each run's series
 type sweepFlags struct {
 	dryRun                        bool
 	out, resume, url, metricsAddr string
+	maxErrors                     errorBound
 }
 
 func newSweep() *cobra.Command {
@@ -84,6 +92,7 @@ func newSweep() *cobra.Command {
 	fs.StringVar(&f.resume, "resume", "", "carry on the sweep in this directory from its last finished run")
 	fs.StringVar(&f.url, "target", "", "with --resume: the target URL again, when it holds a password (never stored)")
 	addMetricsFlag(fs, &f.metricsAddr)
+	addErrorBoundFlag(fs, &f.maxErrors, "a run")
 	return c
 }
 
@@ -113,7 +122,7 @@ func (f *sweepFlags) run(c *cobra.Command, args []string) error {
 			return err
 		}
 	}
-	return runSweep(sw, f.metricsAddr, stdout, stderr)
+	return runSweep(sw, f, stdout, stderr)
 }
 
 // open is the sweep the command line names: the one --resume carries on,
@@ -172,8 +181,8 @@ func dryRun(ctx context.Context, w io.Writer, sw *experiment.Sweep) error {
 // safeName keeps a spec's name from reaching outside the results directory.
 var safeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
-func runSweep(sw *experiment.Sweep, metricsAddr string, stdout, stderr io.Writer) error {
-	metrics, err := serveMetrics(metricsAddr, stderr)
+func runSweep(sw *experiment.Sweep, f *sweepFlags, stdout, stderr io.Writer) error {
+	metrics, err := serveMetrics(f.metricsAddr, stderr)
 	if err != nil {
 		return err
 	}
@@ -208,7 +217,7 @@ func runSweep(sw *experiment.Sweep, metricsAddr string, stdout, stderr io.Writer
 		fmt.Fprintf(stderr, "Resuming sweep %s at run %d of %d; documents in %s\n", sw.Spec.Name, sw.Doc.Done+1, total, sw.Dir)
 	}
 	p := newProgress(stderr)
-	opt := experiment.Options{Log: stderr, Progress: p.update, ProgressDone: p.done, Stop: stop}
+	opt := experiment.Options{Log: stderr, Progress: p.update, ProgressDone: p.done, Stop: stop, MaxErrorPct: new(float64(f.maxErrors))}
 	if metrics != nil {
 		opt.Live = func(info workload.Info, r workload.Run, labels map[string]string) runner.Live {
 			return metrics.Follow(info, r, labels)
@@ -218,7 +227,7 @@ func runSweep(sw *experiment.Sweep, metricsAddr string, stdout, stderr io.Writer
 	p.done()
 	if err != nil {
 		if ctx.Err() != nil && !errors.As(err, new(*exitcode.UserError)) {
-			return exitcode.Userf("sweep interrupted: %v; carry on with `dbrig sweep --resume %s`", err, sw.Dir)
+			return &interrupted{fmt.Sprintf("sweep interrupted: %v; carry on with `dbrig sweep --resume %s`", human.OneLine(err), sw.Dir)}
 		}
 		return err
 	}
@@ -226,7 +235,12 @@ func runSweep(sw *experiment.Sweep, metricsAddr string, stdout, stderr io.Writer
 	if sw.Doc.Interrupted {
 		fmt.Fprintf(stdout, "Stopped after %d of %d runs; carry on with: dbrig sweep --resume %s\n", sw.Doc.Done, total, sw.Dir)
 	}
-	return sweepThresholds(stdout, sw)
+	if err := sweepThresholds(stdout, sw); err != nil || !sw.Doc.Interrupted {
+		return err
+	}
+	// A sweep a signal stopped before its end did not do what it was
+	// asked, though every run it finished counts.
+	return &interrupted{}
 }
 
 // runCount is "8 points × 3 repetitions = 24 runs".

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/result"
 	"github.com/dbrig/dbrig/internal/server/postgres"
 	"github.com/dbrig/dbrig/internal/server/postgres/pgtest"
@@ -243,12 +244,14 @@ func startSweep(t *testing.T, bin string, args ...string) (*watch, <-chan error,
 	return stderr, exited, cmd
 }
 
+// waitExit waits for a sweep that Ctrl-C stopped to exit with the
+// interrupt code.
 func waitExit(t *testing.T, exited <-chan error, out *watch) {
 	t.Helper()
 	select {
 	case err := <-exited:
-		if err != nil {
-			t.Fatalf("dbrig exited with %v after Ctrl-C, want 0\n%s", err, out)
+		if code := exitOf(t, err); code != exitcode.Interrupted {
+			t.Fatalf("dbrig exited %d after Ctrl-C, want %d\n%s", code, exitcode.Interrupted, out)
 		}
 	case <-time.After(20 * time.Second):
 		t.Fatalf("dbrig still running 20s after Ctrl-C:\n%s", out)

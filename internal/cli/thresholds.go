@@ -13,9 +13,20 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// addThresholdFlag adds --threshold, which run checks its window against.
-func addThresholdFlag(fs *pflag.FlagSet, to *[]string, info workload.Info) {
-	fs.StringArrayVar(to, "threshold", nil, "an expectation of the measured window, printed PASS or FAIL with the figure after the run; the exit code is 1 if one is missed (repeatable): "+result.ThresholdExample(info)+", errors<0.1%")
+// addThresholdFlags adds --threshold, which run checks its window
+// against, and --thresholds-on-interrupt.
+func addThresholdFlags(fs *pflag.FlagSet, f *runFlags, info workload.Info) {
+	fs.StringArrayVar(&f.thresholds, "threshold", nil, "an expectation of the measured window, printed PASS or FAIL with the figure after the run; the exit code is 1 if one is missed (repeatable): "+result.ThresholdExample(info)+", errors<0.1%")
+	fs.BoolVar(&f.thresholdsOnInterrupt, "thresholds-on-interrupt", false, "judge the thresholds on a window that Ctrl-C or SIGTERM cut short too (default false: each is printed SKIP, not judged)")
+}
+
+// judgeThresholds holds doc's window to the run's thresholds ts; an
+// interrupted window only with --thresholds-on-interrupt.
+func (f *runFlags) judgeThresholds(ts []result.Threshold, doc *result.Document) []result.ThresholdResult {
+	if doc.Interrupted && !f.thresholdsOnInterrupt {
+		return result.Unjudged(ts, "not judged: the run was interrupted; --thresholds-on-interrupt judges an interrupted window")
+	}
+	return result.Evaluate(ts, doc)
 }
 
 // thresholdLong tells what --threshold takes, in the names of a run that
@@ -41,7 +52,9 @@ us, ms or s (` + result.ThresholdExample(info) + `), or its errors (` + tx + `.e
 Operators: < <= > >=. Each is printed
 PASS or FAIL with what was measured and kept in the result, and one missed
 makes the exit code 1; a name, operator or unit not known is refused in one
-line before anything runs, exit code 2.`
+line before anything runs, exit code 2. A window that Ctrl-C or SIGTERM cut
+short is not the run's: its thresholds are printed SKIP, not judged, unless
+--thresholds-on-interrupt asks for them, and the exit code is 4.`
 }
 
 // parseThresholds reads --threshold against what the run of w, with the
@@ -82,7 +95,7 @@ func sweepThresholds(w io.Writer, sw *experiment.Sweep) error {
 				failed++
 			}
 			for _, r := range rs {
-				if !r.Met {
+				if !r.Met && !r.Unjudged {
 					missed = append(missed, fmt.Sprintf("  point %d (%s), repetition %d: %s", i+1, sw.Spec.Label(sw.Points[i]), rep+1, report.ThresholdLine(r)))
 				}
 			}

@@ -10,6 +10,14 @@ const (
 	Fail     = 1 // the command ran and found a failure (a check FAIL)
 	Usage    = 2 // the user must change something: flag, URL, schema
 	Internal = 3 // a bug in dbrig: a panic, turned into one line
+	// Interrupted: a signal (Ctrl-C, SIGTERM) stopped the command before
+	// it finished, and what it had is kept, marked interrupted: a CI
+	// timeout must not read as a success (k6's external abort has a code
+	// of its own too). 4 is the next code free: it is neither 128+N,
+	// which shells report for a process a signal killed (this one was
+	// not killed, it ended on its own with its result written), nor one
+	// number for Ctrl-C and another for SIGTERM.
+	Interrupted = 4
 )
 
 // UserError is a problem the user can fix; the CLI prints it as one line

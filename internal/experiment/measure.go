@@ -76,18 +76,26 @@ func closeRuns(groups []workload.Group) {
 }
 
 // file writes the run's document under runs/ and counts it for its
-// point, unless the run lost its server or was interrupted: then the
-// document is kept under a name of its own and the path is "".
+// point, unless the run lost its server, failed past the error bound or
+// was interrupted: then the document is kept under a name of its own and
+// the path is "".
 func (r *run) file(pi, rep int, d *result.Document) (string, error) {
 	doc := r.Doc
 	name := fmt.Sprintf("p%02d-r%d", pi+1, rep)
+	d.ErrorRate = result.HoldErrors(d, *r.o.MaxErrorPct)
 	switch {
 	case d.ServerLost != nil:
 		name += "-lost"
 	case d.Interrupted:
 		name += "-interrupted"
+	case d.ErrorRate.Exceeded:
+		name += "-errors"
 	}
-	d.Thresholds = result.Evaluate(r.Spec.Thresholds, d)
+	if d.Interrupted {
+		d.Thresholds = result.Unjudged(r.Spec.Thresholds, "not judged: the run was interrupted, and does not count")
+	} else {
+		d.Thresholds = result.Evaluate(r.Spec.Thresholds, d)
+	}
 	rel := filepath.Join("runs", name+".json")
 	if err := result.Write(filepath.Join(r.Dir, rel), d); err != nil {
 		return "", fmt.Errorf("write %s: %w", rel, err)
@@ -101,6 +109,13 @@ func (r *run) file(pi, rep int, d *result.Document) (string, error) {
 		r.addNote(fmt.Sprintf("run %d (point %d, repetition %d) was interrupted; %s is kept but not counted, and a resume runs it again",
 			doc.Done+1, pi+1, rep, rel))
 		return "", nil
+	}
+	if e := d.ErrorRate; e.Exceeded {
+		// Its figures measured its failures, not the point; what failed it
+		// (a full disk, a setting the server refuses) would most likely
+		// fail every run after it.
+		return "", fmt.Errorf("run %d (point %d, repetition %d) failed %.1f%% of its transactions (%d of %d), over the bound of %g%% (--max-error-rate): %s is kept but not counted; a resume runs it again",
+			doc.Done+1, pi+1, rep, e.Pct, e.Errors, e.Transactions, e.MaxPct, rel)
 	}
 	pt := &doc.Points[pi]
 	pt.Runs[rep-1] = rel

@@ -37,6 +37,10 @@ type Options struct {
 	// Live, when set, follows each run as it happens; labels tell the
 	// runs apart: the point, its parameters and the repetition.
 	Live func(info workload.Info, r workload.Run, labels map[string]string) runner.Live
+	// MaxErrorPct bounds each run's errors, in % of its window's
+	// transactions (result.HoldErrors): a run past it is kept but not
+	// counted, and stops the sweep. nil means result.DefaultMaxErrorPct.
+	MaxErrorPct *float64
 }
 
 // runner holds what one Run call shares between its steps.
@@ -78,6 +82,9 @@ func (s *Sweep) Run(ctx context.Context, o Options) (err error) {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.MaxErrorPct == nil {
+		o.MaxErrorPct = new(result.DefaultMaxErrorPct)
 	}
 	r := &run{Sweep: s, o: o, url: s.Spec.Target.URL, built: map[string]bool{}}
 	doc := s.Doc

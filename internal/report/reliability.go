@@ -29,6 +29,28 @@ func lostLine(d *result.Document) string {
 	return fmt.Sprintf("FAILED: %s; the figures cover the %.1f s of the %.1f s window the server was up.", what, d.WindowSeconds, l.Window)
 }
 
+// errorRateLine says that the run failed because too many of its
+// window's transactions did; "" where they did not.
+func errorRateLine(d *result.Document) string {
+	e := d.ErrorRate
+	if e == nil || !e.Exceeded {
+		return ""
+	}
+	return fmt.Sprintf("FAILED: error rate %.1f%%: %s of the window's %s transactions failed, over the bound of %g%% (--max-error-rate).",
+		e.Pct, human.Thousands(float64(e.Errors)), human.Thousands(float64(e.Transactions)), e.MaxPct)
+}
+
+// auditHead is the heading of a run's audit: an audit whose every check
+// was skipped judged nothing, and must not read as a pass.
+func auditHead(items []result.AuditItem) string {
+	for _, a := range items {
+		if a.Result != "SKIP" {
+			return "Audit"
+		}
+	}
+	return fmt.Sprintf("Audit: none judged, all %d checks skipped", len(items))
+}
+
 // reliabilityLines are what was done to the system under test during the
 // run (a server killed and restarted), what happened to it (outages, its
 // loss, stalls), what it cost (the errors by class) and what the

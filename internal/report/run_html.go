@@ -16,6 +16,9 @@ func runPage(d *result.Document) *page {
 	p := &page{Title: fmt.Sprintf("dbrig %s run", d.Workload)}
 	p.Subtitle = append(p.Subtitle, fmt.Sprintf("%s · started %s · %.1f s measured",
 		d.Target.Server(), d.StartedAt.UTC().Format("2006-01-02 15:04:05 MST"), d.WindowSeconds))
+	if l := errorRateLine(d); l != "" {
+		p.Subtitle = append(p.Subtitle, l)
+	}
 	if d.Interrupted {
 		p.Subtitle = append(p.Subtitle, "Interrupted: the figures cover only the window measured before the stop.")
 	}
@@ -62,7 +65,7 @@ func runPage(d *result.Document) *page {
 		p.Blocks = append(p.Blocks, block{Heading: "Summary", Pre: strings.Join(d.Lines, "\n")})
 	}
 	if len(d.Audit) > 0 {
-		p.Blocks = append(p.Blocks, block{Heading: "Audit", Table: auditTable(d.Audit)})
+		p.Blocks = append(p.Blocks, block{Heading: auditHead(d.Audit), Table: auditTable(d.Audit)})
 	}
 	if b, ok := thresholdsBlock(d); ok {
 		p.Blocks = append(p.Blocks, b)

@@ -28,7 +28,7 @@ func steadyBlock(d *result.Document) (block, bool) {
 		return block{}, false
 	}
 	return block{Heading: "Steady state", Notes: []string{s.Line(),
-		fmt.Sprintf("Judged on the window's completions per second (client side, all types) in batches of 5 s: MSER-5's truncation point (White 1997; White, Cobb & Spratt 2000), read as no steady state when it is past half the window and the seconds it cuts move the mean by 5%% or more; then a least-squares line through the batches kept (Kelton & Law 1983), a trend when its 95%% interval excludes 0 and it changes by 5%% or more. Ramp-up: %gs. A minute of steady noise is still judged unsteady about one time in 13: repetitions tell more than one run.", s.Rampup)}}, true
+		fmt.Sprintf("Judged on the window's completions per second (client side, all types) in batches of 5 s: MSER-5's truncation point (White 1997; White, Cobb & Spratt 2000), read as no steady state when it is past half the window and the seconds it cuts move the mean by 5%% or more; then a least-squares line through the batches kept (Kelton & Law 1983), a trend when its 95%% interval excludes 0 and it changes by 5%% or more. Ramp-up: %gs. A minute of steady noise is still judged unsteady about one time in 13: repetitions tell more than one run. A window with a stall or an outage in it is not steady, and MSER-5 is not asked.", s.Rampup)}}, true
 }
 
 // steadyMarks shades on the throughput chart the window's seconds that

@@ -15,6 +15,9 @@ import (
 // workload's metrics, its own lines and its audit, and the telemetry's
 // run in one line.
 func Text(w io.Writer, d *result.Document) {
+	if l := errorRateLine(d); l != "" {
+		fmt.Fprintln(w, l)
+	}
 	if d.Interrupted {
 		fmt.Fprintf(w, "Interrupted: the figures cover the %.1f s measured before the stop.\n", d.WindowSeconds)
 	}
@@ -49,7 +52,7 @@ func Text(w io.Writer, d *result.Document) {
 		fmt.Fprintln(w, v.Line())
 	}
 	if len(d.Audit) > 0 {
-		fmt.Fprintln(w, "Audit:")
+		fmt.Fprintln(w, auditHead(d.Audit)+":")
 		for _, a := range d.Audit {
 			fmt.Fprintf(w, "  %-4s %-26s %6.2f%%  (%.2f-%.2f%%)", a.Result, a.Name, a.Value, a.Low, a.High)
 			if a.Reason != "" {

@@ -17,7 +17,10 @@ func ThresholdLine(r result.ThresholdResult) string {
 }
 
 func verdict(r result.ThresholdResult) string {
-	if r.Met {
+	switch {
+	case r.Unjudged:
+		return "SKIP"
+	case r.Met:
 		return "PASS"
 	}
 	return "FAIL"
@@ -54,12 +57,22 @@ func thresholdsText(w io.Writer, d *result.Document) {
 	}
 }
 
-// thresholdsCount is "all 3 met" or "1 of 3 missed".
+// thresholdsCount is "all 3 met", "1 of 3 missed" or, of an
+// interrupted run's, "none of 3 judged".
 func thresholdsCount(rs []result.ThresholdResult) string {
-	if n := result.Missed(rs); n > 0 {
-		return fmt.Sprintf("%d of %d missed", n, len(rs))
+	judged := 0
+	for _, r := range rs {
+		if !r.Unjudged {
+			judged++
+		}
 	}
-	return fmt.Sprintf("all %d met", len(rs))
+	switch n := result.Missed(rs); {
+	case judged == 0:
+		return fmt.Sprintf("none of %d judged", len(rs))
+	case n > 0:
+		return fmt.Sprintf("%d of %d missed", n, judged)
+	}
+	return fmt.Sprintf("all %d met", judged)
 }
 
 // thresholdsBlock is the run's thresholds as a table; false when it had none.

@@ -82,6 +82,9 @@ type Document struct {
 	Sessions *Sessions `json:"sessions,omitempty"`
 	// Durability is the durability audit's finding, when the run had one.
 	Durability *Durability `json:"durability,omitempty"`
+	// ErrorRate is the window's errors held to the run's bound
+	// (--max-error-rate); absent in older documents and merged ones.
+	ErrorRate *ErrorRate `json:"error_rate,omitempty"`
 	// Thresholds are the run's verdicts on the user's expectations
 	// (--threshold, a sweep's thresholds), in their order; absent when
 	// it was given none.

@@ -33,6 +33,10 @@ type Steady struct {
 	// window (0 where none was truncated).
 	Rampup          float64 `json:"rampup_seconds"`
 	SuggestedRampup int     `json:"suggested_rampup_seconds,omitempty"`
+	// Break is the window's first stall or outage, where the verdict is
+	// SteadyStalled or SteadyOutage; Breaks counts every one in it.
+	Break  *Span `json:"break,omitempty"`
+	Breaks int   `json:"breaks,omitempty"`
 }
 
 // Steady's verdicts.
@@ -47,6 +51,13 @@ const (
 	SteadyTrend = "trending"
 	// SteadyShort: too few seconds for MSER-5's batches to judge.
 	SteadyShort = "too short"
+	// SteadyStalled and SteadyOutage: a stall, or a stretch without a
+	// server, in the window. Its throughput was broken, not unsettled,
+	// and MSER-5 is not asked: it reads the healthy seconds on one side
+	// of the break as a warm-up, and would advise a ramp-up that mends
+	// nothing.
+	SteadyStalled = "stalled"
+	SteadyOutage  = "server out"
 )
 
 const (
@@ -65,11 +76,12 @@ const (
 )
 
 // SteadyState is d's steady state: the one recorded, else computed from
-// its series (a document from before it was recorded); nil where there is
+// its series (a document from before it was recorded, or from before a
+// stall or an outage in the window made it unsteady); nil where there is
 // nothing to judge.
 func (d *Document) SteadyState() *Steady {
-	if d.Steady != nil {
-		return d.Steady
+	if s := d.Steady; s != nil && (s.Break != nil || d.windowBreak(window(d)) == nil) {
+		return s
 	}
 	return steadyOf(d)
 }
@@ -85,18 +97,14 @@ func steadyOf(d *Document) *Steady {
 	if !timed {
 		return nil
 	}
-	var xs []float64
+	xs, from, to := window(d)
+	if s := d.windowBreak(xs, from, to); s != nil {
+		s.Rampup = rampup
+		return s
+	}
 	var sum float64
-	for _, p := range d.Series {
-		if p.Phase != "measure" {
-			continue
-		}
-		var n int64
-		for _, c := range p.Counts {
-			n += c
-		}
-		xs = append(xs, float64(n))
-		sum += float64(n)
+	for _, x := range xs {
+		sum += x
 	}
 	// A few long transactions (reports, loops) make a series of counts
 	// that says nothing second by second.
@@ -104,6 +112,50 @@ func steadyOf(d *Document) *Steady {
 		return nil
 	}
 	return judge(xs, rampup)
+}
+
+// window is d's measured window: its completions per second, and its
+// start and end on the series' clock (a point's second ends at its T).
+func window(d *Document) (xs []float64, from, to float64) {
+	for _, p := range d.Series {
+		if p.Phase != "measure" {
+			continue
+		}
+		if len(xs) == 0 {
+			from = p.T - 1
+		}
+		to = p.T
+		var n int64
+		for _, c := range p.Counts {
+			n += c
+		}
+		xs = append(xs, float64(n))
+	}
+	return xs, from, to
+}
+
+// windowBreak is the verdict on the window of seconds xs, from from to
+// to, where a stall or an outage overlaps it; nil where none does.
+func (d *Document) windowBreak(xs []float64, from, to float64) *Steady {
+	var first Span
+	verdict, n := "", 0
+	for _, b := range []struct {
+		spans   []Span
+		verdict string
+	}{{d.Stalls, SteadyStalled}, {d.Outages, SteadyOutage}} {
+		for _, s := range b.spans {
+			if len(xs) == 0 || s.At >= to || s.At+s.Seconds <= from {
+				continue
+			}
+			if n++; verdict == "" || s.At < first.At {
+				first, verdict = s, b.verdict
+			}
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	return &Steady{Method: "MSER-5", Verdict: verdict, Seconds: len(xs), Break: &first, Breaks: n}
 }
 
 // rampupOf is d's ramp-up in seconds, from its configuration; timed is
@@ -248,6 +300,8 @@ func drift(ys []float64) (pct, low, high float64) {
 func (s *Steady) Line() string {
 	const head = "Steady state: "
 	switch s.Verdict {
+	case SteadyStalled, SteadyOutage:
+		return head + "not steady: " + s.breakSpan() + "; MSER-5 does not judge a window the server broke, and no --rampup would mend it."
 	case SteadyShort:
 		return head + fmt.Sprintf("not judged: the window's %d s are fewer than MSER-5's %d batches of %d s.",
 			s.Seconds, minBatches, mserBatch)
@@ -268,6 +322,22 @@ func (s *Steady) Line() string {
 		return head + fmt.Sprintf("steady from second %d of %d.%s", s.Truncated, s.Seconds, s.truncation())
 	}
 	return ""
+}
+
+// breakSpan names the window's first stall or outage, and how many
+// more it had.
+func (s *Steady) breakSpan() string {
+	what := fmt.Sprintf("a stall from %.1f s for %.1f s", s.Break.At, s.Break.Seconds)
+	if s.Verdict == SteadyOutage {
+		what = fmt.Sprintf("an outage from %.1f s for %.1f s (no server)", s.Break.At, s.Break.Seconds)
+	}
+	switch {
+	case s.Breaks == 2:
+		what += ", and 1 more stall or outage"
+	case s.Breaks > 2:
+		what += fmt.Sprintf(", and %d more stalls or outages", s.Breaks-1)
+	}
+	return what
 }
 
 // trendSpan names the seconds the trend was fitted over: the whole

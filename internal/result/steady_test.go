@@ -146,3 +146,65 @@ func TestSteadyOfDocument(t *testing.T) {
 		t.Errorf("fixed work: %+v, want none", s)
 	}
 }
+
+// TestSteadyBrokenWindow: a window with a stall or an outage in it is not
+// steady, whatever MSER-5 would make of its seconds, and no ramp-up is
+// suggested from it; one before the window leaves the verdict to MSER-5.
+// The series is the probe's: a few healthy seconds, then none while the
+// server was frozen, then healthy again, which MSER-5 alone read as a
+// warm-up, steady after it, and advised a longer --rampup for.
+func TestSteadyBrokenWindow(t *testing.T) {
+	doc := func() *Document {
+		d := &Document{Config: map[string]any{"rampup": "5s", "duration": "60s"}}
+		for i := range 5 {
+			d.Series = append(d.Series, Point{T: float64(i + 1), Phase: "ramp-up", Counts: []int64{int64(200 * i)}})
+		}
+		for i, x := range noisy(60, 1000, 30, 3) {
+			if i >= 2 && i < 8 {
+				x = 0
+			}
+			d.Series = append(d.Series, Point{T: float64(i + 6), Phase: "measure", Counts: []int64{int64(x)}})
+		}
+		return d
+	}
+	for _, c := range []struct {
+		name    string
+		stalls  []Span
+		outages []Span
+		verdict string
+		line    string
+	}{
+		{"stall", []Span{{At: 7.2, Seconds: 6.1}}, nil, SteadyStalled,
+			"Steady state: not steady: a stall from 7.2 s for 6.1 s; MSER-5 does not judge a window the server broke, and no --rampup would mend it."},
+		{"outage", nil, []Span{{At: 7.2, Seconds: 6.1}}, SteadyOutage,
+			"Steady state: not steady: an outage from 7.2 s for 6.1 s (no server); MSER-5 does not judge a window the server broke, and no --rampup would mend it."},
+		{"two stalls and an outage", []Span{{At: 40, Seconds: 3}, {At: 7.2, Seconds: 6.1}}, []Span{{At: 50, Seconds: 4}}, SteadyStalled,
+			"Steady state: not steady: a stall from 7.2 s for 6.1 s, and 2 more stalls or outages; MSER-5 does not judge"},
+	} {
+		d := doc()
+		d.Stalls, d.Outages = c.stalls, c.outages
+		s := steadyOf(d)
+		if s == nil || s.Verdict != c.verdict || s.SuggestedRampup != 0 || s.Truncated != 0 {
+			t.Errorf("%s: %+v, want verdict %q and no truncation or ramp-up suggested", c.name, s, c.verdict)
+			continue
+		}
+		if !strings.HasPrefix(s.Line(), c.line) {
+			t.Errorf("%s: line %q, want it to start %q", c.name, s.Line(), c.line)
+		}
+		// A document recorded before stalls were judged is judged again.
+		d.Steady = &Steady{Verdict: SteadyOK, Truncated: 25, SuggestedRampup: 30}
+		if got := d.SteadyState(); got.Verdict != c.verdict {
+			t.Errorf("%s: a recorded steady verdict over a broken window read back as %q, want %q", c.name, got.Verdict, c.verdict)
+		}
+	}
+	// A stall in the ramp-up, before the window, is not the window's.
+	d := doc()
+	d.Series = d.Series[:5]
+	for i, x := range noisy(60, 1000, 30, 3) {
+		d.Series = append(d.Series, Point{T: float64(i + 6), Phase: "measure", Counts: []int64{int64(x)}})
+	}
+	d.Stalls = []Span{{At: 0.5, Seconds: 3.5}}
+	if s := steadyOf(d); s == nil || s.Verdict != SteadyOK {
+		t.Errorf("a stall before the window: %+v, want steady", s)
+	}
+}

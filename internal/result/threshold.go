@@ -161,6 +161,10 @@ type ThresholdResult struct {
 	Unit     string   `json:"unit,omitempty"`
 	Met      bool     `json:"met"`
 	Note     string   `json:"note,omitempty"`
+	// Unjudged marks a threshold the window was not held to at all (an
+	// interrupted run's, see Unjudged): neither met nor missed, and Note
+	// says why.
+	Unjudged bool `json:"unjudged,omitempty"`
 }
 
 // Evaluate is each threshold's verdict on d's window.
@@ -172,11 +176,22 @@ func Evaluate(ts []Threshold, d *Document) []ThresholdResult {
 	return out
 }
 
-// Missed counts the thresholds a run missed.
+// Unjudged is ts as a run records them when it did not hold its window
+// to them: an interrupted window's figures are not the run's, and a met
+// threshold on them would vouch for nothing. why is the note each gets.
+func Unjudged(ts []Threshold, why string) []ThresholdResult {
+	var out []ThresholdResult
+	for _, t := range ts {
+		out = append(out, ThresholdResult{Threshold: t.Expr, Unit: t.Unit, Note: why, Unjudged: true})
+	}
+	return out
+}
+
+// Missed counts the thresholds a run missed; one not judged is not missed.
 func Missed(rs []ThresholdResult) int {
 	n := 0
 	for _, r := range rs {
-		if !r.Met {
+		if !r.Met && !r.Unjudged {
 			n++
 		}
 	}
