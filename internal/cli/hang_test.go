@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/dbrig/dbrig/internal/result"
+	"github.com/dbrig/dbrig/internal/server/mariadb/mariatest"
 	"github.com/dbrig/dbrig/internal/server/postgres/pgtest"
 	"github.com/dbrig/dbrig/internal/server/servertest"
 )
@@ -85,42 +86,12 @@ func TestHalfOpenPostgres(t *testing.T) {
 	}
 	direct := pgtest.NewDB(t)
 	mustRun(t, "build", "tproc-c", "--target", direct, "--warehouses", "1")
-	through := func(t *testing.T) (string, *servertest.Proxy) {
-		pu, err := url.Parse(direct)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := servertest.NewProxy(t, pu.Host)
-		pu.Host = p.Addr
-		return pu.String(), p
-	}
-
-	t.Run("lost after", func(t *testing.T) {
-		u, p := through(t)
-		out := filepath.Join(t.TempDir(), "r.json")
-		time.AfterFunc(3*time.Second, p.Freeze)
-		began := time.Now()
-		o := dbrig(t, "run", "tproc-c", "--target", u, "--vus", "2", "--rampup", "1s", "--duration", "60s",
-			"--lost-after", "4s", "--stall-after", "1s", "--json", out)
-		if took := time.Since(began); took > 15*time.Second {
-			t.Errorf("the run took %s, want it ended about --lost-after (4 s) after the cut at 3 s", took)
-		}
-		if o.code != 1 {
-			t.Errorf("exit %d, want 1", o.code)
-		}
-		doc, err := result.Read(out)
-		if err != nil {
-			t.Fatalf("the result was not kept: %v", err)
-		}
-		if l := doc.ServerLost; l == nil || !l.Silent || l.At < 2.5 || l.At > 4 {
-			t.Errorf("server lost %+v, want silent from the cut at about 3 s", l)
-		}
-	})
+	t.Run("lost after", func(t *testing.T) { halfOpenLost(t, direct) })
 
 	bin := buildBinary(t)
 	for _, signals := range []int{1, 2} {
 		t.Run(strings.Repeat("SIGTERM ", signals), func(t *testing.T) {
-			u, p := through(t)
+			u, p := through(t, direct)
 			out := filepath.Join(t.TempDir(), "r.json")
 			stderr, exited, cmd := startSweep(t, bin, "run", "tproc-c", "--target", u, "--vus", "2", "--rampup", "1s",
 				"--duration", "60s", "--lost-after", "12s", "--stall-after", "1s", "--json", out)
@@ -160,5 +131,52 @@ func TestHalfOpenPostgres(t *testing.T) {
 				t.Errorf("the result is marked neither interrupted nor lost")
 			}
 		})
+	}
+}
+
+// TestHalfOpenMariaDB: on MariaDB as on PostgreSQL, connections a proxy
+// leaves half-open end the run within --lost-after of the cut.
+func TestHalfOpenMariaDB(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs through a proxy that it cuts")
+	}
+	direct := mariatest.NewDB(t)
+	mustRun(t, "build", "tproc-c", "--target", direct, "--warehouses", "1")
+	halfOpenLost(t, direct)
+}
+
+// through is the URL direct, by a proxy the test can freeze.
+func through(t *testing.T, direct string) (string, *servertest.Proxy) {
+	pu, err := url.Parse(direct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := servertest.NewProxy(t, pu.Host)
+	pu.Host = p.Addr
+	return pu.String(), p
+}
+
+// halfOpenLost runs tproc-c on the database at direct through a proxy that
+// goes half-open 3 s in: the run ends about --lost-after later, failed,
+// its server lost as silent, the result kept.
+func halfOpenLost(t *testing.T, direct string) {
+	u, p := through(t, direct)
+	out := filepath.Join(t.TempDir(), "r.json")
+	time.AfterFunc(3*time.Second, p.Freeze)
+	began := time.Now()
+	o := dbrig(t, "run", "tproc-c", "--target", u, "--vus", "2", "--rampup", "1s", "--duration", "60s",
+		"--lost-after", "4s", "--stall-after", "1s", "--json", out)
+	if took := time.Since(began); took > 15*time.Second {
+		t.Errorf("the run took %s, want it ended about --lost-after (4 s) after the cut at 3 s", took)
+	}
+	if o.code != 1 {
+		t.Errorf("exit %d, want 1", o.code)
+	}
+	doc, err := result.Read(out)
+	if err != nil {
+		t.Fatalf("the result was not kept: %v", err)
+	}
+	if l := doc.ServerLost; l == nil || !l.Silent || l.At < 2.5 || l.At > 4 {
+		t.Errorf("server lost %+v, want silent from the cut at about 3 s", l)
 	}
 }
