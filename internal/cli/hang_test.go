@@ -24,6 +24,7 @@ import (
 // steady. Before, the run waited for SIGCONT and exited 0 with its orders
 // divided by the whole wait.
 func TestFrozenServerPostgres(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("stops a server of its own")
 	}
@@ -81,6 +82,7 @@ func TestFrozenServerPostgres(t *testing.T) {
 // and a second one at once. Before, a 22 s run was still running past
 // 200 s, SIGTERM did not stop it, and a second signal quit with no result.
 func TestHalfOpenPostgres(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs through a proxy that it cuts")
 	}
@@ -94,7 +96,7 @@ func TestHalfOpenPostgres(t *testing.T) {
 			u, p := through(t, direct)
 			out := filepath.Join(t.TempDir(), "r.json")
 			stderr, exited, cmd := startSweep(t, bin, "run", "tproc-c", "--target", u, "--vus", "2", "--rampup", "1s",
-				"--duration", "60s", "--lost-after", "12s", "--stall-after", "1s", "--json", out)
+				"--duration", "60s", "--lost-after", "8s", "--stall-after", "1s", "--json", out)
 			waitFor(t, stderr, exited, "measure  ", 0)
 			p.Freeze()
 			cut := time.Now()
@@ -108,7 +110,7 @@ func TestHalfOpenPostgres(t *testing.T) {
 			signalled := time.Now()
 			// One signal: the end edge waits out --lost-after from the
 			// cut; two: nothing more is waited for.
-			bound := 12*time.Second + 10*time.Second - time.Since(cut)
+			bound := 8*time.Second + 10*time.Second - time.Since(cut)
 			if signals == 2 {
 				bound = 5 * time.Second
 			}
@@ -137,6 +139,7 @@ func TestHalfOpenPostgres(t *testing.T) {
 // TestHalfOpenMariaDB: on MariaDB as on PostgreSQL, connections a proxy
 // leaves half-open end the run within --lost-after of the cut.
 func TestHalfOpenMariaDB(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs through a proxy that it cuts")
 	}

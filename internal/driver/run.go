@@ -43,6 +43,9 @@ type Config struct {
 	// measured database's counters), so that a stall in which the server
 	// answers it is told from one in which the server answers nothing.
 	Probe func(ctx context.Context) error
+	// Sever, where set, closes every connection of the run's VUs: for
+	// calls that a cancelled context does not reach.
+	Sever func()
 	// Quit closes on the user's second interrupt: the run stops waiting,
 	// for virtual users at an edge, the edge's read, a server out of reach
 	// or the transactions in hand, and returns what it has.
@@ -573,7 +576,8 @@ func (r *runState) readEdge(start bool) {
 
 // stopVUs stops the VUs, which finish the transaction in hand; those
 // still in one after Grace are cancelled, and at once when the server was
-// given up (nothing in hand will end) or on Quit.
+// given up (nothing in hand will end) or on Quit. A VU whose call ignores
+// its cancellation has its connection severed (Config.Sever).
 func (r *runState) stopVUs(finished <-chan struct{}) {
 	close(r.stop)
 	if r.health.gaveUp() {
@@ -581,13 +585,25 @@ func (r *runState) stopVUs(finished <-chan struct{}) {
 	}
 	select {
 	case <-finished:
+		return
 	case <-time.After(r.cfg.Grace):
 		r.cancelWork()
-		<-finished
-	case <-r.quit.Done():
-		<-finished
+	case <-r.work.Done():
 	}
+	select {
+	case <-finished:
+		return
+	case <-time.After(severAfter):
+	}
+	if r.cfg.Sever != nil {
+		r.cfg.Sever()
+	}
+	<-finished
 }
+
+// severAfter is how long a VU may take to return once its call has been
+// cancelled before its connection is severed.
+const severAfter = 2 * time.Second
 
 // collect merges the VUs' figures into the result.
 func (r *runState) collect(names []string, tallies int) *Result {

@@ -99,6 +99,9 @@ func Run(ctx context.Context, t dbtarget.Target, w workload.Workload, r workload
 	o = o.withDefaults()
 	cfg := driver.Config{VUs: o.VUs, Connections: o.Connections, Rampup: o.Rampup, Duration: o.Duration, Classify: t.Classify, Observer: o.Live, Actions: o.Actions,
 		LostAfter: o.LostAfter, StallAfter: o.StallAfter, Progress: o.progress(r), Part: o.Split.Part, Quit: o.Quit, Probe: probe(t)}
+	if s, ok := t.(dbtarget.Severer); ok {
+		cfg.Sever = s.Sever
+	}
 	if b, ok := r.(workload.Batch); ok {
 		cfg.VUs, cfg.Each = b.Batch()
 		cfg.Rampup, cfg.Duration, cfg.Connections = 0, 0, 0

@@ -132,7 +132,6 @@ func config(s string) (*mysql.Config, error) {
 	if cfg.Timeout == 0 {
 		cfg.Timeout = 10 * time.Second
 	}
-	cfg.DialFunc = dbtarget.Dialer().DialContext
 	if cfg.Params == nil {
 		cfg.Params = map[string]string{}
 	}
@@ -180,7 +179,17 @@ type Target struct {
 	secret   string
 	db       sqldb.DB
 	greeting greeting
+	// conns are the connections to the server, for Sever.
+	conns dbtarget.Conns
 }
+
+var _ dbtarget.Severer = (*Target)(nil)
+
+// Sever closes every connection to the server: the driver reads what is
+// left of a result (a procedure's last packet, say) without watching its
+// call's context, so a call on a server that went silent would otherwise
+// never return.
+func (t *Target) Sever() { t.conns.Sever() }
 
 // Open parses url, connects once to prove the target works and sets every
 // session up the same way.
@@ -190,6 +199,7 @@ func Open(ctx context.Context, rawURL string) (dbtarget.Target, error) {
 		return nil, badURL(rawURL, err)
 	}
 	t := &Target{cfg: cfg, url: Redact(rawURL), secret: cfg.Passwd}
+	cfg.DialFunc = t.conns.Dial
 	localInfile, err := t.sessionSettings(ctx)
 	if err != nil {
 		return nil, err
