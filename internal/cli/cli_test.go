@@ -325,6 +325,8 @@ func TestBadInputs(t *testing.T) {
 		{"bad mode", []string{"run", "tproc-c", "--target", u, "--mode", "fast", "--json", out}, "--mode"},
 		{"short lost-after", []string{"run", "tproc-c", "--target", u, "--lost-after", "100ms", "--json", out}, "--lost-after"},
 		{"negative stall-after", []string{"run", "tproc-c", "--target", u, "--stall-after", "-1s", "--json", out}, "--stall-after"},
+		{"zero lost-after", []string{"run", "tproc-c", "--target", u, "--lost-after", "0s", "--json", out}, "--lost-after must be at least 1s, got 0s"},
+		{"zero stall-after", []string{"run", "tproc-c", "--target", u, "--stall-after", "0s", "--json", out}, "--stall-after must be at least 1s, got 0s"},
 		{"non-number", []string{"run", "tproc-c", "--target", u, "--vus", "many", "--json", out}, "--vus"},
 		{"unknown workload", []string{"run", "nosuch"}, `"nosuch"`},
 		{"no workload", []string{"build"}, "tproc-c"},
