@@ -344,6 +344,24 @@ func TestBadInputs(t *testing.T) {
 	}
 }
 
+// TestMissingDirectorySQLite: an SQLite file in a directory that is not
+// there is one line and exit 2, for a command that would make the file
+// too, and creates nothing: a typing error in a path once made the
+// directories, as root anywhere.
+func TestMissingDirectorySQLite(t *testing.T) {
+	t.Parallel()
+	missing := filepath.Join(t.TempDir(), "nonexistent")
+	u := "sqlite:" + filepath.Join(missing, "dir", "x.db")
+	for _, args := range [][]string{
+		{"build", "tproc-c", "--target", u},
+		{"run", "cpu", "--target", u, "--json", filepath.Join(t.TempDir(), "r.json")},
+	} {
+		msg := usageError(t, dbrig(t, args...))
+		wantIn(t, args[0]+"'s error", msg, "no directory "+filepath.Join(missing, "dir"))
+		noFile(t, missing)
+	}
+}
+
 // TestPasswordNeverPrinted: a password in the target, in any of the forms
 // PostgreSQL and MariaDB take, never reaches the output: refused by the server (a
 // wrong one), or on the way to a server that is not there.

@@ -25,8 +25,12 @@ import (
 	_ "github.com/dbrig/dbrig/internal/workload/tprocc"
 )
 
-// DefaultTarget is the embedded SQLite file a run uses when given none.
-const DefaultTarget = "sqlite:dbrig-data/dbrig.db"
+// DefaultTarget is the embedded SQLite file a run uses when given none,
+// in defaultDir, which is dbrig's own to make (openCreating).
+const (
+	DefaultTarget = "sqlite:" + defaultDir + "/dbrig.db"
+	defaultDir    = "dbrig-data"
+)
 
 // targetFlag is --target's usage line, targetLong what its URL forms and
 // passwords are, for the help of every command that takes one.
