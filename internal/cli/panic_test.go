@@ -13,21 +13,9 @@ import (
 // TestPanicIsOneLine: a panic in a command becomes one line that asks for
 // a bug report, and exit 3; the stack trace comes only with --debug.
 func TestPanicIsOneLine(t *testing.T) {
-	for _, trace := range []bool{false, true} {
-		var stderr bytes.Buffer
-		code := cli.Recovering(&stderr, &trace, func() int { panic("sql block exists missing\nsecond line") })
-		if code != 3 {
-			t.Errorf("debug %v: exit %d, want 3", trace, code)
-		}
-		line, rest, _ := strings.Cut(stderr.String(), "\n")
-		wantIn(t, "the line", line, "dbrig: internal error: sql block exists missing; this is a bug in dbrig: please report it")
-		if hasTrace := strings.Contains(rest, "goroutine") && strings.Contains(rest, "panic_test.go"); hasTrace != trace {
-			t.Errorf("debug %v: a stack trace after the line is %v:\n%s", trace, hasTrace, rest)
-		}
-		if !trace && rest != "" {
-			t.Errorf("without --debug, more than one line: %q", stderr.String())
-		}
-	}
+	wantInternalError(t, "sql block exists missing", func(stderr *bytes.Buffer, trace bool) int {
+		return cli.Recovering(stderr, &trace, func() int { panic("sql block exists missing\nsecond line") })
+	})
 	var stderr bytes.Buffer
 	trace := false
 	if code := cli.Recovering(&stderr, &trace, func() int { return 2 }); code != 2 || stderr.Len() != 0 {
@@ -51,15 +39,25 @@ func TestGoroutinePanicIsOneLine(t *testing.T) {
 	}()
 	<-done
 	err := fmt.Errorf("part 1/2: %w", panicked)
+	wantInternalError(t, "runtime error: index out of range [7] with length 0", func(stderr *bytes.Buffer, trace bool) int {
+		return cli.ExitCode(err, stderr, trace)
+	})
+}
+
+// wantInternalError wants report, with --debug (trace) and without, to
+// give exit 3 and the one line of an internal error, what panicked in it,
+// followed only with --debug by a stack trace from this file.
+func wantInternalError(t *testing.T, what string, report func(stderr *bytes.Buffer, trace bool) int) {
+	t.Helper()
 	for _, trace := range []bool{false, true} {
 		var stderr bytes.Buffer
-		if code := cli.ExitCode(err, &stderr, trace); code != 3 {
+		if code := report(&stderr, trace); code != 3 {
 			t.Errorf("debug %v: exit %d, want 3", trace, code)
 		}
 		line, rest, _ := strings.Cut(stderr.String(), "\n")
-		wantIn(t, "the line", line, "dbrig: internal error: runtime error: index out of range [7] with length 0; this is a bug in dbrig: please report it")
+		wantIn(t, "the line", line, "dbrig: internal error: "+what+"; this is a bug in dbrig: please report it")
 		if hasTrace := strings.Contains(rest, "goroutine") && strings.Contains(rest, "panic_test.go"); hasTrace != trace {
-			t.Errorf("debug %v: the goroutine's stack trace after the line is %v:\n%s", trace, hasTrace, rest)
+			t.Errorf("debug %v: a stack trace after the line is %v:\n%s", trace, hasTrace, rest)
 		}
 		if !trace && rest != "" {
 			t.Errorf("without --debug, more than one line: %q", stderr.String())

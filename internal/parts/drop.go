@@ -6,6 +6,7 @@ import (
 
 	"github.com/dbrig/dbrig/internal/dbtarget"
 	"github.com/dbrig/dbrig/internal/exitcode"
+	"github.com/dbrig/dbrig/internal/workload"
 )
 
 // Drop drops the barrier's tables from t's database, for `dbrig drop`.
@@ -34,7 +35,7 @@ func Drop(ctx context.Context, t dbtarget.Target) (live string, err error) {
 	if err := s.QueryRow(ctx, q.Get("exists")).Scan(&n); err != nil || n == 0 {
 		return "", err
 	}
-	names, err := runNames(ctx, s, q.Get("runs"))
+	names, err := workload.ReadNames(ctx, s, q.Get("runs"))
 	if err != nil {
 		return "", err
 	}
@@ -53,22 +54,4 @@ func Drop(ctx context.Context, t dbtarget.Target) (live string, err error) {
 	}
 	_, err = s.Exec(ctx, q.Get("drop"))
 	return "", err
-}
-
-// runNames are the names of the runs in the barrier's table.
-func runNames(ctx context.Context, s dbtarget.Session, query string) ([]string, error) {
-	rows, err := s.Query(ctx, query)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			return nil, err
-		}
-		out = append(out, name)
-	}
-	return out, rows.Err()
 }

@@ -63,13 +63,13 @@ func (rc Record) Read(ctx context.Context, t dbtarget.Target, s dbtarget.Session
 // Present lists, sorted, the tables (and routines) of the workload's
 // names on the target, as the schema file's "present" block finds them.
 func Present(ctx context.Context, s dbtarget.Session, q SQLFile) ([]string, error) {
-	present, err := names(ctx, s, q.Get("present"))
+	present, err := ReadNames(ctx, s, q.Get("present"))
 	slices.Sort(present)
 	return present, err
 }
 
-// names reads the one column of names a query returns.
-func names(ctx context.Context, s dbtarget.Session, query string, args ...any) ([]string, error) {
+// ReadNames reads the one column of names a query returns.
+func ReadNames(ctx context.Context, s dbtarget.Session, query string, args ...any) ([]string, error) {
 	rows, err := s.Query(ctx, query, args...)
 	if err != nil {
 		return nil, err
@@ -131,7 +131,7 @@ func (b built) list() ([]string, error) {
 	if ok, err := b.exists(); !ok || err != nil {
 		return nil, err
 	}
-	return names(b.ctx, b.s, b.q.Get("list"), b.name)
+	return ReadNames(b.ctx, b.s, b.q.Get("list"), b.name)
 }
 
 // add records name, unless the record lists it already.
