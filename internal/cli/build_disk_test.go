@@ -90,6 +90,9 @@ func buildOnFullDisk(t *testing.T, u string, disk smallDisk, tables string) {
 	// left run out at each step in turn, until there is room for them all
 	// and the build stops in its load (its progress has begun).
 	for free, made := int64(0), false; !made; free += 8 << 10 {
+		if free > 1<<20 {
+			t.Fatal("with 1 MB free the build still did not reach its load")
+		}
 		t.Logf("--- %d KB free", free>>10)
 		disk.leave(free)
 		made = strings.Contains(fails(build...).stderr, "Building tproc-c")
