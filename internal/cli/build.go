@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/dbrig/dbrig/internal/dbtarget"
 	"github.com/dbrig/dbrig/internal/exitcode"
@@ -26,7 +27,7 @@ func newBuild() *cobra.Command {
 			RunE: func(c *cobra.Command, _ []string) error {
 				ctx, stop := signalContext(c.ErrOrStderr())
 				defer stop()
-				t, err := dbtarget.Open(ctx, *url)
+				t, err := openCreating(ctx, *url)
 				if err != nil {
 					return err
 				}
@@ -71,6 +72,18 @@ func build(ctx context.Context, name string, b workload.Builder, t dbtarget.Targ
 		fmt.Fprintln(stdout, n)
 	}
 	return nil
+}
+
+// openCreating opens url, creating its database where there is none. A
+// target never makes a directory, lest a typing error in a path make
+// some, but the default target's is dbrig's own, and made here.
+func openCreating(ctx context.Context, url string) (dbtarget.Target, error) {
+	if url == DefaultTarget {
+		if err := os.MkdirAll(defaultDir, 0o755); err != nil {
+			return nil, exitcode.Userf("target %s: %v", url, err)
+		}
+	}
+	return dbtarget.Open(ctx, url)
 }
 
 // lacking is the subcommand of a workload that does not have what the

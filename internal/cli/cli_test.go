@@ -326,6 +326,8 @@ func TestBadInputs(t *testing.T) {
 		{"bad mode", []string{"run", "tproc-c", "--target", u, "--mode", "fast", "--json", out}, "--mode"},
 		{"short lost-after", []string{"run", "tproc-c", "--target", u, "--lost-after", "100ms", "--json", out}, "--lost-after"},
 		{"negative stall-after", []string{"run", "tproc-c", "--target", u, "--stall-after", "-1s", "--json", out}, "--stall-after"},
+		{"zero lost-after", []string{"run", "tproc-c", "--target", u, "--lost-after", "0s", "--json", out}, "--lost-after must be at least 1s, got 0s"},
+		{"zero stall-after", []string{"run", "tproc-c", "--target", u, "--stall-after", "0s", "--json", out}, "--stall-after must be at least 1s, got 0s"},
 		{"non-number", []string{"run", "tproc-c", "--target", u, "--vus", "many", "--json", out}, "--vus"},
 		{"unknown workload", []string{"run", "nosuch"}, `"nosuch"`},
 		{"no workload", []string{"build"}, "tproc-c"},
@@ -340,6 +342,24 @@ func TestBadInputs(t *testing.T) {
 	noFile(t, out)
 	if n := pgTables(t, u); n != 0 {
 		t.Errorf("%d tables created by commands that failed", n)
+	}
+}
+
+// TestMissingDirectorySQLite: an SQLite file in a directory that is not
+// there is one line and exit 2, for a command that would make the file
+// too, and creates nothing: a typing error in a path once made the
+// directories, as root anywhere.
+func TestMissingDirectorySQLite(t *testing.T) {
+	t.Parallel()
+	missing := filepath.Join(t.TempDir(), "nonexistent")
+	u := "sqlite:" + filepath.Join(missing, "dir", "x.db")
+	for _, args := range [][]string{
+		{"build", "tproc-c", "--target", u},
+		{"run", "cpu", "--target", u, "--json", filepath.Join(t.TempDir(), "r.json")},
+	} {
+		msg := usageError(t, dbrig(t, args...))
+		wantIn(t, args[0]+"'s error", msg, "no directory "+filepath.Join(missing, "dir"))
+		noFile(t, missing)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/dbrig/dbrig/internal/dbtarget"
+	"github.com/dbrig/dbrig/internal/parts"
 	"github.com/dbrig/dbrig/internal/workload"
 	"github.com/spf13/cobra"
 )
@@ -29,6 +30,15 @@ func newDrop() *cobra.Command {
 					return err
 				}
 				fmt.Fprintf(c.OutOrStdout(), "Dropped the %s schema on %s\n", w.Name(), t.URL())
+				// The barrier of split runs is dbrig's too, and
+				// every workload's: it goes with any drop.
+				live, err := parts.Drop(ctx, t)
+				if err != nil {
+					return fmt.Errorf("drop the barrier of split runs (dbrig_part_runs, dbrig_part_members): %w", err)
+				}
+				if live != "" {
+					fmt.Fprintf(c.OutOrStdout(), "Kept dbrig_part_runs and dbrig_part_members: the split run %q is under way on this database\n", live)
+				}
 				return nil
 			},
 		}

@@ -305,3 +305,31 @@ func TestPartRefused(t *testing.T) {
 	}
 	wantIn(t, "the error", usageError(t, dbrig(t, "run", "cpu", "--target", u, "--part", "1/2")), "--part")
 }
+
+// TestPartsDropPostgres: a run in two parts leaves its barrier's tables
+// (see parts.Drop), and `dbrig drop` leaves no table of dbrig's behind.
+func TestPartsDropPostgres(t *testing.T) {
+	t.Parallel()
+	u := pgtest.NewDB(t)
+	mustRun(t, "build", "tproc-c", "--target", u, "--warehouses", "1", "--loaders", "1")
+	bin := buildBinary(t)
+	dir := t.TempDir()
+	var ps []*part
+	for k := 1; k <= 2; k++ {
+		ps = append(ps, startPart(t, bin, "run", "tproc-c", "--target", u, "--vus", "2", "--rampup", "0s", "--duration", "2s",
+			"--part", fmt.Sprintf("%d/2", k), "--part-timeout", "60s", "--json", filepath.Join(dir, fmt.Sprintf("p%d.json", k))))
+	}
+	for _, p := range ps {
+		if code := p.wait(t, 2*time.Minute); code != 0 {
+			t.Fatalf("a part exited %d, want 0: %s", code, p.lastLine())
+		}
+	}
+	const ours = `SELECT count(*) FROM pg_tables WHERE schemaname = 'public' AND tablename LIKE 'dbrig\_%'`
+	if n := pgInt(t, u, ours); n < 3 {
+		t.Fatalf("%d tables of dbrig's after the run, want the build's two and the barrier's", n)
+	}
+	mustRun(t, "drop", "tproc-c", "--target", u)
+	if n := pgInt(t, u, ours); n != 0 {
+		t.Errorf("%d tables of dbrig's left after drop: %v", n, pgValue[[]string](t, u, `SELECT array_agg(tablename::text) FROM pg_tables WHERE schemaname = 'public' AND tablename LIKE 'dbrig\_%'`))
+	}
+}

@@ -25,8 +25,12 @@ import (
 	_ "github.com/dbrig/dbrig/internal/workload/tprocc"
 )
 
-// DefaultTarget is the embedded SQLite file a run uses when given none.
-const DefaultTarget = "sqlite:dbrig-data/dbrig.db"
+// DefaultTarget is the embedded SQLite file a run uses when given none,
+// in defaultDir, which is dbrig's own to make (openCreating).
+const (
+	DefaultTarget = "sqlite:" + defaultDir + "/dbrig.db"
+	defaultDir    = "dbrig-data"
+)
 
 // targetFlag is --target's usage line, targetLong what its URL forms and
 // passwords are, for the help of every command that takes one.
@@ -61,7 +65,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	return recovering(stderr, &trace, func() int {
 		root := newRoot(stdout, stderr, &trace)
 		root.SetArgs(args)
-		return exitCode(root.Execute(), stderr)
+		err := root.Execute()
+		return exitCode(err, stderr, trace)
 	})
 }
 
@@ -70,28 +75,40 @@ func Main(args []string, stdout, stderr io.Writer) int {
 // *trace is set (--debug), read after the panic, once the flags are parsed.
 func recovering(stderr io.Writer, trace *bool, main func() int) (code int) {
 	defer func() {
-		p := recover()
-		if p == nil {
-			return
+		if p := recover(); p != nil {
+			code = internalError(stderr, p, debug.Stack(), *trace)
 		}
-		fmt.Fprintf(stderr, "dbrig: internal error: %s; this is a bug in dbrig: please report it with the command that ran (--debug adds the stack trace)\n",
-			human.FirstLine(fmt.Sprint(p)))
-		if *trace {
-			stderr.Write(debug.Stack())
-		}
-		code = exitcode.Internal
 	}()
 	return main()
 }
 
+// internalError reports a panic, value with stack: one line that asks for
+// a bug report, the stack after it with --debug (trace); it returns
+// exitcode.Internal.
+func internalError(stderr io.Writer, value any, stack []byte, trace bool) int {
+	fmt.Fprintf(stderr, "dbrig: internal error: %s; this is a bug in dbrig: please report it with the command that ran (--debug adds the stack trace)\n",
+		human.FirstLine(fmt.Sprint(value)))
+	if trace {
+		stderr.Write(stack)
+	}
+	return exitcode.Internal
+}
+
 // exitCode reports err, the command's outcome, and returns the exit code.
-func exitCode(err error, stderr io.Writer) int {
+// A panic on another goroutine than the command's (a virtual user's, a
+// loader's) comes as an *exitcode.Panic, reported as a panic on the
+// command's own is, with its stack when trace (--debug) is set.
+func exitCode(err error, stderr io.Writer, trace bool) int {
 	if err == nil {
 		return 0
 	}
 	var fe *failure
-	if errors.As(err, &fe) {
+	var p *exitcode.Panic
+	switch {
+	case errors.As(err, &fe):
 		return exitcode.Fail
+	case errors.As(err, &p):
+		return internalError(stderr, p.Value, p.Stack, trace)
 	}
 	var ie *interrupted
 	if errors.As(err, &ie) {

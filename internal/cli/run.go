@@ -328,7 +328,7 @@ func (f *runFlags) check(w workload.Workload) ([]withSpec, error) {
 func openTarget(ctx context.Context, w workload.Workload, url string) (dbtarget.Target, error) {
 	open := dbtarget.OpenExisting
 	if _, builds := w.(workload.Builder); url == DefaultTarget || !builds {
-		open = dbtarget.Open
+		open = openCreating
 	}
 	return open(ctx, url)
 }

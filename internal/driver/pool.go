@@ -186,6 +186,7 @@ func (r *runState) startPool(sessions []Session) <-chan struct{} {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer recovered(r.abort)
 			defer se.Close()
 			defer ve.leave(r.work)
 			r.runSession(r.work, se, ve, r.states[i], p.waits[i])

@@ -446,6 +446,7 @@ func (r *runState) startVUs(vus []VU, ids []int) <-chan struct{} {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer recovered(r.abort)
 			defer v.Close()
 			defer ve.leave(r.work)
 			if !ve.sleep(r.work, delay, r.stop) {

@@ -169,6 +169,10 @@ func (r *run) stoppable(ctx context.Context) (context.Context, func()) {
 func (r *run) pointError(pi int, err error) error {
 	msg := strings.ReplaceAll(err.Error(), "\n", " ")
 	r.Doc.Points[pi].Errors = append(r.Doc.Points[pi].Errors, msg)
+	var p *exitcode.Panic
+	if errors.As(err, &p) {
+		return err // a bug in dbrig, which the command reports as one
+	}
 	return exitcode.Userf("point %d (%s): %s; the sweep stopped there, results so far are in %s",
 		pi+1, r.Points[pi].Label(), msg, r.Dir)
 }

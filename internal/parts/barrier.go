@@ -299,9 +299,12 @@ func (m *Member) failIn(ctx context.Context, r run, reason string) (after, err e
 }
 
 // now is the server's clock, in µs since 1970.
-func (m *Member) now(ctx context.Context) (int64, error) {
+func (m *Member) now(ctx context.Context) (int64, error) { return serverNow(ctx, m.s, m.q) }
+
+// serverNow is the server's clock as s reads it, in µs since 1970.
+func serverNow(ctx context.Context, s dbtarget.Session, q workload.SQLFile) (int64, error) {
 	var us int64
-	err := m.s.QueryRow(ctx, m.q.Get("now_us")).Scan(&us)
+	err := s.QueryRow(ctx, q.Get("now_us")).Scan(&us)
 	return us, err
 }
 

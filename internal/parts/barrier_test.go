@@ -106,6 +106,7 @@ func testBarrier(t *testing.T, open func(context.Context, *testing.T) (dbtarget.
 	t.Run("timeout", b.timeout)
 	t.Run("stale", b.stale)
 	t.Run("stopped", b.stopped)
+	t.Run("drop", b.drop)
 }
 
 type barrier struct {
@@ -312,6 +313,46 @@ func (b barrier) stopped(t *testing.T) {
 	}
 	if m := b.join(t, options(1, 2, "stopped", 2)); !m.Leader() {
 		t.Error("on the stopped run's row: not the new run's leader")
+	}
+}
+
+// drop: Drop keeps the barrier's tables while a run gathers in them, and
+// names it; once none does, it drops them, and then finds none to drop.
+func (b barrier) drop(t *testing.T) {
+	m := b.join(t, options(1, 2, "dropped", 1))
+	defer m.Close()
+	if live, err := Drop(b.ctx, b.tg); err != nil || live == "" {
+		t.Fatalf("Drop while runs gather: live %q, %v; want one named, the tables kept", live, err)
+	}
+	s, err := b.tg.Session(b.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	q, err := load(b.tg.Dialect())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tables := func() int {
+		var n int
+		if err := s.QueryRow(b.ctx, q.Get("exists")).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if tables() == 0 {
+		t.Fatal("Drop dropped the tables of runs gathering in them")
+	}
+	if _, err := s.Exec(b.ctx, "UPDATE dbrig_part_runs SET state = 'failed'"); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		if live, err := Drop(b.ctx, b.tg); err != nil || live != "" {
+			t.Fatalf("Drop %d with no run under way: live %q, %v", i+1, live, err)
+		}
+	}
+	if tables() != 0 {
+		t.Error("the barrier's tables are still there after Drop")
 	}
 }
 

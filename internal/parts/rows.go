@@ -38,6 +38,20 @@ func (r run) stale(now int64) bool {
 	return true
 }
 
+// underWay says the run is gathering before its deadline, or started and
+// its window not yet closed, at now: a part that comes to it then is
+// turned away, which takes its row. Past its window a run's parts no
+// longer read the barrier's tables.
+func (r run) underWay(now int64) bool {
+	switch r.state {
+	case gathering:
+		return now <= r.deadline
+	case started:
+		return now <= r.closes
+	}
+	return false
+}
+
 // member is a row of dbrig_part_members.
 type member struct {
 	part                       int

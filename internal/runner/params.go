@@ -42,9 +42,9 @@ var Params = []Param{
 		field: func(o *Options) any { return &o.ClientCPUs }},
 	{Name: "sample", Default: "1s", Usage: "how often host and database telemetry is sampled",
 		field: func(o *Options) any { return &o.Telemetry.Interval }},
-	{Name: "lost_after", Default: dbtarget.ReconnectLimit.String(), Usage: "how long the server may stay out of reach, or answer nothing, before the run gives it up, ends and fails",
+	{Name: "lost_after", Default: dbtarget.ReconnectLimit.String(), Usage: "how long the server may stay out of reach, or answer nothing, before the run gives it up, ends and fails (at least 1s)",
 		field: func(o *Options) any { return &o.LostAfter }},
-	{Name: "stall_after", Default: "3s", Usage: "how long no transaction may end while virtual users wait in one before the run names it a stall; also how long a window's edge waits for the transactions in hand",
+	{Name: "stall_after", Default: "3s", Usage: "how long no transaction may end while virtual users wait in one before the run names it a stall; also how long a window's edge waits for the transactions in hand (at least 1s)",
 		field: func(o *Options) any { return &o.StallAfter }},
 }
 
@@ -161,10 +161,11 @@ func (o Options) check(name string) error {
 		return fmt.Errorf("must be positive, got %s", o.Duration)
 	case name == "rampup" && o.Rampup < 0:
 		return fmt.Errorf("must not be negative, got %s", o.Rampup)
-	// Zero is the driver's default, for Options made without Defaults.
-	case name == "lost_after" && o.LostAfter != 0 && o.LostAfter < time.Second:
+	// 0s too: it would give a server up, or name a stall, at once, and the
+	// driver would take it for its default.
+	case name == "lost_after" && o.LostAfter < time.Second:
 		return fmt.Errorf("must be at least 1s, got %s", o.LostAfter)
-	case name == "stall_after" && o.StallAfter != 0 && o.StallAfter < time.Second:
+	case name == "stall_after" && o.StallAfter < time.Second:
 		return fmt.Errorf("must be at least 1s, got %s", o.StallAfter)
 	case name == "sample" && o.Telemetry.Interval != 0 && o.Telemetry.Interval < minSample:
 		return fmt.Errorf("must be at least %s, got %s", minSample, o.Telemetry.Interval)

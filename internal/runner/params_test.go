@@ -49,3 +49,21 @@ func TestClientProcsCountSessions(t *testing.T) {
 		t.Errorf("10,000 terminals on 1 session: %d Ps, want 1", n)
 	}
 }
+
+// TestLeastDurations: a duration below its least, 0s too, is refused, in
+// a sweep spec's keys as on the command line: 0s once silently meant the
+// default (30 s to give a server up), while -1s was refused.
+func TestLeastDurations(t *testing.T) {
+	for _, key := range []string{"lost_after", "stall_after"} {
+		for _, v := range []string{"0s", "-1s", "999ms"} {
+			o := Defaults()
+			if err := o.Set(key, v); err == nil || !strings.Contains(err.Error(), "must be at least 1s, got "+v) {
+				t.Errorf("%s: %s: %v, want it refused", key, v, err)
+			}
+		}
+		o := Defaults()
+		if err := o.Set(key, "1s"); err != nil {
+			t.Errorf("%s: 1s: %v", key, err)
+		}
+	}
+}

@@ -29,10 +29,12 @@ type Fresh struct {
 // returns ErrNoSchema where there is none, nil for a finished schema (and
 // says what it is), or another error for something in the way. Once the
 // way is clear it runs build on that session, with the schema's SQL file,
-// and times it. What the build made is recorded in dbrig_built, which is
-// what Drop goes by (RecordBuilt). A failed build's partial schema is
-// dropped, even when ctx is what failed, so no half-built schema is left
-// behind.
+// and times it. build makes the workload's tables and routines with Make,
+// which lists each in dbrig_built before it is made, and Drop goes by that
+// list. A failed build's partial schema is dropped, even when ctx is what
+// failed, so no half-built schema is left behind; where that fails too (a
+// full disk, a lost server), the list still names all of it, so `drop` and
+// `build --force` clear it later.
 func (f Fresh) Build(ctx context.Context, t dbtarget.Target,
 	read func(s dbtarget.Session, schema SQLFile) (have string, err error),
 	build func(s dbtarget.Session, schema SQLFile) (BuildSummary, error)) (BuildSummary, error) {
@@ -59,18 +61,12 @@ func (f Fresh) Build(ctx context.Context, t dbtarget.Target,
 		}
 	}
 	sum, err := build(s, q)
-	rerr := RecordBuilt(context.WithoutCancel(ctx), t, s, f.Name, q)
 	if err != nil {
-		if rerr == nil {
-			rerr = f.Drop(context.WithoutCancel(ctx), t)
-		}
-		if rerr != nil {
-			err = fmt.Errorf("%w (and dropping the partial schema failed too: %v)", err, rerr)
+		if derr := f.Drop(context.WithoutCancel(ctx), t); derr != nil {
+			err = fmt.Errorf("%w (and dropping the partial schema failed too: %v; `dbrig drop %s --target %s` drops it once the database can take writes again)",
+				err, derr, f.Name, t.URL())
 		}
 		return sum, err
-	}
-	if rerr != nil {
-		return sum, rerr
 	}
 	sum.Seconds = time.Since(began).Seconds()
 	return sum, nil
@@ -83,9 +79,9 @@ func (f Fresh) Build(ctx context.Context, t dbtarget.Target,
 // file ("proc:" blocks) where the target has them, the "sequences" where
 // the dialect has any, "analyze" unless each table had its own; then it
 // records the build with "meta_write" and
-// record, and measures the schema with "size". The tables are in
-// dbrig_built as soon as they are made (Name is the workload's), so that
-// even a build killed while it loads can be dropped.
+// record, and measures the schema with "size". The tables and routines
+// are in dbrig_built before they are made (Make; Name is the workload's),
+// so that even a build killed while it makes them can be dropped.
 type Tables struct {
 	Name     string
 	FS       fs.FS
@@ -117,10 +113,7 @@ func (b Tables) Build(ctx context.Context, t dbtarget.Target, s dbtarget.Session
 		sum.Phases = append(sum.Phases, Phase{Name: name, Seconds: now.Sub(last).Seconds()})
 		last = now
 	}
-	if err := exec("create tables", q.Statements("tables")); err != nil {
-		return sum, err
-	}
-	if err := RecordBuilt(ctx, t, s, b.Name, q); err != nil {
+	if err := b.make(ctx, t, s, "create tables", q.Statements("tables")); err != nil {
 		return sum, err
 	}
 	lap("tables")
@@ -136,7 +129,7 @@ func (b Tables) Build(ctx context.Context, t dbtarget.Target, s dbtarget.Session
 		return sum, err
 	}
 	lap("keys")
-	if err := b.routines(t, exec); err != nil {
+	if err := b.routines(ctx, t, s); err != nil {
 		return sum, err
 	}
 	if _, ok := q["sequences"]; ok {
@@ -207,9 +200,7 @@ func (b Tables) followUps(q SQLFile) (then map[string][]Task, rest []string) {
 // its first TABLE or ON (ALTER TABLE t ADD ..., CREATE INDEX i ON t ...),
 // "" if that is none of them.
 func keyTable(stmt string, tables []string) string {
-	words := strings.FieldsFunc(stmt, func(r rune) bool {
-		return !(r == '_' || r == '.' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
-	})
+	words := sqlWords(stmt)
 	for i, w := range words[:max(len(words)-1, 0)] {
 		if strings.EqualFold(w, "TABLE") || strings.EqualFold(w, "ON") {
 			if slices.Contains(tables, words[i+1]) {
@@ -219,6 +210,14 @@ func keyTable(stmt string, tables []string) string {
 		}
 	}
 	return ""
+}
+
+// sqlWords are a statement's words: its names and keywords, split at
+// anything else.
+func sqlWords(stmt string) []string {
+	return strings.FieldsFunc(stmt, func(r rune) bool {
+		return !(r == '_' || r == '.' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+	})
 }
 
 // keys runs key statements, each on a session of its own over the
@@ -239,7 +238,7 @@ func (b Tables) keys(ctx context.Context, t dbtarget.Target, stmts []string) err
 }
 
 // routines creates the procs file's routines, where the target has them.
-func (b Tables) routines(t dbtarget.Target, exec func(what string, stmts []string) error) error {
+func (b Tables) routines(ctx context.Context, t dbtarget.Target, s dbtarget.Session) error {
 	if !t.HasRoutines() {
 		return nil
 	}
@@ -248,8 +247,19 @@ func (b Tables) routines(t dbtarget.Target, exec func(what string, stmts []strin
 		return err
 	}
 	for _, name := range procs.Named("proc:") {
-		if err := exec("create "+name, []string{procs.Get(name)}); err != nil {
+		if err := b.make(ctx, t, s, "create "+name, []string{procs.Get(name)}); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// make runs stmts, each the creation of one of the schema's tables or
+// routines, on s with Make; what names the step in errors.
+func (b Tables) make(ctx context.Context, t dbtarget.Target, s dbtarget.Session, what string, stmts []string) error {
+	for _, stmt := range stmts {
+		if err := Make(ctx, t, s, b.Name, stmt); err != nil {
+			return fmt.Errorf("%s: %w", what, err)
 		}
 	}
 	return nil

@@ -20,3 +20,25 @@ func TestKeyTable(t *testing.T) {
 		}
 	}
 }
+
+// TestMadeName: a build records what each of its CREATE statements makes
+// before it runs them, so each of the forms the workloads' SQL files use
+// must give its name, and anything else none.
+func TestMadeName(t *testing.T) {
+	for stmt, want := range map[string]string{
+		"CREATE TABLE warehouse (\n  w_id int NOT NULL)":                               "warehouse",
+		"create table if not exists dbrig_blockio (layout int)":                        "dbrig_blockio",
+		"CREATE OR REPLACE FUNCTION tprocc_neword(p_w_id int) RETURNS int":             "tprocc_neword",
+		"CREATE PROCEDURE IF NOT EXISTS blockio1_write(lo bigint, hi bigint)":          "blockio1_write",
+		"CREATE UNLOGGED TABLE t (a int)":                                              "t",
+		"CREATE INDEX customer_last ON customer (c_w_id, c_d_id, c_last, c_first)":     "",
+		"CREATE UNIQUE INDEX orders_customer ON orders (o_w_id, o_d_id, o_c_id, o_id)": "",
+		"ALTER TABLE stock ADD PRIMARY KEY (s_w_id, s_i_id)":                           "",
+		"CREATE TABLE": "",
+		"":             "",
+	} {
+		if got := madeName(stmt); got != want {
+			t.Errorf("madeName(%q) = %q, want %q", stmt, got, want)
+		}
+	}
+}

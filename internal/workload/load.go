@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/dbrig/dbrig/internal/dbtarget"
+	"github.com/dbrig/dbrig/internal/exitcode"
 )
 
 // Task is one piece of work on a session of its own.
@@ -49,7 +50,7 @@ func Spread[T any](ctx context.Context, n int, items []T, worker func(ctx contex
 	g, gctx := errgroup.WithContext(ctx)
 	next := make(chan T)
 	for i := range n {
-		g.Go(func() error { return worker(gctx, i, next) })
+		g.Go(guarded(func() error { return worker(gctx, i, next) }))
 	}
 feed:
 	for _, item := range items {
@@ -67,6 +68,16 @@ feed:
 		return context.Cause(ctx)
 	}
 	return err
+}
+
+// guarded is f, returning a panic in it as its error (an *exitcode.Panic):
+// for the goroutines of an errgroup, which run a workload's code (its
+// tasks, its rows) where no recover of the command's reaches.
+func guarded(f func() error) func() error {
+	return func() (err error) {
+		defer exitcode.Recover(func(p error) { err = p })
+		return f()
+	}
 }
 
 // LoadJob is one independent piece of a load, runnable on any loader.

@@ -144,7 +144,7 @@ func LoadThen(ctx context.Context, t dbtarget.Target, n int, jobs []LoadJob, the
 	stop := context.AfterFunc(gctx, p.fail)
 	defer stop()
 	for range n {
-		g.Go(func() error {
+		g.Go(guarded(func() error {
 			s, err := t.Session(gctx)
 			if err != nil {
 				p.fail()
@@ -162,7 +162,7 @@ func LoadThen(ctx context.Context, t dbtarget.Target, n int, jobs []LoadJob, the
 					return err
 				}
 			}
-		})
+		}))
 	}
 	err := g.Wait()
 	if ctx.Err() != nil {

@@ -35,6 +35,15 @@ func (rc Record) Read(ctx context.Context, t dbtarget.Target, s dbtarget.Session
 	case len(present) == 0:
 		return ErrNoSchema
 	case !slices.Contains(present, rc.Table):
+		// A build stopped before it made its record's table: what is
+		// here is still its own if the build record lists all of it.
+		_, foreign, err := claimed(ctx, t, s, rc.Name, present)
+		switch {
+		case err != nil:
+			return fmt.Errorf("read what dbrig built: %w", err)
+		case len(foreign) == 0:
+			return exitcode.Userf("the %s schema on %s was never finished (%s was never made): %s", rc.Name, t.URL(), rc.Table, rebuild)
+		}
 		return exitcode.Userf("%s on %s: not built by dbrig (no %s table): rename or drop %s yourself, or use another database",
 			tables(present), t.URL(), rc.Table, them(present))
 	}
@@ -54,13 +63,13 @@ func (rc Record) Read(ctx context.Context, t dbtarget.Target, s dbtarget.Session
 // Present lists, sorted, the tables (and routines) of the workload's
 // names on the target, as the schema file's "present" block finds them.
 func Present(ctx context.Context, s dbtarget.Session, q SQLFile) ([]string, error) {
-	present, err := names(ctx, s, q.Get("present"))
+	present, err := ReadNames(ctx, s, q.Get("present"))
 	slices.Sort(present)
 	return present, err
 }
 
-// names reads the one column of names a query returns.
-func names(ctx context.Context, s dbtarget.Session, query string, args ...any) ([]string, error) {
+// ReadNames reads the one column of names a query returns.
+func ReadNames(ctx context.Context, s dbtarget.Session, query string, args ...any) ([]string, error) {
 	rows, err := s.Query(ctx, query, args...)
 	if err != nil {
 		return nil, err
@@ -110,38 +119,39 @@ func openBuilt(ctx context.Context, t dbtarget.Target, s dbtarget.Session, name 
 	return built{ctx, s, q, name}, err
 }
 
-// list is what the record says the workload's builds made here.
-func (b built) list() ([]string, error) {
+// exists is whether the record's table is here.
+func (b built) exists() (bool, error) {
 	var n int
-	if err := b.s.QueryRow(b.ctx, b.q.Get("exists")).Scan(&n); err != nil || n == 0 {
-		return nil, err
-	}
-	return names(b.ctx, b.s, b.q.Get("list"), b.name)
+	err := b.s.QueryRow(b.ctx, b.q.Get("exists")).Scan(&n)
+	return n > 0, err
 }
 
-// add records the names in made that the record does not list yet.
-func (b built) add(made []string) error {
+// list is what the record says the workload's builds made here.
+func (b built) list() ([]string, error) {
+	if ok, err := b.exists(); !ok || err != nil {
+		return nil, err
+	}
+	return ReadNames(b.ctx, b.s, b.q.Get("list"), b.name)
+}
+
+// add records name, unless the record lists it already.
+func (b built) add(name string) error {
 	have, err := b.list()
-	if err != nil {
+	if err != nil || slices.Contains(have, name) {
 		return err
 	}
 	if _, err := b.s.Exec(b.ctx, b.q.Get("create")); err != nil {
 		return err
 	}
-	for _, n := range made {
-		if !slices.Contains(have, n) {
-			if _, err := b.s.Exec(b.ctx, b.q.Get("add"), b.name, n); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	_, err = b.s.Exec(b.ctx, b.q.Get("add"), b.name, name)
+	return err
 }
 
 // forget removes the workload's rows, and the record's table once no
-// workload has any left.
+// workload has any left (or none ever had: a build that made the table
+// and could not write its first row).
 func (b built) forget() error {
-	if n, err := b.list(); err != nil || n == nil {
+	if ok, err := b.exists(); !ok || err != nil {
 		return err
 	}
 	if _, err := b.s.Exec(b.ctx, b.q.Get("forget"), b.name); err != nil {
@@ -155,22 +165,70 @@ func (b built) forget() error {
 	return err
 }
 
-// RecordBuilt records, on s, what of the workload's names is on t now as
-// made by its build (name: the workload's): a build starts only where
-// none of them is, so whatever is there is the build's own.
-func RecordBuilt(ctx context.Context, t dbtarget.Target, s dbtarget.Session, name string, q SQLFile) error {
+// Make runs stmt on s, a build's statement that creates one of the
+// workload's tables or routines (name: the workload's), once dbrig_built
+// lists what it creates as the build's (madeName; a statement that names
+// nothing it creates just runs). The record comes first, and is committed
+// first, so that whatever stops a build (a full disk, a lost server, a
+// kill) leaves nothing of it that the record does not list, and `drop`
+// and `build --force` clear all of it: a name listed whose table was
+// never made costs nothing, as they drop only what is there. Until the
+// build writes its own record's row (the schema file's "meta_write"), the
+// list is that of a build in progress, which Read calls never finished.
+func Make(ctx context.Context, t dbtarget.Target, s dbtarget.Session, name, stmt string) error {
+	if made := madeName(stmt); made != "" {
+		b, err := openBuilt(ctx, t, s, name)
+		if err == nil {
+			err = b.add(made)
+		}
+		if err != nil {
+			return fmt.Errorf("record %s as the build's before making it: %w", made, err)
+		}
+	}
+	_, err := s.Exec(ctx, stmt)
+	return err
+}
+
+// madeName is what a CREATE statement of a table, function or procedure
+// creates (the name after the kind, and after IF NOT EXISTS), or "".
+func madeName(stmt string) string {
+	words := sqlWords(stmt)
+	if len(words) < 3 || !strings.EqualFold(words[0], "CREATE") {
+		return ""
+	}
+	for i, w := range words[1 : len(words)-1] {
+		switch strings.ToUpper(w) {
+		case "OR", "REPLACE", "UNLOGGED":
+			continue
+		case "TABLE", "FUNCTION", "PROCEDURE":
+			rest := words[i+2:]
+			if len(rest) > 3 && strings.EqualFold(rest[0], "IF") && strings.EqualFold(rest[1], "NOT") && strings.EqualFold(rest[2], "EXISTS") {
+				rest = rest[3:]
+			}
+			return rest[0]
+		}
+		return ""
+	}
+	return ""
+}
+
+// claimed splits present, the tables (and routines) of the workload's
+// names on t, into those dbrig_built lists as the builds' of workload
+// name (made) and the others (foreign).
+func claimed(ctx context.Context, t dbtarget.Target, s dbtarget.Session, name string, present []string) (made, foreign []string, err error) {
 	b, err := openBuilt(ctx, t, s, name)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	present, err := Present(ctx, s, q)
-	if err == nil {
-		err = b.add(present)
+	if made, err = b.list(); err != nil {
+		return nil, nil, err
 	}
-	if err != nil {
-		return fmt.Errorf("record what the build made: %w", err)
+	for _, n := range present {
+		if !slices.Contains(made, n) {
+			foreign = append(foreign, n)
+		}
 	}
-	return nil
+	return made, foreign, nil
 }
 
 // Drop drops the workload's schema with drop, on a session of t, and
@@ -184,23 +242,13 @@ func (rc Record) Drop(ctx context.Context, t dbtarget.Target, q SQLFile, drop fu
 		return err
 	}
 	defer s.Close()
-	b, err := openBuilt(ctx, t, s, rc.Name)
-	if err != nil {
-		return err
-	}
 	present, err := Present(ctx, s, q)
 	if err != nil {
 		return fmt.Errorf("look for the %s tables: %w", rc.Name, err)
 	}
-	made, err := b.list()
+	made, foreign, err := claimed(ctx, t, s, rc.Name, present)
 	if err != nil {
 		return fmt.Errorf("read what dbrig built: %w", err)
-	}
-	var foreign []string
-	for _, n := range present {
-		if !slices.Contains(made, n) {
-			foreign = append(foreign, n)
-		}
 	}
 	switch {
 	case len(foreign) > 0 && len(made) == 0 && slices.Contains(present, rc.Table):
@@ -215,6 +263,10 @@ func (rc Record) Drop(ctx context.Context, t dbtarget.Target, q SQLFile, drop fu
 	}
 	if err := drop(s); err != nil {
 		return fmt.Errorf("drop: %w", err)
+	}
+	b, err := openBuilt(ctx, t, s, rc.Name)
+	if err != nil {
+		return err
 	}
 	return b.forget()
 }

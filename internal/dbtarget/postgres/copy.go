@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/dbrig/dbrig/internal/dbtarget"
+	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 )
@@ -32,9 +33,13 @@ func (s *session) copyIn(ctx context.Context, table string, columns []string, sr
 	}
 	pr, pw := io.Pipe()
 	var rows int64
+	var panicked error
 	wrote := make(chan struct{})
 	go func() {
 		defer close(wrote)
+		// The rows are the workload's code, on a goroutine of their own:
+		// a panic there is the load's error.
+		defer exitcode.Recover(func(p error) { panicked = p; pw.CloseWithError(p) })
 		pw.CloseWithError(encodeRows(pw, s.c.TypeMap(), oids, src, &rows))
 	}()
 	quoted := make([]string, len(columns))
@@ -45,6 +50,9 @@ func (s *session) copyIn(ctx context.Context, table string, columns []string, sr
 		"COPY "+pgx.Identifier{table}.Sanitize()+" ("+strings.Join(quoted, ", ")+") FROM STDIN (FORMAT binary)")
 	pr.CloseWithError(io.ErrClosedPipe) // a writer still at work stops
 	<-wrote
+	if panicked != nil {
+		return rows, panicked
+	}
 	return rows, err
 }
 

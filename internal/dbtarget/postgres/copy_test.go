@@ -5,6 +5,8 @@ package postgres
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
+	"fmt"
 	"io"
 	"math"
 	"strings"
@@ -14,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/dbrig/dbrig/internal/dbtarget"
+	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/workload"
 )
 
@@ -222,5 +225,28 @@ func TestRowOfWrongWidth(t *testing.T) {
 		if err := encodeRows(io.Discard, pgtype.NewMap(), oids, workload.RowFunc(n, func([]any) bool { return true }), &rows); err == nil || rows != 0 {
 			t.Errorf("values of %d for 2 columns: %d encoded, err %v", n, rows, err)
 		}
+	}
+}
+
+// TestLoadPanics: a row generator that panics, as a bug in a workload's
+// code would, on the goroutine that encodes the COPY stream, does not crash
+// the process: the load returns the panic as an *exitcode.Panic.
+func TestLoadPanics(t *testing.T) {
+	ctx, _, s := newSession(t)
+	if _, err := s.Exec(ctx, `CREATE TABLE p (i int)`); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	src := workload.RowFunc(1, func(v []any) bool {
+		if n++; n == 3 {
+			panic("generator bug")
+		}
+		v[0] = n
+		return true
+	})
+	_, err := s.Load(ctx, "p", []string{"i"}, src)
+	var p *exitcode.Panic
+	if !errors.As(err, &p) || fmt.Sprint(p.Value) != "generator bug" {
+		t.Fatalf("Load: %v, want the generator's panic", err)
 	}
 }

@@ -36,9 +36,10 @@ type Target struct {
 	path string
 }
 
-// OpenURL opens the file named by url, creating it (and its directory) only
-// when create is set. synchronous stays at SQLite's durable default; dbrig
-// does not trade durability for speed.
+// OpenURL opens the file named by url, creating it only when create is
+// set, and never a directory: a typing error in a path must create
+// nothing. synchronous stays at SQLite's durable default; dbrig does not
+// trade durability for speed.
 func OpenURL(ctx context.Context, url string, create bool) (dbtarget.Target, error) {
 	path := strings.TrimPrefix(url, Prefix)
 	if path == "" {
@@ -47,8 +48,10 @@ func OpenURL(ctx context.Context, url string, create bool) (dbtarget.Target, err
 	if _, err := os.Stat(path); err != nil && !create {
 		return nil, exitcode.Userf("target %s: no such file (a build creates it)", url)
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, exitcode.Userf("target %s: %v", url, err)
+	if dir := filepath.Dir(path); create {
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			return nil, exitcode.Userf("target %s: no directory %s: dbrig creates the database's file, not the directories to it", url, dir)
+		}
 	}
 	db, err := sql.Open(driverName, dsn(path))
 	if err != nil {

@@ -26,11 +26,19 @@ func (r *testRows) Err() error { return nil }
 
 func TestSQLiteOpenLoadQuery(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "sub", "x.db")
+	path := filepath.Join(t.TempDir(), "x.db")
 	if _, err := OpenURL(ctx, Prefix+path, false); err == nil || !strings.Contains(err.Error(), "no such file") {
 		t.Fatalf("opening a missing file without create: err = %v", err)
 	}
-	if _, err := os.Stat(filepath.Dir(path)); !os.IsNotExist(err) {
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Fatal("a failed open left a file behind")
+	}
+	// Nor does one that may create the file make its directory.
+	sub := filepath.Join(filepath.Dir(path), "sub")
+	if _, err := OpenURL(ctx, Prefix+filepath.Join(sub, "x.db"), true); err == nil || !strings.Contains(err.Error(), "no directory "+sub) {
+		t.Fatalf("creating a file in a missing directory: err = %v", err)
+	}
+	if _, err := os.Stat(sub); !os.IsNotExist(err) {
 		t.Fatal("a failed open left a directory behind")
 	}
 	tg, err := OpenURL(ctx, Prefix+path, true)

@@ -67,14 +67,11 @@ func (w *blockio) build(ctx context.Context, t dbtarget.Target, s dbtarget.Sessi
 	if scale < minScale {
 		return sum, exitcode.Userf("--scale %s is %d blocks of %d bytes; the least is %d", w.scale, scale, blockSize, minScale)
 	}
-	if _, err := s.Exec(ctx, q.Get("meta")); err != nil {
+	if err := workload.Make(ctx, t, s, Name, q.Get("meta")); err != nil {
 		return sum, fmt.Errorf("create dbrig_blockio: %w", err)
 	}
-	jobs, err := w.tables(ctx, s, q, scale, width)
+	jobs, err := w.tables(ctx, t, s, q, scale, width)
 	if err != nil {
-		return sum, err
-	}
-	if err := workload.RecordBuilt(ctx, t, s, Name, q); err != nil {
 		return sum, err
 	}
 	grew := fileGrowth(ctx, s, q)
@@ -124,13 +121,13 @@ func (w *blockio) build(ctx context.Context, t dbtarget.Target, s dbtarget.Sessi
 
 // tables creates the tables, each width bytes a row, and returns the jobs
 // that load them, scale rows each.
-func (w *blockio) tables(ctx context.Context, s dbtarget.Session, q workload.SQLFile, scale int64, width int) ([]workload.LoadJob, error) {
+func (w *blockio) tables(ctx context.Context, t dbtarget.Target, s dbtarget.Session, q workload.SQLFile, scale int64, width int) ([]workload.LoadJob, error) {
 	ddl := strings.ReplaceAll(q.Get("table"), "{width}", strconv.Itoa(width))
 	filler := strings.Repeat("x", width)
 	var jobs []workload.LoadJob
 	for i := 1; i <= w.schemas; i++ {
 		name := tableName(i)
-		if _, err := s.Exec(ctx, forTable(ddl, name)); err != nil {
+		if err := workload.Make(ctx, t, s, Name, forTable(ddl, name)); err != nil {
 			return nil, fmt.Errorf("create %s: %w", name, err)
 		}
 		p := newPerm(uint64(scale), tableSeed(w.seed, i))

@@ -1,7 +1,9 @@
 // Package workloadtest holds what the workloads' tests share: a pooled
 // run through the driver, checked as every pooled workload must pass it;
 // a short run to its document, the figures a merge reads from one, and
-// the checks of a Seeded run and of a Resummarizer (figures.go).
+// the checks of a Seeded run and of a Resummarizer (figures.go); on a
+// unix host, where the test servers run, the sessions a PostgreSQL
+// server saw of a pooled run (sessions_unix.go).
 package workloadtest
 
 import (
@@ -11,7 +13,6 @@ import (
 
 	"github.com/dbrig/dbrig/internal/dbtarget"
 	"github.com/dbrig/dbrig/internal/driver"
-	"github.com/dbrig/dbrig/internal/server/postgres/pgtest"
 )
 
 // PooledRun runs terminals of r over a pool of sessions for two seconds
@@ -37,18 +38,4 @@ func PooledRun(t testing.TB, r driver.Workload, classify func(error) dbtarget.Er
 		t.Fatalf("%d transactions, %d errors, %v waits; want transactions, no errors, a wait each", done, errs, p.Wait)
 	}
 	return res
-}
-
-// ServerSessions runs run while it watches url's database on PostgreSQL,
-// and checks that the server saw the pool's sessions and the run's
-// control session, never one a terminal.
-func ServerSessions(t testing.TB, url string, sessions int, run func()) {
-	t.Helper()
-	most := pgtest.WatchClientBackends(t, url)
-	run()
-	n := most()
-	t.Logf("the server saw at most %d client sessions of the database", n)
-	if n < sessions || n > sessions+1 {
-		t.Errorf("the server saw at most %d client sessions of the database, want the %d sessions and the control one", n, sessions)
-	}
 }

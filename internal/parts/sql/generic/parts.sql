@@ -96,3 +96,11 @@ UPDATE dbrig_part_runs SET state = 'started', start_us = $3, open_us = $4, close
 -- name: fail_run
 UPDATE dbrig_part_runs SET state = 'failed', reason = $3
  WHERE name = $1 AND run_id = $2 AND state = 'gathering'
+
+-- For `dbrig drop`: the runs, then the barrier's tables, which a split
+-- run leaves behind (see Drop).
+-- name: runs
+SELECT name FROM dbrig_part_runs
+
+-- name: drop
+DROP TABLE IF EXISTS dbrig_part_members, dbrig_part_runs

@@ -9,3 +9,7 @@ VALUES ($1, '', 0, 'idle', 0, 0, '', '', 0, 0, 0, 0, 0, 0, '')
 -- the statement's start), in the session's time zone both ways.
 -- name: now_us
 SELECT CAST(UNIX_TIMESTAMP(SYSDATE(6)) * 1000000 AS SIGNED)
+
+-- Whether the barrier's tables are here.
+-- name: exists
+SELECT count(*) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = 'dbrig_part_runs'

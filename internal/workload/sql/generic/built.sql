@@ -1,7 +1,8 @@
 -- dbrig_built is dbrig's record of what each workload's build made on a
 -- database: a row per table (or routine) of the workload's names, written
--- as the build makes them. dbrig drops only what it lists, so a table of
--- the same name that dbrig did not build is never dropped.
+-- before the build makes it (workload.Make). dbrig drops only what it
+-- lists, so a table of the same name that dbrig did not build is never
+-- dropped.
 
 -- name: create
 CREATE TABLE IF NOT EXISTS dbrig_built (workload varchar(64) NOT NULL, name varchar(128) NOT NULL,
