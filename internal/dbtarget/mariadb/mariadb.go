@@ -179,6 +179,15 @@ type Target struct {
 	secret   string
 	db       sqldb.DB
 	greeting greeting
+	// name is the program_name of the connections the target opens, by
+	// which the telemetry tells the run's sessions from other clients'
+	// (names.go); shared says other processes' carry it too (a run in
+	// parts). attrs are the URL's own connection attributes.
+	name   string
+	shared bool
+	attrs  string
+	// ids are the ids of the connections the target opened.
+	ids connIDs
 }
 
 // Open parses url, connects once to prove the target works and sets every
@@ -188,7 +197,8 @@ func Open(ctx context.Context, rawURL string) (dbtarget.Target, error) {
 	if err != nil {
 		return nil, badURL(rawURL, err)
 	}
-	t := &Target{cfg: cfg, url: Redact(rawURL), secret: cfg.Passwd}
+	t := &Target{cfg: cfg, url: Redact(rawURL), secret: cfg.Passwd, attrs: cfg.ConnectionAttributes}
+	t.nameSessions(dbtarget.OwnName(), false)
 	localInfile, err := t.sessionSettings(ctx)
 	if err != nil {
 		return nil, err
@@ -230,7 +240,7 @@ func (t *Target) open(cfg *mysql.Config) (*sql.DB, error) {
 	if err != nil {
 		return nil, exitcode.Userf("target %s: %s", t.url, t.scrub(human.OneLine(err)))
 	}
-	return sql.OpenDB(c), nil
+	return sql.OpenDB(idConnector{c, &t.ids}), nil
 }
 
 // connectError says why a connection failed: what answered at the
