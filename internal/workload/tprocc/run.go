@@ -226,7 +226,8 @@ func (r *runner) Summarize(res *driver.Result, start, end workload.Mark) workloa
 		nopmClient = float64(res.Tally[tNewOrders]-res.Tally[tRollbacks]) / minutes
 		tpmClient = float64(all) / minutes
 	}
-	nopm, tpm := workload.Value{Client: &nopmClient}, workload.Value{Client: &tpmClient}
+	nopm := workload.Value{Client: &nopmClient, Tolerance: workload.Tolerance}
+	tpm := workload.Value{Client: &tpmClient, Tolerance: workload.Tolerance}
 	// sum(d_next_o_id) is table data, which a restart does not reset.
 	var nopmReset, tpmReset workload.Gap
 	nopm.DB, nopmReset = perMinute(workload.Rate(start, end, "d_next_o_id", false))
