@@ -49,15 +49,6 @@ func (m Metric) On(side string) float64 {
 // thresholds and sweeps use; NaN where neither side measured it.
 func (m Metric) Value() float64 { return m.On(m.Side()) }
 
-// disagree says the two sides of v count the same thing and fall further
-// apart than its tolerance.
-func disagree(v workload.Value) bool {
-	if v.Tolerance <= 0 || v.DB == nil || v.Client == nil {
-		return false
-	}
-	return math.Abs(*v.Client-*v.DB) > v.Tolerance*math.Abs(*v.DB)
-}
-
 // setMetrics records the workload's values as d's metrics, in the order
 // defs declares them, each with the side that stands for it. Where the two
 // sides count the same thing and disagree beyond their tolerance, the
@@ -74,7 +65,7 @@ func (d *Document) setMetrics(defs []MetricDef, values map[string]workload.Value
 		v := values[def.Key]
 		m := Metric{MetricDef: def, DB: v.DB, Client: v.Client}
 		switch {
-		case compared && disagree(v):
+		case compared && v.Disagree():
 			m.Headline = SideClient
 			switched = append(switched, m)
 		case v.DB != nil:

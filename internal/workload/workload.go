@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"slices"
 	"sort"
 	"time"
@@ -289,6 +290,15 @@ type Value struct {
 // Tolerance is how far apart a rate's two sides may fall and still
 // agree: 1% of the database's figure.
 const Tolerance = 0.01
+
+// Disagree says v's two sides count the same thing and fall further apart
+// than its Tolerance: the client's figure then stands for the metric.
+func (v Value) Disagree() bool {
+	if v.Tolerance <= 0 || v.DB == nil || v.Client == nil {
+		return false
+	}
+	return math.Abs(*v.Client-*v.DB) > v.Tolerance*math.Abs(*v.DB)
+}
 
 // Known is a figure that was measured, for a Value's sides.
 func Known(v float64) *float64 { return &v }
