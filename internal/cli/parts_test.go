@@ -241,6 +241,11 @@ func checkMerged(t *testing.T, merged *result.Document, docs []*result.Document)
 	if d := math.Abs(*m.Client / *m.DB - 1); d > 0.01 {
 		t.Errorf("merged NOPM: client %.1f, database %.1f, %.2f%% apart: want within 1%%", *m.Client, *m.DB, d*100)
 	}
+	// The other parts' sessions, in other processes, are the run's own:
+	// the marking part's telemetry saw no other client's.
+	if tel := merged.Telemetry; tel == nil || tel.Others == nil || tel.Others.Sessions != 0 {
+		t.Errorf("the merged run's telemetry %+v: want no other client's session, the other parts' counted as the run's", tel)
+	}
 	for i, tx := range merged.Transactions {
 		var count int64
 		hist := latency.NewHistogram()

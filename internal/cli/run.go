@@ -249,6 +249,9 @@ func run(ctx, hard context.Context, w workload.Workload, url string, f runFlags,
 		if err := parts.Check(t.Dialect()); err != nil {
 			return err
 		}
+		// Every part's sessions are the run's: none counts as another
+		// client's in the marking part's telemetry.
+		dbtarget.NameSessions(t, dbtarget.RunName(f.Split.Name))
 	}
 	r, err := openRun(ctx, w, t, url == DefaultTarget, stderr)
 	if err != nil {

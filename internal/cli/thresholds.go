@@ -16,7 +16,7 @@ import (
 // addThresholdFlags adds --threshold, which run checks its window
 // against, and --thresholds-on-interrupt.
 func addThresholdFlags(fs *pflag.FlagSet, f *runFlags, info workload.Info) {
-	fs.StringArrayVar(&f.thresholds, "threshold", nil, "an expectation of the measured window, printed PASS or FAIL with the figure after the run; the exit code is 1 if one is missed (repeatable): "+result.ThresholdExample(info)+", errors<0.1%")
+	fs.StringArrayVar(&f.thresholds, "threshold", nil, "an expectation of the measured window, printed PASS or FAIL with the figure after the run; the exit code is 1 if one is missed (repeatable): "+result.ThresholdExample(info)+", errors<0.1%, "+info.Primary+">N (the side that stands for it: the database's, or the client's where the two disagree), "+info.Primary+".client>N, "+info.Primary+".db>N")
 	fs.BoolVar(&f.thresholdsOnInterrupt, "thresholds-on-interrupt", false, "judge the thresholds on a window that Ctrl-C or SIGTERM cut short too (default false: each is printed SKIP, not judged)")
 }
 
@@ -49,11 +49,16 @@ do: a metric the workload declares, in its own unit (` + info.Primary + `>N), th
 failed transactions (errors<0.1% of all, or errors<10), or a transaction
 type's latency, TYPE.STAT with STAT one of p50 p90 p95 p99 p99.9 max avg in
 us, ms or s (` + result.ThresholdExample(info) + `), or its errors (` + tx + `.errors<1%).` + with + `
-Operators: < <= > >=. Each is printed
-PASS or FAIL with what was measured and kept in the result, and one missed
-makes the exit code 1; a name, operator or unit not known is refused in one
-line before anything runs, exit code 2. A window that Ctrl-C or SIGTERM cut
-short is not the run's: its thresholds are printed SKIP, not judged, unless
+A metric alone judges the figure that stands for it, as the summary's
+headline does: by default the database's own, but the client's where the
+two disagree beyond their tolerance (the database counts every client's
+work, the client only the run's); ` + info.Primary + `.client>N judges the client's
+figure, ` + info.Primary + `.db>N the database's. Operators: < <= > >=. Each is
+printed PASS or FAIL with what was measured (of a metric, with the side
+it judged) and kept in the result, and one missed makes the exit code 1;
+a name, operator or unit not known is refused in one line before
+anything runs, exit code 2. A window that Ctrl-C or SIGTERM cut short is
+not the run's: its thresholds are printed SKIP, not judged, unless
 --thresholds-on-interrupt asks for them, and the exit code is 4.`
 }
 

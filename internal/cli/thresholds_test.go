@@ -62,7 +62,12 @@ func TestThresholdsRun(t *testing.T) {
 		t.Errorf("stdout does not give the missed p50 in us")
 	}
 	nopm, _ = doc.Metric("nopm")
-	wantIn(t, "stdout", o.stdout, "\n  FAIL nopm>1000000000: "+human.Thousands(nopm.Value())+"\n")
+	// Alone on its database, the run's two sides agree: the database's
+	// figure stands, and the line says it judged that one.
+	if nopm.Side() != result.SideDB {
+		t.Errorf("nopm's side %q, want the database's", nopm.Side())
+	}
+	wantIn(t, "stdout", o.stdout, "\n  FAIL nopm>1000000000: "+human.Thousands(nopm.Value())+" (database)\n")
 
 	// The report shows them as a table of their own.
 	rep := mustRun(t, "report", "--text", missed).stdout
@@ -81,7 +86,7 @@ func TestThresholdsRefused(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--threshold", "nopn>5"}, `threshold "nopn>5": unknown metric "nopn" (known: nopm, tpm, errors; or TRANSACTION.STAT, such as new_order.p95<5ms)`},
+		{[]string{"--threshold", "nopn>5"}, `threshold "nopn>5": unknown metric "nopn" (known: nopm, tpm, errors; a metric's one side, such as nopm.client or nopm.db; or TRANSACTION.STAT, such as new_order.p95<5ms)`},
 		{[]string{"--threshold", "neworder.p95<5ms"}, `unknown transaction "neworder" (known: new_order, payment, order_status, delivery, stock_level)`},
 		{[]string{"--threshold", "new_order.p95<5"}, `unknown unit "" for a latency (known: us, ms, s)`},
 		{[]string{"--threshold", "nopm=5"}, `unknown operator in "=5" (known: <, <=, >, >=)`},

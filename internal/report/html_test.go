@@ -343,3 +343,16 @@ func TestHTMLStallRun(t *testing.T) {
 		}
 	}
 }
+
+// TestHeadlineFirst: a run's page shows first the side of a metric that
+// stands for it: the client's where the run chose it over a database
+// figure that other clients swelled, the database's otherwise.
+func TestHeadlineFirst(t *testing.T) {
+	db, client := 77689.0, 38732.0
+	for side, first := range map[string]string{result.SideClient: "NOPM (client)", result.SideDB: "NOPM (database)", "": "NOPM (database)"} {
+		st := metricStats(result.Metric{MetricDef: result.MetricDef{Label: "NOPM"}, DB: &db, Client: &client, Headline: side})
+		if len(st) != 2 || st[0].Label != first {
+			t.Errorf("headline %q: stats %+v, want %s first", side, st, first)
+		}
+	}
+}

@@ -10,6 +10,23 @@ import (
 	"github.com/dbrig/dbrig/internal/result"
 )
 
+// metricStats are a metric's figures, a stat for each side, the side
+// that stands for it first (result.Metric.Side): the client's where other
+// clients' work swelled the database's.
+func metricStats(m result.Metric) []stat {
+	var out []stat
+	if m.DB != nil {
+		out = append(out, stat{m.Label + " (database)", fmtValue(*m.DB)})
+	}
+	if m.Client != nil {
+		out = append(out, stat{m.Label + " (client)", fmtValue(*m.Client)})
+	}
+	if len(out) == 2 && m.Side() == result.SideClient {
+		out[0], out[1] = out[1], out[0]
+	}
+	return out
+}
+
 // runPage is a single run: configuration, throughput over time, latency
 // per transaction type and the mix audit.
 func runPage(d *result.Document) *page {
@@ -29,12 +46,7 @@ func runPage(d *result.Document) *page {
 		p.Subtitle = append(p.Subtitle, d.Part.Note())
 	}
 	for _, m := range ordered(d) {
-		if m.DB != nil {
-			p.Stats = append(p.Stats, stat{m.Label + " (database)", fmtValue(*m.DB)})
-		}
-		if m.Client != nil {
-			p.Stats = append(p.Stats, stat{m.Label + " (client)", fmtValue(*m.Client)})
-		}
+		p.Stats = append(p.Stats, metricStats(m)...)
 	}
 
 	var cfg [][2]string

@@ -11,9 +11,22 @@ import (
 )
 
 // ThresholdLine is a threshold's verdict in one line: PASS or FAIL, the
-// threshold, and what the window measured.
+// threshold, what the window measured and, of a metric, which side's
+// figure it judged.
 func ThresholdLine(r result.ThresholdResult) string {
-	return fmt.Sprintf("%-4s %s: %s", verdict(r), r.Threshold, measured(r))
+	return fmt.Sprintf("%-4s %s: %s%s", verdict(r), r.Threshold, measured(r), judged(r))
+}
+
+// judged names the side of a metric a threshold judged: " (client)", "
+// (database)"; "" for any other threshold.
+func judged(r result.ThresholdResult) string {
+	switch r.Side {
+	case result.SideClient:
+		return " (client)"
+	case result.SideDB:
+		return " (database)"
+	}
+	return ""
 }
 
 func verdict(r result.ThresholdResult) string {
@@ -84,7 +97,7 @@ func thresholdsBlock(d *result.Document) (block, bool) {
 		Caption: "The user's thresholds (--threshold, a sweep's thresholds) held to the measured window: " + thresholdsCount(d.Thresholds) + "."}
 	for _, r := range d.Thresholds {
 		v := verdict(r)
-		t.Rows = append(t.Rows, row{Cells: []cell{{Text: r.Threshold}, num(measured(r)), {Text: v, Class: strings.ToLower(v)}}})
+		t.Rows = append(t.Rows, row{Cells: []cell{{Text: r.Threshold}, num(measured(r) + judged(r)), {Text: v, Class: strings.ToLower(v)}}})
 	}
 	return block{Heading: "Thresholds", Table: t}, true
 }
@@ -99,7 +112,7 @@ func sweepThresholdsBlock(s *result.Sweep) (block, bool) {
 			for _, r := range rs {
 				v := verdict(r)
 				t.Rows = append(t.Rows, row{Cells: []cell{{Text: fmt.Sprintf("%d (%s)", i+1, paramsLabel(s.Varied, pt.Params))},
-					num(fmt.Sprint(rep + 1)), {Text: r.Threshold}, num(measured(r)), {Text: v, Class: strings.ToLower(v)}}})
+					num(fmt.Sprint(rep + 1)), {Text: r.Threshold}, num(measured(r) + judged(r)), {Text: v, Class: strings.ToLower(v)}}})
 			}
 			all = append(all, rs...)
 		}

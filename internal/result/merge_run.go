@@ -160,10 +160,6 @@ func (d *Document) summarize(parts []partDoc, res *driver.Result, o MergeOptions
 	if err != nil {
 		return err
 	}
-	for _, def := range Defs(o.Info) {
-		v := sum.Values[def.Key]
-		d.Metrics = append(d.Metrics, Metric{MetricDef: def, DB: v.DB, Client: v.Client})
-	}
 	for _, a := range sum.Audit {
 		d.Audit = append(d.Audit, AuditItem(a))
 	}
@@ -172,6 +168,7 @@ func (d *Document) summarize(parts []partDoc, res *driver.Result, o MergeOptions
 		d.Lines = append(d.Lines, d.missingLine(f.Terminals))
 	}
 	d.Lines = append(d.Lines, sum.Lines...)
+	d.setMetrics(Defs(o.Info), sum.Values, len(d.Parts.Missing) == 0)
 	d.Lines = append(d.Lines, d.partsLine())
 	return nil
 }

@@ -5,7 +5,6 @@ package result
 import (
 	"encoding/json"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -113,18 +112,10 @@ type Metric struct {
 	DB *float64 `json:"db,omitempty"`
 	// Client is absent where the client cannot count the figure.
 	Client *float64 `json:"client,omitempty"`
-}
-
-// Value is the figure that stands for the metric: the database's where
-// it has one, else the client's; NaN where neither side measured it.
-func (m Metric) Value() float64 {
-	switch {
-	case m.DB != nil:
-		return *m.DB
-	case m.Client != nil:
-		return *m.Client
-	}
-	return math.NaN()
+	// Headline is the side whose figure stands for the metric, SideDB or
+	// SideClient (headline.go); absent in older documents, and where
+	// neither side measured it.
+	Headline string `json:"headline,omitempty"`
 }
 
 // Metric returns the run's metric with key.
@@ -285,10 +276,7 @@ func FromRun(run Run) (*Document, error) {
 	if err := d.sessions(r.Pool); err != nil {
 		return nil, err
 	}
-	for _, def := range Defs(run.Info) {
-		v := sum.Values[def.Key]
-		d.Metrics = append(d.Metrics, Metric{MetricDef: def, DB: v.DB, Client: v.Client})
-	}
+	d.setMetrics(Defs(run.Info), sum.Values, true)
 	for _, a := range sum.Audit {
 		d.Audit = append(d.Audit, AuditItem(a))
 	}

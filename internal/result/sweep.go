@@ -53,7 +53,7 @@ type SweepPoint struct {
 	// Runs are the run documents' paths, by repetition ("" until run).
 	Runs []string `json:"runs"`
 	// Values holds each finished repetition's value of every metric, by
-	// metric key (database side where the target keeps the counter).
+	// metric key: the figure that stands for it in the run (Metric.Value).
 	Values map[string][]float64 `json:"values"`
 	// P95 holds each repetition's p95 latency of the primary transaction, in ms.
 	P95 []float64 `json:"p95_ms"`

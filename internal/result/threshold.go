@@ -1,6 +1,7 @@
 package result
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"regexp"
@@ -17,7 +18,8 @@ import (
 // the run meets or misses: k6's thresholds (http_req_duration:
 // p(95)<200), written as dbrig names its figures:
 //
-//	METRIC>50000        a metric the workload declares, in its own unit
+//	METRIC>50000        a metric the workload declares, in its own unit: the figure that stands for it (Metric.Value)
+//	METRIC.client>50000 the client's figure of it; METRIC.db the database's
 //	errors<0.1%         the window's failed transactions: a share of all, or a count (errors<10)
 //	TYPE.p95<5ms        a transaction type's latency: p50 p90 p95 p99 p99.9 max avg, in us, ms or s
 //	TYPE.errors<1%      the type's own failures
@@ -29,7 +31,10 @@ type Threshold struct {
 	// Tx is the transaction type; "" for a metric or the run's errors.
 	Tx string
 	// What is the metric's key, ErrorsKey, or a latency statistic.
-	What  string
+	What string
+	// Side is the side of a metric it judges, SideClient or SideDB; ""
+	// judges the side that stands for it (Metric.Side).
+	Side  string
 	Op    string
 	Limit float64
 	// Unit is the limit's: a latency's us, ms or s; "%" or "" (a count)
@@ -78,8 +83,11 @@ func ParseThreshold(expr string, info workload.Info, txs []string) (Threshold, e
 		return Threshold{}, fmt.Errorf("unknown operator in %q (known: <, <=, >, >=)", rest)
 	}
 	t := Threshold{Expr: s, Op: thresholdOps[k]}
+	metric, side := splitSide(name)
 	if _, ok := info.Metric(name); ok || name == ErrorsKey {
 		t.What = name
+	} else if _, ok := info.Metric(metric); ok {
+		t.What, t.Side = metric, side
 	} else if err := t.splitTx(name, info, txs); err != nil {
 		return Threshold{}, err
 	}
@@ -93,14 +101,24 @@ func ParseThreshold(expr string, info workload.Info, txs []string) (Threshold, e
 	return t, t.checkUnit()
 }
 
+// splitSide reads name as METRIC.SIDE; "" and "" where it names no side.
+func splitSide(name string) (metric, side string) {
+	for _, s := range []string{SideClient, SideDB} {
+		if m, ok := strings.CutSuffix(name, "."+s); ok {
+			return m, s
+		}
+	}
+	return "", ""
+}
+
 // splitTx reads name, TX.STAT, into t's transaction type and statistic,
 // each of them known; txs nil takes any type.
 func (t *Threshold) splitTx(name string, info workload.Info, txs []string) error {
 	tx, stat, dotted := strings.Cut(name, ".")
 	switch {
 	case !dotted:
-		return fmt.Errorf("unknown metric %q (known: %s, %s; or TRANSACTION.STAT, such as %s)",
-			name, strings.Join(metricKeys(info), ", "), ErrorsKey, ThresholdExample(info))
+		return fmt.Errorf("unknown metric %q (known: %s, %s; a metric's one side, such as %s.client or %s.db; or TRANSACTION.STAT, such as %s)",
+			name, strings.Join(metricKeys(info), ", "), ErrorsKey, info.Primary, info.Primary, ThresholdExample(info))
 	case txs != nil && !slices.Contains(txs, tx):
 		return fmt.Errorf("unknown transaction %q (known: %s)", tx, strings.Join(txs, ", "))
 	case stat != ErrorsKey && !slices.Contains(LatencyStats, stat):
@@ -155,6 +173,9 @@ func ThresholdExample(info workload.Info) string {
 // measured in the limit's unit.
 type ThresholdResult struct {
 	Threshold string `json:"threshold"`
+	// Side is the side of a metric it judged, SideClient or SideDB;
+	// absent for any other threshold, and in older documents.
+	Side string `json:"side,omitempty"`
 	// Measured is absent where the window had nothing to measure; Note
 	// then says why.
 	Measured *float64 `json:"measured,omitempty"`
@@ -202,7 +223,7 @@ func Missed(rs []ThresholdResult) int {
 // measure misses: nothing shows the expectation met.
 func (t Threshold) Evaluate(d *Document) ThresholdResult {
 	r := ThresholdResult{Threshold: t.Expr, Unit: t.Unit}
-	v, note := t.measure(d)
+	v, note := t.measure(d, &r.Side)
 	if math.IsNaN(v) {
 		r.Note = note
 		return r
@@ -221,14 +242,16 @@ func (t Threshold) Evaluate(d *Document) ThresholdResult {
 	return r
 }
 
-// measure is t's figure in d, in t's unit; NaN and why where there is none.
-func (t Threshold) measure(d *Document) (float64, string) {
+// measure is t's figure in d, in t's unit; NaN and why where there is
+// none. A metric's side is set in *side.
+func (t Threshold) measure(d *Document, side *string) (float64, string) {
 	if t.Tx == "" && t.What != ErrorsKey {
 		m, ok := d.Metric(t.What)
-		if !ok || math.IsNaN(m.Value()) {
+		*side = cmp.Or(t.Side, m.Side())
+		if !ok || math.IsNaN(m.On(*side)) {
 			return math.NaN(), "not measured"
 		}
-		return m.Value(), ""
+		return m.On(*side), ""
 	}
 	var count, errs int64
 	var tx *Tx

@@ -21,7 +21,7 @@ var thTxs = []string{"new_order", "payment", "other:report"}
 
 func TestParseThresholdRefusesInOneLine(t *testing.T) {
 	for _, c := range []struct{ expr, want string }{
-		{"nopn>5", `unknown metric "nopn" (known: nopm, tpm, cache_ratio, errors; or TRANSACTION.STAT, such as new_order.p95<5ms)`},
+		{"nopn>5", `unknown metric "nopn" (known: nopm, tpm, cache_ratio, errors; a metric's one side, such as nopm.client or nopm.db; or TRANSACTION.STAT, such as new_order.p95<5ms)`},
 		{"neworder.p95<5ms", `unknown transaction "neworder" (known: new_order, payment, other:report)`},
 		{"new_order.p96<5ms", `unknown statistic "p96" of new_order (known: p50, p90, p95, p99, p99.9, max, avg, errors)`},
 		{"new_order.p95=5ms", `unknown operator in "=5ms" (known: <, <=, >, >=)`},
@@ -33,6 +33,8 @@ func TestParseThresholdRefusesInOneLine(t *testing.T) {
 		{"new_order.p95<-5ms", `want a number after <, got "-5ms"`},
 		{"nopm>fast", `want a number after >, got "fast"`},
 		{"nopn>fast", `unknown metric "nopn"`},
+		{"nopm.server>5", `unknown transaction "nopm"`},
+		{"nopn.client>5", `unknown transaction "nopn"`},
 		{"nopm>50k", `nopm is compared in its own unit: give a plain number, without "k"`},
 		{"errors<0.1", `want a share (0.1%) or a whole count of errors, got 0.1`},
 		{"errors<101%", `a share of errors is at most 100%`},
@@ -57,6 +59,8 @@ func TestParseThresholdReads(t *testing.T) {
 		{"new_order.p99.9<1.5s", Threshold{Expr: "new_order.p99.9<1.5s", Tx: "new_order", What: "p99.9", Op: "<", Limit: 1.5, Unit: "s"}},
 		{"other:report.avg>=.5ms", Threshold{Expr: "other:report.avg>=.5ms", Tx: "other:report", What: "avg", Op: ">=", Limit: 0.5, Unit: "ms"}},
 		{"payment.errors<1%", Threshold{Expr: "payment.errors<1%", Tx: "payment", What: "errors", Op: "<", Limit: 1, Unit: "%"}},
+		{"nopm.client>50000", Threshold{Expr: "nopm.client>50000", What: "nopm", Side: SideClient, Op: ">", Limit: 50000}},
+		{"tpm.db<=9", Threshold{Expr: "tpm.db<=9", What: "tpm", Side: SideDB, Op: "<=", Limit: 9}},
 	} {
 		got, err := ParseThreshold(c.expr, thInfo, thTxs)
 		if err != nil || got != c.want {
@@ -128,5 +132,44 @@ func TestThresholdEvaluate(t *testing.T) {
 	ts, _ := ParseThresholds([]string{"nopm>50000", "errors<1.9%", "cache_ratio<1"}, thInfo, thTxs)
 	if n := Missed(Evaluate(ts, d)); n != 2 {
 		t.Errorf("missed %d, want 2", n)
+	}
+}
+
+// TestThresholdSides: a threshold on a metric judges the side it names,
+// else the side that stands for the metric, and says which it judged.
+// Issue 35: another client's work doubled the database's NOPM, which a
+// threshold took for the run's.
+func TestThresholdSides(t *testing.T) {
+	db, client := 77689.0, 38146.0
+	stands := func(side string) *Document {
+		return &Document{Metrics: []Metric{{MetricDef: MetricDef{Key: "nopm"}, DB: &db, Client: &client, Headline: side}}}
+	}
+	for _, c := range []struct {
+		expr     string
+		d        *Document
+		measured float64
+		side     string
+	}{
+		{"nopm>60000", stands(SideClient), client, SideClient},
+		{"nopm.db>60000", stands(SideClient), db, SideDB},
+		{"nopm.client>60000", stands(SideClient), client, SideClient},
+		{"nopm>60000", stands(SideDB), db, SideDB},
+		{"nopm.client>60000", stands(SideDB), client, SideClient},
+		// A document made before runs chose a side: the database's.
+		{"nopm>60000", stands(""), db, SideDB},
+	} {
+		th, err := ParseThreshold(c.expr, thInfo, thTxs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := th.Evaluate(c.d)
+		if r.Measured == nil || *r.Measured != c.measured || r.Side != c.side || r.Met != (c.measured > 60000) {
+			t.Errorf("%s on a run whose %q side stands: %+v, want %v measured on side %s", c.expr, c.d.Metrics[0].Headline, r, c.measured, c.side)
+		}
+	}
+	th, _ := ParseThreshold("nopm.db>1", thInfo, thTxs)
+	only := &Document{Metrics: []Metric{{MetricDef: MetricDef{Key: "nopm"}, Client: &client, Headline: SideClient}}}
+	if r := th.Evaluate(only); r.Met || r.Measured != nil || r.Note != "not measured" || r.Side != SideDB {
+		t.Errorf("nopm.db where the database keeps no figure: %+v, want it missed, not measured, on side db", r)
 	}
 }

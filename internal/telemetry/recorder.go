@@ -34,6 +34,11 @@ type Recorder struct {
 	hasEdge [2]bool
 	// embedded: the source's database runs in this process.
 	embedded bool
+	// others are the other clients' sessions seen in the window, by ID,
+	// with their client's name; othersRead says the source read them at
+	// an edge, so that they are known.
+	others     map[string]string
+	othersRead bool
 	// lastRead is when the database was last read (hasRead: if ever);
 	// gapFrom is when the open gap began, negative with none open.
 	lastRead, gapFrom float64
@@ -284,6 +289,9 @@ func (r *Recorder) count(ss []Session) {
 			b.Counts = map[string]int{}
 		}
 		b.Counts[s.Class+"/"+s.Event]++
+		if s.Other && r.hasEdge[0] && !r.hasEdge[1] {
+			r.other(s)
+		}
 		if s.QueryID != "" {
 			if b.Queries == nil {
 				b.Queries = map[string]int{}
@@ -291,6 +299,48 @@ func (r *Recorder) count(ss []Session) {
 			b.Queries[s.QueryID]++
 		}
 	}
+}
+
+// other records another client's session seen in the window. Called
+// under mu.
+func (r *Recorder) other(s Session) {
+	if r.others == nil {
+		r.others = map[string]string{}
+	}
+	r.others[s.ID] = s.Client
+}
+
+// readOthers reads the other clients' sessions at an edge of the window.
+func (r *Recorder) readOthers(ctx context.Context) {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), sourceTimeout)
+	ss, err := r.src.Others(rctx)
+	cancel()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.note(OtherSessions, err)
+	if err != nil {
+		return
+	}
+	r.othersRead = true
+	for _, s := range ss {
+		r.other(s)
+	}
+}
+
+// othersSeen is what the recording says of the other clients' sessions:
+// nil where the source never read them. Called once the samplers stopped.
+func (r *Recorder) othersSeen() *Others {
+	if !r.othersRead {
+		return nil
+	}
+	o := &Others{Sessions: len(r.others)}
+	for _, client := range r.others {
+		if o.Clients == nil {
+			o.Clients = map[string]int{}
+		}
+		o.Clients[client]++
+	}
+	return o
 }
 
 // categorize records the category of s's wait, the first time it is seen.
@@ -343,6 +393,7 @@ func (r *Recorder) Edge(ctx context.Context, start bool) {
 		rctx, cancel := context.WithTimeout(ctx, sourceTimeout)
 		tables, err = r.src.Tables(rctx)
 		cancel()
+		r.readOthers(ctx)
 	}
 	if start {
 		t = r.sample(ctx, true)
@@ -377,6 +428,7 @@ func (r *Recorder) Stop() *Recording {
 		r.rec.DB.Tables = Diff(r.edges[0], r.edges[1])
 	}
 	r.closeGaps()
+	r.rec.Others = r.othersSeen()
 	if len(r.rec.Unavailable) == 0 {
 		r.rec.Unavailable = nil
 	}

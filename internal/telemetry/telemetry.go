@@ -39,6 +39,26 @@ type Recording struct {
 	// server down or restarting): from the last sample that read it to the
 	// first that did again.
 	Gaps []Gap `json:"gaps,omitempty"`
+	// Others are the sessions of other clients than the run that were
+	// active in the measured database during the window; nil where they
+	// could not be read (Unavailable["other_sessions"] says why).
+	Others *Others `json:"other_sessions,omitempty"`
+}
+
+// OtherSessions is the key under which Recording.Unavailable says why the
+// other clients' sessions could not be read.
+const OtherSessions = "other_sessions"
+
+// Others are the sessions of other clients than the run's own that were
+// active in the measured database during the measured window, as the
+// session sampler saw them and as the source read them at the window's
+// edges. The database's own counters count their work with the run's.
+type Others struct {
+	// Sessions counts them, each once however often it was seen.
+	Sessions int `json:"sessions"`
+	// Clients counts them by the name their client gave them (PostgreSQL's
+	// application_name), "" for a session without one.
+	Clients map[string]int `json:"clients,omitempty"`
 }
 
 // Shift makes the recording's times count from d seconds after the
@@ -305,6 +325,13 @@ type Session struct {
 	// Category is where the time goes in terms every target shares (one
 	// of the Wait* constants), as the source maps its own wait's name.
 	Category string
+	// Other marks a session of another client than the run (whose
+	// sessions, those of all its parts included, the source tells by the
+	// name the target gives them); ID tells it from other sessions over
+	// the server's life, and Client is the name its client gave it.
+	Other  bool
+	ID     string
+	Client string
 }
 
 // Wait categories: where a session's time went, in terms every target
@@ -337,6 +364,13 @@ type Source interface {
 	// Sessions reads the active sessions once, leaving out the sampler's
 	// own; ErrUnsupported where the database has no such view.
 	Sessions(ctx context.Context) ([]Session, error)
+	// Others reads the sessions of other clients than the run in the
+	// measured database (Session.Other) that were active at any moment
+	// since its previous call, idle ones included, or at its first call
+	// those active then: read at the window's edges, it finds what ran
+	// between the sampler's looks. An error that says why where the
+	// source cannot tell the run's sessions from other clients'.
+	Others(ctx context.Context) ([]Session, error)
 	// Settings reads the settings not at their default, and the version.
 	Settings(ctx context.Context) (version string, settings map[string]string, err error)
 	// Local tells where the server is on this host: the PID of its root

@@ -116,8 +116,9 @@ func Agreement(name string, db *float64, gap Gap, client float64) string {
 		diff = (client - *db) / *db * 100
 	}
 	note := ""
-	if math.Abs(diff) > 1 {
-		note = " (more than 1%: look for errors or a stalled window edge)"
+	if math.Abs(diff) > Tolerance*100 {
+		// The document's headline line says which side stands, and why.
+		note = fmt.Sprintf(" (more than the %g%% within which they agree)", Tolerance*100)
 	}
 	return fmt.Sprintf("%s: the client's figure differs from the database's by %+.2f%%%s", name, diff, note)
 }

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"slices"
 	"sort"
 	"time"
@@ -279,6 +280,27 @@ type Value struct {
 	// Client is the client's own count; nil where the client cannot see
 	// it (a cache miss happens inside the database).
 	Client *float64
+	// Tolerance, where both sides count the same thing, is how far apart
+	// they may fall and still agree, as a share of the database's figure
+	// (Tolerance, as a rule). Beyond it the client's figure stands for the
+	// metric: the database's counters count every client of the database,
+	// the client only this run's work. It is 0 where the sides count
+	// different things (a loop timed by the database's clock and by the
+	// client's), which are never held to each other.
+	Tolerance float64
+}
+
+// Tolerance is how far apart a rate's two sides may fall and still
+// agree: 1% of the database's figure.
+const Tolerance = 0.01
+
+// Disagree says v's two sides count the same thing and fall further apart
+// than its Tolerance: the client's figure then stands for the metric.
+func (v Value) Disagree() bool {
+	if v.Tolerance <= 0 || v.DB == nil || v.Client == nil {
+		return false
+	}
+	return math.Abs(*v.Client-*v.DB) > v.Tolerance*math.Abs(*v.DB)
 }
 
 // Known is a figure that was measured, for a Value's sides.

@@ -181,6 +181,15 @@ type Target struct {
 	greeting greeting
 	// conns are the connections to the server, for Sever.
 	conns dbtarget.Conns
+	// name is the program_name of the connections the target opens, by
+	// which the telemetry tells the run's sessions from other clients'
+	// (names.go); shared says other processes' carry it too (a run in
+	// parts). attrs are the URL's own connection attributes.
+	name   string
+	shared bool
+	attrs  string
+	// ids are the ids of the connections the target opened.
+	ids connIDs
 }
 
 var _ dbtarget.Severer = (*Target)(nil)
@@ -198,8 +207,9 @@ func Open(ctx context.Context, rawURL string) (dbtarget.Target, error) {
 	if err != nil {
 		return nil, badURL(rawURL, err)
 	}
-	t := &Target{cfg: cfg, url: Redact(rawURL), secret: cfg.Passwd}
+	t := &Target{cfg: cfg, url: Redact(rawURL), secret: cfg.Passwd, attrs: cfg.ConnectionAttributes}
 	cfg.DialFunc = t.conns.Dial
+	t.nameSessions(dbtarget.OwnName(), false)
 	localInfile, err := t.sessionSettings(ctx)
 	if err != nil {
 		return nil, err
@@ -241,7 +251,7 @@ func (t *Target) open(cfg *mysql.Config) (*sql.DB, error) {
 	if err != nil {
 		return nil, exitcode.Userf("target %s: %s", t.url, t.scrub(human.OneLine(err)))
 	}
-	return sql.OpenDB(c), nil
+	return sql.OpenDB(idConnector{c, &t.ids}), nil
 }
 
 // connectError says why a connection failed: what answered at the

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/dbrig/dbrig/internal/telemetry"
 )
@@ -60,6 +61,7 @@ func (t *Target) Telemetry(ctx context.Context) (telemetry.Source, error) {
 	for _, db := range []*sql.DB{s.stats, s.sampler} {
 		db.SetMaxOpenConns(1)
 	}
+	s.attrs = readsAttrs(ctx, s.stats)
 	s.useWaits(ctx)
 	return s, nil
 }
@@ -76,6 +78,12 @@ type source struct {
 	// turnedOn are the performance_schema consumers this source turned
 	// on, to turn off when it closes.
 	turnedOn []string
+	// attrs says the sessions' connection attributes can be read
+	// (performance_schema's session_connect_attrs), where each one's
+	// program_name tells the run's from other clients'.
+	attrs bool
+	// othersAt is when Others last read.
+	othersAt time.Time
 }
 
 func (s *source) Close() error {

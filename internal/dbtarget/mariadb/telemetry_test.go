@@ -26,7 +26,7 @@ func TestSessionKinds(t *testing.T) {
 		{"system user", "Slave_worker", "", true, true, "Slave_worker", "CPU"},
 		{"repl", "Binlog Dump", "Sending binlog event to slave", true, true, "Binlog Dump", "State"},
 	} {
-		ss, kept := session(process{user: c.user, command: c.command, state: c.state}, true)
+		ss, kept := session(process{client: client{user: c.user}, command: c.command, state: c.state}, true)
 		if kept != c.kept || ss.Background != c.background || ss.Backend != c.backend || ss.Class != c.class {
 			t.Errorf("%s %s %q: kept %v, %+v; want kept %v, background %v, backend %q, class %s",
 				c.user, c.command, c.state, kept, ss, c.kept, c.background, c.backend, c.class)

@@ -25,7 +25,7 @@ var waitConsumers = []string{"global_instrumentation", "thread_instrumentation",
 // setting) or its consumers cannot be turned on, the process list's
 // states, which tell less (no IO, no latch).
 func (s *source) useWaits(ctx context.Context) {
-	s.sessionsSQL = sessionsSQL(false)
+	s.sessionsSQL = sessionsSQL(false, s.attrs)
 	var on bool
 	if err := s.stats.QueryRowContext(ctx, "SELECT @@performance_schema").Scan(&on); err != nil || !on {
 		s.sessionsNote = "process list and INNODB_TRX: performance_schema is off (start the server with performance_schema=ON for its waits)"
@@ -40,7 +40,7 @@ func (s *source) useWaits(ctx context.Context) {
 			"); start the server with performance_schema_consumer_events_waits_current=ON, or grant UPDATE on performance_schema.setup_consumers"
 		return
 	}
-	s.turnedOn, s.sessionsSQL, s.waits = off, sessionsSQL(true), true
+	s.turnedOn, s.sessionsSQL, s.waits = off, sessionsSQL(true, s.attrs), true
 	s.sessionsNote = "performance_schema's events_waits_current, with the process list and INNODB_TRX"
 	if len(off) > 0 {
 		s.sessionsNote += "; dbrig turned on its consumers " + strings.Join(off, ", ") + " for the run, and off after"

@@ -28,20 +28,8 @@ func TestSessionWaits(t *testing.T) {
 		checkWaits(t, open(t), "process list", telemetry.WaitEngine)
 	})
 	t.Run("performance_schema", func(t *testing.T) {
-		srv := mariatest.NewServer(t)
-		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-		defer cancel()
-		if err := srv.Start(ctx, map[string]string{"performance_schema": "ON"}); err != nil {
-			t.Fatal(err)
-		}
-		if err := srv.CreateDB(ctx, "waits"); err != nil {
-			t.Fatal(err)
-		}
-		tg, err := dbtarget.OpenExisting(ctx, srv.URLFor("waits"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer tg.Close()
+		ctx := context.Background()
+		tg := openURL(t, withPerformanceSchema(t, "waits"))
 		checkWaits(t, tg, "performance_schema's events_waits_current", telemetry.WaitCPU)
 		var enabled string
 		if err := session(t, tg).QueryRow(ctx,
@@ -49,6 +37,23 @@ func TestSessionWaits(t *testing.T) {
 			t.Errorf("events_waits_current after the source closed: %q, %v; want it off again, as the server started", enabled, err)
 		}
 	})
+}
+
+// withPerformanceSchema starts a server of the test's own with
+// performance_schema on, as `dbrig server start --kind mariadb --set
+// performance_schema=ON` does, and gives the URL of a new database db.
+func withPerformanceSchema(t *testing.T, db string) string {
+	t.Helper()
+	srv := mariatest.NewServer(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	if err := srv.Start(ctx, map[string]string{"performance_schema": "ON"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.CreateDB(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	return srv.URLFor(db)
 }
 
 // checkWaits samples four sessions of tg's database until one sample

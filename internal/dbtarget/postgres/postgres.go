@@ -123,6 +123,9 @@ type Target struct {
 	pooler bool
 	// edge is where the sessions' flushes meet behind a pooler.
 	edge meeting
+	// name is the application_name of the sessions the target opens, by
+	// which its telemetry tells them from other clients' (names.go).
+	name string
 }
 
 var (
@@ -141,14 +144,15 @@ func Open(ctx context.Context, url string) (dbtarget.Target, error) {
 	if cfg.ConnectTimeout == 0 {
 		cfg.ConnectTimeout = 10 * time.Second
 	}
+	t := &Target{cfg: cfg, url: Redact(url), secret: cfg.Password,
+		named: cfg.DefaultQueryExecMode == pgx.QueryExecModeCacheStatement}
+	t.NameSessions(dbtarget.OwnName())
 	timeout := cfg.ConnectTimeout
 	cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
 		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
 		return dialQuiet(ctx, network, addr)
 	}
-	t := &Target{cfg: cfg, url: Redact(url), secret: cfg.Password,
-		named: cfg.DefaultQueryExecMode == pgx.QueryExecModeCacheStatement}
 	own, err := t.link(ctx, cfg)
 	if err != nil {
 		return nil, err

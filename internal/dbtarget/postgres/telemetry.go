@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/dbrig/dbrig/internal/dbtarget"
 	"github.com/dbrig/dbrig/internal/telemetry"
@@ -55,6 +56,8 @@ type source struct {
 	// dbrig's own flushes (see monotonic).
 	mu      sync.Mutex
 	commits float64
+	// othersSince is when Others last read, by the server's clock.
+	othersSince time.Time
 }
 
 // stat is one figure a query reads: a counter or a table's column, with

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/dbrig/dbrig/internal/telemetry"
 	"github.com/jackc/pgx/v5"
@@ -25,7 +26,7 @@ import (
 // client-bound run shows as time on Client/ClientRead, apart from the
 // server's own work (HammerDB counts them too).
 const sessionsSQL = `SELECT coalesce(wait_event_type, ''), coalesce(wait_event, ''), coalesce(state, ''),
-	backend_type, coalesce(query_id::text, '')
+	backend_type, coalesce(query_id::text, ''), pid, coalesce(backend_start, 'epoch'), coalesce(application_name, '')
 FROM pg_stat_activity
 WHERE application_name IS DISTINCT FROM '` + telemetryApp + `'
   AND (datname IS NULL OR datname = $1)
@@ -38,7 +39,9 @@ WHERE application_name IS DISTINCT FROM '` + telemetryApp + `'
 // workers) are the foreground, whose time is database time; every other
 // kind (autovacuum, the checkpointer, the WAL writer...) is marked
 // Background, so that its sleeps (a checkpoint's throttle, a vacuum's
-// cost delay) stay out of it.
+// cost delay) stay out of it. A client backend named otherwise than the
+// run's sessions is another client's (Other); its parallel workers are
+// not counted as sessions of their own.
 func (s *source) Sessions(ctx context.Context) ([]telemetry.Session, error) {
 	var out []telemetry.Session
 	err := s.sampler.do(ctx, func(ctx context.Context, c *pgx.Conn) error {
@@ -48,12 +51,16 @@ func (s *source) Sessions(ctx context.Context) ([]telemetry.Session, error) {
 			return err
 		}
 		var ss telemetry.Session
-		_, err = pgx.ForEachRow(rows, []any{&ss.Class, &ss.Event, &ss.State, &ss.Backend, &ss.QueryID}, func() error {
+		var pid int32
+		var started time.Time
+		_, err = pgx.ForEachRow(rows, []any{&ss.Class, &ss.Event, &ss.State, &ss.Backend, &ss.QueryID, &pid, &started, &ss.Client}, func() error {
 			if ss.Class == "" {
 				ss.Class, ss.Event = telemetry.CPUClass, telemetry.CPUClass
 			}
 			ss.Background = !foreground(ss.Backend)
 			ss.Category = category(ss.Class, ss.Event)
+			ss.Other = ss.Backend == clientBackend && s.t.other(ss.Client)
+			ss.ID = sessionID(pid, started)
 			out = append(out, ss)
 			return nil
 		})
@@ -65,8 +72,69 @@ func (s *source) Sessions(ctx context.Context) ([]telemetry.Session, error) {
 	return out, nil
 }
 
+// clientBackend is the backend_type of a client's session.
+const clientBackend = "client backend"
+
+// sessionID tells a backend from every other over the server's life: a
+// process id comes back in time, with another start.
+func sessionID(pid int32, started time.Time) string {
+	return fmt.Sprintf("%d@%d", pid, started.UnixMicro())
+}
+
+// othersSQL reads the other clients' sessions in the measured database
+// that were active since $2 (none idle, where it is NULL): the run's own,
+// and the telemetry's of every dbrig, are told apart by their names after.
+const othersSQL = `SELECT pid, coalesce(backend_start, 'epoch'), coalesce(application_name, '')
+FROM pg_stat_activity
+WHERE datname = $1 AND backend_type = '` + clientBackend + `'
+  AND application_name IS DISTINCT FROM '` + telemetryApp + `'
+  AND (state IS DISTINCT FROM 'idle' OR state_change >= $2)`
+
+// Others reads pg_stat_activity at an edge of the window, on the stats
+// connection (outside the measured database, as the sampler's): the
+// other clients' sessions active since the previous edge, a session
+// idle now included where its last statement ended after it (its
+// state_change), so that short transactions between the sampler's looks
+// are found. A session whose user the target's cannot see the state of
+// (without pg_read_all_stats) counts as active.
+func (s *source) Others(ctx context.Context) ([]telemetry.Session, error) {
+	var out []telemetry.Session
+	err := s.stats.do(ctx, func(ctx context.Context, c *pgx.Conn) error {
+		out = out[:0]
+		var now time.Time
+		if err := c.QueryRow(ctx, "SELECT clock_timestamp()").Scan(&now); err != nil {
+			return err
+		}
+		var since any
+		if !s.othersSince.IsZero() {
+			since = s.othersSince
+		}
+		rows, err := c.Query(ctx, othersSQL, s.db, since)
+		if err != nil {
+			return err
+		}
+		var pid int32
+		var started time.Time
+		var app string
+		_, err = pgx.ForEachRow(rows, []any{&pid, &started, &app}, func() error {
+			if s.t.other(app) {
+				out = append(out, telemetry.Session{Other: true, ID: sessionID(pid, started), Client: app, Backend: clientBackend})
+			}
+			return nil
+		})
+		if err == nil {
+			s.othersSince = now
+		}
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reading other clients' sessions: %w", err)
+	}
+	return out, nil
+}
+
 func foreground(backendType string) bool {
-	return backendType == "client backend" || backendType == "parallel worker"
+	return backendType == clientBackend || backendType == "parallel worker"
 }
 
 // category maps a wait event to the category every target shares: the

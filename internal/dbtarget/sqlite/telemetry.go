@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 
 	"github.com/dbrig/dbrig/internal/telemetry"
@@ -28,6 +29,13 @@ func (s source) Tables(context.Context) ([]telemetry.Table, error) { return nil,
 
 func (s source) Sessions(context.Context) ([]telemetry.Session, error) {
 	return nil, telemetry.ErrUnsupported
+}
+
+// Others: another process may open the same file and write to it, which
+// the tables' own counts (a workload's database side) then count, but an
+// embedded engine keeps no list of the connections to its file.
+func (s source) Others(context.Context) ([]telemetry.Session, error) {
+	return nil, errors.New("SQLite keeps no list of the processes that have its file open")
 }
 
 // pragmas are the settings that decide SQLite's durability and caching,

@@ -239,7 +239,7 @@ func (r *runner) Summarize(res *driver.Result, start, end workload.Mark) workloa
 	committedClient := opm * (1 - rb/100)
 	s := workload.Summary{Values: map[string]workload.Value{
 		metricOPM:      {Client: &opm},
-		metricNewOPM:   {DB: committed, Client: &committedClient},
+		metricNewOPM:   {DB: committed, Client: &committedClient, Tolerance: workload.Tolerance},
 		metricRollback: {Client: &rb},
 		metricOrderMs:  {Client: &ms},
 	}}
