@@ -151,6 +151,10 @@ func Load(path string) (*Doc, error) {
 	if err != nil {
 		return nil, err
 	}
+	// What the document contradicts of itself is no figure to report.
+	if err := d.SelfCheck(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	return &Doc{Path: path, Run: d}, nil
 }
 

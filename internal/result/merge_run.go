@@ -193,9 +193,7 @@ func (d *Document) partsLine() string {
 func (d *Document) missingLine(present int) string {
 	m := d.Parts.Missing
 	of := ""
-	if vus, ok := d.Config["vus"].(float64); ok {
-		of = fmt.Sprintf(" of %.0f", vus)
-	} else if vus, ok := d.Config["vus"].(int); ok {
+	if vus, ok := configInt(d.Config, "vus"); ok {
 		of = fmt.Sprintf(" of %d", vus)
 	}
 	db := "the database's all of them"
