@@ -193,7 +193,8 @@ func (d *Document) partsLine() string {
 func (d *Document) missingLine(present int) string {
 	m := d.Parts.Missing
 	of := ""
-	if vus, ok := configInt(d.Config, "vus"); ok {
+	c := workload.ReadConfig(d.Config)
+	if vus := c.Int("vus"); c.Err() == nil {
 		of = fmt.Sprintf(" of %d", vus)
 	}
 	db := "the database's all of them"

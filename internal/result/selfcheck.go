@@ -3,11 +3,11 @@ package result
 import (
 	"fmt"
 	"maps"
-	"math"
 
 	"github.com/dbrig/dbrig/internal/driver"
 	"github.com/dbrig/dbrig/internal/latency"
 	"github.com/dbrig/dbrig/internal/parts"
+	"github.com/dbrig/dbrig/internal/workload"
 )
 
 // A document is anyone's file, and dbrig merge and report take nothing in
@@ -151,12 +151,13 @@ func (d *Document) checkPart() error {
 		return fmt.Errorf("part.index %d of part.of %d is no part of a run", p.Index, p.Of)
 	}
 	share := func(field, key string, got int, need bool) error {
-		total, ok := configInt(d.Config, key)
-		if !ok {
-			if need || got != 0 {
-				return fmt.Errorf("part.%s is %d, but config.%s, the run's, is missing", field, got, key)
-			}
+		if _, ok := d.Config[key]; !ok && !need && got == 0 {
 			return nil
+		}
+		c := workload.ReadConfig(d.Config)
+		total := c.Int(key)
+		if err := c.Err(); err != nil {
+			return fmt.Errorf("part.%s is %d, but the run's %v", field, got, err)
 		}
 		if want := (driver.Part{Index: p.Index, Of: p.Of}).Share(total); got != want {
 			return fmt.Errorf("part.%s is %d, but part %d of %d's share of config.%s %d is %d", field, got, p.Index, p.Of, key, total, want)
@@ -176,23 +177,4 @@ func (d *Document) checkPart() error {
 		return fmt.Errorf("marks are the database's, read only by the part that took them, and part.marker is false")
 	}
 	return nil
-}
-
-// configInt is the whole number at key in a document's configuration, as
-// JSON reads it back (a float64) or as a run made it.
-func configInt(cfg map[string]any, key string) (int, bool) {
-	switch v := cfg[key].(type) {
-	case int:
-		return v, true
-	case float64:
-		// Beyond 2^53 a float64 holds no exact whole number.
-		if v == math.Trunc(v) && math.Abs(v) <= 1<<53 {
-			return int(v), true
-		}
-	case interface{ Int64() (int64, error) }: // json.Number, as report reads a config
-		if n, err := v.Int64(); err == nil {
-			return int(n), true
-		}
-	}
-	return 0, false
 }

@@ -39,7 +39,7 @@ func TestSelfCheck(t *testing.T) {
 			"part.vus is 2, but part 2 of 3's share of config.vus 4 is 1"},
 		{"part's index", part, func(d *Document) { d.Part.Index = 4 }, "part.index 4 of part.of 3 is no part of a run"},
 		{"part's flushes", part, func(d *Document) { d.Part.EndFlushes = -1 }, "part.end_flushes is -1"},
-		{"part's connections", part, func(d *Document) { d.Part.Connections = 1 }, "part.connections is 1, but config.connections, the run's, is missing"},
+		{"part's connections", part, func(d *Document) { d.Part.Connections = 1 }, "part.connections is 1, but the run's config: no \"connections\""},
 		{"two members mark", func() *Document { return mergedSample(t) }, func(d *Document) { d.Parts.Members[2].Part.Marker = true },
 			"parts.members: part 1 and part 3 both claim the database's marks"},
 		{"marker moved", func() *Document { return mergedSample(t) }, func(d *Document) { d.Parts.Marker = 2 },
