@@ -3,6 +3,7 @@
 package atomicfile
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 )
@@ -11,6 +12,15 @@ import (
 // through a temporary file in the same directory that is synced and then
 // renamed over path.
 func Write(path string, data []byte, perm os.FileMode) error {
+	return WriteFunc(path, perm, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// WriteFunc is Write of what write writes, as it writes it: a file too
+// large to hold in memory twice is never held whole.
+func WriteFunc(path string, perm os.FileMode, write func(w io.Writer) error) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -24,7 +34,7 @@ func Write(path string, data []byte, perm os.FileMode) error {
 		os.Remove(tmp.Name())
 		return err
 	}
-	if _, err := tmp.Write(data); err != nil {
+	if err := write(tmp); err != nil {
 		return fail(err)
 	}
 	if err := tmp.Chmod(perm); err != nil {

@@ -16,7 +16,7 @@ func TestCompareRefusesPart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.Part = &result.Part{Index: 2, Of: 3, RunID: "7f3c1a2b-9d4e-4f00-8a11-0123456789ab", VUs: 2}
+	d.Part = &result.Part{Index: 2, Of: 3, RunID: "7f3c1a2b-9d4e-4f00-8a11-0123456789ab", VUs: 1, Marker: true}
 	part := filepath.Join(dir, "a.json")
 	if err := result.Write(part, d); err != nil {
 		t.Fatal(err)

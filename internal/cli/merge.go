@@ -29,7 +29,11 @@ any other run.
 Documents of different runs are refused, naming what differs, and so are a
 part given twice and a missing one: a part that died is named, and the
 merge goes on without it only with --allow-missing, which its summary then
-says.`,
+says. A part's document is checked against itself too: its configuration
+must still hash to what the parts agreed on, its counts must be its
+histograms' and never negative, its VUs its share of the run's, and only
+one part may hold the database's marks; an edited part is refused in one
+line naming it and the field.`,
 		Example: "  dbrig merge results/part-*.json --json all.json\n" +
 			"  dbrig merge p1.json p2.json p3.json --allow-missing --json all.json",
 		Args: func(_ *cobra.Command, args []string) error {

@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -130,6 +131,7 @@ func TestPartsPostgres(t *testing.T) {
 			t.Errorf("the report of the merged run does not render its NOPM (%v)", err)
 		}
 		wantIn(t, "report --text", mustRun(t, "report", "--text", all).stdout, "NOPM")
+		editedParts(t, paths("a", 1, 2, 3))
 	})
 
 	t.Run("killed", func(t *testing.T) {
@@ -206,6 +208,83 @@ func TestPartsPostgres(t *testing.T) {
 			wantIn(t, "the error", p.lastLine(), "duration")
 		}
 	})
+}
+
+// editedParts: merge refuses a real split run's parts edited after the
+// run, each edit in one line that names the part and the field, and
+// report refuses the edits a document shows by itself.
+func editedParts(t *testing.T, paths []string) {
+	t.Helper()
+	dir := t.TempDir()
+	read := func(k int) map[string]any {
+		b, err := os.ReadFile(paths[k])
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := json.NewDecoder(bytes.NewReader(b))
+		d.UseNumber()
+		var doc map[string]any
+		if err := d.Decode(&doc); err != nil {
+			t.Fatal(err)
+		}
+		return doc
+	}
+	section := func(doc map[string]any, key string) map[string]any { return doc[key].(map[string]any) }
+	tx := func(doc map[string]any, i int) map[string]any { return doc["transactions"].([]any)[i].(map[string]any) }
+	add := func(m map[string]any, key string, n int64) {
+		v, err := m[key].(json.Number).Int64()
+		if err != nil {
+			t.Fatal(err)
+		}
+		m[key] = v + n
+	}
+	// Part 2 is edited, unless it is the one that read the database.
+	edited := 2
+	if section(read(1), "part")["marker"] == true {
+		edited = 3
+	}
+	for _, c := range []struct {
+		name   string
+		edit   func(doc map[string]any)
+		field  string
+		report bool // report refuses the edited document alone
+	}{
+		{"warehouses", func(d map[string]any) { add(section(d, "config"), "warehouses", 1) }, "warehouses", true},
+		{"mode", func(d map[string]any) { section(d, "config")["mode"] = "sql" }, "mode", true},
+		{"seed", func(d map[string]any) { add(section(d, "config"), "seed", 1) }, "seed", true},
+		{"duration", func(d map[string]any) { section(d, "config")["duration"] = "40s" }, "duration", true},
+		{"vus in the config", func(d map[string]any) { section(d, "config")["vus"] = 12 }, "vus", true},
+		{"count raised", func(d map[string]any) { add(tx(d, 0), "count", 100000) }, "count", true},
+		{"count negative", func(d map[string]any) { tx(d, 1)["count"] = -5 }, "count", true},
+		{"a second marker", func(d map[string]any) { section(d, "part")["marker"] = true }, "marker", false},
+		{"200 VUs", func(d map[string]any) { section(d, "part")["vus"] = 200 }, "vus", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var args []string
+			for k := range paths {
+				doc := read(k)
+				if k+1 == edited {
+					c.edit(doc)
+				}
+				b, err := json.Marshal(doc)
+				if err != nil {
+					t.Fatal(err)
+				}
+				p := filepath.Join(dir, fmt.Sprintf("%s-%d.json", strings.ReplaceAll(c.name, " ", "-"), k+1))
+				if err := os.WriteFile(p, b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				args = append(args, p)
+			}
+			line := usageError(t, dbrig(t, append(append([]string{"merge"}, args...), "--json", filepath.Join(dir, "all.json"))...))
+			wantIn(t, "merge's refusal", line, fmt.Sprintf("part %d", edited))
+			wantIn(t, "merge's refusal", line, c.field)
+			if c.report {
+				line := usageError(t, dbrig(t, "report", "--text", args[edited-1]))
+				wantIn(t, "report's refusal", line, c.field)
+			}
+		})
+	}
 }
 
 // readParts reads the parts' documents, each of which must say which

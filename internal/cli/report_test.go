@@ -150,3 +150,18 @@ func TestTextOutputIsSafe(t *testing.T) {
 		wantIn(t, args[0], o.stdout, `3.53\x1b]0;owned\a\x1b[2J\rfake`)
 	}
 }
+
+// TestHugeDocument: a document that never ends, or one past
+// --max-document-size, is one line and exit 2, refused before it is read
+// whole (report /dev/zero read until the machine ran out of memory).
+func TestHugeDocument(t *testing.T) {
+	wantIn(t, "report /dev/zero", usageError(t, dbrig(t, "report", "--text", "/dev/zero")), "not a dbrig result")
+	dir := copyFixture(t, "run.json")
+	run := filepath.Join(dir, "run.json")
+	for _, args := range [][]string{{"report", "--text", run}, {"merge", run, run}, {"compare", run, run}} {
+		line := usageError(t, dbrig(t, append(args, "--max-document-size", "1KB")...))
+		wantIn(t, args[0], line, "more than the 1.0 KiB a document may be: --max-document-size raises the limit")
+	}
+	usageError(t, dbrig(t, "report", run, "--max-document-size", "lots"))
+	mustRun(t, "report", "--text", run)
+}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/human"
+	"github.com/dbrig/dbrig/internal/result"
 	"github.com/dbrig/dbrig/internal/workload"
 	"github.com/spf13/cobra"
 
@@ -65,8 +66,12 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	return recovering(stderr, &trace, func() int {
 		root := newRoot(stdout, stderr, &trace)
 		root.SetArgs(args)
-		err := root.Execute()
-		return exitCode(err, stderr, trace)
+		defer func() {
+			if root.PersistentFlags().Changed("max-document-size") {
+				result.MaxDocumentSize = result.DefaultMaxDocumentSize
+			}
+		}()
+		return exitCode(root.Execute(), stderr, trace)
 	})
 }
 
@@ -167,6 +172,21 @@ file under ./dbrig-data/.` + exitCodes,
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.PersistentFlags().BoolVar(trace, "debug", false, "on an internal error (exit 3), print its stack trace too")
+	maxDoc := root.PersistentFlags().String("max-document-size", human.FormatSize(result.DefaultMaxDocumentSize),
+		"the largest result or sweep document a command reads, a `SIZE` such as 4GB; a larger one is refused unread")
+	// Set only when given, and set back after the command (Main), so that
+	// commands run in one process at once (tests) share the default.
+	root.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
+		if !c.Flags().Changed("max-document-size") {
+			return nil
+		}
+		n, err := human.ParseSize(*maxDoc)
+		if err != nil || n < 1 {
+			return exitcode.Userf("--max-document-size %q: want a size such as 512MB or 4GB", *maxDoc)
+		}
+		result.MaxDocumentSize = n
+		return nil
+	}
 	root.AddCommand(newBuild(), newRun(), newCheck(), newDrop(), newServer(), newSweep())
 	root.AddCommand(newReport(), newCompare(), newMerge(), newAudit())
 	return root

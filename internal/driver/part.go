@@ -25,9 +25,13 @@ func (p Part) IDs(total int) []int {
 	return ids
 }
 
-// Share is how many of 0..total-1 p runs: len(p.IDs(total)).
+// Share is how many of 0..total-1 p runs: len(p.IDs(total)). It
+// overflows for no total.
 func (p Part) Share(total int) int {
-	return max(0, (total-p.first()+p.step()-1)/p.step())
+	if total <= p.first() {
+		return 0
+	}
+	return (total-p.first()-1)/p.step() + 1
 }
 
 // String is "2/3"; "" for the whole run.

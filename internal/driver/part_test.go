@@ -3,6 +3,7 @@ package driver
 import (
 	"context"
 	"errors"
+	"math"
 	"reflect"
 	"slices"
 	"sync"
@@ -300,6 +301,24 @@ func TestSecondsKept(t *testing.T) {
 	for k, p := range whole {
 		if p.Hist != nil || p.Latency == nil {
 			t.Fatalf("a whole run's point %d: histogram %v, latency %v; want percentiles only", k, p.Hist, p.Latency)
+		}
+	}
+}
+
+// A part's share of the largest count a flag takes does not overflow:
+// the shares still add up to it.
+func TestPartShareLarge(t *testing.T) {
+	for _, total := range []int{math.MaxInt, math.MaxInt - 1, 99999999999} {
+		sum := 0
+		for i := 1; i <= 3; i++ {
+			s := Part{Index: i, Of: 3}.Share(total)
+			if s <= 0 {
+				t.Fatalf("part %d/3 of %d: share %d", i, total, s)
+			}
+			sum += s
+		}
+		if sum != total {
+			t.Errorf("the shares of %d add up to %d", total, sum)
 		}
 	}
 }

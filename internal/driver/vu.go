@@ -247,3 +247,23 @@ func reconnect(ctx context.Context, v reconnecter, sh *shared, lost time.Time) b
 		}
 	}
 }
+
+// sessionAllowance is what a holder takes beyond its histograms: its
+// goroutine's stack, its session's connection buffers and statements. An
+// allowance: a tproc-c VU on PostgreSQL grew dbrig by about 200 KB, its
+// histograms, as far as they were written, included.
+const sessionAllowance = 256 << 10
+
+// TerminalBytes is about what a pooled run's terminal takes: its place in
+// the pool, its timer and the workload's terminal (a tproc-c terminal's
+// streams and decks). An allowance: 2,000 tproc-c terminals took about
+// 4.5 KB each.
+const TerminalBytes = 16 << 10
+
+// HolderBytes is about what a holder (a virtual user, or a pooled run's
+// session) of a run of types transaction types takes: a histogram of the
+// window a type and one of the second in hand, which the driver allocates
+// for it before the run starts, and its session.
+func HolderBytes(types int) int64 {
+	return int64(types)*int64(latency.NewHistogram().ByteSize()) + int64(latency.NewSecondHistogram().ByteSize()) + sessionAllowance
+}

@@ -3,6 +3,12 @@
 package latency
 
 import (
+	"bytes"
+	"compress/zlib"
+	"encoding/base64"
+	"encoding/binary"
+	"fmt"
+	"io"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -94,7 +100,41 @@ func Encode(h *hdrhistogram.Histogram) (string, error) {
 	return string(b), err
 }
 
-// Decode reverses Encode.
+// Decode reverses Encode. A histogram of more significant digits than
+// dbrig's is refused before its counts are allocated: a document is
+// anyone's file, and one of 5 digits over int64's range would take 48 MB
+// a histogram, where dbrig's take at most 188 KB.
 func Decode(s string) (*hdrhistogram.Histogram, error) {
+	digits, err := encodedDigits(s)
+	if err != nil {
+		return nil, err
+	}
+	if digits > sigFigs {
+		return nil, fmt.Errorf("a histogram of %d significant digits, where dbrig's have at most %d", digits, sigFigs)
+	}
 	return hdrhistogram.Decode([]byte(s))
+}
+
+// encodedDigits reads the significant digits of an encoded histogram from
+// its header: base64 of a cookie and a length (4 bytes each), then, zlib
+// compressed, a header of a cookie, the payload's length, the normalizing
+// index offset and the digits (4 bytes each, big-endian) before the rest.
+func encodedDigits(s string) (int32, error) {
+	b, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		return 0, err
+	}
+	if len(b) < 8 {
+		return 0, fmt.Errorf("encoded histogram too short: %d bytes", len(b))
+	}
+	z, err := zlib.NewReader(bytes.NewReader(b[8:]))
+	if err != nil {
+		return 0, err
+	}
+	defer z.Close()
+	var head [16]byte
+	if _, err := io.ReadFull(z, head[:]); err != nil {
+		return 0, fmt.Errorf("encoded histogram's header: %w", err)
+	}
+	return int32(binary.BigEndian.Uint32(head[12:])), nil
 }

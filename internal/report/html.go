@@ -8,7 +8,6 @@ import (
 	"html/template"
 	"io"
 	"math"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -137,41 +136,57 @@ type Doc struct {
 	Sweep *result.Sweep
 }
 
-// Load reads a run or a sweep document.
+// Load reads a run or a sweep document, once.
 func Load(path string) (*Doc, error) {
-	if result.IsSweep(path) {
-		s, err := result.ReadSweep(path)
+	b, err := result.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if result.IsSweep(b) {
+		s, err := result.ParseSweep(path, b)
 		if err != nil {
 			return nil, err
 		}
 		fillVerdicts(path, s)
 		return &Doc{Path: path, Sweep: s}, nil
 	}
-	d, err := readRun(path)
+	d, err := parseRun(path, b)
 	if err != nil {
 		return nil, err
 	}
 	return &Doc{Path: path, Run: d}, nil
 }
 
-// readRun reads a run document, keeping the config's integers exact: a
-// seed above 2^53 would otherwise come back as a different number.
+// readRun reads the run document at path, as parseRun does.
 func readRun(path string) (*result.Document, error) {
-	d, err := result.Read(path)
+	b, err := result.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	if b, err := os.ReadFile(path); err == nil {
-		var raw struct {
-			Config json.RawMessage `json:"config"`
-		}
-		if json.Unmarshal(b, &raw) == nil && len(raw.Config) > 0 {
-			dec := json.NewDecoder(bytes.NewReader(raw.Config))
-			dec.UseNumber()
-			var cfg map[string]any
-			if dec.Decode(&cfg) == nil {
-				d.Config = cfg
-			}
+	return parseRun(path, b)
+}
+
+// parseRun reads the run document b, read from path, and refuses it if
+// it contradicts itself: that is no figure to report. It keeps the
+// config's integers exact: a seed above 2^53 would otherwise come back as
+// a different number.
+func parseRun(path string, b []byte) (*result.Document, error) {
+	d, err := result.ParseRun(path, b)
+	if err != nil {
+		return nil, err
+	}
+	if err := d.SelfCheck(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	var raw struct {
+		Config json.RawMessage `json:"config"`
+	}
+	if json.Unmarshal(b, &raw) == nil && len(raw.Config) > 0 {
+		dec := json.NewDecoder(bytes.NewReader(raw.Config))
+		dec.UseNumber()
+		var cfg map[string]any
+		if dec.Decode(&cfg) == nil {
+			d.Config = cfg
 		}
 	}
 	return d, nil

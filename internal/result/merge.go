@@ -2,6 +2,7 @@ package result
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -52,11 +53,14 @@ func Merge(docs []*Document, paths []string, o MergeOptions) (*Document, error) 
 		return nil, exitcode.Userf("%s of %d %s missing (no document: it died, or was not collected); --allow-missing merges the others",
 			partList(missing), of, plural(len(missing), "is", "are"))
 	}
+	if err := oneMarker(parts, len(missing) == 0); err != nil {
+		return nil, err
+	}
 	return merge(parts, missing, o)
 }
 
-// gather checks that docs are parts of one run, each once, and returns
-// them in the parts' order.
+// gather checks that docs are parts of one run, each once and each true
+// to itself, and returns them in the parts' order.
 func gather(docs []*Document, paths []string) ([]partDoc, error) {
 	var parts []partDoc
 	for i, d := range docs {
@@ -69,6 +73,14 @@ func gather(docs []*Document, paths []string) ([]partDoc, error) {
 		parts = append(parts, partDoc{d, paths[i]})
 	}
 	slices.SortStableFunc(parts, func(a, b partDoc) int { return a.Part.Index - b.Part.Index })
+	if err := checkHashes(parts); err != nil {
+		return nil, err
+	}
+	for _, p := range parts {
+		if err := p.checkFigures(); err != nil {
+			return nil, p.refuse(err)
+		}
+	}
 	first := parts[0]
 	for k, p := range parts[1:] {
 		if err := sameRun(first, p); err != nil {
@@ -119,18 +131,83 @@ func differences(a, b partDoc) []string {
 	if !sa.Start.Equal(sb.Start) || !sa.Open.Equal(sb.Open) || !sa.Close.Equal(sb.Close) || sa.HoldMs != sb.HoldMs {
 		differ("schedule", scheduleString(sa), scheduleString(sb))
 	}
-	if a.Part.ConfigSHA256 != b.Part.ConfigSHA256 {
-		fa, fb := flatConfig(a.Config), flatConfig(b.Config)
-		keys := configDiff(fa, fb)
-		if len(keys) == 0 {
-			out = append(out, fmt.Sprintf("configuration hash: %s in part %d, %s in part %d (options outside the config differ)",
-				shortID(a.Part.ConfigSHA256), a.Part.Index, shortID(b.Part.ConfigSHA256), b.Part.Index))
-		}
-		for _, k := range keys {
-			differ(k, cmp.Or(fa[k], "none"), cmp.Or(fb[k], "none"))
+	// Key by key, whatever the hashes say: each part's hash was checked
+	// against its own configuration, and the configurations against each
+	// other here.
+	configChanges(a, b, func(key, va, vb string) { differ(key, va, vb) })
+	return out
+}
+
+// configChanges calls each with every key of the configurations of a and
+// b, and of what they agreed on beyond them, whose values differ, sorted,
+// and each side's value ("none" where it lacks the key).
+func configChanges(a, b partDoc, each func(key, va, vb string)) {
+	for _, m := range [][2]map[string]any{{a.Config, b.Config}, {a.Part.Agreed, b.Part.Agreed}} {
+		fa, fb := flatConfig(m[0]), flatConfig(m[1])
+		for _, k := range configDiff(fa, fb) {
+			each(k, cmp.Or(fa[k], "none"), cmp.Or(fb[k], "none"))
 		}
 	}
-	return out
+}
+
+// refuse is err, a finding of the part's self-check, as merge's one line.
+func (p partDoc) refuse(err error) error {
+	return exitcode.Userf("%s (part %d): %v", p.path, p.Part.Index, err)
+}
+
+// checkHashes refuses a part whose configuration no longer hashes to
+// what the parts agreed on, naming the keys edited where another part's
+// still does, and a part that kept nothing to hash.
+func checkHashes(parts []partDoc) error {
+	var edited []partDoc
+	var intact *partDoc
+	for i, p := range parts {
+		if p.Part.Agreed == nil {
+			return p.refuse(errors.New("part.agreed is missing, so its configuration cannot be checked: run the parts again with this dbrig"))
+		}
+		if p.checkConfigHash() != nil {
+			edited = append(edited, p)
+		} else if intact == nil {
+			intact = &parts[i]
+		}
+	}
+	if len(edited) == 0 {
+		return nil
+	}
+	p := edited[0]
+	var keys []string
+	if intact != nil {
+		configChanges(p, *intact, func(key, vp, vi string) {
+			keys = append(keys, fmt.Sprintf("%s %s where part %d has %s", key, vp, intact.Part.Index, vi))
+		})
+	}
+	if len(keys) == 0 {
+		return p.refuse(p.checkConfigHash())
+	}
+	return p.refuse(fmt.Errorf("%s: the configuration was edited after the run, and no longer hashes to part.config_sha256",
+		strings.Join(keys, ", ")))
+}
+
+// oneMarker refuses parts of which more than one claims to have taken
+// the database's marks, or, all of them present, none: the run's leader
+// takes them, and only it.
+func oneMarker(parts []partDoc, complete bool) error {
+	var markers []partDoc
+	for _, p := range parts {
+		if p.Part.Marker {
+			markers = append(markers, p)
+		}
+	}
+	const why = "the run's leader takes the database's marks, and no other part"
+	switch {
+	case len(markers) > 1:
+		a, b := markers[0], markers[1]
+		return exitcode.Userf("%s (part %d) and %s (part %d) both claim the database's marks (part.marker): %s",
+			a.path, a.Part.Index, b.path, b.Part.Index, why)
+	case len(markers) == 0 && complete:
+		return exitcode.Userf("none of the %d parts claims the database's marks (part.marker): %s", len(parts), why)
+	}
+	return nil
 }
 
 // scheduleString is a schedule as a refusal names it.

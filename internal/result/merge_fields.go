@@ -58,50 +58,55 @@ func mergeTx(parts []partDoc) ([]driver.TxResult, error) {
 	return out, nil
 }
 
-// second is one second of the merged series, as it sums up.
-type second struct {
-	Point
-	hist, wait *hdrhistogram.Histogram
-}
-
 // mergeSeries sums the parts' seconds by index (every part counts from
 // the common start): counts and errors summed, percentiles read from the
-// seconds' histograms merged, the phase the marker's.
+// seconds' histograms merged, the phase the marker's. It merges one
+// second at a time, in order, and keeps no second's histograms once its
+// percentiles are read: a day's run has 86,400 seconds, each a pair of
+// histograms of 26 KB decoded.
 func mergeSeries(parts []partDoc, marker int) ([]Point, error) {
-	secs := map[int]*second{}
-	for _, p := range parts {
-		for _, pt := range p.Series {
-			k := int(math.Round(pt.T))
-			s := secs[k]
-			if s == nil {
-				s = &second{Point: Point{T: float64(k), Phase: pt.Phase}}
-				secs[k] = s
-			}
-			if p.Part.Index == marker {
+	type at struct{ sec, part, point int }
+	var all []at
+	for i, p := range parts {
+		for j, pt := range p.Series {
+			all = append(all, at{int(math.Round(pt.T)), i, j})
+		}
+	}
+	slices.SortStableFunc(all, func(a, b at) int { return cmp.Compare(a.sec, b.sec) })
+	var out []Point
+	for len(all) > 0 {
+		k := all[0].sec
+		n := slices.IndexFunc(all, func(a at) bool { return a.sec != k })
+		if n < 0 {
+			n = len(all)
+		}
+		s := Point{T: float64(k)}
+		var hist, wait *hdrhistogram.Histogram
+		for _, a := range all[:n] {
+			p := parts[a.part]
+			pt := p.Series[a.point]
+			if s.Phase == "" || p.Part.Index == marker {
 				s.Phase = pt.Phase
 			}
 			s.Counts = addCounts(s.Counts, pt.Counts)
 			s.Errors += pt.Errors
 			var err error
 			what := fmt.Sprintf("second %d", k)
-			if s.hist, err = addEncoded(s.hist, pt.Histogram, p.path, what); err != nil {
+			if hist, err = addEncoded(hist, pt.Histogram, p.path, what); err != nil {
 				return nil, err
 			}
-			if s.wait, err = addEncoded(s.wait, pt.WaitHistogram, p.path, what+"'s wait"); err != nil {
+			if wait, err = addEncoded(wait, pt.WaitHistogram, p.path, what+"'s wait"); err != nil {
 				return nil, err
 			}
 		}
-	}
-	var out []Point
-	for _, k := range slices.Sorted(maps.Keys(secs)) {
-		s := secs[k]
-		if s.hist != nil {
-			s.Latency = latency.PercentilesOf(s.hist)
+		if hist != nil {
+			s.Latency = latency.PercentilesOf(hist)
 		}
-		if s.wait != nil {
-			s.Wait = latency.PercentilesOf(s.wait)
+		if wait != nil {
+			s.Wait = latency.PercentilesOf(wait)
 		}
-		out = append(out, s.Point)
+		out = append(out, s)
+		all = all[n:]
 	}
 	return out, nil
 }

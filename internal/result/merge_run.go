@@ -190,9 +190,8 @@ func (d *Document) partsLine() string {
 func (d *Document) missingLine(present int) string {
 	m := d.Parts.Missing
 	of := ""
-	if vus, ok := d.Config["vus"].(float64); ok {
-		of = fmt.Sprintf(" of %.0f", vus)
-	} else if vus, ok := d.Config["vus"].(int); ok {
+	c := workload.ReadConfig(d.Config)
+	if vus := c.Int("vus"); c.Err() == nil {
 		of = fmt.Sprintf(" of %d", vus)
 	}
 	db := "the database's all of them"

@@ -6,8 +6,11 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"reflect"
+	"runtime"
+	"runtime/metrics"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -91,8 +94,10 @@ func (s *split) partRun(i int) Run {
 	run.Config = map[string]any{"vus": 6, "duration": "60s", "client_cpus": i}
 	run.TxNames, run.TallyNames = splitTx, []string{"b", "a"}
 	open := s.start.Add(10 * time.Second)
+	agreed := map[string]any{"workload": "w", "parts": splitParts, "lost_after": "30s"}
 	run.Part = &Part{
-		Index: i, Of: splitParts, RunID: splitRunID, RunName: "dbrig", Marker: i == 1, ConfigSHA256: "c0ffee", VUs: 2,
+		Index: i, Of: splitParts, RunID: splitRunID, RunName: "dbrig", Marker: i == 1,
+		ConfigSHA256: agreedHash(run.Config, agreed), Agreed: agreed, VUs: 2,
 		Schedule:    PartSchedule{Start: s.start, Open: open, Close: open.Add(30 * time.Second), HoldMs: 500},
 		Clock:       PartClock{OffsetMs: float64(i), UncertaintyMs: 0.1 * float64(i)},
 		WindowStart: open.Add(ms(float64(i))), WindowEnd: open.Add(30*time.Second + ms(2*float64(i))),
@@ -129,7 +134,7 @@ func (s *split) docs(t testing.TB, ids ...int) ([]*Document, []string) {
 	var paths []string
 	for _, id := range ids {
 		path := fmt.Sprintf("p%d.json", id)
-		d, err := readRun(path, s.files[id-1])
+		d, err := ParseRun(path, s.files[id-1])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -321,10 +326,34 @@ func TestMergeRefusals(t *testing.T) {
 		{"no part", []int{1, 2, 3}, func(d []*Document) { d[1].Part = nil }, "p2.json is not a part of a split run (no part section)"},
 		{"run", []int{1, 2, 3}, func(d []*Document) { d[2].Part.RunID = "91aa0000-1111" },
 			"p1.json and p3.json are from different runs: 7f3c1a2b… started 18:31:02, 91aa0000… started 18:31:02"},
-		{"config", []int{1, 2, 3}, func(d []*Document) { d[2].Config["duration"], d[2].Part.ConfigSHA256 = "30s", "beef" },
+		{"config", []int{1, 2, 3}, func(d []*Document) { rehash(d[2], "duration", "30s") },
 			"p1.json and p3.json are parts of one run that differ: duration: 60s in part 1, 30s in part 3"},
-		{"hash", []int{1, 2, 3}, func(d []*Document) { d[1].Part.ConfigSHA256 = "beef" }, "configuration hash: c0ffee in part 1, beef in part 2"},
-		{"count", []int{1, 2, 3}, func(d []*Document) { d[2].Part.Of = 4 }, "part count: 3 in part 1, 4 in part 3"},
+		{"agreed", []int{1, 2, 3}, func(d []*Document) { d[1].Part.Agreed["lost_after"] = "1m0s"; rehash(d[1], "vus", 6) },
+			"p1.json and p2.json are parts of one run that differ: lost_after: 30s in part 1, 1m0s in part 2"},
+		{"config edited", []int{1, 2, 3}, func(d []*Document) { d[2].Config["duration"] = "30s" },
+			"p3.json (part 3): duration 30s where part 1 has 60s: the configuration was edited after the run, and no longer hashes to part.config_sha256"},
+		{"vus edited", []int{1, 2, 3}, func(d []*Document) { d[1].Config["vus"] = 12.0 }, "p2.json (part 2): vus 12 where part 1 has 6"},
+		{"edited alike", []int{1, 2, 3}, func(d []*Document) {
+			for _, p := range d {
+				p.Config["vus"] = 12.0
+			}
+		}, "p1.json (part 1): config no longer hashes to part.config_sha256"},
+		{"hash", []int{1, 2, 3}, func(d []*Document) { d[1].Part.ConfigSHA256 = "beef" }, "p2.json (part 2): config no longer hashes to part.config_sha256 ("},
+		{"no agreed", []int{1, 2, 3}, func(d []*Document) { d[2].Part.Agreed = nil }, "p3.json (part 3): part.agreed is missing"},
+		{"count", []int{1, 2, 3}, func(d []*Document) { d[2].Part.Of, d[2].Part.VUs = 4, 1 }, "part count: 3 in part 1, 4 in part 3"},
+		{"count raised", []int{1, 2, 3}, func(d []*Document) { d[1].Transactions[0].Count += 100000 },
+			"p2.json (part 2): transactions.t1.count is 1000"},
+		{"count negative", []int{1, 2, 3}, func(d []*Document) { d[2].Transactions[1].Count = -5 },
+			"p3.json (part 3): transactions.t2.count is -5: a count is never negative"},
+		{"counter negative", []int{1, 2, 3}, func(d []*Document) { d[1].Counters["a"] = -1 }, "p2.json (part 2): counters.a is -1"},
+		{"second negative", []int{1, 2, 3}, func(d []*Document) { d[1].Series[2].Counts[1] = -1 }, "p2.json (part 2): series at 3s: counts of t2 is -1"},
+		{"vus", []int{1, 2, 3}, func(d []*Document) { d[1].Part.VUs = 200 }, "p2.json (part 2): part.vus is 200, but part 2 of 3's share of config.vus 6 is 2"},
+		{"two markers", []int{1, 2, 3}, func(d []*Document) { d[2].Part.Marker = true },
+			"p1.json (part 1) and p3.json (part 3) both claim the database's marks (part.marker)"},
+		{"no marker", []int{1, 2, 3}, func(d []*Document) { d[0].Part.Marker = false; d[0].Marks = nil },
+			"none of the 3 parts claims the database's marks (part.marker)"},
+		{"marks unclaimed", []int{1, 2, 3}, func(d []*Document) { d[1].Marks = d[0].Marks },
+			"p2.json (part 2): marks are the database's, read only by the part that took them, and part.marker is false"},
 		{"schedule", []int{1, 2, 3}, func(d []*Document) { d[1].Part.Schedule.HoldMs = 900 }, "schedule: start 18:31:02.000, open 18:31:12.000, close 18:31:42.000, hold 500 ms in part 1, start"},
 		{"schema", []int{1, 2, 3}, func(d []*Document) { d[1].SchemaVersion = 1 }, "schema version: 2 in part 1, 1 in part 2"},
 		{"target", []int{1, 2, 3}, func(d []*Document) { d[1].Target.Version = "16.2" }, "target: postgres 15.18 in part 1, postgres 16.2 in part 2"},
@@ -353,6 +382,13 @@ func TestMergeRefusals(t *testing.T) {
 	}
 }
 
+// rehash sets key of d's configuration to v, and its hash to match, as a
+// part run with other flags would have it.
+func rehash(d *Document, key string, v any) {
+	d.Config[key] = v
+	d.Part.ConfigSHA256 = agreedHash(d.Config, d.Part.Agreed)
+}
+
 // A merged document writes and reads back as itself.
 func TestMergedRoundTrip(t *testing.T) {
 	d := mergedSample(t)
@@ -367,7 +403,7 @@ func TestMergedRoundTrip(t *testing.T) {
 	if back.Parts == nil || len(back.Parts.Members) != 3 || back.Part != nil {
 		t.Fatalf("read back: parts %+v part %+v", back.Parts, back.Part)
 	}
-	rereads(t, back, nil, readRun)
+	rereads(t, back, nil, ParseRun)
 }
 
 // mergedSample is a small merged document.
@@ -423,5 +459,56 @@ func TestMergeNotes(t *testing.T) {
 	}
 	if c := d.ErrorClasses; c["retry"] != 5 || c["other"] != 1 || !reflect.DeepEqual(f.got.Result.ErrorClasses, c) {
 		t.Errorf("errors by class %v, Summarize's %v", c, f.got.Result.ErrorClasses)
+	}
+}
+
+// Merging a long run keeps no second's histograms once the second is
+// merged: three parts of 5,000 seconds each (two histograms a second,
+// 26 KB each decoded) merge in a heap of tens of MB, where keeping them
+// took 560 MB (and a part of a day's run 22 GB).
+func TestMergeMemory(t *testing.T) {
+	const seconds = 5000
+	s := newSplit(t, 3000)
+	docs, paths := s.docs(t, 1, 2, 3)
+	for _, d := range docs {
+		pts := d.Series
+		d.Series = make([]Point, seconds)
+		for k := range d.Series {
+			d.Series[k] = pts[k%len(pts)]
+			d.Series[k].T = float64(k + 1)
+		}
+	}
+	var peak atomic.Uint64
+	done := make(chan struct{})
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+		for {
+			metrics.Read(sample)
+			if v := sample[0].Value.Uint64(); v > peak.Load() {
+				peak.Store(v)
+			}
+			select {
+			case <-done:
+				return
+			case <-time.After(time.Millisecond):
+			}
+		}
+	}()
+	runtime.GC()
+	var f fakeSummary
+	d, err := Merge(docs, paths, f.options())
+	close(done)
+	<-sampled
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Series) != seconds {
+		t.Fatalf("%d seconds merged, want %d", len(d.Series), seconds)
+	}
+	t.Logf("the heap's peak: %d MB", peak.Load()>>20)
+	if p := peak.Load(); p > 256<<20 {
+		t.Errorf("the heap reached %d MB merging %d seconds, want under 256 MB", p>>20, seconds)
 	}
 }

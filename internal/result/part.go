@@ -14,12 +14,16 @@ import (
 // which split run it is, what was agreed with the others, and where its
 // window's edges fell on the server's clock.
 type Part struct {
-	Index        int    `json:"index"`
-	Of           int    `json:"of"`
-	RunID        string `json:"run_id"`
-	RunName      string `json:"run_name"`
-	Marker       bool   `json:"marker"` // took the database's marks
-	ConfigSHA256 string `json:"config_sha256"`
+	Index   int    `json:"index"`
+	Of      int    `json:"of"`
+	RunID   string `json:"run_id"`
+	RunName string `json:"run_name"`
+	Marker  bool   `json:"marker"` // took the database's marks
+	// ConfigSHA256 is the hash (parts.Canonical) of what the parts agreed
+	// on: the document's configuration but for its per-host keys, with
+	// Agreed, the rest of it, which the configuration lacks.
+	ConfigSHA256 string         `json:"config_sha256"`
+	Agreed       map[string]any `json:"agreed,omitempty"`
 	// VUs and Connections are this part's share of the run's.
 	VUs         int          `json:"vus"`
 	Connections int          `json:"connections,omitempty"`

@@ -1,6 +1,7 @@
 package result
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -24,7 +25,7 @@ func TestFromRunPart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.Part == nil || *d.Part != *run.Part || d.Part == run.Part {
+	if d.Part == nil || !reflect.DeepEqual(*d.Part, *run.Part) || d.Part == run.Part {
 		t.Fatalf("part = %+v, want a copy of %+v", d.Part, run.Part)
 	}
 	for _, enc := range []string{d.Series[0].Histogram, d.Series[0].WaitHistogram} {

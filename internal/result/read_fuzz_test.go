@@ -47,10 +47,10 @@ func FuzzRead(f *testing.F) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		d, err := readRun("r.json", b)
-		rereads(t, d, err, readRun)
-		s, err := readSweep("s.json", b)
-		rereads(t, s, err, readSweep)
+		d, err := ParseRun("r.json", b)
+		rereads(t, d, err, ParseRun)
+		s, err := ParseSweep("s.json", b)
+		rereads(t, s, err, ParseSweep)
 	})
 }
 

@@ -3,9 +3,10 @@
 package result
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
+	"io"
 	"path/filepath"
 	"strings"
 	"time"
@@ -330,32 +331,37 @@ func Write(path string, d *Document) error {
 }
 
 func writeJSON(path string, d any) error {
-	b, err := encode(d)
+	b, err := json.Marshal(d)
 	if err != nil {
 		return err
 	}
-	return atomicfile.Write(path, b, 0o644)
+	return atomicfile.WriteFunc(path, 0o644, func(w io.Writer) error { return writeIndented(w, b) })
 }
 
 // encode is a document as Write and WriteSweep store it.
 func encode(d any) ([]byte, error) {
-	b, err := json.MarshalIndent(d, "", "  ")
-	return append(b, '\n'), err
+	b, err := json.Marshal(d)
+	if err != nil {
+		return nil, err
+	}
+	var out bytes.Buffer
+	err = writeIndented(&out, b)
+	return out.Bytes(), err
 }
 
 // Read loads a document, refusing one from a newer dbrig and upgrading
 // one from an older.
 func Read(path string) (*Document, error) {
-	b, err := os.ReadFile(path)
+	b, err := ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	return readRun(path, b)
+	return ParseRun(path, b)
 }
 
-// readRun is Read of the document b, read from path. An upgraded document
+// ParseRun is Read of the document b, read from path. An upgraded document
 // says schema 2, as it now is, so that written back it reads back the same.
-func readRun(path string, b []byte) (*Document, error) {
+func ParseRun(path string, b []byte) (*Document, error) {
 	version, err := schemaVersion(b)
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a dbrig result: %v", path, err)

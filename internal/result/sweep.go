@@ -3,7 +3,6 @@ package result
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"time"
 )
 
@@ -127,17 +126,17 @@ type Gain struct {
 
 // ReadSweep loads a sweep document, upgrading one from an older dbrig.
 func ReadSweep(path string) (*Sweep, error) {
-	b, err := os.ReadFile(path)
+	b, err := ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	return readSweep(path, b)
+	return ParseSweep(path, b)
 }
 
-// readSweep is ReadSweep of the document b, read from path. An upgraded
+// ParseSweep is ReadSweep of the document b, read from path. An upgraded
 // document says schema 2, as it now is: a resumed sweep writes it back in
 // schema 2's shape, which another upgrade would read without its metrics.
-func readSweep(path string, b []byte) (*Sweep, error) {
+func ParseSweep(path string, b []byte) (*Sweep, error) {
 	var head struct {
 		Kind          string `json:"kind"`
 		SchemaVersion int    `json:"schema_version"`
@@ -167,12 +166,8 @@ func WriteSweep(path string, s *Sweep) error {
 	return writeJSON(path, s)
 }
 
-// IsSweep tells whether the document at path is a sweep.
-func IsSweep(path string) bool {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return false
-	}
+// IsSweep tells whether the document b is a sweep.
+func IsSweep(b []byte) bool {
 	var k struct {
 		Kind string `json:"kind"`
 	}

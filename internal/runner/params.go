@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -153,6 +154,9 @@ func (o Options) check(name string) error {
 	switch {
 	case name == "client_cpus" && o.ClientCPUs < 0:
 		return fmt.Errorf("must not be negative, got %d", o.ClientCPUs)
+	// The Go runtime makes a thread for each, and quits past 10,000.
+	case name == "client_cpus" && o.ClientCPUs > runtime.NumCPU():
+		return fmt.Errorf("must be at most %d, the CPUs this machine has, got %d", runtime.NumCPU(), o.ClientCPUs)
 	case name == "connections" && o.Connections < 0:
 		return fmt.Errorf("must not be negative, got %d", o.Connections)
 	case name == "vus" && o.VUs < 0, name == "vus" && o.VUs == 0 && o.Beside == 0:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"runtime/debug"
 	"time"
@@ -67,6 +68,8 @@ type member struct {
 	// met says the parts met, and the run started: a failure after it is
 	// this part's alone.
 	met bool
+	// beyond is what the parts agreed on beyond the configuration.
+	beyond map[string]any
 }
 
 // join meets the other parts of the run at the barrier in t's database:
@@ -92,18 +95,27 @@ func join(ctx context.Context, t dbtarget.Target, w workload.Workload, r workloa
 	if err != nil {
 		return nil, o.Split.errorf(ctx, err)
 	}
-	return &member{Member: m, split: o.Split}, nil
+	return &member{Member: m, split: o.Split, beyond: beyond(t, w, o, version)}, nil
 }
 
 // agreed is what every part of a run must have the same: the document's
-// configuration but for what is each host's own, the options that shape
-// the window, the workload, the server and dbrig's own build.
+// configuration but for what is each host's own, and beyond it.
 func agreed(t dbtarget.Target, w workload.Workload, r workload.Run, o Options, version string) map[string]any {
 	cfg := runConfig(w.Info(), r, o)
-	cfg["workload"], cfg["target_kind"], cfg["target_version"], cfg["dbrig"] = w.Name(), t.Kind(), version, build()
-	cfg["parts"], cfg["lost_after"], cfg["stall_after"] = o.Split.Part.Of, o.LostAfter.String(), o.StallAfter.String()
-	cfg["sample"], cfg["no_telemetry"] = o.Telemetry.Interval.String(), o.Telemetry.Off
+	maps.Copy(cfg, beyond(t, w, o, version))
 	return cfg
+}
+
+// beyond is what the parts agree on that their documents' configuration
+// lacks: the options that shape the window, the workload, the server and
+// dbrig's own build. A part's document keeps it (result.Part.Agreed), so
+// that merge can hash what the parts agreed on again.
+func beyond(t dbtarget.Target, w workload.Workload, o Options, version string) map[string]any {
+	return map[string]any{
+		"workload": w.Name(), "target_kind": t.Kind(), "target_version": version, "dbrig": build(),
+		"parts": o.Split.Part.Of, "lost_after": o.LostAfter.String(), "stall_after": o.StallAfter.String(),
+		"sample": o.Telemetry.Interval.String(), "no_telemetry": o.Telemetry.Off,
+	}
 }
 
 // build names the dbrig binary: its module version and commit.
@@ -155,7 +167,7 @@ func (m *member) section(ctx context.Context, o Options, res *driver.Result, flu
 	}
 	p := &result.Part{
 		Index: m.split.Part.Index, Of: m.split.Part.Of, RunID: m.RunID(), RunName: m.split.Name, Marker: m.Leader(),
-		ConfigSHA256: m.ConfigSHA256(), VUs: m.split.Part.Share(o.VUs), Connections: m.split.Part.Share(o.Connections),
+		ConfigSHA256: m.ConfigSHA256(), Agreed: m.beyond, VUs: m.split.Part.Share(o.VUs), Connections: m.split.Part.Share(o.Connections),
 		Schedule:    result.PartSchedule{Start: server(m.sched.Start), Open: server(m.sched.Open), Close: server(m.sched.Close), HoldMs: ms(m.sched.Hold)},
 		Clock:       result.PartClock{OffsetMs: ms(c.Offset), UncertaintyMs: ms(c.Uncertainty)},
 		WindowStart: server(res.WindowStart), WindowEnd: server(res.WindowEnd), EndFlushes: flushes,

@@ -96,6 +96,9 @@ func Run(ctx context.Context, t dbtarget.Target, w workload.Workload, r workload
 	if err := CheckSplit(w, o); err != nil {
 		return nil, err
 	}
+	if err := CheckMemory(r, o); err != nil {
+		return nil, err
+	}
 	o = o.withDefaults()
 	cfg := driver.Config{VUs: o.VUs, Connections: o.Connections, Rampup: o.Rampup, Duration: o.Duration, Classify: t.Classify, Observer: o.Live, Actions: o.Actions,
 		LostAfter: o.LostAfter, StallAfter: o.StallAfter, Progress: o.progress(r), Part: o.Split.Part, Quit: o.Quit, Probe: probe(t)}
@@ -187,6 +190,29 @@ func probe(t dbtarget.Target) func(context.Context) error {
 		_, err := t.Version(ctx)
 		return err
 	}
+}
+
+// CheckMemory refuses virtual users this machine's memory cannot hold,
+// before the driver allocates any: this process's share of them, each
+// with its histograms and session, or, pooled, of the terminals and of
+// the sessions that hold the histograms. The run command asks it before
+// it says the run starts; Run asks it again, for sweeps.
+func CheckMemory(r workload.Run, o Options) error {
+	vus, connections := o.VUs, o.Connections
+	label := func(flag string, n int) string { return fmt.Sprintf("--%s %d", flag, n) }
+	if b, ok := r.(workload.Batch); ok {
+		vus, _ = b.Batch()
+		connections = 0
+		label = func(_ string, n int) string { return fmt.Sprintf("the workload's %d virtual users", n) }
+	}
+	share, types := o.Split.Part.Share, len(r.TxNames())
+	if connections == 0 {
+		return workload.CheckMemory(label("vus", vus), share(vus), driver.HolderBytes(types), "virtual users, with their histograms and sessions,")
+	}
+	if err := workload.CheckMemory(label("vus", vus), share(vus), driver.TerminalBytes, "terminals"); err != nil {
+		return err
+	}
+	return workload.CheckMemory(label("connections", connections), share(connections), driver.HolderBytes(types), "sessions, with their histograms,")
 }
 
 // CheckPooled refuses a pool of sessions (--connections) to an opened run

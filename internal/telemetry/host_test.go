@@ -360,3 +360,39 @@ func TestServerCgroup(t *testing.T) {
 		}
 	}
 }
+
+// TestAvailable: the memory a process may still take is the host's
+// MemAvailable, or less where its cgroup's limit leaves less.
+func TestAvailable(t *testing.T) {
+	root := t.TempDir()
+	proc, sys := filepath.Join(root, "proc"), filepath.Join(root, "sys")
+	for path, content := range map[string]string{
+		"proc/meminfo":   "MemTotal: 24000000 kB\nMemFree: 20000000 kB\nMemAvailable: 22000000 kB\n",
+		"proc/10/cgroup": "4:memory:/dbrig/a\n",
+		"sys/fs/cgroup/memory/dbrig/a/memory.limit_in_bytes": "3221225472\n",
+		"sys/fs/cgroup/memory/dbrig/a/memory.usage_in_bytes": "1073741824\n",
+		"proc/20/cgroup": "0::/\n",
+	} {
+		p := filepath.Join(root, path)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		pid  int
+		want int64
+	}{{10, 2 << 30}, {20, 22000000 << 10}} {
+		if got, ok := available(proc, sys, tc.pid); !ok || got != tc.want {
+			t.Errorf("pid %d: %d, %v; want %d", tc.pid, got, ok, tc.want)
+		}
+	}
+	if _, ok := available(filepath.Join(root, "none"), sys, 10); ok {
+		t.Error("available without a proc file system says it knows")
+	}
+	if got, ok := Available(); runtime.GOOS == "linux" && (!ok || got <= 0) {
+		t.Errorf("Available() = %d, %v on Linux", got, ok)
+	}
+}

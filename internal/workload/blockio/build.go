@@ -26,8 +26,12 @@ func (w *blockio) BuildTime() time.Duration {
 	if err != nil {
 		return 0
 	}
-	return time.Duration(float64(blocks*8192*int64(w.schemas)) / buildRate * float64(time.Second))
+	return workload.Estimate(float64(blocks) * 8192 * float64(w.schemas) / buildRate)
 }
+
+// schemaBytes is about what a table takes in dbrig, at a build and a
+// run: its statements, its load jobs and their state. An allowance.
+const schemaBytes = 16 << 10
 
 // Build creates the tables, loads them in parallel, adds their indexes
 // (and functions, where the database has them), verifies that every row
@@ -35,11 +39,14 @@ func (w *blockio) BuildTime() time.Duration {
 // part-way drops what it made.
 func (w *blockio) Build(ctx context.Context, t dbtarget.Target, opt workload.BuildOptions) (workload.BuildSummary, error) {
 	var sum workload.BuildSummary
-	switch {
-	case w.schemas < 1:
+	if w.schemas < 1 {
 		return sum, exitcode.Userf("--schemas must be at least 1, got %d", w.schemas)
-	case w.loaders < 1:
-		return sum, exitcode.Userf("--loaders must be at least 1, got %d", w.loaders)
+	}
+	if err := workload.CheckMemory(fmt.Sprintf("--schemas %d", w.schemas), w.schemas, schemaBytes, "tables' statements and load jobs"); err != nil {
+		return sum, err
+	}
+	if err := workload.CheckLoaders(w.loaders); err != nil {
+		return sum, err
 	}
 	fresh := workload.Fresh{Name: Name, Force: opt.Force, Drop: w.Drop, FS: sqlFiles}
 	return fresh.Build(ctx, t, func(s dbtarget.Session, q workload.SQLFile) (string, error) {

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/dbrig/dbrig/internal/dbtarget"
 	"github.com/dbrig/dbrig/internal/driver"
@@ -103,12 +104,12 @@ func (w *cpu) Examples() []string {
 // RunTime is the plan's estimate: a set of loops per repetition, as many
 // sets in a row as the sessions need cores, plus the one-session reference.
 func (w *cpu) RunTime() time.Duration {
-	per := perLoop[w.arith] * time.Duration(w.loops) / Loops
-	sets := time.Duration(w.repeat * ((w.sessions + runtime.NumCPU() - 1) / runtime.NumCPU()))
+	per := perLoop[w.arith].Seconds() * float64(w.loops) / Loops
+	sets := float64(w.repeat) * math.Ceil(float64(w.sessions)/float64(runtime.NumCPU()))
 	if w.sessions > 1 {
 		sets++
 	}
-	return per * sets
+	return workload.Estimate(per * sets)
 }
 
 func (w *cpu) validate() error {
@@ -119,10 +120,17 @@ func (w *cpu) validate() error {
 		return exitcode.Userf("--loops must be at least 1, got %d", w.loops)
 	case w.repeat < 1:
 		return exitcode.Userf("--repeat must be at least 1, got %d", w.repeat)
+	case w.loops > math.MaxInt32:
+		return exitcode.Userf("--loops must be at most %d, the loop's count being a 32-bit integer in the database, got %d", math.MaxInt32, w.loops)
 	case w.arith != arithNumeric && w.arith != arithFloat:
 		return exitcode.Userf("--arith %q: use numeric or float", w.arith)
 	}
-	return nil
+	if err := workload.CheckMemory(fmt.Sprintf("--sessions %d", w.sessions), w.sessions, driver.HolderBytes(1), "sessions, with their histograms,"); err != nil {
+		return err
+	}
+	// Each session keeps every loop's result until the run is over.
+	return workload.CheckMemory(fmt.Sprintf("--repeat %d", w.repeat), w.repeat, int64(w.sessions)*int64(unsafe.Sizeof(loopResult{})),
+		fmt.Sprintf("repetitions, a loop's result each for %s,", human.Count(w.sessions, "session")))
 }
 
 // Open checks the options and that the database has what the loop needs.

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/dbrig/dbrig/internal/dbtarget"
-	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/workload"
 )
 
@@ -22,7 +21,7 @@ func (w *dvdstore) BuildTime() time.Duration {
 	if err != nil {
 		return 0
 	}
-	return time.Duration(float64(s.Orders()+s.Customers/4) / buildRate * float64(time.Second))
+	return workload.Estimate(float64(s.Orders()+s.Customers/4) / buildRate)
 }
 
 // Build creates the tables, loads them in parallel, adds keys and
@@ -33,8 +32,8 @@ func (w *dvdstore) Build(ctx context.Context, t dbtarget.Target, opt workload.Bu
 	if err != nil {
 		return sum, err
 	}
-	if w.loaders < 1 {
-		return sum, exitcode.Userf("--loaders must be at least 1, got %d", w.loaders)
+	if err := workload.CheckLoaders(w.loaders); err != nil {
+		return sum, err
 	}
 	fresh := workload.Fresh{Name: Name, Force: opt.Force, Drop: w.Drop, FS: sqlFiles}
 	sum, err = fresh.Build(ctx, t, func(s dbtarget.Session, q workload.SQLFile) (string, error) {

@@ -56,7 +56,12 @@ func parseScale(size string) (scale, error) {
 	case bytes < 1<<30:
 		return small.times(mb / 10), nil
 	}
-	return large.times(mb / 1024 / 100), nil
+	s := large.times(mb / 1024 / 100)
+	if most := max(s.Customers, s.Products, s.Orders()); most > math.MaxInt32 {
+		return scale{}, exitcode.Userf("--size %q: %s customers, %s products and %s orders, more than the schema's ids, 32-bit integers, can number (%s)",
+			size, human.Thousands(float64(s.Customers)), human.Thousands(float64(s.Products)), human.Thousands(float64(s.Orders())), human.Thousands(math.MaxInt32))
+	}
+	return s, nil
 }
 
 // dataYear is the calendar year every loaded order falls in.

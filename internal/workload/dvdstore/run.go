@@ -123,12 +123,21 @@ type runner struct {
 	ctl *workload.Conn
 }
 
+// maxMean is the largest mean a count drawn from 1 to 2n-1 may have, so
+// that 2n-1 is a 32-bit integer.
+const maxMean = 1 << 30
+
 func (o runOptions) validate() error {
 	switch {
 	case o.pctNew < 0 || o.pctNew > 100:
 		return exitcode.Userf("--pct-new-customers must be 0 to 100, got %d", o.pctNew)
 	case o.searches < 1 || o.batch < 1:
 		return exitcode.Userf("--n-searches and --search-batch must be at least 1")
+	// Each is drawn from 1 to 2n-1, and a browse's batch is the
+	// database's 32-bit int.
+	case o.searches > maxMean || o.batch > maxMean:
+		return exitcode.Userf("--n-searches and --search-batch must be at most %d (each is drawn from 1 to 2n-1, and a browse's batch is a 32-bit integer), got %d and %d",
+			maxMean, o.searches, o.batch)
 	case o.lineItems < 1 || o.lineItems > 5:
 		return exitcode.Userf("--n-line-items must be 1 to 5 (an order holds at most 9 lines), got %d", o.lineItems)
 	case o.think < 0:

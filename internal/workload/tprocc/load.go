@@ -3,10 +3,12 @@ package tprocc
 import (
 	"context"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/dbrig/dbrig/internal/dbtarget"
 	"github.com/dbrig/dbrig/internal/exitcode"
+	"github.com/dbrig/dbrig/internal/human"
 	"github.com/dbrig/dbrig/internal/workload"
 )
 
@@ -23,11 +25,8 @@ type genConfig struct {
 // part-way drops what it made, so no half-built schema is left behind.
 func (w *tprocc) Build(ctx context.Context, t dbtarget.Target, opt workload.BuildOptions) (workload.BuildSummary, error) {
 	var sum workload.BuildSummary
-	if w.warehouses < 1 {
-		return sum, exitcode.Userf("--warehouses must be at least 1, got %d", w.warehouses)
-	}
-	if w.loaders < 1 {
-		return sum, exitcode.Userf("--loaders must be at least 1, got %d", w.loaders)
+	if err := w.checkBuild(); err != nil {
+		return sum, err
 	}
 	fresh := workload.Fresh{Name: Name, Force: opt.Force, Drop: w.Drop, FS: sqlFiles}
 	return fresh.Build(ctx, t, func(s dbtarget.Session, q workload.SQLFile) (string, error) {
@@ -38,6 +37,26 @@ func (w *tprocc) Build(ctx context.Context, t dbtarget.Target, opt workload.Buil
 		return workload.Tables{Name: Name, FS: sqlFiles, Loaders: w.loaders, Jobs: loadJobs(g, w.warehouses),
 			Record: []any{layout, w.warehouses, int64(w.seed), g.CLoad}, Progress: opt.Progress}.Build(ctx, t, s, q)
 	})
+}
+
+// warehouseBytes is about what a warehouse of a build takes in dbrig
+// before anything is loaded: its eight load jobs listed, and their state
+// in the load's pipeline. An allowance: the list alone is about 1 KB.
+const warehouseBytes = 4 << 10
+
+// checkBuild refuses build flags the schema or this machine cannot take,
+// before anything is made.
+func (w *tprocc) checkBuild() error {
+	switch {
+	case w.warehouses < 1:
+		return exitcode.Userf("--warehouses must be at least 1, got %d", w.warehouses)
+	case w.warehouses > math.MaxInt32:
+		return exitcode.Userf("--warehouses %d is more than the schema's warehouse ids, 32-bit integers, can number: at most %s", w.warehouses, human.Thousands(math.MaxInt32))
+	}
+	if err := workload.CheckMemory(fmt.Sprintf("--warehouses %d", w.warehouses), w.warehouses, warehouseBytes, "warehouses' load jobs"); err != nil {
+		return err
+	}
+	return workload.CheckLoaders(w.loaders)
 }
 
 // loadConstant is the load-time NURand C for C_LAST, fixed by the seed so

@@ -3,6 +3,7 @@ package tprocc
 import (
 	"context"
 	"fmt"
+	"math"
 	"sync/atomic"
 
 	"github.com/dbrig/dbrig/internal/dbtarget"
@@ -119,7 +120,11 @@ var _ workload.VULimiter = (*runner)(nil)
 // more would no longer be its shape, the efficiency would pass 100% and
 // the mix audit fail.
 func (r *runner) CheckVUs(vus int) error {
-	limit := r.cfg.PerWarehouse * r.cfg.Warehouses
+	// A limit past int's range is none: the product must not wrap round.
+	limit := math.MaxInt
+	if r.cfg.PerWarehouse <= math.MaxInt/max(r.cfg.Warehouses, 1) {
+		limit = r.cfg.PerWarehouse * r.cfg.Warehouses
+	}
 	if !r.cfg.Keying || vus <= limit {
 		return nil
 	}

@@ -99,6 +99,14 @@ func TestTerminalsPerWarehouse(t *testing.T) {
 	if err := r.CheckVUs(2001); err == nil || !strings.Contains(err.Error(), "--vus 2000 or fewer") {
 		t.Errorf("2,001 at 200 a warehouse: err = %v, want the refusal", err)
 	}
+	// A limit past int's range is no limit: it once wrapped round, and
+	// refused 20 VUs, advising --vus -9223372036854775808 or fewer.
+	for _, per := range []int{1 << 62, math.MaxInt} {
+		huge := &runner{cfg: runConfig{Warehouses: 2, Keying: true, PerWarehouse: per}}
+		if err := huge.CheckVUs(20); err != nil {
+			t.Errorf("20 keyed VUs at %d a warehouse: %v", per, err)
+		}
+	}
 
 	begin := time.Now()
 	res := &driver.Result{WindowStart: begin, WindowEnd: begin.Add(time.Minute), Tx: []driver.TxResult{{Count: 2572}},

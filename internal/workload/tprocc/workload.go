@@ -67,7 +67,9 @@ func (w *tprocc) Info() workload.Info {
 // keys and statistics, on a small server: for a sweep's plan.
 const buildPerWarehouse = 15 * time.Second
 
-func (w *tprocc) BuildTime() time.Duration { return time.Duration(w.warehouses) * buildPerWarehouse }
+func (w *tprocc) BuildTime() time.Duration {
+	return workload.Estimate(float64(w.warehouses) * buildPerWarehouse.Seconds())
+}
 
 func (w *tprocc) BuildFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&w.warehouses, "warehouses", w.warehouses, "warehouses to build (about 100 MB each)")
