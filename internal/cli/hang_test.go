@@ -82,12 +82,7 @@ func TestFrozenServerPostgres(t *testing.T) {
 // and a second one at once. Before, a 22 s run was still running past
 // 200 s, SIGTERM did not stop it, and a second signal quit with no result.
 func TestHalfOpenPostgres(t *testing.T) {
-	t.Parallel()
-	if testing.Short() {
-		t.Skip("runs through a proxy that it cuts")
-	}
-	direct := pgtest.NewDB(t)
-	mustRun(t, "build", "tproc-c", "--target", direct, "--warehouses", "1")
+	direct := halfOpenDB(t, pgtest.NewDB)
 	t.Run("lost after", func(t *testing.T) { halfOpenLost(t, direct) })
 
 	bin := buildBinary(t)
@@ -139,13 +134,19 @@ func TestHalfOpenPostgres(t *testing.T) {
 // TestHalfOpenMariaDB: on MariaDB as on PostgreSQL, connections a proxy
 // leaves half-open end the run within --lost-after of the cut.
 func TestHalfOpenMariaDB(t *testing.T) {
+	halfOpenLost(t, halfOpenDB(t, mariatest.NewDB))
+}
+
+// halfOpenDB is a tproc-c database newDB made for a test, in parallel
+// with others, that cuts a proxy to it.
+func halfOpenDB(t *testing.T, newDB func(testing.TB) string) string {
 	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs through a proxy that it cuts")
 	}
-	direct := mariatest.NewDB(t)
+	direct := newDB(t)
 	mustRun(t, "build", "tproc-c", "--target", direct, "--warehouses", "1")
-	halfOpenLost(t, direct)
+	return direct
 }
 
 // through is the URL direct, by a proxy the test can freeze.

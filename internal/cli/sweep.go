@@ -58,8 +58,9 @@ document and the sweep's, the misses are listed at the end, and one makes
 the exit code 1, once everything is saved.
 
 Ctrl-C stops after the current run; a second Ctrl-C, or SIGTERM, interrupts
-that run, whose document is kept but not counted. Either way the exit code is
-4, and dbrig sweep --resume DIR carries on from there.` + targetLong
+that run, whose document is kept but not counted; one more has it stop
+waiting (for a server that does not answer) and write what it has. Either
+way the exit code is 4, and dbrig sweep --resume DIR carries on from there.` + targetLong
 	sweepExample = `  dbrig sweep experiments/buffer-cache.yaml --dry-run
   dbrig sweep experiments/buffer-cache.yaml --out results/bc
   dbrig sweep --resume results/bc
@@ -192,22 +193,32 @@ func runSweep(sw *experiment.Sweep, f *sweepFlags, stdout, stderr io.Writer) err
 	stop := make(chan struct{})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	// Ctrl-C stops after the current run, a second one interrupts it; a
-	// SIGTERM interrupts it at once.
+	// Ctrl-C stops after the current run, a second one interrupts it, a
+	// third has it stop waiting (for a server that does not answer) and
+	// write what it has; a SIGTERM interrupts it at once. One more quits.
+	quit := make(chan struct{})
 	var stopOnce sync.Once
-	interrupt := func(os.Signal) {
-		fmt.Fprintln(stderr, "\ndbrig: interrupting the current run; its document is kept but not counted")
-		stopOnce.Do(func() { close(stop) })
-		cancel()
-	}
-	defer onSignals(stderr, func(sig os.Signal) {
-		if sig != os.Interrupt {
-			interrupt(sig)
-			return
+	level := 0
+	step := func(sig os.Signal) {
+		switch {
+		case level == 0 && sig == os.Interrupt:
+			fmt.Fprintln(stderr, "\ndbrig: stopping after the current run; press Ctrl-C again to interrupt it")
+			level = 1
+		case level < 2:
+			fmt.Fprintln(stderr, "\ndbrig: interrupting the current run; its document is kept but not counted; press Ctrl-C again to stop waiting and write what it has")
+			cancel()
+			level = 2
+		case level == 2:
+			fmt.Fprintln(stderr, "\ndbrig: writing what the current run has; press Ctrl-C again to quit at once")
+			close(quit)
+			level = 3
+		default:
+			fmt.Fprintln(stderr, "\ndbrig: quitting at once")
+			os.Exit(130)
 		}
-		fmt.Fprintln(stderr, "\ndbrig: stopping after the current run; press Ctrl-C again to interrupt it")
 		stopOnce.Do(func() { close(stop) })
-	}, interrupt)()
+	}
+	defer onSignals(stderr, step, step, step)()
 
 	total := len(sw.Doc.Order)
 	if sw.Doc.Done == 0 {
@@ -217,7 +228,7 @@ func runSweep(sw *experiment.Sweep, f *sweepFlags, stdout, stderr io.Writer) err
 		fmt.Fprintf(stderr, "Resuming sweep %s at run %d of %d; documents in %s\n", sw.Spec.Name, sw.Doc.Done+1, total, sw.Dir)
 	}
 	p := newProgress(stderr)
-	opt := experiment.Options{Log: stderr, Progress: p.update, ProgressDone: p.done, Stop: stop, MaxErrorPct: new(float64(f.maxErrors))}
+	opt := experiment.Options{Log: stderr, Progress: p.update, ProgressDone: p.done, Stop: stop, Quit: quit, MaxErrorPct: new(float64(f.maxErrors))}
 	if metrics != nil {
 		opt.Live = func(info workload.Info, r workload.Run, labels map[string]string) runner.Live {
 			return metrics.Follow(info, r, labels)

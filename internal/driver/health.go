@@ -39,6 +39,9 @@ type health struct {
 	probe        func(context.Context) error
 	heard, asked atomic.Int64
 	probing      atomic.Bool
+	// probes ends the probes in flight as the run ends: one that holds a
+	// target's own connection would hold up closing it.
+	probes context.Context
 
 	// gone closes as the run gives the server up.
 	gone chan struct{}
@@ -52,8 +55,8 @@ type health struct {
 	silent bool
 }
 
-func newHealth(started time.Time, lostAfter, stallAfter time.Duration, probe func(context.Context) error) *health {
-	return &health{started: started, lostAfter: lostAfter, stallAfter: stallAfter, probe: probe, gone: make(chan struct{})}
+func newHealth(probes context.Context, started time.Time, lostAfter, stallAfter time.Duration, probe func(context.Context) error) *health {
+	return &health{started: started, lostAfter: lostAfter, stallAfter: stallAfter, probe: probe, probes: probes, gone: make(chan struct{})}
 }
 
 func (h *health) span(from, to int64) Span {
@@ -164,7 +167,7 @@ func (h *health) ask() {
 	h.asked.CompareAndSwap(0, time.Now().UnixNano())
 	go func() {
 		defer h.probing.Store(false)
-		ctx, cancel := context.WithTimeout(context.Background(), h.lostAfter)
+		ctx, cancel := context.WithTimeout(h.probes, h.lostAfter)
 		defer cancel()
 		if h.probe(ctx) == nil {
 			h.heard.Store(time.Now().UnixNano())

@@ -241,6 +241,15 @@ func silentProbe(ctx context.Context) error {
 	return ctx.Err()
 }
 
+// silentEnd reads a window's edges on a server that answers the start's
+// read and nothing after.
+func silentEnd(ctx context.Context, start bool) error {
+	if start {
+		return nil
+	}
+	return silentProbe(ctx)
+}
+
 // TestRunStallWhileTheServerAnswers: virtual users that wait on something
 // inside a server that still answers the run's probe (locks held
 // elsewhere, a statement that does not end) make a stall, however long,
@@ -282,6 +291,29 @@ func TestRunFixedWorkGivesUpASilentServer(t *testing.T) {
 	}
 }
 
+// TestRunFixedWorkStops: Ctrl-C in a fixed amount of work, whose
+// transactions may take minutes (the CPU test's loop), cancels those in
+// hand at once: they would count for nothing. Before, the run waited out
+// its 30 s grace for them.
+func TestRunFixedWorkStops(t *testing.T) {
+	f := &faulty{}
+	f.at(0, false, true)
+	defer f.at(0, false, false)
+	ctx, interrupt := context.WithCancel(context.Background())
+	time.AfterFunc(500*time.Millisecond, interrupt)
+	started := time.Now()
+	res, err := Run(ctx, f, Config{VUs: 2, Each: 1, Classify: classify})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(started); took > 5*time.Second {
+		t.Errorf("the run took %s after Ctrl-C at 0.5 s, want it stopped at once", took)
+	}
+	if !res.Interrupted || res.Tx[0].Count != 0 || res.Tx[0].Errors != 0 {
+		t.Errorf("interrupted %v, %d done and %d errors; want the loops in hand counted nowhere", res.Interrupted, res.Tx[0].Count, res.Tx[0].Errors)
+	}
+}
+
 // TestRunGivesUpAnEdgeNotAnswered: a server that answers the virtual users
 // to the window's end but not the read of its end edge is lost once it has
 // been silent LostAfter, not waited for.
@@ -291,11 +323,7 @@ func TestRunGivesUpAnEdgeNotAnswered(t *testing.T) {
 	res, err := Run(context.Background(), &faulty{}, Config{VUs: 2, Duration: time.Second, Classify: classify, LostAfter: 1500 * time.Millisecond,
 		WindowEdge: func(ctx context.Context, start bool) error {
 			edges = append(edges, start)
-			if start {
-				return nil
-			}
-			<-ctx.Done()
-			return ctx.Err()
+			return silentEnd(ctx, start)
 		}})
 	if err != nil {
 		t.Fatal(err)
@@ -345,13 +373,7 @@ func TestRunQuit(t *testing.T) {
 	time.AfterFunc(2*time.Second, func() { close(quit) })
 	started := time.Now()
 	res, err := Run(ctx, f, Config{VUs: 2, Duration: time.Minute, Classify: classify, LostAfter: time.Minute, Quit: quit,
-		WindowEdge: func(ctx context.Context, start bool) error {
-			if start {
-				return nil
-			}
-			<-ctx.Done()
-			return ctx.Err()
-		}})
+		WindowEdge: silentEnd})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -81,6 +81,9 @@ type Config struct {
 	StallAfter time.Duration
 }
 
+// DefaultStallAfter is Config.StallAfter where it is zero.
+const DefaultStallAfter = 3 * time.Second
+
 // Action is something done to the system under test at a set moment of a
 // run, such as killing its server; what it does is the caller's, when is
 // the driver's, on the clock of the series.
@@ -306,7 +309,7 @@ func (cfg Config) withDefaults() Config {
 		cfg.LostAfter = dbtarget.ReconnectLimit
 	}
 	if cfg.StallAfter == 0 {
-		cfg.StallAfter = 3 * time.Second
+		cfg.StallAfter = DefaultStallAfter
 	}
 	if cfg.Each > 0 {
 		cfg.Rampup, cfg.StallAfter = 0, -1
@@ -411,7 +414,7 @@ func newRunState(ctx context.Context, cfg Config, sched Schedule, holders, types
 	r.setPhase(PhaseRampup)
 	r.res = &Result{Started: sched.Start}
 	r.started = r.res.Started
-	r.health = newHealth(r.started, cfg.LostAfter, cfg.StallAfter, cfg.Probe)
+	r.health = newHealth(r.quit, r.started, cfg.LostAfter, cfg.StallAfter, cfg.Probe)
 	for i := range r.states {
 		r.states[i] = newVUState(types, tallies)
 	}
@@ -483,6 +486,10 @@ func (r *runState) measure(finished <-chan struct{}) {
 		case <-finished:
 		case <-r.ended.Done():
 			r.res.Interrupted = r.ctx.Err() != nil
+			// The work stopped short counts for nothing, and what is in
+			// hand may take minutes (the CPU test's loop): it is
+			// cancelled, not waited for.
+			r.cancelWork()
 		}
 		r.closeWindow()
 	case wait(r.ended, time.Until(r.sched.Open)):

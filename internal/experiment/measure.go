@@ -35,7 +35,7 @@ func (r *run) measure(ctx context.Context, pi, rep int, params []Param) (string,
 		mixed := workload.NewMixed(groups)
 		w, opened, opt.VUs = mixed, mixed, mixed.VUs()
 	}
-	opt.Progress = r.o.Progress
+	opt.Progress, opt.Quit = r.o.Progress, r.o.Quit
 	opt.Telemetry.Server = r.facts
 	opt.Warn = func(msg string) { fmt.Fprintln(r.o.Log, "dbrig: "+msg) }
 	if r.o.Live != nil {

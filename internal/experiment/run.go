@@ -30,6 +30,9 @@ type Options struct {
 	// Stop, once closed, ends the sweep after the current run. Cancelling
 	// the context passed to Run interrupts the current run itself.
 	Stop <-chan struct{}
+	// Quit, once closed, has the current run stop waiting and return what
+	// it has (runner.Options.Quit).
+	Quit <-chan struct{}
 	// DropCaches empties the OS page cache; nil means DropPageCache.
 	DropCaches func() error
 	// Now is the clock, for tests; nil means time.Now.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/dbrig/dbrig/internal/dbtarget"
+	"github.com/dbrig/dbrig/internal/driver"
 	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/telemetry"
 	"github.com/spf13/pflag"
@@ -45,7 +46,7 @@ var Params = []Param{
 		field: func(o *Options) any { return &o.Telemetry.Interval }},
 	{Name: "lost_after", Default: dbtarget.ReconnectLimit.String(), Usage: "how long the server may stay out of reach, or answer nothing, before the run gives it up, ends and fails (at least 1s)",
 		field: func(o *Options) any { return &o.LostAfter }},
-	{Name: "stall_after", Default: "3s", Usage: "how long no transaction may end while virtual users wait in one before the run names it a stall; also how long a window's edge waits for the transactions in hand (at least 1s)",
+	{Name: "stall_after", Default: driver.DefaultStallAfter.String(), Usage: "how long no transaction may end while virtual users wait in one before the run names it a stall; also how long a window's edge waits for the transactions in hand (at least 1s)",
 		field: func(o *Options) any { return &o.StallAfter }},
 }
 

@@ -90,6 +90,7 @@ func (o Options) clientProcs() int {
 // ends the measured window early; the document is then marked interrupted.
 func Run(ctx context.Context, t dbtarget.Target, w workload.Workload, r workload.Run, o Options) (*result.Document, error) {
 	info := w.Info()
+	o = o.withDefaults()
 	if err := o.Validate(info.FixedWork); err != nil {
 		return nil, err
 	}
@@ -99,7 +100,6 @@ func Run(ctx context.Context, t dbtarget.Target, w workload.Workload, r workload
 	if err := CheckMemory(r, o); err != nil {
 		return nil, err
 	}
-	o = o.withDefaults()
 	cfg := driver.Config{VUs: o.VUs, Connections: o.Connections, Rampup: o.Rampup, Duration: o.Duration, Classify: t.Classify, Observer: o.Live, Actions: o.Actions,
 		LostAfter: o.LostAfter, StallAfter: o.StallAfter, Progress: o.progress(r), Part: o.Split.Part, Quit: o.Quit, Probe: probe(t)}
 	if s, ok := t.(dbtarget.Severer); ok {
@@ -228,6 +228,14 @@ func CheckPooled(r workload.Run, connections int) error {
 // withDefaults gives o a Progress and a Warn that drop what they are
 // told, where it has none.
 func (o Options) withDefaults() Options {
+	// Options made in code rather than from flags or a spec, which
+	// refuse zero, leave the driver's own parameters at their defaults.
+	if o.LostAfter == 0 {
+		o.LostAfter = dbtarget.ReconnectLimit
+	}
+	if o.StallAfter == 0 {
+		o.StallAfter = driver.DefaultStallAfter
+	}
 	if o.Progress == nil {
 		o.Progress = func(string) {}
 	}
