@@ -11,15 +11,16 @@ TAGS ?= sqlite_math_functions
 # The second line builds without cgo, as Go does on a machine with no C
 # compiler, and runs the SQLite tests on the pure-Go SQLite that stands in:
 # the driver's, the workloads' and the commands' whole cycle (build, run,
-# check, report), not the commands' other features again (sweeps, live
-# metrics, keyed terminals, ...), which the first line tests and which do
-# not depend on the driver.
+# check, report, a build on a full disk), not the commands' other features
+# again (sweeps, live metrics, keyed terminals, how a run ends: signals,
+# error rates, where its result goes, bounds, ...), which the first line
+# tests and which do not depend on the driver.
 # The third builds as `go run` does, without the tag, and runs the CPU
 # test's loop on the math functions registered from Go.
 test:
 	$(GO) test -tags $(TAGS) -count=1 -timeout 20m ./...
 	CGO_ENABLED=0 $(GO) test -count=1 -timeout 10m -run 'SQLite|Tampered' \
-		-skip 'TestSweep|TestMixedRun|TestLiveMetrics|TestMetricsAddrInUse|TestKeyedTerminals|TestForceKeepsUsersTable|TestConnections|TestSteady|TestTelemetry' \
+		-skip 'TestSweep|TestMixedRun|TestLiveMetrics|TestMetricsAddrInUse|TestKeyedTerminals|TestForceKeepsUsersTable|TestConnections|TestSteady|TestTelemetry|TestOtherSessions|TestSIGTERM|TestFullDiskSQLite|TestResultFallback|TestOutputRefused|TestHugeCounts' \
 		./internal/dbtarget/sqlite/ ./internal/workload/tprocc/ ./internal/workload/cpu/ ./internal/cli/
 	$(GO) test -count=1 -timeout 10m -run 'MathFunctionsSQLite|CPUSQLite/float' ./internal/dbtarget/sqlite/ ./internal/workload/cpu/
 

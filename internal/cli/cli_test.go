@@ -7,6 +7,7 @@ package cli_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"math"
 	"net/url"
 	"os"
@@ -491,18 +492,38 @@ func (w *watch) String() string {
 	return w.buf.String()
 }
 
-// buildBinary builds cmd/dbrig, for what only a real process can show.
+// binary is cmd/dbrig, built once for every test that needs it.
+var binary struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// buildBinary builds cmd/dbrig, for what only a real process can show; the
+// tests share one build, which TestMain removes once they have run.
 func buildBinary(t *testing.T) string {
 	t.Helper()
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Fatalf("no go tool to build dbrig with: %v", err)
+	binary.once.Do(func() {
+		goTool, err := exec.LookPath("go")
+		if err != nil {
+			binary.err = fmt.Errorf("no go tool to build dbrig with: %w", err)
+			return
+		}
+		dir, err := os.MkdirTemp("", "dbrig-bin-")
+		if err != nil {
+			binary.err = err
+			return
+		}
+		servertest.RemoveAtExit(dir)
+		binary.path = filepath.Join(dir, "dbrig")
+		if out, err := exec.Command(goTool, "build", "-o", binary.path, "github.com/dbrig/dbrig/cmd/dbrig").CombinedOutput(); err != nil {
+			binary.err = fmt.Errorf("go build: %w\n%s", err, out)
+		}
+	})
+	if binary.err != nil {
+		t.Fatal(binary.err)
 	}
-	bin := filepath.Join(t.TempDir(), "dbrig")
-	if out, err := exec.Command(goTool, "build", "-o", bin, "github.com/dbrig/dbrig/cmd/dbrig").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
+	return binary.path
 }
 
 // TestInterrupt: Ctrl-C ends the window early, and the run still writes

@@ -83,15 +83,19 @@ func TestFrozenServerPostgres(t *testing.T) {
 // 200 s, SIGTERM did not stop it, and a second signal quit with no result.
 func TestHalfOpenPostgres(t *testing.T) {
 	direct := halfOpenDB(t, pgtest.NewDB)
-	t.Run("lost after", func(t *testing.T) { halfOpenLost(t, direct) })
+	t.Run("lost after", func(t *testing.T) {
+		t.Parallel()
+		halfOpenLost(t, direct)
+	})
 
 	bin := buildBinary(t)
 	for _, signals := range []int{1, 2} {
 		t.Run(strings.Repeat("SIGTERM ", signals), func(t *testing.T) {
+			t.Parallel()
 			u, p := through(t, direct)
 			out := filepath.Join(t.TempDir(), "r.json")
 			stderr, exited, cmd := startSweep(t, bin, "run", "tproc-c", "--target", u, "--vus", "2", "--rampup", "1s",
-				"--duration", "60s", "--lost-after", "8s", "--stall-after", "1s", "--json", out)
+				"--duration", "60s", "--lost-after", "6s", "--stall-after", "1s", "--json", out)
 			waitFor(t, stderr, exited, "measure  ", 0)
 			p.Freeze()
 			cut := time.Now()
@@ -105,7 +109,7 @@ func TestHalfOpenPostgres(t *testing.T) {
 			signalled := time.Now()
 			// One signal: the end edge waits out --lost-after from the
 			// cut; two: nothing more is waited for.
-			bound := 8*time.Second + 10*time.Second - time.Since(cut)
+			bound := 6*time.Second + 10*time.Second - time.Since(cut)
 			if signals == 2 {
 				bound = 5 * time.Second
 			}

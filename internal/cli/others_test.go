@@ -88,7 +88,10 @@ func twoRunsAtOnce(t *testing.T, u string) ([]outcome, []*result.Document) {
 		if nopm.DB == nil || nopm.Client == nil {
 			t.Fatalf("run %d: nopm has db %v, client %v; want both sides", i, nopm.DB, nopm.Client)
 		}
-		if *nopm.DB < *nopm.Client*1.3 {
+		// Well beyond the sides' 1% tolerance: how far depends on how
+		// long the windows overlapped, and, on SQLite, on how the two
+		// shared the file's one writer's lock.
+		if *nopm.DB < *nopm.Client*1.05 {
 			t.Fatalf("run %d: the database's nopm %.0f is not well above the client's %.0f: the other run did not overlap this window", i, *nopm.DB, *nopm.Client)
 		}
 		if v := nopm.Value(); v != *nopm.Client {

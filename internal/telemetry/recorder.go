@@ -312,7 +312,7 @@ func (r *Recorder) other(s Session) {
 
 // readOthers reads the other clients' sessions at an edge of the window.
 func (r *Recorder) readOthers(ctx context.Context) {
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), sourceTimeout)
+	rctx, cancel := context.WithTimeout(ctx, sourceTimeout)
 	ss, err := r.src.Others(rctx)
 	cancel()
 	r.mu.Lock()

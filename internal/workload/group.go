@@ -195,7 +195,7 @@ func (m *Mixed) Mark(ctx context.Context) (Mark, error) {
 
 // marks is group i's share of a mark.
 func (m *Mixed) marks(i int, all Mark) Mark {
-	out := Mark{At: all.At, Values: map[string]int64{}, Lost: all.Lost, Unread: all.Unread}
+	out := Mark{At: all.At, Values: map[string]int64{}, Lost: all.Lost, Unread: all.Unread, Shared: len(m.groups) > 1}
 	p := m.prefix(i)
 	for k, v := range all.Values {
 		if i == 0 && !m.ownedByOther(k) || i > 0 && strings.HasPrefix(k, p) {

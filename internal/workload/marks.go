@@ -69,11 +69,15 @@ const (
 	Lost
 	// Unread: the window's end was not read, the server still there.
 	Unread
+	// Shared: the counter counts other workloads' work too (--with).
+	Shared
 )
 
 // Rate is key's growth per second between two marks. It is nil where
 // either mark lacks the key, where the end could not be read (the server
-// was lost), or where the counter was reset: PostgreSQL forgets its
+// was lost, or the run stopped first), where the transaction counter
+// counts other workloads run beside this one, or where the counter was
+// reset: PostgreSQL forgets its
 // statistics when it recovers from a crash, so a counter kept per life of
 // the server (perLife) gives no rate over a window in which it restarted,
 // and pg_stat_reset() sends any such counter backwards. Table data
@@ -84,6 +88,8 @@ func Rate(start, end Mark, key string, perLife bool) (*float64, Gap) {
 		return nil, Lost
 	case start.Unread || end.Unread:
 		return nil, Unread
+	case key == Xacts && (start.Shared || end.Shared):
+		return nil, Shared
 	}
 	a, okA := start.Values[key]
 	b, okB := end.Values[key]
@@ -104,6 +110,8 @@ func Agreement(name string, db *float64, gap Gap, client float64) string {
 	switch {
 	case gap == Lost:
 		return name + ": client side only, over the seconds the server was up; the server was lost, so the database's counters could not be read at the window's end"
+	case gap == Shared:
+		return name + ": client side only; the database's transaction counter counts the workloads run beside this one (--with) too"
 	case gap == Unread:
 		return name + ": client side only; the database's counters were not read at the window's edges (the run's notes say why)"
 	case gap == Reset:

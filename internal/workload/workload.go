@@ -260,6 +260,9 @@ type Mark struct {
 	// Unread says the mark was never read, with the server still there:
 	// the run was stopped first, or the read failed.
 	Unread bool
+	// Shared says its transaction counter (Xacts) counts the transactions
+	// of other workloads run beside this one in the window (--with).
+	Shared bool
 }
 
 // Summary is what a workload makes of a run: its metrics on both sides,

@@ -52,3 +52,26 @@ func TestRegisterRefuses(t *testing.T) {
 		})
 	}
 }
+
+// TestRateShared: in a run with other workloads beside it (--with), the
+// database's transaction counter counts every workload's transactions,
+// so no workload takes a rate from it, and its summary says why; a
+// counter of its own still gives one.
+func TestRateShared(t *testing.T) {
+	m := &Mixed{groups: []Group{{}, {}}}
+	start := m.marks(0, Mark{At: 1, Values: map[string]int64{Xacts: 100, "orders": 10}})
+	end := m.marks(0, Mark{At: 3, Values: map[string]int64{Xacts: 500, "orders": 30}})
+	if r, gap := Rate(start, end, Xacts, true); r != nil || gap != Shared {
+		t.Errorf("transactions: rate %v, gap %v; want none, shared", r, gap)
+	}
+	if r, gap := Rate(start, end, "orders", false); r == nil || *r != 10 || gap != Counted {
+		t.Errorf("orders: rate %v, gap %v; want 10 a second", r, gap)
+	}
+	if line := Agreement("TPM", nil, Shared, 100); !strings.Contains(line, "beside this one (--with)") {
+		t.Errorf("agreement %q, want the workloads beside it named", line)
+	}
+	alone := Mark{At: 3, Values: map[string]int64{Xacts: 500}}
+	if r, _ := Rate(Mark{At: 1, Values: map[string]int64{Xacts: 100}}, alone, Xacts, true); r == nil || *r != 200 {
+		t.Errorf("a run alone: rate %v, want 200 a second", r)
+	}
+}

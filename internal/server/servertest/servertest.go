@@ -102,7 +102,26 @@ func Main(m *testing.M) {
 	os.Exit(code)
 }
 
+// leftovers are what Main removes once the tests have run.
+var leftovers struct {
+	sync.Mutex
+	paths []string
+}
+
+// RemoveAtExit has Main remove path, once every test of the package has
+// run: for what several tests share, which no one test's cleanup may take.
+func RemoveAtExit(path string) {
+	leftovers.Lock()
+	defer leftovers.Unlock()
+	leftovers.paths = append(leftovers.paths, path)
+}
+
 func shutdownAll() error {
+	leftovers.Lock()
+	for _, p := range leftovers.paths {
+		os.RemoveAll(p)
+	}
+	leftovers.Unlock()
 	var errs []error
 	for _, h := range harnesses {
 		errs = append(errs, h.shutdown())
