@@ -58,7 +58,7 @@ func TestRegisterRefuses(t *testing.T) {
 // so no workload takes a rate from it, and its summary says why; a
 // counter of its own still gives one.
 func TestRateShared(t *testing.T) {
-	m := &Mixed{groups: []Group{{}, {}}}
+	m := &Mixed{groups: []Group{{W: declared{}}, {W: declared{}}}}
 	start := m.marks(0, Mark{At: 1, Values: map[string]int64{Xacts: 100, "orders": 10}})
 	end := m.marks(0, Mark{At: 3, Values: map[string]int64{Xacts: 500, "orders": 30}})
 	if r, gap := Rate(start, end, Xacts, true); r != nil || gap != Shared {
