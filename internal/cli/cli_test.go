@@ -7,6 +7,7 @@ package cli_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"net/url"
@@ -490,6 +491,20 @@ func (w *watch) String() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.buf.String()
+}
+
+// exitOf is the exit code in a finished process's error.
+func exitOf(t *testing.T, err error) int {
+	t.Helper()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ee):
+		return ee.ExitCode()
+	}
+	t.Fatalf("dbrig did not exit: %v", err)
+	return -1
 }
 
 // binary is cmd/dbrig, built once for every test that needs it.

@@ -197,20 +197,6 @@ func TestResultFallbackSQLite(t *testing.T) {
 	})
 }
 
-// exitOf is the exit code in a finished process's error.
-func exitOf(t *testing.T, err error) int {
-	t.Helper()
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-		return 0
-	case errors.As(err, &ee):
-		return ee.ExitCode()
-	}
-	t.Fatalf("dbrig did not exit: %v", err)
-	return -1
-}
-
 // TestSIGTERMSQLite: SIGTERM in the middle of a long run, as a CI
 // timeout sends it, keeps the result, marked interrupted, and exits with
 // the interrupt code, not 0; its thresholds are not judged on the short
