@@ -32,8 +32,11 @@ var pageTmpl = template.Must(template.New("page").Parse(pageHTML))
 
 // page is everything the template shows: a header, then blocks in order.
 type page struct {
-	Title       string
-	Subtitle    []string
+	Title    string
+	Subtitle []string
+	// Failures say, above the figures, why the run failed: a reader must
+	// not take its figures for a healthy run's.
+	Failures    []string
 	Stats       []stat
 	Blocks      []block
 	ChartSpecs  []chartSpec

@@ -309,12 +309,12 @@ func TestHTMLDurabilityRun(t *testing.T) {
 
 // TestHTMLLostRun: a run whose managed PostgreSQL 15 was killed 30 s in
 // and never restarted: the page says it failed and what its figures
-// cover, and the stretch without a server is shaded on the throughput and
-// the latency-per-second charts.
+// cover, in red above the figures, and the stretch without a server is
+// shaded on the throughput and the latency-per-second charts.
 func TestHTMLLostRun(t *testing.T) {
 	out := render(t, "testdata/lost-run.json")
 	for _, want := range []string{
-		"FAILED: server lost at 29.8 s and not back 30.0 s later; the figures cover the 24.8 s of the 50.0 s window the server was up.",
+		`<div class="failed">FAILED: server lost at 29.8 s and not back 30.0 s later; the figures cover the 24.8 s of the 50.0 s window the server was up.</div>`,
 		"Latency per second", `"spanShade":{"spans":[{"color":"rgba(192, 57, 43, 0.18)","from":29.8`, `"label":"no server"`,
 		"Throughput is over the 24.8 s of the window the server was up",
 		"the server was lost, so the database",

@@ -34,13 +34,13 @@ func runPage(d *result.Document) *page {
 	p.Subtitle = append(p.Subtitle, fmt.Sprintf("%s · started %s · %.1f s measured",
 		d.Target.Server(), d.StartedAt.UTC().Format("2006-01-02 15:04:05 MST"), d.WindowSeconds))
 	if l := errorRateLine(d); l != "" {
-		p.Subtitle = append(p.Subtitle, l)
+		p.Failures = append(p.Failures, l)
 	}
 	if d.Interrupted {
 		p.Subtitle = append(p.Subtitle, "Interrupted: the figures cover only the window measured before the stop.")
 	}
 	if l := lostLine(d); l != "" {
-		p.Subtitle = append(p.Subtitle, l)
+		p.Failures = append(p.Failures, l)
 	}
 	if d.Part != nil {
 		p.Subtitle = append(p.Subtitle, d.Part.Note())
