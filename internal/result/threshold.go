@@ -119,6 +119,8 @@ func (t *Threshold) splitTx(name string, info workload.Info, txs []string) error
 	case !dotted:
 		return fmt.Errorf("unknown metric %q (known: %s, %s; a metric's one side, such as %s.client or %s.db; or TRANSACTION.STAT, such as %s)",
 			name, strings.Join(metricKeys(info), ", "), ErrorsKey, info.Primary, info.Primary, ThresholdExample(info))
+	case !slices.Contains(txs, tx) && slices.Contains(metricKeys(info), tx):
+		return fmt.Errorf("unknown side %q of %s (known: %s, %s)", stat, tx, SideClient, SideDB)
 	case txs != nil && !slices.Contains(txs, tx):
 		return fmt.Errorf("unknown transaction %q (known: %s)", tx, strings.Join(txs, ", "))
 	case stat != ErrorsKey && !slices.Contains(LatencyStats, stat):

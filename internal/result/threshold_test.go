@@ -33,7 +33,7 @@ func TestParseThresholdRefusesInOneLine(t *testing.T) {
 		{"new_order.p95<-5ms", `want a number after <, got "-5ms"`},
 		{"nopm>fast", `want a number after >, got "fast"`},
 		{"nopn>fast", `unknown metric "nopn"`},
-		{"nopm.server>5", `unknown transaction "nopm"`},
+		{"nopm.server>5", `unknown side "server" of nopm (known: client, db)`},
 		{"nopn.client>5", `unknown transaction "nopn"`},
 		{"nopm>50k", `nopm is compared in its own unit: give a plain number, without "k"`},
 		{"errors<0.1", `want a share (0.1%) or a whole count of errors, got 0.1`},
