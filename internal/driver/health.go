@@ -34,8 +34,8 @@ type health struct {
 	stalled, resumed atomic.Int64
 	// probe, where the run has one, asks the server something of its own
 	// during a stall: heard is when it last answered (UnixNano), asked
-	// when the probe unanswered since began, 0 with none, and probing
-	// says one is in flight.
+	// when the first probe not answered since was sent (0: none), and
+	// probing says one is in flight.
 	probe        func(context.Context) error
 	heard, asked atomic.Int64
 	probing      atomic.Bool
@@ -139,9 +139,9 @@ func (h *health) check(now time.Time, states []*vuState) bool {
 	return false
 }
 
-// unanswered says the server has answered nothing, neither a transaction since
-// the stall that began at began nor a probe, for lostAfter, a probe
-// having waited long enough to tell (probeWait).
+// unanswered says the server has answered nothing for lostAfter, neither
+// a transaction since the stall that began at began nor a probe, and that
+// a probe has waited long enough to tell (probeWait).
 func (h *health) unanswered(now time.Time, began int64) bool {
 	if now.Sub(time.Unix(0, max(began, h.heard.Load()))) < h.lostAfter {
 		return false

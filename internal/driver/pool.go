@@ -10,6 +10,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/dbrig/dbrig/internal/dbtarget"
+	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/latency"
 )
 
@@ -186,7 +187,7 @@ func (r *runState) startPool(sessions []Session) <-chan struct{} {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			defer recovered(r.abort)
+			defer exitcode.Recover(r.abort) // as a VU's (startVUs)
 			defer se.Close()
 			defer ve.leave(r.work)
 			r.runSession(r.work, se, ve, r.states[i], p.waits[i])

@@ -10,6 +10,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/dbrig/dbrig/internal/dbtarget"
+	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/latency"
 )
 
@@ -449,7 +450,9 @@ func (r *runState) startVUs(vus []VU, ids []int) <-chan struct{} {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			defer recovered(r.abort)
+			// A panic in the workload's code ends the run with it, as an
+			// *exitcode.Panic, once the VU has left the edges and closed.
+			defer exitcode.Recover(r.abort)
 			defer v.Close()
 			defer ve.leave(r.work)
 			if !ve.sleep(r.work, delay, r.stop) {
