@@ -29,7 +29,10 @@ type Live struct {
 	port    int
 	// last is the port of the server's last life, which its next start
 	// takes again where it can (see launch).
-	last    int
+	last int
+	// fixed is the one port the server may take, a node of a cluster's:
+	// the others know it there (see Fix).
+	fixed   int
 	socket  string // as the kind's URLs name it: its directory, or the socket itself
 	tempDir string // a socket directory made outside the server's directory
 }
@@ -44,6 +47,14 @@ func (l *Live) Listen(socket, dir string, temp bool) {
 	if temp {
 		l.tempDir = dir
 	}
+}
+
+// Fix makes every start take port, and fail when it is taken: a node of
+// a cluster is found by the other nodes where they were told it is.
+func (l *Live) Fix(port int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.fixed, l.last = port, port
 }
 
 // Up records that the server runs, on port.
@@ -120,8 +131,17 @@ func launch(ctx context.Context, live *Live, start func(port int) (bool, error))
 	// knew it, so that they reconnect to it as they would after a crash
 	// that a service manager restarted; a free port is the fallback.
 	live.mu.Lock()
-	port := live.last
+	port, fixed := live.last, live.fixed
 	live.mu.Unlock()
+	if fixed != 0 {
+		inUse, err := start(fixed)
+		if err == nil {
+			live.Up(fixed)
+		} else if inUse {
+			err = fmt.Errorf("%w (port %d, which the other nodes of its cluster know it by)", err, fixed)
+		}
+		return err
+	}
 	for range 5 {
 		if port == 0 {
 			var perr error

@@ -12,6 +12,7 @@ package server
 import (
 	"context"
 	"errors"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -102,6 +103,9 @@ type Status struct {
 	URL string
 	// Socket is another address of the running server (a unix-socket URL).
 	Socket string
+	// Nodes are the URLs of each node of a running cluster, where URL
+	// follows whichever is primary; nil for a server of its own.
+	Nodes []string
 	// Settings are those of the last start dbrig recorded.
 	Settings map[string]string
 	Started  time.Time // zero when unknown
@@ -126,6 +130,11 @@ type Kind struct {
 	// Default marks the kind that a spec's `managed: true` and the server
 	// command mean, from before there was more than one; one kind at most.
 	Default bool
+	// NewCluster returns a cluster of the kind in dir, of topology t,
+	// without touching it; nil for a kind that makes no clusters.
+	NewCluster func(dir, binHint string, t Topology) Cluster
+	// HA names the HA managers that can keep the kind's clusters.
+	HA []string
 }
 
 var kinds = map[string]Kind{}
@@ -197,9 +206,51 @@ func Attach(kind, dir string) (Server, error) {
 	return s, nil
 }
 
+// NewCluster returns a cluster of kind in dir, of topology t; see
+// Kind.NewCluster. A kind without clusters, or an HA manager it cannot
+// be kept by, is refused in one line.
+func NewCluster(kind, dir, binHint string, t Topology) (Cluster, error) {
+	k, err := Lookup(kind)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.Check(); err != nil {
+		return nil, err
+	}
+	switch {
+	case k.NewCluster == nil:
+		return nil, exitcode.Userf("dbrig makes no %s clusters yet: --replicas and the other cluster flags are for --kind %s", kind, strings.Join(clusterKinds(), ", "))
+	case t.HA != "" && !slices.Contains(k.HA, t.HA):
+		return nil, exitcode.Userf("--ha %s: a %s cluster can be kept by %s", t.HA, kind, strings.Join(append([]string{"dbrig itself (no --ha)"}, k.HA...), " or "))
+	}
+	return k.NewCluster(dir, binHint, t), nil
+}
+
+// clusterKinds names the kinds that make clusters.
+func clusterKinds() []string {
+	var out []string
+	for _, name := range Kinds() {
+		if kinds[name].NewCluster != nil {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
 // AttachDir returns the server dbrig manages in dir, of the kind its
-// state file records; a directory from before kinds were recorded holds
-// the default kind's.
+// state file records (a cluster where it records a topology); a
+// directory from before kinds were recorded holds the default kind's.
 func AttachDir(dir string) (Server, error) {
-	return Attach(kindIn(dir), dir)
+	rec, err := ReadState(dir)
+	if err != nil || rec.Topology == nil {
+		return Attach(kindIn(dir), dir)
+	}
+	c, err := NewCluster(rec.Kind, dir, "", *rec.Topology)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.Attach(); err != nil {
+		return nil, err
+	}
+	return c, nil
 }

@@ -37,6 +37,10 @@ type Record struct {
 	// Memory and CPUs are the confinement (Confinement).
 	Memory int64  `json:"memory_bytes,omitempty"`
 	CPUs   string `json:"cpus,omitempty"`
+	// Topology is a cluster's; nil for a server of its own. A cluster's
+	// record is of the whole, in its directory; each node keeps its own
+	// in a directory of its own within.
+	Topology *Topology `json:"topology,omitempty"`
 }
 
 // Confinement is the confinement the state records.

@@ -1,0 +1,142 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/dbrig/dbrig/internal/exitcode"
+)
+
+// Topology is the shape of a managed server of several nodes: a primary
+// and the replicas that stream its changes, kept by dbrig itself or by
+// the HA manager its users run. The zero Topology is one server.
+type Topology struct {
+	// Replicas are the nodes beside the primary.
+	Replicas int `json:"replicas"`
+	// SyncReplicas is how many of them a commit waits for; 0 commits
+	// without waiting for any (asynchronous replication).
+	SyncReplicas int `json:"sync_replicas,omitempty"`
+	// HA names the HA manager that keeps the cluster and promotes a
+	// replica when the primary is lost; "" is dbrig itself, which
+	// promotes only when told (dbrig server failover, a run's
+	// --failover-at).
+	HA string `json:"ha,omitempty"`
+	// ReplicaDelay is added to every packet leaving a replica: each
+	// replica is in a network namespace of its own, as in another zone.
+	ReplicaDelay time.Duration `json:"replica_delay,omitempty"`
+	// TTL and LoopWait are the HA manager's (Patroni's ttl and
+	// loop_wait): how long a primary's lease lasts without renewal, and
+	// how often each node looks; zero takes the kind's defaults.
+	TTL      time.Duration `json:"ttl,omitempty"`
+	LoopWait time.Duration `json:"loop_wait,omitempty"`
+}
+
+// IsZero says t is one server.
+func (t Topology) IsZero() bool { return t == Topology{} }
+
+// Check refuses, in one line, a topology that cannot be.
+func (t Topology) Check() error {
+	switch {
+	case t.Replicas < 0:
+		return exitcode.Userf("--replicas %d: want 1 or more", t.Replicas)
+	case t.Replicas == 0 && !t.IsZero():
+		return exitcode.Userf("--sync-replicas, --ha, --replica-delay, --ttl and --loop-wait are for a cluster: give --replicas N")
+	case t.SyncReplicas < 0 || t.SyncReplicas > t.Replicas:
+		return exitcode.Userf("--sync-replicas %d: want from 0 to the %d replicas", t.SyncReplicas, t.Replicas)
+	case t.ReplicaDelay < 0:
+		return exitcode.Userf("--replica-delay %s: want 0 or more", t.ReplicaDelay)
+	case t.TTL < 0 || t.LoopWait < 0:
+		return exitcode.Userf("--ttl and --loop-wait want a positive duration")
+	case t.HA == "" && (t.TTL > 0 || t.LoopWait > 0):
+		return exitcode.Userf("--ttl and --loop-wait are the HA manager's: give --ha too")
+	}
+	return nil
+}
+
+// String is the topology as a person says it: "a primary and 2 replicas
+// (1 synchronous), kept by patroni, 5ms away".
+func (t Topology) String() string {
+	if t.Replicas == 0 {
+		return "one server"
+	}
+	s := fmt.Sprintf("a primary and %d %s", t.Replicas, plural(t.Replicas, "replica", "replicas"))
+	switch {
+	case t.SyncReplicas == 0:
+		s += " (asynchronous)"
+	case t.SyncReplicas == t.Replicas:
+		s += " (synchronous)"
+	default:
+		s += fmt.Sprintf(" (%d synchronous)", t.SyncReplicas)
+	}
+	if t.HA != "" {
+		s += ", kept by " + t.HA
+	}
+	if t.ReplicaDelay > 0 {
+		s += fmt.Sprintf(", each replica %s away", t.ReplicaDelay)
+	}
+	return s
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// Cluster is a managed server of several nodes. As a Server it is the
+// whole: Start starts every node, Stop stops them all, Status is the
+// primary's with the URL that follows whichever node is primary, and
+// CreateDB and URLFor go to the primary.
+type Cluster interface {
+	Server
+	// Topology is the shape the cluster was made with.
+	Topology() Topology
+	// Nodes reports every node as another process would see it.
+	Nodes(ctx context.Context) ([]Node, error)
+	// Failover loses the primary as a lost machine would, and returns
+	// once another node is primary, with that node; note tells what is
+	// happening as it happens.
+	Failover(ctx context.Context, note func(string)) (Node, error)
+	// Switchover hands the primary's role to another node, planned, and
+	// returns once that node is primary.
+	Switchover(ctx context.Context, note func(string)) (Node, error)
+}
+
+// Node roles.
+const (
+	RolePrimary = "primary"
+	RoleReplica = "replica"
+	// RoleDown is a node that does not run: stopped, or lost.
+	RoleDown = "down"
+)
+
+// Node is one node of a cluster.
+type Node struct {
+	Name string
+	Role string
+	// Sync is how the primary waits for a replica's commits: "sync",
+	// "quorum", "potential" or "async"; "" for the primary and a node
+	// that does not stream.
+	Sync string
+	// State is what the node is doing ("streaming", "running", "lost",
+	// "stopped"), in the words of whoever keeps it.
+	State string
+	// Addr is where the node listens (host:port), and URL reaches its
+	// administrative database there.
+	Addr, URL string
+	PID       int
+	Timeline  int
+	// LSN is where the node's log is: the primary's written end, a
+	// replica's replayed one, as the database writes positions.
+	LSN string
+	// Lag is how far a replica's replay is behind the primary, in bytes
+	// and in time; -1 bytes where it cannot be told.
+	LagBytes int64
+	Lag      time.Duration
+	// Delay is what the node's link adds to every packet it sends.
+	Delay time.Duration
+	// Note says anything else: why it is down.
+	Note string
+}
