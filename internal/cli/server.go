@@ -11,9 +11,11 @@ import (
 
 	"github.com/dbrig/dbrig/internal/dbtarget"
 	"github.com/dbrig/dbrig/internal/exitcode"
+	"github.com/dbrig/dbrig/internal/human"
 	"github.com/dbrig/dbrig/internal/result"
 	"github.com/dbrig/dbrig/internal/server"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 func newServer() *cobra.Command {
@@ -47,7 +49,7 @@ Managed servers need a unix host.`,
 			return exitcode.Userf("name a subcommand: dbrig server start|stop|status --dir DIR")
 		},
 	}
-	c.AddCommand(newServerStart(), newServerStop(), newServerStatus())
+	c.AddCommand(newServerStart(), newServerStop(), newServerStatus(), newServerFailover(), newServerSwitchover())
 	return c
 }
 
@@ -71,13 +73,30 @@ With --memory and --cpus, the server runs confined, as on a smaller machine:
 all its processes live in a cgroup (dbrig/NAME under the cgroup root, v1 or
 v2) whose memory limit counts their page cache too, on the CPUs given. This
 needs root (or writable cgroups), and the cgroup is removed at stop. A run on
-this host then keeps its client off those CPUs where others are left.`,
+this host then keeps its client off those CPUs where others are left.
+
+With --replicas N (postgres), the server is a cluster: a primary and N
+replicas that stream its WAL, each a node with a directory of its own in
+DIR (node1, node2, ...), its own port and socket, under the same access rules,
+each replica through a replication slot of its own. --sync-replicas K makes
+every commit wait for K of them (synchronous_standby_names = ANY K). Start
+prints one URL that names every node, with target_session_attrs=read-write,
+so that clients reconnect to whichever node is primary. Without --ha dbrig
+keeps the cluster itself and changes the primary only when told: dbrig server
+failover or switchover, or a run's --failover-at and --switchover-at. With
+--ha patroni an etcd and one Patroni per node keep it (Debian: apt-get install
+patroni etcd-server), and Patroni promotes a replica once the primary's lease
+(--ttl) runs out, as in production. --replica-delay puts each replica in a
+network namespace of its own, joined to the host by a veth pair whose packets
+are held that long, as in another zone (needs root).`,
 		Example: `  dbrig server start --dir /srv/dbrig-pg
   dbrig server start --dir /srv/dbrig-pg --set shared_buffers=2GB --set max_connections=200
   dbrig server start --dir /srv/dbrig-pg --bin /usr/lib/postgresql/18/bin --set io_method=io_uring
   dbrig server start --dir /srv/dbrig-pg --set shared_buffers=4GB --prewarm bench
   dbrig server start --dir /srv/dbrig-pg --memory 2GB --cpus 1
-  dbrig server start --kind mariadb --dir /srv/dbrig-maria --set innodb_buffer_pool_size=2G`,
+  dbrig server start --kind mariadb --dir /srv/dbrig-maria --set innodb_buffer_pool_size=2G
+  dbrig server start --dir /srv/dbrig-ha --replicas 2 --sync-replicas 1 --ha patroni
+  dbrig server start --dir /srv/dbrig-far --replicas 1 --sync-replicas 1 --replica-delay 5ms`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return o.run(c) },
 	}
@@ -90,13 +109,25 @@ this host then keeps its client off those CPUs where others are left.`,
 	c.Flags().StringVar(&o.prewarm, "prewarm", "", "after start, load database `DB` into shared buffers and print the resident fraction")
 	c.Flags().StringVar(&o.memory, "memory", "", "confine the server's memory, page cache included, to `SIZE` (512MB, 2GB)")
 	c.Flags().StringVar(&o.cpus, "cpus", "", "confine the server to `CPUS`, a list such as 0, 0-1 or 0,2")
+	addTopologyFlags(c.Flags(), &o.topo)
 	return c
+}
+
+// addTopologyFlags adds the flags that make a server a cluster.
+func addTopologyFlags(fs *pflag.FlagSet, t *server.Topology) {
+	fs.IntVar(&t.Replicas, "replicas", 0, "make a cluster: a primary and `N` replicas streaming from it (postgres)")
+	fs.IntVar(&t.SyncReplicas, "sync-replicas", 0, "with --replicas, how many replicas each commit waits for (0: asynchronous)")
+	fs.StringVar(&t.HA, "ha", "", "with --replicas, the HA manager that keeps the cluster and promotes a replica when the primary is lost: patroni")
+	fs.DurationVar(&t.ReplicaDelay, "replica-delay", 0, "with --replicas, put each replica in a network namespace of its own, this far away (2ms): every packet it sends waits that long")
+	fs.DurationVar(&t.TTL, "ttl", 0, "with --ha, how long the primary's lease lasts unrenewed before a replica may take its place (Patroni's ttl; default 30s)")
+	fs.DurationVar(&t.LoopWait, "loop-wait", 0, "with --ha, how often each node's HA manager looks (Patroni's loop_wait; default 10s)")
 }
 
 // serverStart is what dbrig server start was given.
 type serverStart struct {
 	kind, dir, bin, prewarm, memory, cpus string
 	sets                                  []string
+	topo                                  server.Topology
 }
 
 func (o *serverStart) run(c *cobra.Command) error {
@@ -113,7 +144,7 @@ func (o *serverStart) run(c *cobra.Command) error {
 	}
 	ctx, stop := signalContext(c.ErrOrStderr())
 	defer stop()
-	s, err := server.New(o.kind, o.dir, o.bin)
+	s, err := o.server()
 	if err != nil {
 		return err
 	}
@@ -142,6 +173,12 @@ func (o *serverStart) run(c *cobra.Command) error {
 	if !confined.IsZero() {
 		fmt.Fprintf(out, "Confined: %s\n", confinedLine(st))
 	}
+	if cl, ok := s.(server.Cluster); ok {
+		fmt.Fprintf(out, "Cluster:  %s\n", cl.Topology())
+		if err := printNodes(ctx, out, cl); err != nil {
+			return err
+		}
+	}
 	if o.prewarm == "" {
 		return nil
 	}
@@ -153,6 +190,27 @@ func (o *serverStart) run(c *cobra.Command) error {
 	}
 	fmt.Fprintf(out, "Prewarmed %s: %s\n", o.prewarm, r)
 	return nil
+}
+
+// server is the server to start: a cluster, with cluster flags.
+// A directory that holds a cluster starts it again as it was made, and
+// one that holds a server of its own never becomes a cluster.
+func (o *serverStart) server() (server.Server, error) {
+	rec, err := server.ReadState(o.dir)
+	switch {
+	case err == nil && rec.Topology != nil:
+		if !o.topo.IsZero() && o.topo != *rec.Topology {
+			return nil, exitcode.Userf("%s holds a cluster of %s: start it as it is (no cluster flags), or give another directory for another", o.dir, rec.Topology)
+		}
+		return server.NewCluster(rec.Kind, o.dir, o.bin, *rec.Topology)
+	case err == nil && !o.topo.IsZero():
+		return nil, exitcode.Userf("%s holds a %s server of its own, not a cluster: give another directory for one", o.dir, rec.Kind)
+	case o.topo.IsZero():
+		return server.New(o.kind, o.dir, o.bin)
+	case o.topo.Replicas == 0:
+		return nil, o.topo.Check()
+	}
+	return server.NewCluster(o.kind, o.dir, o.bin, o.topo)
 }
 
 // start creates the cluster when there is none, and starts the server; it
@@ -252,6 +310,12 @@ words of its log. The exit code is 0 when the server runs, 1 otherwise.`,
 				return err
 			}
 			printStatus(c.OutOrStdout(), dir, st)
+			if cl, ok := s.(server.Cluster); ok {
+				fmt.Fprintf(c.OutOrStdout(), "  cluster:  %s\n", cl.Topology())
+				if err := printNodes(ctx, c.OutOrStdout(), cl); err != nil {
+					return err
+				}
+			}
 			if st.State != server.Running {
 				return &failure{}
 			}
@@ -260,6 +324,95 @@ words of its log. The exit code is 0 when the server runs, 1 otherwise.`,
 	}
 	c.Flags().StringVar(&dir, "dir", "", "directory of the server; required")
 	return c
+}
+
+func newServerFailover() *cobra.Command {
+	return handOverCommand("failover", "Lose the cluster's primary and make another node primary",
+		`Failover ends the cluster's primary as the loss of its machine would: its
+postmaster (and, with --ha patroni, its Patroni) killed with SIGKILL. Without
+an HA manager dbrig then promotes the replica that received the most of the
+primary's WAL and points the others at it; with Patroni, Patroni promotes one
+once the primary's lease (--ttl) runs out. The old primary stays down, and the
+next start makes it again from the new primary, as a replica. What the old
+primary acknowledged and no replica had received is lost with asynchronous
+replication: a run's --audit-durability counts it.`,
+		func(ctx context.Context, c server.Cluster, note func(string)) (server.Node, error) {
+			return c.Failover(ctx, note)
+		})
+}
+
+func newServerSwitchover() *cobra.Command {
+	return handOverCommand("switchover", "Hand the cluster's primary role to another node, planned",
+		`Switchover hands the primary's role to a replica, planned: without an HA
+manager dbrig stops the primary cleanly, waits until the replica that received
+the most of its WAL has its shutdown checkpoint, promotes it, and makes the old
+primary a replica of it; with --ha patroni, Patroni does it (its REST API's
+switchover). Nothing acknowledged is lost.`,
+		func(ctx context.Context, c server.Cluster, note func(string)) (server.Node, error) {
+			return c.Switchover(ctx, note)
+		})
+}
+
+// handOverCommand is failover's and switchover's command: change the
+// cluster's primary with change, saying what happens, and name the new one.
+func handOverCommand(name, short, long string, change func(context.Context, server.Cluster, func(string)) (server.Node, error)) *cobra.Command {
+	var dir string
+	c := &cobra.Command{
+		Use:     name + " --dir DIR",
+		Short:   short,
+		Long:    long,
+		Example: "  dbrig server " + name + " --dir /srv/dbrig-ha",
+		Args:    cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			s, err := attach(dir)
+			if err != nil {
+				return err
+			}
+			cl, ok := s.(server.Cluster)
+			if !ok {
+				return exitcode.Userf("%s is a server of its own, not a cluster: %s is for one made with dbrig server start --replicas N", dir, name)
+			}
+			ctx, stop := signalContext(c.ErrOrStderr())
+			defer stop()
+			out := c.OutOrStdout()
+			started := time.Now()
+			n, err := change(ctx, cl, func(what string) {
+				fmt.Fprintf(out, "%5.1f s  %s\n", time.Since(started).Seconds(), what)
+			})
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(out, "Primary: %s at %s (timeline %d), %.1f s after the %s began\n", n.Name, n.Addr, n.Timeline, time.Since(started).Seconds(), name)
+			return printNodes(ctx, out, cl)
+		},
+	}
+	c.Flags().StringVar(&dir, "dir", "", "directory of the cluster; required")
+	return c
+}
+
+// printNodes prints each node of cluster c: its role, where its log is
+// and how far behind a replica is.
+func printNodes(ctx context.Context, w io.Writer, c server.Cluster) error {
+	nodes, err := c.Nodes(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "  %-7s %-8s %-6s %-24s %-21s %-8s %-12s %s\n", "node", "role", "sync", "state", "address", "timeline", "lsn", "lag")
+	for _, n := range nodes {
+		lag := ""
+		if n.Role == server.RoleReplica && n.LagBytes >= 0 {
+			lag = fmt.Sprintf("%s, %s", human.Bytes(float64(n.LagBytes)), n.Lag.Round(time.Millisecond))
+		}
+		tl := ""
+		if n.Timeline > 0 {
+			tl = fmt.Sprint(n.Timeline)
+		}
+		fmt.Fprintf(w, "  %-7s %-8s %-6s %-24s %-21s %-8s %-12s %s\n", n.Name, n.Role, n.Sync, n.State, n.Addr, tl, n.LSN, lag)
+		if n.Note != "" {
+			fmt.Fprintf(w, "          %s\n", n.Note)
+		}
+	}
+	return nil
 }
 
 func printStatus(w io.Writer, dir string, st server.Status) {

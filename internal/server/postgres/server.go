@@ -29,6 +29,10 @@ func init() {
 		Target:  "postgres",
 		Default: true,
 		New:     func(dir, binHint string) server.Server { return New(dir, binHint) },
+		NewCluster: func(dir, binHint string, t server.Topology) server.Cluster {
+			return NewCluster(dir, binHint, t)
+		},
+		HA: []string{HAPatroni},
 	})
 }
 
@@ -82,6 +86,8 @@ var serverOwnedSettings = map[string]bool{
 // (see FindBinDir when empty).
 type Server struct {
 	server.Managed
+	// peer, when set, makes the server a node of a cluster.
+	peer *peering
 }
 
 // New is the server in dir, run from the binaries in binDir ("": see
@@ -331,7 +337,7 @@ func (own) Owned(name string) bool { return serverOwnedSettings[strings.ToLower(
 // the postmaster exits, rather than after a timeout.
 func (o own) Launch(ctx context.Context, port int, names []string, settings map[string]string) (bool, error) {
 	opts := []string{
-		"-c", "listen_addresses=127.0.0.1",
+		"-c", "listen_addresses=" + strings.Join(append([]string{loopback}, o.peer.listens()...), ","),
 		"-c", "port=" + strconv.Itoa(port),
 		"-c", "unix_socket_directories=" + o.Live.Socket(),
 	}
@@ -354,7 +360,11 @@ func (o own) pgctlStart(ctx context.Context, opts []string) (inUse bool, err err
 		"-w", "-t", "60",
 		"-o", strings.Join(quoted, " "),
 	)
-	out, runErr := o.Confined.CombinedOutput(cmd)
+	var out []byte
+	runErr := o.peer.in(func() (err error) {
+		out, err = o.Confined.CombinedOutput(cmd)
+		return err
+	})
 	if runErr == nil {
 		return false, nil
 	}
@@ -423,7 +433,7 @@ func (s *Server) urlAt(db string, port int) string {
 	u := url.URL{
 		Scheme:   "postgres",
 		User:     url.User(ServerUser),
-		Host:     net.JoinHostPort("127.0.0.1", strconv.Itoa(port)),
+		Host:     net.JoinHostPort(s.peer.addr(), strconv.Itoa(port)),
 		Path:     "/" + db,
 		RawQuery: s.withPassfile(q).Encode(),
 	}
