@@ -9,7 +9,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 
 	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/vishvananda/netlink"
@@ -24,13 +27,27 @@ func NetSupported() error {
 	if _, err := os.Stat("/proc/self/ns/net"); err != nil {
 		return exitcode.Userf("this kernel has no network namespaces (no /proc/self/ns/net), which a private network for a server's nodes needs")
 	}
-	return nil
+	_, err := iptables()
+	return err
+}
+
+// iptables is the iptables program: on PATH, or where Debian puts it,
+// which a user's PATH may lack.
+func iptables() (string, error) {
+	if path, err := exec.LookPath("iptables"); err == nil {
+		return path, nil
+	}
+	const debian = "/usr/sbin/iptables"
+	if _, err := os.Stat(debian); err == nil {
+		return debian, nil
+	}
+	return "", exitcode.Userf("no iptables on PATH or in /usr/sbin, which shapes the links of a server's nodes: install Debian's iptables package")
 }
 
 // MakeNet makes the network spec asks for, for the server in dir, and
 // records it in dir's NetFile; a network that a crash left there is
 // removed first (so a Net still in use must not be made again). A failure
-// half-way removes what was made.
+// half-way removes what was made. When it returns, every delay is in force.
 //
 // Its names come from dir's absolute path (a hash of it), so that two
 // servers never collide, and its /24 is chosen under a lock that every
@@ -74,6 +91,14 @@ func (s NetSpec) check() error {
 	if s.Spaces < 1 || s.Spaces > MaxSpaces {
 		return exitcode.Userf("a network of %d spaces: it takes 1 to %d", s.Spaces, MaxSpaces)
 	}
+	if len(s.Delay) > s.Spaces {
+		return exitcode.Userf("%d delays for %d spaces", len(s.Delay), s.Spaces)
+	}
+	for i, d := range s.Delay {
+		if d < 0 || d > MaxDelay {
+			return exitcode.Userf("space %d's delay %v: it takes 0 to %v", i, d, MaxDelay)
+		}
+	}
 	return nil
 }
 
@@ -91,11 +116,15 @@ func planNet(abs string, spec NetSpec) *Net {
 	id, _ := dirID(abs)
 	n := &Net{Dir: abs, Bridge: "dbr" + id}
 	for i := range spec.Spaces {
-		n.Spaces = append(n.Spaces, Space{
+		s := Space{
 			Name:     fmt.Sprintf("dbrig-%s-%d", id, i),
 			HostVeth: fmt.Sprintf("dbr%sh%d", id, i),
 			Veth:     fmt.Sprintf("dbr%ss%d", id, i),
-		})
+		}
+		if i < len(spec.Delay) {
+			s.Delay = spec.Delay[i]
+		}
+		n.Spaces = append(n.Spaces, s)
 	}
 	return n
 }
@@ -124,13 +153,55 @@ func (n *Net) make() error {
 			return err
 		}
 	}
-	return nil
+	if !n.delayed() {
+		return nil
+	}
+	if err := n.startShaper(); err != nil {
+		return err
+	}
+	return n.queueDelayed()
 }
 
 func (n *Net) save() error { return writeJSON(netPath(n.Dir), n) }
 
-// Remove removes all that MakeNet made for n: the veth pairs, the
-// namespaces and the bridge, then the record. It works
+func (n *Net) delayed() bool {
+	for _, s := range n.Spaces {
+		if s.Delay > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// queueDelayed adds, in each delayed space, the rule that hands what
+// leaves by its veth to the shaper. It has no --queue-bypass: were the
+// shaper gone, the kernel would drop what the rule queues, and the link
+// would stop, loudly, rather than go on without its delay.
+func (n *Net) queueDelayed() error {
+	prog, err := iptables()
+	if err != nil {
+		return err
+	}
+	for i, s := range n.Spaces {
+		if s.Delay == 0 {
+			continue
+		}
+		if err := n.In(i, func() error {
+			out, err := exec.Command(prog, "-w", "-A", "OUTPUT", "-o", s.Veth,
+				"-j", "NFQUEUE", "--queue-num", strconv.Itoa(shaperQueue)).CombinedOutput()
+			if err != nil {
+				return fmt.Errorf("iptables in %s: %w: %s", s.Name, err, strings.TrimSpace(string(out)))
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Remove removes all that MakeNet made for n: the shaper stopped, then the
+// veth pairs, the namespaces and the bridge, then the record. It works
 // from any process and after a crash of the one that made n, and again
 // after it has worked, doing nothing. Processes still in a space (the
 // nodes: stop them first) keep its namespace, without its veth, until
@@ -142,6 +213,7 @@ func (n *Net) Remove() error {
 			first = err
 		}
 	}
+	keep(n.stopShaper())
 	for _, s := range n.Spaces {
 		keep(deleteLink(s.HostVeth)) // its peer, in the space, goes with it
 		keep(removeNamespace(s.Name))

@@ -12,11 +12,13 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/prometheus/procfs"
 	"github.com/vishvananda/netlink"
 	"golang.org/x/sys/unix"
 )
@@ -48,12 +50,15 @@ func TestNetSpecCheck(t *testing.T) {
 	for _, s := range []NetSpec{
 		{Spaces: 0},
 		{Spaces: MaxSpaces + 1},
+		{Spaces: 1, Delay: []time.Duration{1, 2}},
+		{Spaces: 2, Delay: []time.Duration{0, -time.Millisecond}},
+		{Spaces: 1, Delay: []time.Duration{MaxDelay + 1}},
 	} {
 		if err := s.check(); err == nil {
 			t.Errorf("%+v passed", s)
 		}
 	}
-	if err := (NetSpec{Spaces: 3}).check(); err != nil {
+	if err := (NetSpec{Spaces: 3, Delay: []time.Duration{time.Millisecond}}).check(); err != nil {
 		t.Error(err)
 	}
 }
@@ -105,6 +110,9 @@ func gone(t *testing.T, n *Net) {
 			t.Errorf("link %s left", name)
 		}
 	}
+	if pids := shapersOf(t, n.Dir); len(pids) > 0 {
+		t.Errorf("shaper left running: %v", pids)
+	}
 	if _, err := LoadNet(n.Dir); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the record left: %v", err)
 	}
@@ -119,6 +127,22 @@ func linkNames(n *Net) []string {
 		names = append(names, s.HostVeth)
 	}
 	return names
+}
+
+// shapersOf are the live processes that shape the network of dir.
+func shapersOf(t *testing.T, dir string) []int {
+	t.Helper()
+	procs, err := procfs.AllProcs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pids []int
+	for _, p := range procs {
+		if isShaper(p.PID, dir) && !IsZombie(p.PID) {
+			pids = append(pids, p.PID)
+		}
+	}
+	return pids
 }
 
 func TestNetTwoAtOnce(t *testing.T) {
@@ -169,6 +193,9 @@ func TestNetTwoAtOnce(t *testing.T) {
 	}
 	if a.Spaces[0].Name == b.Spaces[0].Name {
 		t.Errorf("two networks made at once both have namespace %s", a.Spaces[0].Name)
+	}
+	if a.ShaperPID != 0 {
+		t.Errorf("a network without delays has a shaper, pid %d", a.ShaperPID)
 	}
 }
 
@@ -290,12 +317,80 @@ func threadsIn(ino uint64) int {
 	return count
 }
 
+// delay is what TestNetDelay puts on a space: far above a round trip on
+// this host (tens of microseconds), and short enough that 20 round trips
+// take under a second.
+const delay = 20 * time.Millisecond
+
+func TestNetDelay(t *testing.T) {
+	needNetns(t)
+	t.Parallel()
+	n := makeNet(t, NetSpec{Spaces: 2, Delay: []time.Duration{delay}})
+	if n.ShaperPID == 0 || !isShaper(n.ShaperPID, n.Dir) {
+		t.Fatalf("no shaper running for a delayed space (pid %d)", n.ShaperPID)
+	}
+	far, near := medianRTT(t, echo(t, n, 0)), medianRTT(t, echo(t, n, 1))
+	t.Logf("median round trips: %v to the space %v away, %v to the other", far, delay, near)
+	if far < delay {
+		t.Errorf("median round trip to a space %v away: %v", delay, far)
+	}
+	if near >= delay/2 {
+		t.Errorf("median round trip to a space without a delay: %v", near)
+	}
+	for i, want := range []bool{true, false} {
+		rules := outputRules(t, n, i)
+		if has := strings.Contains(rules, "NFQUEUE"); has != want {
+			t.Errorf("space %d's OUTPUT rules (want a queue: %v):\n%s", i, want, rules)
+		}
+		if strings.Contains(rules, "bypass") {
+			t.Errorf("space %d's queue is bypassed when the shaper is gone:\n%s", i, rules)
+		}
+	}
+}
+
+func outputRules(t *testing.T, n *Net, i int) string {
+	t.Helper()
+	prog, err := iptables()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []byte
+	if err := n.In(i, func() (err error) {
+		out, err = exec.Command(prog, "-w", "-S", "OUTPUT").CombinedOutput()
+		return err
+	}); err != nil {
+		t.Fatalf("iptables -S in space %d: %v: %s", i, err, out)
+	}
+	return string(out)
+}
+
+// TestNetFailsWhole makes iptables fail, the last step, after the
+// namespaces, the bridge and the shaper: MakeNet must leave none of them.
+func TestNetFailsWhole(t *testing.T) {
+	needNetns(t)
+	bin := t.TempDir()
+	fake := "#!/bin/sh\necho 'refused for the test' >&2\nexit 1\n"
+	if err := os.WriteFile(filepath.Join(bin, "iptables"), []byte(fake), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	dir := t.TempDir()
+	_, err := MakeNet(dir, NetSpec{Spaces: 2, Delay: []time.Duration{0, delay}})
+	if err == nil || !strings.Contains(err.Error(), "refused for the test") {
+		t.Fatalf("MakeNet with a failing iptables: %v", err)
+	}
+	t.Log(err)
+	abs, _ := filepath.Abs(dir)
+	gone(t, planNet(abs, NetSpec{Spaces: 2}))
+}
+
 // TestNetMadeByAnotherProcess makes a network in a process that then
 // exits, as `dbrig server start` does, and removes it from this one, as
-// `dbrig server stop` would: LoadNet finds all there is to remove.
+// `dbrig server stop` would: the shaper outlives its maker, and LoadNet
+// finds all there is to remove.
 func TestNetMadeByAnotherProcess(t *testing.T) {
 	if dir := os.Getenv("DBRIG_TEST_MAKE_NET"); dir != "" {
-		if _, err := MakeNet(dir, NetSpec{Spaces: 1}); err != nil {
+		if _, err := MakeNet(dir, NetSpec{Spaces: 1, Delay: []time.Duration{delay}}); err != nil {
 			t.Fatal(err)
 		}
 		return
@@ -312,6 +407,11 @@ func TestNetMadeByAnotherProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	medianRTT(t, echo(t, n, 0))
+	if !isShaper(n.ShaperPID, n.Dir) {
+		t.Errorf("the shaper (pid %d) ended with the process that made the network", n.ShaperPID)
+	}
+	if rtt := medianRTT(t, echo(t, n, 0)); rtt < delay {
+		t.Errorf("median round trip to a space %v away, its maker gone: %v", delay, rtt)
+	}
 	removed(t, n)
 }
