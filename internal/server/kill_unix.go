@@ -29,14 +29,19 @@ func Kill(ctx context.Context, s Server) (int, error) {
 	if err := syscall.Kill(st.PID, syscall.SIGKILL); err != nil {
 		return 0, fmt.Errorf("kill the server (pid %d): %w", st.PID, err)
 	}
-	for syscall.Kill(st.PID, 0) == nil && !IsZombie(st.PID) {
+	return st.PID, awaitExit(ctx, st.PID)
+}
+
+// awaitExit waits until the process pid is gone, or a zombie.
+func awaitExit(ctx context.Context, pid int) error {
+	for syscall.Kill(pid, 0) == nil && !IsZombie(pid) {
 		select {
 		case <-ctx.Done():
-			return st.PID, ctx.Err()
+			return ctx.Err()
 		case <-time.After(10 * time.Millisecond):
 		}
 	}
-	return st.PID, nil
+	return nil
 }
 
 // Restart starts s again after Kill, with settings, as a service manager

@@ -62,16 +62,20 @@ func ReadState(dir string) (*Record, error) {
 }
 
 // WriteState replaces the record whole, so a reader never sees half of it.
-func WriteState(dir string, st *Record) error {
-	b, err := json.MarshalIndent(st, "", "  ")
+func WriteState(dir string, st *Record) error { return writeJSON(statePath(dir), st) }
+
+// writeJSON replaces the file at path with v whole, through a rename, as
+// every record that another process reads is written.
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
-	tmp := statePath(dir) + ".tmp"
+	tmp := path + ".tmp"
 	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
 		return err
 	}
-	return os.Rename(tmp, statePath(dir))
+	return os.Rename(tmp, path)
 }
 
 // WriteStopped records that the server in dir was stopped, or that its
