@@ -46,6 +46,9 @@ type Cluster struct {
 	st    clusterState
 	nodes []*Server
 	keep  keeper
+	// net is the cluster's own network, where its replicas are at a
+	// distance (Topology.ReplicaDelay); nil without one.
+	net *server.Net
 	// running says this process started the cluster, or found it running.
 	running bool
 }
@@ -113,17 +116,62 @@ func NewCluster(dir, binDir string, t server.Topology) *Cluster {
 // nodeName is the i-th node's, and its directory's, name.
 func nodeName(i int) string { return "node" + strconv.Itoa(i+1) }
 
-// bindNodes makes the nodes' servers for the state's nodes.
+// bindNodes makes the nodes' servers for the state's nodes, on the
+// cluster's network where it has one: the first node in the host's
+// namespace, at the bridge's address, and each replica in a space of
+// its own, at its distance.
 func (c *Cluster) bindNodes() {
 	c.nodes = make([]*Server, len(c.st.Nodes))
 	for i, n := range c.st.Nodes {
 		s := New(filepath.Join(c.dir, n.Name), c.bin)
 		s.peer = &peering{}
+		switch {
+		case c.net == nil:
+		case i == 0:
+			s.peer.at = c.net.Host.String()
+			s.peer.listen = []string{s.peer.at}
+		default:
+			space := i - 1
+			s.peer.at = c.net.Spaces[space].Addr.String()
+			s.peer.listen = []string{s.peer.at}
+			s.peer.start = func(fn func() error) error { return c.net.In(space, fn) }
+			s.peer.delay = c.net.Spaces[space].Delay
+		}
 		if n.Port != 0 {
 			s.Live.Fix(n.Port)
 		}
 		c.nodes[i] = s
 	}
+}
+
+// makeNet makes the cluster's network, where its topology puts the
+// replicas at a distance: a space a replica, each delayed as far.
+func (c *Cluster) makeNet() error {
+	if c.topo.ReplicaDelay == 0 {
+		return nil
+	}
+	delays := make([]time.Duration, c.topo.Replicas)
+	for i := range delays {
+		delays[i] = c.topo.ReplicaDelay
+	}
+	n, err := server.MakeNet(c.dir, server.NetSpec{Spaces: c.topo.Replicas, Delay: delays})
+	if err != nil {
+		return err
+	}
+	c.net = n
+	c.bindNodes()
+	return nil
+}
+
+// removeNet removes the cluster's network, once no node runs in it.
+func (c *Cluster) removeNet() error {
+	if c.net == nil {
+		return nil
+	}
+	err := c.net.Remove()
+	c.net = nil
+	c.bindNodes()
+	return err
 }
 
 // statePath is Dir/cluster.json.
@@ -217,6 +265,16 @@ func (c *Cluster) Init(ctx context.Context) error {
 	if entries, err := os.ReadDir(c.dir); err == nil && len(entries) > 0 {
 		return exitcode.Userf("%s holds something else than a dbrig cluster: give an empty or new directory for one", c.dir)
 	}
+	if c.topo.ReplicaDelay > 0 {
+		if err := server.NetSupported(); err != nil {
+			return exitcode.Userf("--replica-delay: %v", err)
+		}
+	}
+	if c.topo.HA == HAPatroni {
+		if _, _, err := haBinaries(); err != nil {
+			return err
+		}
+	}
 	if err := os.MkdirAll(c.dir, 0o755); err != nil {
 		return err
 	}
@@ -260,8 +318,13 @@ func (c *Cluster) Attach() error {
 	}
 	if rec, err := server.ReadState(c.dir); err == nil && rec.BinDir != "" {
 		c.bin = rec.BinDir
-		c.bindNodes()
 	}
+	if n, err := server.LoadNet(c.dir); err == nil {
+		c.net = n
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	c.bindNodes()
 	for _, s := range c.nodes {
 		if s.Exists() {
 			if err := s.Attach(); err != nil {
@@ -289,10 +352,14 @@ func (c *Cluster) Start(ctx context.Context, settings map[string]string) error {
 		return fmt.Errorf("no cluster in %s: call Init first (%w)", c.dir, err)
 	}
 	c.st.Settings = settings
+	if err := c.makeNet(); err != nil {
+		return err
+	}
 	if err := c.keep.start(ctx, settings); err != nil {
 		// What started is stopped: a half-started cluster would hold its
 		// ports and its data for no one.
 		_ = c.keep.stop(context.WithoutCancel(ctx))
+		_ = c.removeNet()
 		return err
 	}
 	c.running = true
@@ -328,7 +395,7 @@ func (c *Cluster) Stop(ctx context.Context) error {
 	}
 	err := c.keep.stop(ctx)
 	c.running = false
-	return errors.Join(err, c.writeState(), c.writeRecord(ctx, false))
+	return errors.Join(err, c.removeNet(), c.writeState(), c.writeRecord(ctx, false))
 }
 
 // Running reports whether the cluster was started or found running.

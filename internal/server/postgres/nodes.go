@@ -160,7 +160,8 @@ func (c *Cluster) addrOf(i int) string {
 // timeline and where its log is.
 func (c *Cluster) describeNode(ctx context.Context, s *Server, n nodeState) server.Node {
 	i := c.index(n.Name)
-	node := server.Node{Name: n.Name, Role: server.RoleDown, State: "stopped", Addr: c.addrOf(i), URL: s.urlAt("postgres", n.Port), LagBytes: -1}
+	node := server.Node{Name: n.Name, Role: server.RoleDown, State: "stopped", Addr: c.addrOf(i), URL: s.urlAt("postgres", n.Port),
+		LagBytes: -1, Delay: s.peer.delay}
 	if n.Lost {
 		node.State, node.Note = "lost", "lost at a failover; the next start makes it again from the primary"
 	}

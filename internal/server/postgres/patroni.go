@@ -241,8 +241,14 @@ func (h *patroni) startEtcd(ctx context.Context, bin string) error {
 			return err
 		}
 		peer := "http://" + loopback + ":" + strconv.Itoa(e.PeerPort)
+		// The nodes in spaces of their own reach it at the bridge's
+		// address.
+		clients := h.etcdURL()
+		if c.net != nil {
+			clients += ",http://" + join(c.net.Host.String(), e.ClientPort)
+		}
 		cmd := p.Command(ctx, bin, "--name", "dbrig", "--data-dir", filepath.Join(dir, "data"),
-			"--listen-client-urls", h.etcdURL(), "--advertise-client-urls", h.etcdURL(),
+			"--listen-client-urls", clients, "--advertise-client-urls", clients,
 			"--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer,
 			"--initial-cluster", "dbrig="+peer)
 		cmd.Dir = dir
@@ -281,6 +287,15 @@ func detach(cmd *exec.Cmd) *exec.Cmd {
 func readLog(path string) []byte {
 	b, _ := os.ReadFile(path)
 	return b
+}
+
+// etcdHost is where every node reaches etcd: loopback, or the bridge's
+// address on the cluster's network.
+func (h *patroni) etcdHost() string {
+	if h.c.net != nil {
+		return h.c.net.Host.String()
+	}
+	return loopback
 }
 
 func (h *patroni) etcdURL() string {
@@ -355,7 +370,7 @@ func (h *patroni) writeConfig(s *Server, n nodeState, settings map[string]string
 			"listen":          join(addr, n.API),
 			"connect_address": join(addr, n.API),
 		},
-		"etcd3": map[string]any{"host": loopback + ":" + strconv.Itoa(c.st.Etcd.ClientPort)},
+		"etcd3": map[string]any{"host": join(h.etcdHost(), c.st.Etcd.ClientPort)},
 		"bootstrap": map[string]any{
 			"dcs":    dcs,
 			"initdb": []any{map[string]string{"auth-host": "scram-sha-256"}, map[string]string{"auth-local": "scram-sha-256"}, map[string]string{"encoding": "UTF8"}, map[string]string{"locale": "C"}},

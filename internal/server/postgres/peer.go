@@ -2,6 +2,8 @@
 
 package postgres
 
+import "time"
+
 // loopback is where every managed server listens, and where a server of
 // its own is reached.
 const loopback = "127.0.0.1"
@@ -19,6 +21,8 @@ type peering struct {
 	// start runs fn where the node's processes start: inside its
 	// namespace; nil runs it here.
 	start func(fn func() error) error
+	// delay is what the node's link adds to every packet it sends.
+	delay time.Duration
 }
 
 func (p *peering) addr() string {

@@ -35,6 +35,9 @@ func (r *replicas) start(ctx context.Context, settings map[string]string) error 
 			return err
 		}
 	}
+	if err := c.writeHBA(p); err != nil {
+		return err
+	}
 	if err := p.Start(ctx, all); err != nil {
 		return err
 	}
@@ -54,7 +57,11 @@ func (r *replicas) start(ctx context.Context, settings map[string]string) error 
 			if err := c.writeState(); err != nil {
 				return err
 			}
-		} else if _, err := c.giveReplPass(s); err != nil {
+		} else if err := c.follow(s, n.Name, p); err != nil {
+			// A network made anew may give the primary another address.
+			return err
+		}
+		if err := c.writeHBA(s); err != nil {
 			return err
 		}
 		if err := s.Start(ctx, all); err != nil {
@@ -86,9 +93,6 @@ func (c *Cluster) makePrimary(ctx context.Context, p *Server) error {
 	if err := p.Init(ctx); err != nil {
 		return err
 	}
-	if err := p.Host.WriteOwned(filepath.Join(p.DataDir(), "pg_hba.conf"), []byte(clusterHBA(c.network()))); err != nil {
-		return err
-	}
 	b, err := os.ReadFile(p.passPath())
 	if err != nil {
 		return err
@@ -96,8 +100,19 @@ func (c *Cluster) makePrimary(ctx context.Context, p *Server) error {
 	return atomicfile.Write(c.passPath(), b, 0o600)
 }
 
+// writeHBA gives node s the cluster's access rules, for the network it
+// has now: a network made anew at a start may have another prefix.
+func (c *Cluster) writeHBA(s *Server) error {
+	return s.Host.WriteOwned(filepath.Join(s.DataDir(), "pg_hba.conf"), []byte(clusterHBA(c.network())))
+}
+
 // network is the cluster's own network's prefix, "" without one.
-func (c *Cluster) network() string { return "" }
+func (c *Cluster) network() string {
+	if c.net == nil {
+		return ""
+	}
+	return c.net.Prefix.String()
+}
 
 // liveReplicas names the replicas that should be streaming: every node
 // but the primary and the lost.
