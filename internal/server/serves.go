@@ -40,7 +40,7 @@ func Serves(dir string, st Status, url string) error {
 		return exitcode.Userf("the target %s is a %s database, not one on %s: give the URL of a database on it (dbrig server status --dir %s)", dbtarget.Redact(url), kind, what, dir)
 	}
 	var listens []string
-	for _, u := range []string{st.URL, st.Socket} {
+	for _, u := range append([]string{st.URL, st.Socket}, st.Nodes...) {
 		if _, e, ok, _ := dbtarget.EndpointOf(u); ok {
 			if e == at {
 				return nil

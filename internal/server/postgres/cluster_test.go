@@ -197,7 +197,7 @@ func TestTopologyRefused(t *testing.T) {
 // DBRIG_REQUIRE_PATRONI=1 (CI installs them), when it fails.
 func requirePatroni(t *testing.T) {
 	t.Helper()
-	if _, _, err := haBinaries(); err != nil {
+	if err := HABinaries(); err != nil {
 		if os.Getenv("DBRIG_REQUIRE_PATRONI") == "1" {
 			t.Fatalf("DBRIG_REQUIRE_PATRONI=1 but %v", err)
 		}

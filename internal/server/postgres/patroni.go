@@ -54,6 +54,13 @@ type etcdState struct {
 	PeerPort   int           `json:"peer_port"`
 }
 
+// HABinaries says in one line what is missing of Patroni and etcd, and
+// how to get it; nil where both are installed.
+func HABinaries() error {
+	_, _, err := haBinaries()
+	return err
+}
+
 // haBinaries finds patroni and etcd, or says in one line how to get them.
 func haBinaries() (patroniBin, etcdBin string, err error) {
 	p, perr := exec.LookPath("patroni")
