@@ -209,6 +209,12 @@ type Opener struct {
 
 var openers []Opener
 
+// Embedded says that kind is a registered kind of target with no server
+// of its own (an SQLite file).
+func Embedded(kind string) bool {
+	return slices.ContainsFunc(openers, func(o Opener) bool { return o.Kind == kind && o.Endpoint == nil })
+}
+
 // Register adds a kind of target. Called from the target packages' init;
 // a kind or a prefix registered twice panics.
 func Register(o Opener) {

@@ -27,8 +27,8 @@ type Daemon struct {
 }
 
 // StartDaemon starts cmd in a session of its own, its output appended to
-// log, so that it outlives this process and no terminal's Ctrl-C reaches
-// it; in starts it where it must run (a network namespace: see Net.In),
+// log, so that it outlives this process, the context it was made with and
+// any terminal's Ctrl-C; in starts it where it must run (a network namespace: see Net.In),
 // nil here. This process reaps it if it ends first.
 func StartDaemon(cmd *exec.Cmd, log string, in func(func() error) error) (Daemon, error) {
 	f, err := os.OpenFile(log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
@@ -46,6 +46,12 @@ func StartDaemon(cmd *exec.Cmd, log string, in func(func() error) error) (Daemon
 	}
 	cmd.Stdout, cmd.Stderr = f, f
 	cmd.SysProcAttr.Setsid = true
+	// A command made with a context would be killed as it ends (and
+	// WaitDelay after): a daemon's end is Stop's business.
+	if cmd.Cancel != nil {
+		cmd.Cancel = func() error { return nil }
+	}
+	cmd.WaitDelay = 0
 	start := cmd.Start
 	if in != nil {
 		start = func() error { return in(cmd.Start) }

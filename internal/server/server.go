@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dbrig/dbrig/internal/dbtarget"
 	"github.com/dbrig/dbrig/internal/exitcode"
 )
 
@@ -180,6 +181,9 @@ func Lookup(name string) (Kind, error) {
 	}
 	if len(kinds) == 0 {
 		return Kind{}, exitcode.Userf("managed servers need a unix host; on this one, give the URL of a server you run")
+	}
+	if dbtarget.Embedded(name) {
+		return Kind{}, exitcode.Userf("%s runs inside dbrig: there is no server of it to start, nor a cluster; its target is a file (--target %s:PATH)", name, name)
 	}
 	return Kind{}, exitcode.Userf("unknown server kind %q (known: %s)", name, strings.Join(Kinds(), ", "))
 }

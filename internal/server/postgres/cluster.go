@@ -218,6 +218,9 @@ func (c *Cluster) primary() *Server {
 	return s
 }
 
+// Dir is where the cluster lives.
+func (c *Cluster) Dir() string { return c.dir }
+
 // Topology is the shape the cluster was made with.
 func (c *Cluster) Topology() server.Topology { return c.topo }
 
@@ -307,6 +310,13 @@ func (c *Cluster) Confine(conf server.Confinement) error {
 func (c *Cluster) Attach() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	return c.attach()
+}
+
+// attach reads the cluster's state and finds its nodes as they are now:
+// another process (a run's failover) may have changed them since this
+// one last looked.
+func (c *Cluster) attach() error {
 	if err := c.resolve(); err != nil {
 		return err
 	}
@@ -390,7 +400,7 @@ func (c *Cluster) writeRecord(ctx context.Context, running bool) error {
 func (c *Cluster) Stop(ctx context.Context) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if err := c.resolve(); err != nil {
+	if err := c.attach(); err != nil {
 		return err
 	}
 	err := c.keep.stop(ctx)
@@ -410,7 +420,7 @@ func (c *Cluster) Running() bool {
 func (c *Cluster) Status(ctx context.Context) (server.Status, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if err := c.resolve(); err != nil {
+	if err := c.attach(); err != nil {
 		return server.Status{}, err
 	}
 	st, err := c.primary().Status(ctx)
@@ -432,7 +442,7 @@ func (c *Cluster) Status(ctx context.Context) (server.Status, error) {
 func (c *Cluster) Nodes(ctx context.Context) ([]server.Node, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if err := c.resolve(); err != nil {
+	if err := c.attach(); err != nil {
 		return nil, err
 	}
 	out := make([]server.Node, len(c.nodes))
@@ -460,6 +470,9 @@ func (c *Cluster) Switchover(ctx context.Context, note func(string)) (server.Nod
 func (c *Cluster) handOver(ctx context.Context, note func(string), change func(context.Context, func(string)) (string, error)) (server.Node, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if err := c.attach(); err != nil {
+		return server.Node{}, err
+	}
 	if !c.running {
 		return server.Node{}, exitcode.Userf("the cluster in %s is not running: start it with dbrig server start --dir %s", c.dir, c.dir)
 	}

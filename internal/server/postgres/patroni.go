@@ -260,7 +260,7 @@ func (h *patroni) startEtcd(ctx context.Context, bin string) error {
 			"--initial-cluster", "dbrig="+peer)
 		cmd.Dir = dir
 		var err error
-		if e.Daemon, err = server.StartDaemon(detach(cmd), filepath.Join(c.dir, "etcd.log"), nil); err != nil {
+		if e.Daemon, err = server.StartDaemon(cmd, filepath.Join(c.dir, "etcd.log"), nil); err != nil {
 			return err
 		}
 		if err := c.writeState(); err != nil {
@@ -282,13 +282,6 @@ func (h *patroni) startEtcd(ctx context.Context, bin string) error {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-}
-
-// detach makes cmd, which exec.CommandContext made, outlive ctx: a
-// daemon's end is Stop's business.
-func detach(cmd *exec.Cmd) *exec.Cmd {
-	cmd.Cancel = func() error { return nil }
-	return cmd
 }
 
 func readLog(path string) []byte {
@@ -436,7 +429,7 @@ func (h *patroni) startNode(ctx context.Context, bin, name string) error {
 		return nil
 	}
 	cmd := s.Command(ctx, bin, patroniConfig(s))
-	d, err := server.StartDaemon(detach(cmd), filepath.Join(s.Dir, "patroni.log"), s.peer.start)
+	d, err := server.StartDaemon(cmd, filepath.Join(s.Dir, "patroni.log"), s.peer.start)
 	if err != nil {
 		return err
 	}
