@@ -251,7 +251,7 @@ func TestClusterRefusals(t *testing.T) {
 		{"sync without replicas", []string{"server", "start", "--sync-replicas", "1", "--dir", filepath.Join(dir, "x")}, "give --replicas N"},
 		{"too many sync", []string{"server", "start", "--replicas", "1", "--sync-replicas", "2", "--dir", filepath.Join(dir, "y")}, "want from 0 to the 1 replicas"},
 		{"unknown ha", []string{"server", "start", "--replicas", "1", "--ha", "repmgr", "--dir", filepath.Join(dir, "z")}, "--ha repmgr"},
-		{"failover without a server", []string{"run", "tproc-c", "--target", "sqlite:" + filepath.Join(dir, "a.db"), "--failover-at", "5s"}, "--failover-at needs a managed server"},
+		{"failover without a server", []string{"run", "tproc-c", "--target", "sqlite:" + filepath.Join(dir, "a.db"), "--failover-at", "5s"}, "--failover-at needs a managed cluster"},
 		{"failover past the end", []string{"run", "tproc-c", "--duration", "10s", "--rampup", "1s", "--failover-at", "20s", "--server-dir", dir}, "past the run's end"},
 		{"failover on nothing", []string{"run", "tproc-c", "--failover-at", "5s", "--server-dir", dir}, "no dbrig"},
 		{"failover on no cluster", []string{"server", "failover", "--dir", dir}, "no dbrig"},

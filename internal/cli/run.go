@@ -73,7 +73,7 @@ func newRun() *cobra.Command {
 		if _, ok := w.(workload.DurabilityAuditor); ok {
 			fs.BoolVar(&f.audit, "audit-durability", false, "log every change the database acknowledges, beside the result, and look each up after the run (see dbrig audit durability)")
 		}
-		f.kill.add(fs)
+		f.kill.add(fs, &f.Options)
 		w.RunFlags(fs)
 		sessionsAlias(fs)
 		return c

@@ -34,7 +34,7 @@ type ServerBuild struct {
 func (s *Sweep) ServerBuilds(ctx context.Context) ([]ServerBuild, error) {
 	t := s.Spec.Target
 	if len(t.Servers) == 0 {
-		b, err := newBuild(ctx, t.Server, "", filepath.Join(s.Dir, "server"), t.PGBin)
+		b, err := newBuild(ctx, t.Server, "", filepath.Join(s.Dir, "server"), t.PGBin, t.Topology)
 		return []ServerBuild{b}, err
 	}
 	used := map[string]bool{}
@@ -42,13 +42,18 @@ func (s *Sweep) ServerBuilds(ctx context.Context) ([]ServerBuild, error) {
 		used[s.Spec.BuildOf(p)] = true
 	}
 	var builds []ServerBuild
-	clusters := map[[2]string]string{} // kind and data format: cluster directory
+	// Builds of one kind, data format and topology share a directory.
+	type shared struct {
+		kind, format string
+		topo         server.Topology
+	}
+	clusters := map[shared]string{}
 	for _, bin := range t.Servers {
 		if !used[bin.Name] {
 			continue
 		}
 		own := filepath.Join(s.Dir, "server-"+bin.Name)
-		b, err := newBuild(ctx, bin.Kind, bin.Name, own, bin.Bin)
+		b, err := newBuild(ctx, bin.Kind, bin.Name, own, bin.Bin, bin.Topology)
 		if err != nil {
 			return nil, err
 		}
@@ -56,28 +61,39 @@ func (s *Sweep) ServerBuilds(ctx context.Context) ([]ServerBuild, error) {
 		if b.Err == nil {
 			format, b.Err = b.Server.DataFormat(ctx)
 		}
-		if dir, ok := clusters[[2]string{bin.Kind, format}]; ok && b.Err == nil {
+		key := shared{bin.Kind, format, bin.Topology}
+		if dir, ok := clusters[key]; ok && b.Err == nil {
 			// The kind was looked up by newBuild already.
-			b.Server, _ = server.New(bin.Kind, dir, bin.Bin)
+			b.Server, _ = newServer(bin.Kind, dir, bin.Bin, bin.Topology)
 			b.Dir = dir
 		} else if b.Err == nil {
-			clusters[[2]string{bin.Kind, format}] = own
+			clusters[key] = own
 		}
 		builds = append(builds, b)
 	}
 	return builds, nil
 }
 
-// newBuild is the server of kind in dir running the binaries in bin; a
-// build whose version cannot be read has Err set.
-func newBuild(ctx context.Context, kind, name, dir, bin string) (ServerBuild, error) {
-	srv, err := server.New(kind, dir, bin)
+// newBuild is the server of kind in dir running the binaries in bin, a
+// cluster of topo where it is not zero; a build whose version cannot be
+// read has Err set.
+func newBuild(ctx context.Context, kind, name, dir, bin string, topo server.Topology) (ServerBuild, error) {
+	srv, err := newServer(kind, dir, bin, topo)
 	if err != nil {
 		return ServerBuild{}, err
 	}
 	b := ServerBuild{Name: name, Server: srv, Dir: dir}
 	b.Version, b.Err = srv.Version(ctx)
 	return b, nil
+}
+
+// newServer is the server of kind in dir, a cluster of topo where it is
+// not zero.
+func newServer(kind, dir, bin string, topo server.Topology) (server.Server, error) {
+	if topo.IsZero() {
+		return server.New(kind, dir, bin)
+	}
+	return server.NewCluster(kind, dir, bin, topo)
 }
 
 // UsableServerBuilds are ServerBuilds, or a one-line refusal naming each

@@ -207,6 +207,18 @@ func (s *Spec) KindOf(build string) string {
 	return s.Target.Server
 }
 
+// TopologyOf is the point's server's cluster: its build's, or the
+// target's; the zero Topology for one server or a target of a URL.
+func (s *Spec) TopologyOf(p Point) server.Topology {
+	name := s.BuildOf(p)
+	for _, b := range s.Target.Servers {
+		if b.Name == name {
+			return b.Topology
+		}
+	}
+	return s.Target.Topology
+}
+
 // serverStart is what a point's server starts with; a point that differs
 // from the one before in any of it restarts the server.
 type serverStart struct {

@@ -35,6 +35,16 @@ func (r *run) measure(ctx context.Context, pi, rep int, params []Param) (string,
 		mixed := workload.NewMixed(groups)
 		w, opened, opt.VUs = mixed, mixed, mixed.VUs()
 	}
+	if r.srv != nil {
+		if opt.Actions, err = runner.ClusterActions(r.srv, opt, r.build(r.Points[pi]).Dir); err != nil {
+			return "", err
+		}
+	}
+	// A cluster whose primary a run changed starts again, its lost node
+	// made anew, before the next run.
+	if len(opt.Actions) > 0 {
+		defer func() { r.running = nil }()
+	}
 	opt.Progress, opt.Quit = r.o.Progress, r.o.Quit
 	opt.Telemetry.Server = r.facts
 	opt.Warn = func(msg string) { fmt.Fprintln(r.o.Log, "dbrig: "+msg) }

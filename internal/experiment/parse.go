@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/human"
@@ -258,7 +259,10 @@ func (p parser) target(n *yaml.Node, t *Target) error {
 				err = p.errf(v, "target.%s: %v", key, err)
 			}
 		default:
-			err = p.errf(k, "unknown key %q in target (known: managed, settings, pg_bin, servers, memory, cpus, url)", key)
+			var known bool
+			if known, err = p.topology(key, v, "target", &t.Topology); !known {
+				err = p.errf(k, "unknown key %q in target (known: managed, settings, pg_bin, servers, memory, cpus, url, %s)", key, strings.Join(topologyKeys, ", "))
+			}
 		}
 		return err
 	})
@@ -266,9 +270,26 @@ func (p parser) target(n *yaml.Node, t *Target) error {
 		return err
 	}
 	for i := range t.Servers {
-		if t.Servers[i].Kind == "" {
-			t.Servers[i].Kind = t.Server
+		b := &t.Servers[i]
+		if b.Kind == "" {
+			b.Kind = t.Server
 		}
+		if !b.ownTopology {
+			b.Topology = t.Topology
+		}
+	}
+	if err := t.Topology.Check(); err != nil {
+		return p.errf(n, "target: %v", err)
+	}
+	for _, b := range append([]Build{{Kind: t.Server, Topology: t.Topology}}, t.Servers...) {
+		if t.Managed && !b.Topology.IsZero() {
+			if err := server.CheckCluster(b.Kind, b.Topology); err != nil {
+				return p.errf(n, "target: %v", err)
+			}
+		}
+	}
+	if !t.Managed && !t.Topology.IsZero() {
+		return p.errf(n, "target: replicas and the other cluster keys make a cluster dbrig starts; only a managed target (target: {managed: postgres}) can have them")
 	}
 	switch {
 	case t.Managed && t.URL != "":
@@ -319,10 +340,20 @@ func (p parser) builds(n *yaml.Node) ([]Build, error) {
 				case "settings":
 					b.Settings, err = p.params(v, where+".settings")
 				default:
-					err = p.errf(k, "unknown key %q in %s (known: managed, bin, settings)", key, where)
+					var known bool
+					known, err = p.topology(key, v, where, &b.Topology)
+					b.ownTopology = b.ownTopology || known
+					if !known {
+						err = p.errf(k, "unknown key %q in %s (known: managed, bin, settings, %s)", key, where, strings.Join(topologyKeys, ", "))
+					}
 				}
 				return err
 			})
+			if err == nil {
+				if terr := b.Topology.Check(); terr != nil {
+					err = p.errf(k, "%s: %v", where, terr)
+				}
+			}
 		} else {
 			b.Bin, err = p.scalar(v, where)
 		}
@@ -330,6 +361,50 @@ func (p parser) builds(n *yaml.Node) ([]Build, error) {
 		return err
 	})
 	return out, err
+}
+
+// topologyKeys are a cluster's keys, in target and in a build.
+var topologyKeys = []string{"replicas", "sync_replicas", "ha", "replica_delay", "ttl", "loop_wait"}
+
+// topology reads key, if it is one of topologyKeys, into t; known says
+// whether it was.
+func (p parser) topology(key string, v *yaml.Node, where string, t *server.Topology) (known bool, err error) {
+	if !slices.Contains(topologyKeys, key) {
+		return false, nil
+	}
+	value, err := p.scalar(v, where+"."+key)
+	if err != nil {
+		return true, err
+	}
+	bad := func(want string) error { return p.errf(v, "%s.%s: want %s, got %q", where, key, want, value) }
+	switch key {
+	case "replicas", "sync_replicas":
+		n, err := strconv.Atoi(value)
+		if err != nil {
+			return true, bad("a whole number")
+		}
+		if key == "replicas" {
+			t.Replicas = n
+		} else {
+			t.SyncReplicas = n
+		}
+	case "ha":
+		t.HA = value
+	default:
+		d, err := time.ParseDuration(value)
+		if err != nil {
+			return true, bad("a duration such as 2ms or 20s")
+		}
+		switch key {
+		case "replica_delay":
+			t.ReplicaDelay = d
+		case "ttl":
+			t.TTL = d
+		default:
+			t.LoopWait = d
+		}
+	}
+	return true, nil
 }
 
 var buildName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._-]*$`)

@@ -74,6 +74,9 @@ type Target struct {
 	// Confinement is the machine the managed server gets, unless a point
 	// varies it.
 	Confinement server.Confinement
+	// Topology makes the managed server a cluster (target: {replicas: N,
+	// ...}); a build of target.servers may have its own.
+	Topology server.Topology
 }
 
 // Build is one build of target.servers: a kind of server, the directory
@@ -86,7 +89,12 @@ type Build struct {
 	Kind     string
 	Bin      string
 	Settings []Param
-	line     int
+	// Topology is the build's cluster, the target's unless the build
+	// names one of its own (ownTopology: it set a cluster's key, if only
+	// replicas: 0, one server).
+	Topology    server.Topology
+	ownTopology bool
+	line        int
 }
 
 // Spec is a parsed, validated experiment.

@@ -1,10 +1,12 @@
 package experiment_test
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	_ "github.com/dbrig/dbrig/internal/dbtarget/postgres"
 	_ "github.com/dbrig/dbrig/internal/dbtarget/sqlite"
@@ -127,9 +129,9 @@ var specErrors = []struct{ name, yaml, want string }{
 	{"unknown top-level key", managedSpec + "repaet: 3\n",
 		`s.yaml line 4: unknown key "repaet" at the top level (known: name, target, workload, build, run, vary, follow, baseline, repeat, with, thresholds)`},
 	{"unknown nested key", managedSpec + "run:\n  rampup: 1s\n  duraton: 60s\n",
-		`s.yaml line 6: unknown key "duraton" in run (known: rampup, duration, vus, connections, client_cpus, sample, lost_after, stall_after, prewarm, all_warehouses, keying_thinking, mode, terminals_per_warehouse)`},
+		`s.yaml line 6: unknown key "duraton" in run (known: rampup, duration, vus, connections, client_cpus, sample, lost_after, failover_at, switchover_at, stall_after, prewarm, all_warehouses, keying_thinking, mode, terminals_per_warehouse)`},
 	{"unknown target key", "target: {managed: true, setings: {a: b}}\nworkload: tproc-c\n",
-		`s.yaml line 1: unknown key "setings" in target (known: managed, settings, pg_bin, servers, memory, cpus, url)`},
+		`s.yaml line 1: unknown key "setings" in target (known: managed, settings, pg_bin, servers, memory, cpus, url, replicas, sync_replicas, ha, replica_delay, ttl, loop_wait)`},
 	{"bad memory", "target:\n  managed: true\n  memory: 2 gigs\nworkload: tproc-c\n",
 		`s.yaml line 3: target.memory: want a size such as 512MB, 2GB or 1.5GiB, got "2 gigs"`},
 	{"bad cpus", "target: {managed: true, cpus: 0-}\nworkload: tproc-c\n",
@@ -358,7 +360,7 @@ func TestSpecBuildsOfTheirOwn(t *testing.T) {
 	}
 	for _, c := range []struct{ servers, want string }{
 		{"{a: {managed: nosuch}}", `x.yaml line 1: target.servers.a.managed: unknown server kind "nosuch"`},
-		{"{a: {bin: /x, port: 1}}", `unknown key "port" in target.servers.a (known: managed, bin, settings)`},
+		{"{a: {bin: /x, port: 1}}", `unknown key "port" in target.servers.a (known: managed, bin, settings, replicas, sync_replicas, ha, replica_delay, ttl, loop_wait)`},
 		{"{a: {settings: [1]}}", "target.servers.a.settings: want a mapping"},
 		{"{a: [1]}", "target.servers.a: want a single value, got a list"},
 	} {
@@ -460,5 +462,64 @@ func TestSpecFollow(t *testing.T) {
 	}
 	if got := back.Label(points[3]); got != s.Label(points[3]) {
 		t.Errorf("the spec in the sweep document reads back with %q, want %q", got, s.Label(points[3]))
+	}
+}
+
+const clusterSpec = `target:
+  managed: postgres
+  replicas: 1
+  servers:
+    one: {replicas: 0}
+    async: {}
+    sync-5ms: {replicas: 1, sync_replicas: 1, replica_delay: 5ms}
+    patroni: {replicas: 2, sync_replicas: 1, ha: patroni, ttl: 20s, loop_wait: 5s}
+workload: tproc-c
+run: {failover_at: 20s}
+vary: {server: [one, async, sync-5ms, patroni]}
+`
+
+// TestSpecClusters: a target, or each of its builds, can be a cluster,
+// which the spec kept in the sweep document keeps; a build without keys
+// of its own takes the target's.
+func TestSpecClusters(t *testing.T) {
+	spec := strings.Replace(clusterSpec, "run: {failover_at: 20s}\n", "", 1)
+	s, err := experiment.Parse("x.yaml", []byte(spec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]server.Topology{}
+	for _, pt := range s.Points() {
+		got[s.BuildOf(pt)] = s.TopologyOf(pt)
+	}
+	want := map[string]server.Topology{
+		"one":      {},
+		"async":    {Replicas: 1},
+		"sync-5ms": {Replicas: 1, SyncReplicas: 1, ReplicaDelay: 5 * time.Millisecond},
+		"patroni":  {Replicas: 2, SyncReplicas: 1, HA: "patroni", TTL: 20 * time.Second, LoopWait: 5 * time.Second},
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("topologies %v, want %v", got, want)
+	}
+	back, err := experiment.Parse("x.json", s.JSON())
+	if err != nil {
+		t.Fatalf("the sweep document's spec: %v\n%s", err, s.JSON())
+	}
+	for _, pt := range back.Points() {
+		if g := back.TopologyOf(pt); g != want[back.BuildOf(pt)] {
+			t.Errorf("%s's topology read back from the sweep document: %v, want %v", back.BuildOf(pt), g, want[back.BuildOf(pt)])
+		}
+	}
+	for _, c := range []struct{ spec, want string }{
+		{clusterSpec, "failover_at changes a cluster's primary, and the run's server (at the point server=one) is one server"},
+		{"target: {managed: mariadb, replicas: 2}\nworkload: tproc-c\n", "dbrig makes no mariadb clusters yet"},
+		{"target: {url: 'sqlite:x.db', replicas: 2}\nworkload: tproc-c\n", "only a managed target"},
+		{"target: {managed: postgres, replicas: 1, sync_replicas: 2}\nworkload: tproc-c\n", "--sync-replicas 2: want from 0 to the 1 replicas"},
+		{"target: {managed: postgres, replicas: two}\nworkload: tproc-c\n", "target.replicas: want a whole number"},
+		{"target: {managed: postgres}\nworkload: tproc-c\nrun: {switchover_at: 5s}\n", "switchover_at changes a cluster's primary"},
+	} {
+		_, err := experiment.Parse("x.yaml", []byte(c.spec))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: error %v, want %q", c.spec, err, c.want)
+		}
 	}
 }

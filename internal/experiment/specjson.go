@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"slices"
+	"strconv"
+	"time"
 
 	"github.com/dbrig/dbrig/internal/dbtarget"
+	"github.com/dbrig/dbrig/internal/server"
 )
 
 // orderedJSON writes params as a JSON object in their order, so that the
@@ -16,26 +19,67 @@ func (o orderedJSON) MarshalJSON() ([]byte, error) {
 	return objectInOrder(o, func(p Param) (string, any) { return p.Name, p.Value })
 }
 
-// orderedBuilds are target.servers, for a target whose kind is kind.
+// orderedBuilds are target.servers, for a target whose kind is kind
+// and cluster topo.
 type orderedBuilds struct {
 	builds []Build
 	kind   string
+	topo   server.Topology
 }
 
 // MarshalJSON writes the builds as the spec did: each its binaries'
-// directory alone, or mappings when one has a kind of its own or settings.
+// directory alone, or mappings when one has a kind, settings or a
+// cluster of its own.
 func (o orderedBuilds) MarshalJSON() ([]byte, error) {
-	plain := !slices.ContainsFunc(o.builds, func(b Build) bool { return b.Kind != o.kind || len(b.Settings) > 0 })
+	own := func(b Build) bool { return b.ownTopology || b.Topology != o.topo }
+	plain := !slices.ContainsFunc(o.builds, func(b Build) bool { return b.Kind != o.kind || len(b.Settings) > 0 || own(b) })
 	return objectInOrder(o.builds, func(b Build) (string, any) {
 		if plain {
 			return b.Name, b.Bin
+		}
+		var t topologyJSON
+		if own(b) {
+			t = newTopologyJSON(b.Topology, true)
 		}
 		return b.Name, struct {
 			Managed  string      `json:"managed"`
 			Bin      string      `json:"bin,omitempty"`
 			Settings orderedJSON `json:"settings,omitempty"`
-		}{b.Kind, b.Bin, b.Settings}
+			topologyJSON
+		}{b.Kind, b.Bin, b.Settings, t}
 	})
+}
+
+// topologyJSON is a cluster's keys (topologyKeys), as a spec writes them.
+type topologyJSON struct {
+	Replicas     string `json:"replicas,omitempty"`
+	SyncReplicas string `json:"sync_replicas,omitempty"`
+	HA           string `json:"ha,omitempty"`
+	ReplicaDelay string `json:"replica_delay,omitempty"`
+	TTL          string `json:"ttl,omitempty"`
+	LoopWait     string `json:"loop_wait,omitempty"`
+}
+
+// newTopologyJSON is t's keys; explicit writes replicas even when there
+// are none, for a build that is one server beside a target's cluster.
+func newTopologyJSON(t server.Topology, explicit bool) topologyJSON {
+	n := func(v int) string {
+		if v == 0 {
+			return ""
+		}
+		return strconv.Itoa(v)
+	}
+	replicas := n(t.Replicas)
+	if explicit {
+		replicas = strconv.Itoa(t.Replicas)
+	}
+	d := func(v time.Duration) string {
+		if v == 0 {
+			return ""
+		}
+		return v.String()
+	}
+	return topologyJSON{replicas, n(t.SyncReplicas), t.HA, d(t.ReplicaDelay), d(t.TTL), d(t.LoopWait)}
 }
 
 type orderedVary []Vary
@@ -87,12 +131,13 @@ func (s *Spec) JSON() json.RawMessage {
 		Memory   string         `json:"memory,omitempty"`
 		CPUs     string         `json:"cpus,omitempty"`
 		URL      string         `json:"url,omitempty"`
+		topologyJSON
 	}
 	memory, _ := s.Target.Confine(MemoryParam)
 	cpus, _ := s.Target.Confine(CPUsParam)
 	var servers *orderedBuilds
 	if len(s.Target.Servers) > 0 {
-		servers = &orderedBuilds{s.Target.Servers, s.Target.Server}
+		servers = &orderedBuilds{s.Target.Servers, s.Target.Server, s.Target.Topology}
 	}
 	v := struct {
 		Name       string        `json:"name"`
@@ -106,7 +151,7 @@ func (s *Spec) JSON() json.RawMessage {
 		Repeat     int           `json:"repeat"`
 		With       orderedJSON   `json:"with,omitempty"`
 		Thresholds []string      `json:"thresholds,omitempty"`
-	}{s.Name, targetJSON{s.Target.Server, s.Target.Settings, s.Target.PGBin, servers, memory, cpus, dbtarget.Redact(s.Target.URL)},
+	}{s.Name, targetJSON{s.Target.Server, s.Target.Settings, s.Target.PGBin, servers, memory, cpus, dbtarget.Redact(s.Target.URL), newTopologyJSON(s.Target.Topology, false)},
 		s.Workload, s.Build, s.Run, s.Vary, s.Follow, s.Baseline, s.Repeat, s.With, s.ThresholdExprs()}
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {

@@ -48,7 +48,7 @@ func (s *Spec) validate(p parser, lines map[string]int) error {
 		return p.errf(&yaml.Node{Line: lines["workload"]}, "unknown workload %q (known: %s)", s.Workload, strings.Join(workload.Names(), ", "))
 	}
 	c := newChecker(s, p, w)
-	for _, check := range []func() error{c.with, c.build, c.run, c.vary, c.follow, c.pool, c.serversVaried, c.baseline, c.thresholds} {
+	for _, check := range []func() error{c.with, c.build, c.run, c.vary, c.follow, c.pool, c.clusterActions, c.serversVaried, c.baseline, c.thresholds} {
 		if err := check(); err != nil {
 			return err
 		}
@@ -344,6 +344,31 @@ func (c *checker) pool() error {
 	return nil
 }
 
+// clusterActions checks that a point that changes its cluster's primary
+// (failover_at, switchover_at) runs on a cluster.
+func (c *checker) clusterActions() error {
+	for _, name := range []string{"failover_at", "switchover_at"} {
+		line, ok := c.setLine(name)
+		if !ok {
+			continue
+		}
+		for _, pt := range c.s.Points() {
+			_, o, err := c.s.configure(c.s.RunParams(pt))
+			if err != nil || o.FailoverAt == 0 && o.SwitchoverAt == 0 {
+				continue
+			}
+			if c.s.TopologyOf(pt).Replicas == 0 {
+				at := ""
+				if label := c.s.Label(pt); label != "" {
+					at = " (at the point " + label + ")"
+				}
+				return c.errf(line, "%s changes a cluster's primary, and the run's server%s is one server: give the target or its build replicas (target: {managed: postgres, replicas: 2})", name, at)
+			}
+		}
+	}
+	return nil
+}
+
 // setLine is the line of the spec that sets name: in run, vary or
 // follow; false where none does.
 func (c *checker) setLine(name string) (int, bool) {
@@ -388,7 +413,7 @@ func (c *checker) baseline() error {
 // nor varies at the runner's default, so the sweep document shows what ran.
 func (s *Spec) addRunDefaults(fixedWork bool) {
 	for _, rp := range runner.Params {
-		if !rp.Timed || fixedWork || slices.ContainsFunc(s.Run, func(r Param) bool { return r.Name == rp.Name }) ||
+		if !rp.Timed || rp.Act || fixedWork || slices.ContainsFunc(s.Run, func(r Param) bool { return r.Name == rp.Name }) ||
 			slices.ContainsFunc(s.Vary, func(v Vary) bool { return v.Name == rp.Name }) ||
 			slices.ContainsFunc(s.Follow, func(v Vary) bool { return v.Name == rp.Name }) {
 			continue

@@ -26,6 +26,9 @@ type Param struct {
 	// Timed marks a parameter of a timed window, which a workload of a
 	// fixed amount of work does not take.
 	Timed bool
+	// Act marks a moment at which the run acts on its system under test:
+	// a run that does not set it does not act, and records nothing of it.
+	Act bool
 	// field is the Options field the parameter sets: *int or *time.Duration.
 	field func(o *Options) any
 }
@@ -46,6 +49,10 @@ var Params = []Param{
 		field: func(o *Options) any { return &o.Telemetry.Interval }},
 	{Name: "lost_after", Default: dbtarget.ReconnectLimit.String(), Usage: "how long the server may stay out of reach, or answer nothing, before the run gives it up, ends and fails (at least 1s)",
 		field: func(o *Options) any { return &o.LostAfter }},
+	{Name: "failover_at", Default: "0s", Usage: "lose the primary of the run's managed cluster this long after the run starts, as a lost machine would (its postmaster and HA manager killed), and carry on on the node promoted (0: never)", Timed: true, Act: true,
+		field: func(o *Options) any { return &o.FailoverAt }},
+	{Name: "switchover_at", Default: "0s", Usage: "hand the primary's role of the run's managed cluster to another node, planned, this long after the run starts (0: never)", Timed: true, Act: true,
+		field: func(o *Options) any { return &o.SwitchoverAt }},
 	{Name: "stall_after", Default: driver.DefaultStallAfter.String(), Usage: "how long no transaction may end while virtual users wait in one before the run names it a stall; also how long a window's edge waits for the transactions in hand (at least 1s)",
 		field: func(o *Options) any { return &o.StallAfter }},
 }
@@ -172,6 +179,10 @@ func (o Options) check(name string) error {
 		return fmt.Errorf("must be at least 1s, got %s", o.LostAfter)
 	case name == "stall_after" && o.StallAfter < time.Second:
 		return fmt.Errorf("must be at least 1s, got %s", o.StallAfter)
+	case (name == "failover_at" || name == "switchover_at") && (o.FailoverAt < 0 || o.SwitchoverAt < 0):
+		return fmt.Errorf("must be a moment after the run starts, not negative")
+	case (name == "failover_at" || name == "switchover_at") && max(o.FailoverAt, o.SwitchoverAt) >= o.Rampup+o.Duration && o.Duration > 0:
+		return fmt.Errorf("is past the run's end, %s after it starts", o.Rampup+o.Duration)
 	case name == "sample" && o.Telemetry.Interval != 0 && o.Telemetry.Interval < minSample:
 		return fmt.Errorf("must be at least %s, got %s", minSample, o.Telemetry.Interval)
 	}

@@ -47,6 +47,10 @@ type Options struct {
 	// run (a server killed and restarted); the document records their
 	// events.
 	Actions []driver.Action
+	// FailoverAt and SwitchoverAt change the primary of the cluster the
+	// run's target is on, that long after the run starts (0: never);
+	// whoever knows the cluster makes them Actions (ClusterActions).
+	FailoverAt, SwitchoverAt time.Duration
 	// LostAfter and StallAfter are the driver's: how long a server may be
 	// out of reach before the run gives it up, and how long nothing may
 	// end while virtual users wait before that is a stall.

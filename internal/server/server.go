@@ -211,23 +211,32 @@ func Attach(kind, dir string) (Server, error) {
 }
 
 // NewCluster returns a cluster of kind in dir, of topology t; see
-// Kind.NewCluster. A kind without clusters, or an HA manager it cannot
-// be kept by, is refused in one line.
+// Kind.NewCluster and CheckCluster.
 func NewCluster(kind, dir, binHint string, t Topology) (Cluster, error) {
-	k, err := Lookup(kind)
-	if err != nil {
+	if err := CheckCluster(kind, t); err != nil {
 		return nil, err
 	}
+	return kinds[kind].NewCluster(dir, binHint, t), nil
+}
+
+// CheckCluster refuses, in one line, a cluster of kind and topology t
+// that cannot be: a kind without clusters, an HA manager it cannot be
+// kept by, a topology that is not one.
+func CheckCluster(kind string, t Topology) error {
+	k, err := Lookup(kind)
+	if err != nil {
+		return err
+	}
 	if err := t.Check(); err != nil {
-		return nil, err
+		return err
 	}
 	switch {
 	case k.NewCluster == nil:
-		return nil, exitcode.Userf("dbrig makes no %s clusters yet: --replicas and the other cluster flags are for --kind %s", kind, strings.Join(clusterKinds(), ", "))
+		return exitcode.Userf("dbrig makes no %s clusters yet: --replicas and the other cluster flags are for --kind %s", kind, strings.Join(clusterKinds(), ", "))
 	case t.HA != "" && !slices.Contains(k.HA, t.HA):
-		return nil, exitcode.Userf("--ha %s: a %s cluster can be kept by %s", t.HA, kind, strings.Join(append([]string{"dbrig itself (no --ha)"}, k.HA...), " or "))
+		return exitcode.Userf("--ha %s: a %s cluster can be kept by %s", t.HA, kind, strings.Join(append([]string{"dbrig itself (no --ha)"}, k.HA...), " or "))
 	}
-	return k.NewCluster(dir, binHint, t), nil
+	return nil
 }
 
 // clusterKinds names the kinds that make clusters.
