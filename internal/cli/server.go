@@ -7,6 +7,7 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/dbrig/dbrig/internal/dbtarget"
@@ -174,7 +175,7 @@ func (o *serverStart) run(c *cobra.Command) error {
 		fmt.Fprintf(out, "Confined: %s\n", confinedLine(st))
 	}
 	if cl, ok := s.(server.Cluster); ok {
-		fmt.Fprintf(out, "Cluster:  %s\n", cl.Topology())
+		fmt.Fprintf(out, "Topology: %s\n", cl.Topology())
 		if err := printNodes(ctx, out, cl); err != nil {
 			return err
 		}
@@ -311,7 +312,7 @@ words of its log. The exit code is 0 when the server runs, 1 otherwise.`,
 			}
 			printStatus(c.OutOrStdout(), dir, st)
 			if cl, ok := s.(server.Cluster); ok {
-				fmt.Fprintf(c.OutOrStdout(), "  cluster:  %s\n", cl.Topology())
+				fmt.Fprintf(c.OutOrStdout(), "  topology: %s\n", cl.Topology())
 				if err := printNodes(ctx, c.OutOrStdout(), cl); err != nil {
 					return err
 				}
@@ -390,26 +391,34 @@ func handOverCommand(name, short, long string, change func(context.Context, serv
 	return c
 }
 
-// printNodes prints each node of cluster c: its role, where its log is
+// printNodes prints each node of cluster c: its role, where it listens,
 // and how far behind a replica is.
 func printNodes(ctx context.Context, w io.Writer, c server.Cluster) error {
 	nodes, err := c.Nodes(ctx)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "  %-7s %-8s %-6s %-24s %-21s %-8s %-12s %s\n", "node", "role", "sync", "state", "address", "timeline", "lsn", "lag")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  node\trole\tsync\tstate\taddress\tdelay\ttimeline\tlsn\tlag")
 	for _, n := range nodes {
-		lag := ""
+		lag, delay, tl := "", "", ""
 		if n.Role == server.RoleReplica && n.LagBytes >= 0 {
 			lag = fmt.Sprintf("%s, %s", human.Bytes(float64(n.LagBytes)), n.Lag.Round(time.Millisecond))
 		}
-		tl := ""
+		if n.Delay > 0 {
+			delay = n.Delay.String()
+		}
 		if n.Timeline > 0 {
 			tl = fmt.Sprint(n.Timeline)
 		}
-		fmt.Fprintf(w, "  %-7s %-8s %-6s %-24s %-21s %-8s %-12s %s\n", n.Name, n.Role, n.Sync, n.State, n.Addr, tl, n.LSN, lag)
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", n.Name, n.Role, n.Sync, n.State, n.Addr, delay, tl, n.LSN, lag)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, n := range nodes {
 		if n.Note != "" {
-			fmt.Fprintf(w, "          %s\n", n.Note)
+			fmt.Fprintf(w, "  %s: %s\n", n.Name, n.Note)
 		}
 	}
 	return nil

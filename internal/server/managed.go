@@ -300,6 +300,15 @@ func (m *Managed) Stop(ctx context.Context) error {
 	return errors.Join(WriteStopped(m.Dir), m.Confined.Remove())
 }
 
+// Forget records that the server is gone, killed on purpose (a node
+// lost at a failover): nothing to stop, and no crash to report.
+func (m *Managed) Forget() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.Live.Down()
+	return errors.Join(WriteStopped(m.Dir), m.Confined.Remove())
+}
+
 // ackCrash is a Stop of a server this process does not run: a crash that
 // the state file still records, the server being gone, is acknowledged,
 // so that Status stops reporting it, and the server's cgroup is removed.

@@ -311,7 +311,9 @@ func (r *replicas) failover(ctx context.Context, note func(string)) (string, err
 		}
 		note(fmt.Sprintf("%s lost: SIGKILL to its postmaster (pid %d)", old.Name, pid))
 	}
-	_ = p.Stop(ctx) // acknowledges the crash
+	if err := p.Forget(); err != nil {
+		return "", err
+	}
 	old.Lost = true
 	best, err := r.mostAdvanced(ctx)
 	if err != nil {
