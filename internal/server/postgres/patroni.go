@@ -103,7 +103,7 @@ func (h *patroni) start(ctx context.Context, settings map[string]string) error {
 		n := &c.st.Nodes[i]
 		if n.Lost {
 			// Patroni makes it again from the leader, as a replica.
-			if err := os.RemoveAll(s.DataDir()); err != nil {
+			if err := s.unmake(); err != nil {
 				return err
 			}
 			n.Lost, n.Patroni = false, nil

@@ -131,7 +131,7 @@ func (c *Cluster) liveReplicas() []string {
 // standby of p. Whatever s held before (a node lost at a failover) goes.
 func (r *replicas) clone(ctx context.Context, s *Server, name string, p *Server) error {
 	c := r.c
-	if err := os.RemoveAll(s.DataDir()); err != nil {
+	if err := s.unmake(); err != nil {
 		return err
 	}
 	if _, err := s.Bin(); err != nil {
@@ -160,6 +160,23 @@ func (r *replicas) clone(ctx context.Context, s *Server, name string, p *Server)
 		return err
 	}
 	return atomicfile.Write(s.passPath(), b, 0o600)
+}
+
+// unmake removes what the node held: its data, and its socket's lock,
+// which names the lost postmaster's PID; a zombie the host's init has
+// not reaped yet still holds that PID, and a new postmaster would take
+// it for a live one.
+func (s *Server) unmake() error {
+	if err := os.RemoveAll(s.DataDir()); err != nil {
+		return err
+	}
+	locks, _ := filepath.Glob(filepath.Join(s.Dir, "sock", ".s.PGSQL.*"))
+	for _, l := range locks {
+		if err := os.Remove(l); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // makeSlot makes the physical replication slot name on the running
