@@ -329,17 +329,20 @@ func printBuilds(w io.Writer, sw *experiment.Sweep, builds []experiment.ServerBu
 	fmt.Fprintln(w, "\nServer builds:")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, b := range builds {
-		bin := ""
+		bin, shape := "", ""
 		for _, p := range sw.Spec.Target.Servers {
 			if p.Name == b.Name {
 				bin = strings.TrimSpace(p.Kind + " " + p.Bin)
+				if !p.Topology.IsZero() {
+					shape = p.Topology.String() + ", "
+				}
 			}
 		}
 		if b.Err != nil {
 			fmt.Fprintf(tw, "  %s\t%s\tnot usable: %s\t\n", b.Name, bin, human.OneLine(b.Err))
 			continue
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\tcluster %s\t\n", b.Name, bin, b.Version, b.Dir)
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%scluster %s\t\n", b.Name, bin, b.Version, shape, b.Dir)
 	}
 	tw.Flush()
 }

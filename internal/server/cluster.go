@@ -71,6 +71,15 @@ func (t Topology) String() string {
 	}
 	if t.HA != "" {
 		s += ", kept by " + t.HA
+		if t.TTL > 0 {
+			s += fmt.Sprintf(" (ttl %s", t.TTL)
+			if t.LoopWait > 0 {
+				s += fmt.Sprintf(", loop_wait %s", t.LoopWait)
+			}
+			s += ")"
+		} else if t.LoopWait > 0 {
+			s += fmt.Sprintf(" (loop_wait %s)", t.LoopWait)
+		}
 	}
 	if t.ReplicaDelay > 0 {
 		s += fmt.Sprintf(", each replica %s away", t.ReplicaDelay)
