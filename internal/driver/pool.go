@@ -290,19 +290,14 @@ func (r *runState) serve(ctx context.Context, l *lent, pt *poolTerm, ve *vuEdges
 	}
 	waited := picked.Sub(time.Unix(0, pt.sent)) - held
 	took := ended.Sub(time.Unix(0, pt.sent)) - held
-	rolledBack := errors.Is(err, ErrRollback)
-	ok := err == nil || rolledBack
-	if cfg.Observer != nil {
-		cfg.Observer.Transaction(pt.tx, took, int(retries), outcome(ok, rolledBack))
-	}
 	class := r.count(s, pt.tx, err, retries, t, ended, took)
-	if ok {
+	if o := outcomeOf(err); o == Committed || o == RolledBack {
 		ws.second.record(&p.seconds, r.started, ended, waited)
 		if Phase(r.phase.Load()) == PhaseMeasure {
 			latency.Record(ws.window, waited)
 		}
 	}
-	if !ok && class == dbtarget.ErrConnLost {
+	if class == dbtarget.ErrConnLost {
 		// The terminal goes back to thinking; the session reconnects
 		// before it takes another, and after the window has nothing
 		// more to do.

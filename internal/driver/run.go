@@ -121,6 +121,9 @@ const (
 	RolledBack
 	// Failed is an error, after any retries.
 	Failed
+	// InDoubt is a transaction whose commit was sent and never answered
+	// (ErrInDoubt): neither completed nor failed.
+	InDoubt
 )
 
 // Phase is where a run is.
@@ -157,9 +160,12 @@ type Tick struct {
 
 // TxResult is the measured window's figures for one transaction type.
 type TxResult struct {
-	Name        string
-	Count       int64 // completed: committed or intentionally rolled back
-	Errors      int64
+	Name   string
+	Count  int64 // completed: committed or intentionally rolled back
+	Errors int64
+	// InDoubt is the transactions whose commit was sent and never
+	// answered (ErrInDoubt), in neither Count nor Errors.
+	InDoubt     int64
 	Retries     int64
 	ErrorSample string
 	Hist        *hdrhistogram.Histogram
@@ -170,8 +176,9 @@ type Point struct {
 	T      float64 // seconds since the run started
 	Phase  string
 	Counts []int64
-	// Errors is the transactions that failed in the second, of all types.
-	Errors int64
+	// Errors is the transactions that failed in the second, of all types;
+	// InDoubt those whose commit went unanswered (ErrInDoubt).
+	Errors, InDoubt int64
 	// Latency is the second's completed transactions' percentiles, all
 	// types; nil when none completed.
 	Latency *latency.Percentiles
@@ -631,6 +638,7 @@ func (r *runState) collect(names []string, tallies int) *Result {
 		for _, s := range r.states {
 			tr.Count += s.count[i]
 			tr.Errors += s.errs[i]
+			tr.InDoubt += s.doubts[i]
 			tr.Retries += s.retries[i]
 			if tr.ErrorSample == "" {
 				tr.ErrorSample = s.sample[i]

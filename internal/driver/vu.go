@@ -18,13 +18,16 @@ type vuState struct {
 	done    []atomic.Int64 // completions per type, all phases, for progress
 	count   []int64        // completions per type in the window
 	errs    []int64
+	doubts  []int64 // the window's transactions in doubt, per type
 	retries []int64
 	sample  []string
 	byClass [dbtarget.ErrUserRollback + 1]int64 // the window's errors by class
 	hist    []*hdrhistogram.Histogram
 	tally   Tally
 	scratch Tally // one transaction's counters, reused
-	errAll  atomic.Int64
+	// errAll and doubtAll count the failed and in-doubt transactions,
+	// all phases, for the series.
+	errAll, doubtAll atomic.Int64
 	// began and ended are when the VU's last transaction began and ended
 	// (UnixNano), for the stall check; ended starts as the VU starts.
 	began, ended atomic.Int64
@@ -52,7 +55,7 @@ func (sc *secondHist) record(to *seconds, started, ended time.Time, took time.Du
 
 func newVUState(types, tallies int) *vuState {
 	s := &vuState{
-		done: make([]atomic.Int64, types), count: make([]int64, types), errs: make([]int64, types),
+		done: make([]atomic.Int64, types), count: make([]int64, types), errs: make([]int64, types), doubts: make([]int64, types),
 		retries: make([]int64, types), sample: make([]string, types), hist: make([]*hdrhistogram.Histogram, types),
 		tally: make(Tally, tallies), scratch: make(Tally, tallies), second: secondHist{h: latency.NewSecondHistogram()},
 	}
@@ -110,13 +113,7 @@ func runVU(ctx context.Context, v VU, ve *vuEdges, s *vuState, sh *shared) {
 		if abandoned(ctx, err) {
 			return
 		}
-		rolledBack := errors.Is(err, ErrRollback)
-		ok := err == nil || rolledBack
-		if cfg.Observer != nil {
-			cfg.Observer.Transaction(tx, ended.Sub(began), int(retries), outcome(ok, rolledBack))
-		}
-		class := sh.count(s, tx, err, retries, t, ended, ended.Sub(began))
-		if !ok && class == dbtarget.ErrConnLost {
+		if sh.count(s, tx, err, retries, t, ended, ended.Sub(began)) == dbtarget.ErrConnLost {
 			// A VU back after the window closed has nothing more to do:
 			// its transactions would count on the database's side alone.
 			if !reconnect(ctx, v, sh, ended) || Phase(sh.phase.Load()) == PhaseDone {
@@ -130,33 +127,43 @@ func runVU(ctx context.Context, v VU, ve *vuEdges, s *vuState, sh *shared) {
 }
 
 // count records in s a transaction of type tx that ended at ended and
-// took took, its counters in t, and returns its error's class (ErrOther
-// when it completed).
+// took took, its counters in t, tells the Observer, and returns its
+// error's class: ErrOther when it completed, ErrConnLost when it is in
+// doubt, whose connection died with its commit.
 func (sh *shared) count(s *vuState, tx int, err error, retries int64, t Tally, ended time.Time, took time.Duration) dbtarget.ErrClass {
-	ok := err == nil || errors.Is(err, ErrRollback)
-	class := dbtarget.ErrOther
-	if !ok {
-		class = sh.cfg.Classify(err)
+	o := outcomeOf(err)
+	if sh.cfg.Observer != nil {
+		sh.cfg.Observer.Transaction(tx, took, int(retries), o)
 	}
-	if ok {
+	class := dbtarget.ErrOther
+	switch o {
+	case Committed, RolledBack:
 		s.done[tx].Add(1)
 		recordSecond(s, sh, ended, took)
-	} else {
+	case InDoubt:
+		class = dbtarget.ErrConnLost
+		s.doubtAll.Add(1)
+	case Failed:
+		class = sh.cfg.Classify(err)
 		s.errAll.Add(1)
 		if s.sample[tx] == "" {
 			s.sample[tx] = human.OneLine(err)
 		}
 	}
-	if Phase(sh.phase.Load()) == PhaseMeasure {
-		s.retries[tx] += retries
-		if ok {
-			s.count[tx]++
-			latency.Record(s.hist[tx], took)
-			s.tally.Add(t)
-		} else {
-			s.errs[tx]++
-			s.byClass[class]++
-		}
+	if Phase(sh.phase.Load()) != PhaseMeasure {
+		return class
+	}
+	s.retries[tx] += retries
+	switch o {
+	case Committed, RolledBack:
+		s.count[tx]++
+		latency.Record(s.hist[tx], took)
+		s.tally.Add(t)
+	case InDoubt:
+		s.doubts[tx]++
+	case Failed:
+		s.errs[tx]++
+		s.byClass[class]++
 	}
 	return class
 }
@@ -179,7 +186,8 @@ type runner interface {
 func attempt(ctx context.Context, v runner, tx int, t Tally, cfg *Config) (retries int64, err error) {
 	clear(t)
 	err = v.Run(ctx, tx, t)
-	for err != nil && !errors.Is(err, ErrRollback) && cfg.Classify(err) == dbtarget.ErrRetry && retries < int64(cfg.MaxRetries) {
+	// A commit in doubt may have happened: it is never run again.
+	for err != nil && outcomeOf(err) == Failed && cfg.Classify(err) == dbtarget.ErrRetry && retries < int64(cfg.MaxRetries) {
 		retries++
 		clear(t)
 		err = v.Run(ctx, tx, t)
@@ -187,12 +195,15 @@ func attempt(ctx context.Context, v runner, tx int, t Tally, cfg *Config) (retri
 	return retries, err
 }
 
-func outcome(ok, rolledBack bool) Outcome {
+// outcomeOf is how a transaction that returned err ended.
+func outcomeOf(err error) Outcome {
 	switch {
-	case rolledBack:
-		return RolledBack
-	case ok:
+	case err == nil:
 		return Committed
+	case errors.Is(err, ErrRollback):
+		return RolledBack
+	case errors.Is(err, ErrInDoubt):
+		return InDoubt
 	}
 	return Failed
 }
