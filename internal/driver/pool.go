@@ -230,7 +230,7 @@ func (p *pool) sample(stop <-chan struct{}) {
 // run its transaction, record it, and arm the terminal for its next.
 func (r *runState) runSession(ctx context.Context, se Session, ve *vuEdges, s *vuState, ws *sessionWaits) {
 	p, stop, l := r.pool, r.stop, &lent{se: se}
-	s.ended.Store(time.Now().UnixNano())
+	s.begin()
 	for {
 		// An edge asked for comes first, so that a busy pool reaches it.
 		if !ve.sleep(ctx, 0, stop) {

@@ -31,6 +31,11 @@ type vuState struct {
 	// began and ended are when the VU's last transaction began and ended
 	// (UnixNano), for the stall check; ended starts as the VU starts.
 	began, ended atomic.Int64
+	// id is the holder's index in the run's; start is when it started,
+	// and lastOK when its last transaction completed (0 before the
+	// first), which only its own goroutine writes (see outages).
+	id            int
+	start, lastOK int64
 	// second is the latencies of the second in hand.
 	second secondHist
 }
@@ -65,6 +70,12 @@ func newVUState(types, tallies int) *vuState {
 	return s
 }
 
+// begin is the holder's, as it starts.
+func (s *vuState) begin() {
+	s.start = time.Now().UnixNano()
+	s.ended.Store(s.start)
+}
+
 // shared is what a run's virtual users see of it.
 type shared struct {
 	cfg   *Config
@@ -79,12 +90,13 @@ type shared struct {
 	started time.Time
 	health  *health
 	seconds seconds
+	outages outages
 }
 
 // runVU is one VU's loop: pick, wait, run with retries, record, wait.
 func runVU(ctx context.Context, v VU, ve *vuEdges, s *vuState, sh *shared) {
 	cfg, stop := sh.cfg, sh.stop
-	s.ended.Store(time.Now().UnixNano())
+	s.begin()
 	pacer, _ := v.(Pacer)
 	for n := 0; cfg.Each == 0 || n < cfg.Each; n++ {
 		if !ve.sleep(ctx, 0, stop) {
@@ -140,6 +152,7 @@ func (sh *shared) count(s *vuState, tx int, err error, retries int64, t Tally, e
 	case Committed, RolledBack:
 		s.done[tx].Add(1)
 		recordSecond(s, sh, ended, took)
+		sh.outages.completed(s, ended.UnixNano())
 	case InDoubt:
 		class = dbtarget.ErrConnLost
 		s.doubtAll.Add(1)
