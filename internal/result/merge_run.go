@@ -125,7 +125,7 @@ func (d *Document) figures(parts []partDoc, base partDoc) (*driver.Result, error
 	}
 	res := &driver.Result{Started: d.StartedAt, Interrupted: d.Interrupted, Tx: tx, ErrorClasses: d.ErrorClasses, Pool: pool}
 	for _, p := range d.Series {
-		res.Series = append(res.Series, driver.Point{T: p.T, Phase: p.Phase, Counts: p.Counts, Errors: p.Errors, Latency: p.Latency})
+		res.Series = append(res.Series, driver.Point{T: p.T, Phase: p.Phase, Counts: p.Counts, Errors: p.Errors, InDoubt: p.InDoubt, Latency: p.Latency})
 	}
 	if pool != nil {
 		for _, p := range d.Series {

@@ -142,6 +142,9 @@ type Point struct {
 	Counts []int64 `json:"counts"`
 	// Errors is the transactions that failed in the second, of all types.
 	Errors int64 `json:"errors,omitempty"`
+	// InDoubt is those whose commit was sent and never answered, of all
+	// types, in neither its counts nor its errors.
+	InDoubt int64 `json:"in_doubt,omitempty"`
 	// Latency is the second's completed transactions' percentiles, all
 	// types; absent when none completed, and in older documents.
 	Latency *latency.Percentiles `json:"latency,omitempty"`
@@ -221,10 +224,15 @@ func (t Target) Server() string {
 
 // Tx is one transaction type's figures over the measured window.
 type Tx struct {
-	Name        string          `json:"name"`
-	Count       int64           `json:"count"`
-	PerMinute   float64         `json:"per_minute"`
-	Errors      int64           `json:"errors"`
+	Name      string  `json:"name"`
+	Count     int64   `json:"count"`
+	PerMinute float64 `json:"per_minute"`
+	Errors    int64   `json:"errors"`
+	// InDoubt is the transactions whose commit was sent and never
+	// answered, the connection lost with it: they may or may not have
+	// committed, and count neither in Count nor in Errors; absent when
+	// none were, and in older documents.
+	InDoubt     int64           `json:"in_doubt,omitempty"`
 	Retries     int64           `json:"retries"`
 	ErrorSample string          `json:"error_sample,omitempty"`
 	Latency     latency.Latency `json:"latency"`
@@ -285,7 +293,7 @@ func FromRun(run Run) (*Document, error) {
 		d.Marks = append(d.Marks, Mark{At: m.At, Values: m.Values})
 	}
 	for k, p := range r.Series {
-		pt := Point{T: p.T, Phase: p.Phase, Counts: p.Counts, Errors: p.Errors, Latency: p.Latency}
+		pt := Point{T: p.T, Phase: p.Phase, Counts: p.Counts, Errors: p.Errors, InDoubt: p.InDoubt, Latency: p.Latency}
 		if r.Pool != nil && k < len(r.Pool.Waits) {
 			pt.Wait = r.Pool.Waits[k]
 		}
@@ -317,7 +325,7 @@ func (d *Document) transactions(txs []driver.TxResult) error {
 			pm = float64(tx.Count) * 60 / d.WindowSeconds
 		}
 		d.Transactions = append(d.Transactions, Tx{
-			Name: tx.Name, Count: tx.Count, PerMinute: pm, Errors: tx.Errors, Retries: tx.Retries,
+			Name: tx.Name, Count: tx.Count, PerMinute: pm, Errors: tx.Errors, InDoubt: tx.InDoubt, Retries: tx.Retries,
 			ErrorSample: tx.ErrorSample, Latency: latency.Summarize(tx.Hist), Histogram: enc,
 		})
 	}
