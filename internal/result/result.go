@@ -60,6 +60,9 @@ type Document struct {
 	// Events are what was done to the system under test during the run
 	// (a server killed, and up again), on the series' clock.
 	Events []Event `json:"events,omitempty"`
+	// ActionOutages are what each action that stops the application
+	// (--kill-server-at, a failover) cost it, in the order they started.
+	ActionOutages []ActionOutage `json:"action_outages,omitempty"`
 	// Outages are the stretches the run had no server: from a lost
 	// connection that would not reopen to the first that did.
 	Outages []Span `json:"outages,omitempty"`
@@ -282,6 +285,7 @@ func FromRun(run Run) (*Document, error) {
 		d.Events = append(d.Events, Event(e))
 	}
 	d.health(r)
+	d.actionOutages(r)
 	if err := d.sessions(r.Pool); err != nil {
 		return nil, err
 	}
