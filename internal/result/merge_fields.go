@@ -166,7 +166,7 @@ func markerMarks(marker partDoc, parts []partDoc) []Mark {
 		if n, ok := v[workload.Xacts]; ok && i == len(marker.Marks)-1 && i > 0 {
 			v[workload.Xacts] = n - flushes
 		}
-		out = append(out, Mark{At: m.At, Values: v})
+		out = append(out, Mark{At: m.At, Values: v, Server: m.Server})
 	}
 	return out
 }

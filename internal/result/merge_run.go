@@ -152,8 +152,7 @@ func (d *Document) summarize(parts []partDoc, res *driver.Result, o MergeOptions
 		f.Sessions += cmp.Or(p.Part.Connections, p.Part.VUs)
 	}
 	if len(d.Marks) == 2 {
-		f.Start = workload.Mark{At: d.Marks[0].At, Values: d.Marks[0].Values}
-		f.End = workload.Mark{At: d.Marks[1].At, Values: d.Marks[1].Values}
+		f.Start, f.End = d.Marks[0].Reading(), d.Marks[1].Reading()
 	}
 	f.End.Lost = d.ServerLost != nil && len(d.Marks) < 2
 	sum, err := o.Summarize(f)

@@ -136,6 +136,16 @@ func (d *Document) Metric(key string) (Metric, bool) {
 type Mark struct {
 	At     float64          `json:"at"` // seconds since the run started
 	Values map[string]int64 `json:"values"`
+	// Server is the server the mark was read on (its address and port,
+	// or its socket): across a failover the window's start and end are
+	// read on two. Absent where the target cannot say, and in older
+	// documents.
+	Server string `json:"server,omitempty"`
+}
+
+// Reading is m as its workload read it, for a summary made again.
+func (m Mark) Reading() workload.Mark {
+	return workload.Mark{At: m.At, Values: m.Values, Server: m.Server}
 }
 
 // Point is one second of the series: completions per type, all phases.
@@ -294,7 +304,7 @@ func FromRun(run Run) (*Document, error) {
 		d.Audit = append(d.Audit, AuditItem(a))
 	}
 	for _, m := range run.Marks {
-		d.Marks = append(d.Marks, Mark{At: m.At, Values: m.Values})
+		d.Marks = append(d.Marks, Mark{At: m.At, Values: m.Values, Server: m.Server})
 	}
 	for k, p := range r.Series {
 		pt := Point{T: p.T, Phase: p.Phase, Counts: p.Counts, Errors: p.Errors, InDoubt: p.InDoubt, Latency: p.Latency}
