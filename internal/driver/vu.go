@@ -241,7 +241,9 @@ const reconnectWait = 10 * time.Second
 
 // reconnect retries with backoff until it works or the run stops. A
 // first failure makes the server unreachable since lost, the moment the
-// connection was lost.
+// connection was lost. While an Outage action is watched the backoff does
+// not grow: the outage measured is the system's, to within the first
+// backoff, not the backoff's own doubling.
 func reconnect(ctx context.Context, v reconnecter, sh *shared, lost time.Time) bool {
 	const first = 100 * time.Millisecond
 	backoff, hurry := first, sh.hurry
@@ -266,7 +268,7 @@ func reconnect(ctx context.Context, v reconnecter, sh *shared, lost time.Time) b
 		case <-t.C:
 		}
 		t.Stop()
-		if hurry != nil {
+		if hurry != nil && sh.outages.open.Load() == nil {
 			backoff = min(2*backoff, 5*time.Second)
 		}
 	}

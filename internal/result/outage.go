@@ -2,6 +2,7 @@ package result
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/dbrig/dbrig/internal/driver"
@@ -75,7 +76,8 @@ func perVU(o driver.ActionOutage) PerVU {
 		p.Min, p.Max = sorted[0], sorted[n-1]
 		p.Median = sorted[n/2]
 		if n%2 == 0 {
-			p.Median = (sorted[n/2-1] + sorted[n/2]) / 2
+			// To the millisecond, as the figures it is made of.
+			p.Median = math.Round((sorted[n/2-1]+sorted[n/2])*500) / 1000
 		}
 	}
 	return p
@@ -101,7 +103,7 @@ func (a ActionOutage) note() string {
 	switch {
 	case p.Count == 0:
 		return s
-	case p.Min == p.Max:
+	case fmt.Sprintf("%.1f", p.Min) == fmt.Sprintf("%.1f", p.Max):
 		s += fmt.Sprintf("; per %s %.1f s", who, p.Max)
 	default:
 		s += fmt.Sprintf("; per %s %.1f-%.1f s, median %.1f", who, p.Min, p.Max, p.Median)
