@@ -186,6 +186,9 @@ type ServerLost struct {
 	At      float64 `json:"at"`
 	Seconds float64 `json:"seconds_without_server"`
 	Errors  int64   `json:"errors"`
+	// InDoubt is the window's transactions in doubt, whose commit the loss
+	// left unanswered; absent when none were, and in older documents.
+	InDoubt int64 `json:"in_doubt,omitempty"`
 	// Window is the measured window's full length, of which the run's
 	// rates count only WindowSeconds, up to the loss.
 	Window float64 `json:"window_seconds"`
