@@ -131,7 +131,7 @@ func audited(t *testing.T, out string) *result.Durability {
 	if doc.ErrorClasses["connection_lost"]+inDoubt == 0 {
 		t.Errorf("errors by class %v, %d in doubt; want lost connections, among the errors or in doubt", doc.ErrorClasses, inDoubt)
 	}
-	outage(t, doc, 2)
+	outage(t, doc, 2, doc.Events[0].T, doc.Events[1].T)
 	if len(doc.Marks) != 2 || doc.Marks[0].Server == "" || doc.Marks[1].Server != doc.Marks[0].Server {
 		t.Errorf("marks %+v, want both read on the one server, named", doc.Marks)
 	}
@@ -157,26 +157,47 @@ func audited(t *testing.T, out string) *result.Durability {
 	return d
 }
 
-// outage checks the outage around the run's kill, of vus virtual users:
-// it covers the kill and the restart, and no virtual user's is shorter.
-// A backend may still commit for a moment after its postmaster's kill,
-// and a virtual user may reconnect as the restart checks that the server
-// is up, before it says so: a quarter of a second either side.
-func outage(t *testing.T, doc *result.Document, vus int) {
+// outage checks the outage around an action of the run at out, of vus
+// virtual users, from the event at from to the one at to: it covers them,
+// and no virtual user's is shorter. A backend may still commit for a
+// moment after its postmaster's kill, and a virtual user may reconnect as
+// the action checks that the server is up, before it says so: a quarter
+// of a second either side.
+func outage(t *testing.T, doc *result.Document, vus int, from, to float64) {
 	t.Helper()
 	if len(doc.ActionOutages) != 1 {
-		t.Fatalf("action outages %+v, want the kill's", doc.ActionOutages)
+		t.Fatalf("action outages %+v, want the action's", doc.ActionOutages)
 	}
 	o := doc.ActionOutages[0]
-	killed, up := doc.Events[0].T, doc.Events[1].T
-	if end := o.Outage.At + o.Outage.Seconds; o.Outage.At > killed+0.25 || end < up-0.25 || o.ToEnd {
-		t.Errorf("outage %+v (to the end: %v), want it to cover the kill at %.2f s and the restart at %.2f s", o.Outage, o.ToEnd, killed, up)
+	if end := o.Outage.At + o.Outage.Seconds; o.Outage.At > from+0.25 || end < to-0.25 || o.ToEnd {
+		t.Errorf("outage %+v (to the end: %v), want it to cover %.2f s to %.2f s", o.Outage, o.ToEnd, from, to)
 	}
 	if p := o.PerVU; p.Count != vus || p.NotBack != 0 || len(p.Seconds) != vus || p.Min < o.Outage.Seconds || p.Max < p.Median || p.Median < p.Min {
 		t.Errorf("per VU %+v, want all %d back, each out at least the overall %.3f s", p, vus, o.Outage.Seconds)
 	}
 	if !slices.ContainsFunc(doc.Notes, func(n string) bool { return strings.HasPrefix(n, "Outage around the action at ") }) {
 		t.Errorf("notes %q, want the outage said", doc.Notes)
+	}
+}
+
+// movedMarks checks a run whose window's edges were read on two servers,
+// a failover between them: the transaction counter, each server's own,
+// gives no rate across them, and the orders' count read from the tables
+// still does, the summary naming both.
+func movedMarks(t *testing.T, doc *result.Document) {
+	t.Helper()
+	if len(doc.Marks) != 2 || doc.Marks[0].Server == "" || doc.Marks[1].Server == "" || doc.Marks[0].Server == doc.Marks[1].Server {
+		t.Fatalf("marks %+v, want the window's start and end read on two servers, named", doc.Marks)
+	}
+	read := fmt.Sprintf("the window's start was read on %s and its end on %s, another server", doc.Marks[0].Server, doc.Marks[1].Server)
+	lines := strings.Join(doc.Lines, "\n")
+	wantIn(t, "summary", lines, "TPM: client side only; "+read+", whose counter is its own")
+	wantIn(t, "summary", lines, read+": a count read from the tables holds across the two")
+	if m, _ := doc.Metric("tpm"); m.DB != nil {
+		t.Errorf("TPM's database side %v across two servers, want none", *m.DB)
+	}
+	if m, _ := doc.Metric("nopm"); m.DB == nil {
+		t.Error("NOPM has no database side across the failover, want the tables' count")
 	}
 }
 
