@@ -67,8 +67,11 @@ func TestFailoverPatroniPostgres(t *testing.T) {
 	}
 	wantIn(t, "stdout", o.stdout, promoted)
 	if len(doc.Outages) != 1 || doc.Outages[0].Seconds < 3 {
-		t.Errorf("outages %+v, want one, of about the lease's 6 s", doc.Outages)
+		t.Fatalf("outages %+v, want one, of about the lease's 6 s", doc.Outages)
 	}
+	// No transaction completes while there is no primary to reach.
+	outage(t, doc, 4, doc.Outages[0].At, doc.Outages[0].At+doc.Outages[0].Seconds)
+	movedMarks(t, doc)
 	d := doc.Durability
 	if d == nil || d.Missing != 0 || d.Acknowledged == 0 {
 		t.Fatalf("durability %+v, want every acknowledged New-Order found on the new primary", d)

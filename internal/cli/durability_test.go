@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -71,6 +72,7 @@ func TestDurabilityAuditSyncOff(t *testing.T) {
 			t.Errorf("%d missing, %d named", d.Missing, len(d.MissingNames))
 		}
 		wantIn(t, "stdout", o.stdout, "Missing: "+d.MissingNames[0])
+		wantIn(t, "stdout", o.stdout, fmt.Sprintf("FAIL lost_acks<1: %d", d.Missing))
 		t.Logf("try %d: %d of %d acknowledged New-Orders lost with synchronous_commit=off, %d in doubt",
 			try, d.Missing, d.Acknowledged, d.InDoubt)
 		return
@@ -98,15 +100,19 @@ func managedTPROCC(t *testing.T, settings map[string]string) (*postgres.Server, 
 }
 
 // killRun is a short audited run whose server is killed 3 s into its
-// window and is down for 1 s.
+// window and is down for 1 s, held to thresholds on what the audit finds
+// missing and on the transactions in doubt.
 func killRun(s *postgres.Server, u, out, mode string) []string {
 	return []string{"run", "tproc-c", "--target", u, "--mode", mode, "--vus", "2", "--rampup", "1s", "--duration", "9s",
-		"--audit-durability", "--kill-server-at", "4s", "--restart-after", "1s", "--server-dir", s.Dir, "--json", out}
+		"--audit-durability", "--kill-server-at", "4s", "--restart-after", "1s", "--server-dir", s.Dir, "--json", out,
+		"--threshold", "lost_acks<1", "--threshold", "in_doubt<=1000"}
 }
 
 // audited reads what every audited run with a kill must record: the kill
-// and the restart, lost connections among the errors, New-Orders looked
-// up, and a consistency check that passed after recovery.
+// and the restart, lost connections among the errors, the outage around
+// the kill, the New-Orders in doubt as the audit found them, the marks
+// read on the one server, New-Orders looked up, the thresholds judged on
+// the audit, and a consistency check that passed after recovery.
 func audited(t *testing.T, out string) *result.Durability {
 	t.Helper()
 	doc, err := result.Read(out)
@@ -114,12 +120,20 @@ func audited(t *testing.T, out string) *result.Durability {
 		t.Fatal(err)
 	}
 	if len(doc.Events) != 2 || !strings.HasPrefix(doc.Events[0].What, "server killed") || !strings.HasPrefix(doc.Events[1].What, "server up again") {
-		t.Errorf("events %+v, want the kill and the restart", doc.Events)
+		t.Fatalf("events %+v, want the kill and the restart", doc.Events)
 	} else if at := doc.Events[0].T; at < 4 || at > 5 {
 		t.Errorf("killed %.1f s into the run, want 4", at)
 	}
-	if doc.ErrorClasses["connection_lost"] == 0 {
-		t.Errorf("errors by class %v, want lost connections", doc.ErrorClasses)
+	var inDoubt int64
+	for _, tx := range doc.Transactions {
+		inDoubt += tx.InDoubt
+	}
+	if doc.ErrorClasses["connection_lost"]+inDoubt == 0 {
+		t.Errorf("errors by class %v, %d in doubt; want lost connections, among the errors or in doubt", doc.ErrorClasses, inDoubt)
+	}
+	outage(t, doc, 2, doc.Events[0].T, doc.Events[1].T)
+	if len(doc.Marks) != 2 || doc.Marks[0].Server == "" || doc.Marks[1].Server != doc.Marks[0].Server {
+		t.Errorf("marks %+v, want both read on the one server, named", doc.Marks)
 	}
 	d := doc.Durability
 	if d == nil {
@@ -131,7 +145,60 @@ func audited(t *testing.T, out string) *result.Durability {
 	if _, err := os.Stat(filepath.Join(filepath.Dir(out), d.Log)); err != nil {
 		t.Errorf("the acknowledgement log: %v", err)
 	}
+	// Every New-Order in doubt was logged so, and none counted as done.
+	for _, tx := range doc.Transactions {
+		if tx.Name == doc.PrimaryTx && tx.InDoubt != d.InDoubt {
+			t.Errorf("%s: %d in doubt in the window, the audit found %d logged so", tx.Name, tx.InDoubt, d.InDoubt)
+		}
+	}
+	if len(doc.Thresholds) != 2 || doc.Thresholds[0].Unjudged || doc.Thresholds[0].Measured == nil || *doc.Thresholds[0].Measured != float64(d.Missing) {
+		t.Errorf("thresholds %+v, want lost_acks judged on the audit's %d missing", doc.Thresholds, d.Missing)
+	}
 	return d
+}
+
+// outage checks the outage around an action of the run at out, of vus
+// virtual users, from the event at from to the one at to: it covers them,
+// and no virtual user's is shorter. A backend may still commit for a
+// moment after its postmaster's kill, and a virtual user may reconnect as
+// the action checks that the server is up, before it says so: a quarter
+// of a second either side.
+func outage(t *testing.T, doc *result.Document, vus int, from, to float64) {
+	t.Helper()
+	if len(doc.ActionOutages) != 1 {
+		t.Fatalf("action outages %+v, want the action's", doc.ActionOutages)
+	}
+	o := doc.ActionOutages[0]
+	if end := o.Outage.At + o.Outage.Seconds; o.Outage.At > from+0.25 || end < to-0.25 || o.ToEnd {
+		t.Errorf("outage %+v (to the end: %v), want it to cover %.2f s to %.2f s", o.Outage, o.ToEnd, from, to)
+	}
+	if p := o.PerVU; p.Count != vus || p.NotBack != 0 || len(p.Seconds) != vus || p.Min < o.Outage.Seconds || p.Max < p.Median || p.Median < p.Min {
+		t.Errorf("per VU %+v, want all %d back, each out at least the overall %.3f s", p, vus, o.Outage.Seconds)
+	}
+	if !slices.ContainsFunc(doc.Notes, func(n string) bool { return strings.HasPrefix(n, "Outage around the action at ") }) {
+		t.Errorf("notes %q, want the outage said", doc.Notes)
+	}
+}
+
+// movedMarks checks a run whose window's edges were read on two servers,
+// a failover between them: the transaction counter, each server's own,
+// gives no rate across them, and the orders' count read from the tables
+// still does, the summary naming both.
+func movedMarks(t *testing.T, doc *result.Document) {
+	t.Helper()
+	if len(doc.Marks) != 2 || doc.Marks[0].Server == "" || doc.Marks[1].Server == "" || doc.Marks[0].Server == doc.Marks[1].Server {
+		t.Fatalf("marks %+v, want the window's start and end read on two servers, named", doc.Marks)
+	}
+	read := fmt.Sprintf("the window's start was read on %s and its end on %s, another server", doc.Marks[0].Server, doc.Marks[1].Server)
+	lines := strings.Join(doc.Lines, "\n")
+	wantIn(t, "summary", lines, "TPM: client side only; "+read+", whose counter is its own")
+	wantIn(t, "summary", lines, read+": a count read from the tables holds across the two")
+	if m, _ := doc.Metric("tpm"); m.DB != nil {
+		t.Errorf("TPM's database side %v across two servers, want none", *m.DB)
+	}
+	if m, _ := doc.Metric("nopm"); m.DB == nil {
+		t.Error("NOPM has no database side across the failover, want the tables' count")
+	}
 }
 
 // loseOne deletes the last New-Order the run at out logged as
@@ -182,6 +249,7 @@ func TestDurabilityBadInputs(t *testing.T) {
 		{"audit no result", []string{"audit", "durability", filepath.Join(dir, "none.json")}, "no result document"},
 		{"audit a run without a log", []string{"audit", "durability", quiet}, "--audit-durability"},
 		{"audit nothing", []string{"audit"}, "dbrig audit durability RESULT"},
+		{"lost_acks without an audit", []string{"run", "tproc-c", "--target", u, "--threshold", "lost_acks<1", "--json", out}, "judges the durability audit: add --audit-durability"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			wantIn(t, "error", usageError(t, dbrig(t, c.args...)), c.want)

@@ -23,8 +23,10 @@ const errorsLong = `
 
 A run whose errors (transactions failed after their retries) pass
 --max-error-rate, 1% of the measured window's transactions by default, fails:
-the summary's first line names its error rate, and the exit code is 1. A
-window in which no transaction ended, completed or failed, passes.`
+the summary's first line names its error rate, and the exit code is 1. The
+transactions in doubt (the commit sent, the connection lost before its
+answer) count with the errors: nobody knows that they committed. A window
+in which no transaction ended passes.`
 
 // errorBound is --max-error-rate: the share of the window's transactions,
 // in %, that may fail before the run does.

@@ -96,7 +96,7 @@ func (k *killFlags) flag() string {
 
 // kill kills the server s and starts it again with settings.
 func (k *killFlags) kill(s server.Server, settings map[string]string) driver.Action {
-	return driver.Action{At: k.at, Do: func(ctx context.Context, note func(string)) error {
+	return driver.Action{At: k.at, Outage: true, Do: func(ctx context.Context, note func(string)) error {
 		pid, err := server.Kill(ctx, s)
 		if err != nil {
 			return err

@@ -162,8 +162,11 @@ const killLong = `
 dbrig server start --dir DIR; --target must be on it) with SIGKILL that long
 after the run starts, ramp-up included, starts it again after
 --restart-after, on the same port, and lets the run carry on: virtual users
-reconnect, errors are counted by class, and the result records the kill and
-the restart, which the report marks on the throughput chart.`
+reconnect, errors are counted by class, transactions whose commit the kill
+left unanswered are counted in doubt, and the result records the kill and
+the restart, which the report marks on the throughput chart, and the
+outage: the longest stretch in which no transaction completed, overall and
+for each virtual user, until every one has completed one again.`
 
 // auditLong tells what --audit-durability does.
 const auditLong = `
@@ -173,14 +176,17 @@ const auditLong = `
 answered (in doubt), into RESULT.acks beside the result. After the run each
 is looked up again, then the consistency check runs; the result gets
 durability {acknowledged, missing, in_doubt}, missing ones are named, and
-the exit code is 1 if any is missing. dbrig never weakens the server's
-durability settings itself.`
+the exit code is 1 if any is missing. --threshold 'lost_acks<1' holds the
+missing to a count, judged once the audit has run (not judged where there
+was none: a server lost). dbrig never weakens the server's durability
+settings itself.`
 
 // liveLong tells what --metrics-addr serves.
 const liveLong = `
 
 --metrics-addr serves the run live to Prometheus: transactions, intended
-rollbacks, errors and retries per type (dbrig_*_total{type}), latency
+rollbacks, errors, transactions in doubt and retries per type
+(dbrig_*_total{type}), latency
 histograms (dbrig_transaction_duration_seconds), the phase
 (dbrig_phase{phase="measure"} is 1 in the measured window), running VUs
 and the workload's primary metric (dbrig_headline{metric,unit}).`
@@ -299,8 +305,7 @@ func run(ctx, hard context.Context, w workload.Workload, url string, f runFlags,
 		path = defaultPath(f.resultsDir, doc)
 	}
 	doc.ErrorRate = result.HoldErrors(doc, float64(f.maxErrors))
-	doc.Thresholds = f.judgeThresholds(thresholds, doc)
-	if err := keep(hard, doc, path, acks, audited, t, stdout, stderr); err != nil {
+	if err := f.keep(hard, doc, path, acks, audited, t, thresholds, stdout, stderr); err != nil {
 		return err
 	}
 	return outcome(doc)
@@ -393,10 +398,11 @@ func drive(ctx context.Context, t dbtarget.Target, w workload.Workload, r worklo
 }
 
 // keep audits the acknowledgements audited's run logged in acks, if any,
-// within ctx, writes the document to path, or where it can, and prints
-// its summary whatever happened to the file; outcome then says how a kept
-// run ends.
-func keep(ctx context.Context, doc *result.Document, path string, acks *ackRecording, audited workload.Workload, t dbtarget.Target, stdout, stderr io.Writer) error {
+// within ctx, judges the thresholds ts (lost_acks on the audit's
+// finding), writes the document to path, or where it can, and prints its
+// summary whatever happened to the file; outcome then says how a kept run
+// ends.
+func (f *runFlags) keep(ctx context.Context, doc *result.Document, path string, acks *ackRecording, audited workload.Workload, t dbtarget.Target, ts []result.Threshold, stdout, stderr io.Writer) error {
 	// A failed audit still leaves the run's document, and its log for
 	// dbrig audit durability to try again. A run that Ctrl-C ended is
 	// audited all the same; a second Ctrl-C cuts the audit short.
@@ -408,6 +414,7 @@ func keep(ctx context.Context, doc *result.Document, path string, acks *ackRecor
 			doc.Durability, auditErr = auditDurability(ctx, audited, t, log, stderr)
 		}
 	}
+	doc.Thresholds = f.judgeThresholds(ts, doc)
 	written, err := writeResult(path, doc, log)
 	report.Text(stdout, doc)
 	if written != "" {

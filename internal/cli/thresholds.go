@@ -46,9 +46,11 @@ The names of workloads run --with carry their prefix, as in the result
 
 --threshold holds the measured window to an expectation, as k6's thresholds
 do: a metric the workload declares, in its own unit (` + info.Primary + `>N), the
-failed transactions (errors<0.1% of all, or errors<10), or a transaction
-type's latency, TYPE.STAT with STAT one of p50 p90 p95 p99 p99.9 max avg in
-us, ms or s (` + result.ThresholdExample(info) + `), or its errors (` + tx + `.errors<1%).` + with + `
+failed transactions (errors<0.1% of all, or errors<10), those in doubt,
+whose commit was sent and never answered (in_doubt<1, or a share), or a
+transaction type's latency, TYPE.STAT with STAT one of p50 p90 p95 p99
+p99.9 max avg in us, ms or s (` + result.ThresholdExample(info) + `), or its errors
+(` + tx + `.errors<1%) or in doubt (` + tx + `.in_doubt<1).` + with + `
 A metric alone judges the figure that stands for it, as the summary's
 headline does: by default the database's own, but the client's where the
 two disagree beyond their tolerance (the database counts every client's
@@ -78,7 +80,13 @@ func (f *runFlags) parseThresholds(w workload.Workload, with []withSpec) ([]resu
 			ws = append(ws, o)
 		}
 	}
-	return result.ParseThresholds(f.thresholds, workload.MixInfo(ws), workload.MixTxTypes(ws))
+	ts, err := result.ParseThresholds(f.thresholds, workload.MixInfo(ws), workload.MixTxTypes(ws))
+	for _, t := range ts {
+		if t.What == result.LostAcksKey && !f.audit {
+			return nil, exitcode.Userf("threshold %q judges the durability audit: add --audit-durability", t.Expr)
+		}
+	}
+	return ts, err
 }
 
 // sweepThresholds writes the verdicts on the sweep's thresholds: every

@@ -86,7 +86,7 @@ func TestThresholdsRefused(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--threshold", "nopn>5"}, `threshold "nopn>5": unknown metric "nopn" (known: nopm, tpm, errors; a metric's one side, such as nopm.client or nopm.db; or TRANSACTION.STAT, such as new_order.p95<5ms)`},
+		{[]string{"--threshold", "nopn>5"}, `threshold "nopn>5": unknown metric "nopn" (known: nopm, tpm, errors, in_doubt, lost_acks; a metric's one side, such as nopm.client or nopm.db; or TRANSACTION.STAT, such as new_order.p95<5ms)`},
 		{[]string{"--threshold", "neworder.p95<5ms"}, `unknown transaction "neworder" (known: new_order, payment, order_status, delivery, stock_level)`},
 		{[]string{"--threshold", "new_order.p95<5"}, `unknown unit "" for a latency (known: us, ms, s)`},
 		{[]string{"--threshold", "nopm=5"}, `unknown operator in "=5" (known: <, <=, >, >=)`},

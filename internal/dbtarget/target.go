@@ -49,6 +49,16 @@ type Restartable interface {
 	Started(ctx context.Context) (time.Time, error)
 }
 
+// Located is a target whose server can say where it is. Across a
+// failover the window's start is read on one server and its end on
+// another, and a counter each server keeps for itself gives no rate
+// between the two.
+type Located interface {
+	// ServerAddr names the server the target's own connection reaches
+	// now: its address and port as it sees itself, or the socket reached.
+	ServerAddr(ctx context.Context) (string, error)
+}
+
 // Session is one connection. Statements are cached per SQL text, so a
 // workload can pass the same string on every call without preparing.
 type Session interface {

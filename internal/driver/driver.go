@@ -27,8 +27,9 @@ type VU interface {
 	// Run runs the transaction chosen by Next. After a retryable error the
 	// driver calls Run again with the same inputs. It adds its own counters
 	// into t, which holds one slot per TallyNames entry; ErrRollback reports
-	// an expected, intended rollback, and ErrAbort a result that makes the
-	// whole run worthless.
+	// an expected, intended rollback, ErrInDoubt (WrapInDoubt) a commit
+	// whose answer the lost connection took, and ErrAbort a result that
+	// makes the whole run worthless.
 	Run(ctx context.Context, tx int, t Tally) error
 	// Reconnect replaces a lost connection.
 	Reconnect(ctx context.Context) error
@@ -101,3 +102,29 @@ var ErrRollback = errors.New("user rollback")
 // error: the transaction showed that no figure of the run can be trusted
 // (a computation that returned the wrong value, say).
 var ErrAbort = errors.New("run aborted")
+
+// ErrInDoubt, wrapped in the error Run returns (WrapInDoubt), says that
+// the transaction's commit, or the one call that commits it, was sent and
+// the connection died before its answer came: it may or may not have
+// committed, Jepsen's "indeterminate". The driver counts it apart from the
+// completions and the errors, never in a rate, never retries it, and
+// reconnects.
+var ErrInDoubt = errors.New("in doubt")
+
+// WrapInDoubt marks err, the error of a transaction whose commit was in
+// flight as its connection was lost, as in doubt: errors.Is(err,
+// ErrInDoubt) holds, and so does everything err itself matched, so that a
+// target classifies it as before. A nil err stays nil.
+func WrapInDoubt(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &inDoubt{err}
+}
+
+type inDoubt struct{ err error }
+
+func (e *inDoubt) Error() string {
+	return "in doubt (the commit was sent, its answer never came): " + e.err.Error()
+}
+func (e *inDoubt) Unwrap() []error { return []error{ErrInDoubt, e.err} }

@@ -230,7 +230,7 @@ func (p *pool) sample(stop <-chan struct{}) {
 // run its transaction, record it, and arm the terminal for its next.
 func (r *runState) runSession(ctx context.Context, se Session, ve *vuEdges, s *vuState, ws *sessionWaits) {
 	p, stop, l := r.pool, r.stop, &lent{se: se}
-	s.ended.Store(time.Now().UnixNano())
+	s.begin()
 	for {
 		// An edge asked for comes first, so that a busy pool reaches it.
 		if !ve.sleep(ctx, 0, stop) {
@@ -290,19 +290,14 @@ func (r *runState) serve(ctx context.Context, l *lent, pt *poolTerm, ve *vuEdges
 	}
 	waited := picked.Sub(time.Unix(0, pt.sent)) - held
 	took := ended.Sub(time.Unix(0, pt.sent)) - held
-	rolledBack := errors.Is(err, ErrRollback)
-	ok := err == nil || rolledBack
-	if cfg.Observer != nil {
-		cfg.Observer.Transaction(pt.tx, took, int(retries), outcome(ok, rolledBack))
-	}
 	class := r.count(s, pt.tx, err, retries, t, ended, took)
-	if ok {
+	if o := outcomeOf(err); o == Committed || o == RolledBack {
 		ws.second.record(&p.seconds, r.started, ended, waited)
 		if Phase(r.phase.Load()) == PhaseMeasure {
 			latency.Record(ws.window, waited)
 		}
 	}
-	if !ok && class == dbtarget.ErrConnLost {
+	if class == dbtarget.ErrConnLost {
 		// The terminal goes back to thinking; the session reconnects
 		// before it takes another, and after the window has nothing
 		// more to do.

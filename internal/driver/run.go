@@ -94,6 +94,12 @@ type Action struct {
 	// as it is called. An error ends the run with that error: the system
 	// under test is no longer what the run measures.
 	Do func(ctx context.Context, note func(what string)) error
+	// Outage asks for what the action costs the application: from its
+	// start until every virtual user (pooled, every session) has
+	// completed a transaction after its return, the longest stretch
+	// without a completion, overall and for each (Result.ActionOutages).
+	// An action that stops the server, or moves it, asks for it.
+	Outage bool
 }
 
 // Event is something that happened to the system under test during a run.
@@ -121,6 +127,9 @@ const (
 	RolledBack
 	// Failed is an error, after any retries.
 	Failed
+	// InDoubt is a transaction whose commit was sent and never answered
+	// (ErrInDoubt): neither completed nor failed.
+	InDoubt
 )
 
 // Phase is where a run is.
@@ -157,9 +166,12 @@ type Tick struct {
 
 // TxResult is the measured window's figures for one transaction type.
 type TxResult struct {
-	Name        string
-	Count       int64 // completed: committed or intentionally rolled back
-	Errors      int64
+	Name   string
+	Count  int64 // completed: committed or intentionally rolled back
+	Errors int64
+	// InDoubt is the transactions whose commit was sent and never
+	// answered (ErrInDoubt), in neither Count nor Errors.
+	InDoubt     int64
 	Retries     int64
 	ErrorSample string
 	Hist        *hdrhistogram.Histogram
@@ -170,8 +182,9 @@ type Point struct {
 	T      float64 // seconds since the run started
 	Phase  string
 	Counts []int64
-	// Errors is the transactions that failed in the second, of all types.
-	Errors int64
+	// Errors is the transactions that failed in the second, of all types;
+	// InDoubt those whose commit went unanswered (ErrInDoubt).
+	Errors, InDoubt int64
 	// Latency is the second's completed transactions' percentiles, all
 	// types; nil when none completed.
 	Latency *latency.Percentiles
@@ -197,6 +210,9 @@ type Result struct {
 	ErrorClasses map[string]int64
 	// Events are what the Actions did, in order.
 	Events []Event
+	// ActionOutages are what each Action that asked for it (Outage) cost
+	// the application, in the order the actions started.
+	ActionOutages []ActionOutage
 	// Outages are the stretches without a server: from a lost connection
 	// that would not reopen to the first that did. With ServerLost, the
 	// last one lasted LostAfter, or to the window's end, and ended the run.
@@ -281,7 +297,7 @@ func (r *runState) drive(w Workload, finished <-chan struct{}) (*Result, error) 
 	defer r.end()
 	defer r.cancelQuit()
 	defer r.cancelWork()
-	acted := act(r.work, r.res, r.cfg.Actions, r.stop, r.abort)
+	acted := r.act()
 	ticks := r.startTicker()
 	r.measure(finished)
 	r.stopVUs(finished)
@@ -418,6 +434,7 @@ func newRunState(ctx context.Context, cfg Config, sched Schedule, holders, types
 	r.health = newHealth(r.quit, r.started, cfg.LostAfter, cfg.StallAfter, cfg.Probe)
 	for i := range r.states {
 		r.states[i] = newVUState(types, tallies)
+		r.states[i].id = i
 	}
 	return r
 }
@@ -621,6 +638,11 @@ func (r *runState) collect(names []string, tallies int) *Result {
 	res, h := r.res, r.health
 	h.finish(time.Now())
 	res.Outages, res.ServerLost, res.LostSilent, res.Stalls = h.outages, h.lost, h.silent, h.stalls
+	end := res.WindowEnd
+	if end.IsZero() {
+		end = time.Now()
+	}
+	res.ActionOutages = r.outages.result(r.states, res.Started, end.UnixNano(), r.pool != nil)
 	for _, s := range r.states {
 		r.seconds.add(s.second.at, s.second.h)
 	}
@@ -631,6 +653,7 @@ func (r *runState) collect(names []string, tallies int) *Result {
 		for _, s := range r.states {
 			tr.Count += s.count[i]
 			tr.Errors += s.errs[i]
+			tr.InDoubt += s.doubts[i]
 			tr.Retries += s.retries[i]
 			if tr.ErrorSample == "" {
 				tr.ErrorSample = s.sample[i]
@@ -655,27 +678,40 @@ func (r *runState) collect(names []string, tallies int) *Result {
 }
 
 // act does each action at its moment, unless the run stops first, and
-// records what they note in res.Events. The returned group ends when every
+// records what they note in the result's events; an Outage action is
+// watched from its start (outages). The returned group ends when every
 // action started has finished: one under way when the window closes runs
 // to its end, so that the run never leaves the system half done.
-func act(ctx context.Context, res *Result, actions []Action, stop <-chan struct{}, abort func(error)) *sync.WaitGroup {
+func (r *runState) act() *sync.WaitGroup {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
+	res := r.res
 	note := func(what string) {
 		mu.Lock()
 		defer mu.Unlock()
 		t := time.Since(res.Started).Round(time.Millisecond).Seconds()
 		res.Events = append(res.Events, Event{T: t, What: what})
 	}
-	for _, a := range actions {
+	for _, a := range r.cfg.Actions {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if !sleep(time.Until(res.Started.Add(a.At)), stop) {
+			if !sleep(time.Until(res.Started.Add(a.At)), r.stop) {
 				return
 			}
-			if err := a.Do(ctx, note); err != nil {
-				abort(err)
+			do := note
+			if a.Outage {
+				w := r.outages.start(len(r.states))
+				defer w.returned()
+				do = func(what string) {
+					if w.what == "" {
+						w.what = what
+					}
+					note(what)
+				}
+			}
+			if err := a.Do(r.work, do); err != nil {
+				r.abort(err)
 			}
 		}()
 	}

@@ -271,7 +271,7 @@ func TestRunPacing(t *testing.T) {
 type watcher struct {
 	mu       sync.Mutex
 	phases   []Phase
-	outcomes [2][3]int64 // per type, per Outcome
+	outcomes [2][4]int64 // per type, per Outcome
 	retries  [2]int64
 	measured [2]int64 // completions while the phase was measure
 	last     Phase

@@ -11,7 +11,7 @@ func (r *runState) tickLoop() {
 	defer t.Stop()
 	types := len(r.states[0].done)
 	last := make([]int64, types)
-	var lastErrs int64
+	var lastErrs, lastDoubts int64
 	for {
 		select {
 		case <-r.stop:
@@ -19,12 +19,13 @@ func (r *runState) tickLoop() {
 		case now := <-t.C:
 			p := Phase(r.phase.Load())
 			cur := make([]int64, types)
-			var errs int64
+			var errs, doubts int64
 			for _, s := range r.states {
 				for i := range cur {
 					cur[i] += s.done[i].Load()
 				}
 				errs += s.errAll.Load()
+				doubts += s.doubtAll.Load()
 			}
 			delta := make([]int64, types)
 			for i := range cur {
@@ -32,8 +33,8 @@ func (r *runState) tickLoop() {
 			}
 			last = cur
 			elapsed := now.Sub(r.started)
-			r.res.Series = append(r.res.Series, Point{T: elapsed.Round(time.Millisecond).Seconds(), Phase: p.String(), Counts: delta, Errors: errs - lastErrs})
-			lastErrs = errs
+			r.res.Series = append(r.res.Series, Point{T: elapsed.Round(time.Millisecond).Seconds(), Phase: p.String(), Counts: delta, Errors: errs - lastErrs, InDoubt: doubts - lastDoubts})
+			lastErrs, lastDoubts = errs, doubts
 			if r.health.check(now, r.states) {
 				r.end()
 			}

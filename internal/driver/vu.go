@@ -18,16 +18,24 @@ type vuState struct {
 	done    []atomic.Int64 // completions per type, all phases, for progress
 	count   []int64        // completions per type in the window
 	errs    []int64
+	doubts  []int64 // the window's transactions in doubt, per type
 	retries []int64
 	sample  []string
 	byClass [dbtarget.ErrUserRollback + 1]int64 // the window's errors by class
 	hist    []*hdrhistogram.Histogram
 	tally   Tally
 	scratch Tally // one transaction's counters, reused
-	errAll  atomic.Int64
+	// errAll and doubtAll count the failed and in-doubt transactions,
+	// all phases, for the series.
+	errAll, doubtAll atomic.Int64
 	// began and ended are when the VU's last transaction began and ended
 	// (UnixNano), for the stall check; ended starts as the VU starts.
 	began, ended atomic.Int64
+	// id is the holder's index in the run's; start is when it started,
+	// and lastOK when its last transaction completed (0 before the
+	// first), which only its own goroutine writes (see outages).
+	id            int
+	start, lastOK int64
 	// second is the latencies of the second in hand.
 	second secondHist
 }
@@ -52,7 +60,7 @@ func (sc *secondHist) record(to *seconds, started, ended time.Time, took time.Du
 
 func newVUState(types, tallies int) *vuState {
 	s := &vuState{
-		done: make([]atomic.Int64, types), count: make([]int64, types), errs: make([]int64, types),
+		done: make([]atomic.Int64, types), count: make([]int64, types), errs: make([]int64, types), doubts: make([]int64, types),
 		retries: make([]int64, types), sample: make([]string, types), hist: make([]*hdrhistogram.Histogram, types),
 		tally: make(Tally, tallies), scratch: make(Tally, tallies), second: secondHist{h: latency.NewSecondHistogram()},
 	}
@@ -60,6 +68,12 @@ func newVUState(types, tallies int) *vuState {
 		s.hist[i] = latency.NewHistogram()
 	}
 	return s
+}
+
+// begin is the holder's, as it starts.
+func (s *vuState) begin() {
+	s.start = time.Now().UnixNano()
+	s.ended.Store(s.start)
 }
 
 // shared is what a run's virtual users see of it.
@@ -76,12 +90,13 @@ type shared struct {
 	started time.Time
 	health  *health
 	seconds seconds
+	outages outages
 }
 
 // runVU is one VU's loop: pick, wait, run with retries, record, wait.
 func runVU(ctx context.Context, v VU, ve *vuEdges, s *vuState, sh *shared) {
 	cfg, stop := sh.cfg, sh.stop
-	s.ended.Store(time.Now().UnixNano())
+	s.begin()
 	pacer, _ := v.(Pacer)
 	for n := 0; cfg.Each == 0 || n < cfg.Each; n++ {
 		if !ve.sleep(ctx, 0, stop) {
@@ -110,13 +125,7 @@ func runVU(ctx context.Context, v VU, ve *vuEdges, s *vuState, sh *shared) {
 		if abandoned(ctx, err) {
 			return
 		}
-		rolledBack := errors.Is(err, ErrRollback)
-		ok := err == nil || rolledBack
-		if cfg.Observer != nil {
-			cfg.Observer.Transaction(tx, ended.Sub(began), int(retries), outcome(ok, rolledBack))
-		}
-		class := sh.count(s, tx, err, retries, t, ended, ended.Sub(began))
-		if !ok && class == dbtarget.ErrConnLost {
+		if sh.count(s, tx, err, retries, t, ended, ended.Sub(began)) == dbtarget.ErrConnLost {
 			// A VU back after the window closed has nothing more to do:
 			// its transactions would count on the database's side alone.
 			if !reconnect(ctx, v, sh, ended) || Phase(sh.phase.Load()) == PhaseDone {
@@ -130,33 +139,44 @@ func runVU(ctx context.Context, v VU, ve *vuEdges, s *vuState, sh *shared) {
 }
 
 // count records in s a transaction of type tx that ended at ended and
-// took took, its counters in t, and returns its error's class (ErrOther
-// when it completed).
+// took took, its counters in t, tells the Observer, and returns its
+// error's class: ErrOther when it completed, ErrConnLost when it is in
+// doubt, whose connection died with its commit.
 func (sh *shared) count(s *vuState, tx int, err error, retries int64, t Tally, ended time.Time, took time.Duration) dbtarget.ErrClass {
-	ok := err == nil || errors.Is(err, ErrRollback)
-	class := dbtarget.ErrOther
-	if !ok {
-		class = sh.cfg.Classify(err)
+	o := outcomeOf(err)
+	if sh.cfg.Observer != nil {
+		sh.cfg.Observer.Transaction(tx, took, int(retries), o)
 	}
-	if ok {
+	class := dbtarget.ErrOther
+	switch o {
+	case Committed, RolledBack:
 		s.done[tx].Add(1)
 		recordSecond(s, sh, ended, took)
-	} else {
+		sh.outages.completed(s, ended.UnixNano())
+	case InDoubt:
+		class = dbtarget.ErrConnLost
+		s.doubtAll.Add(1)
+	case Failed:
+		class = sh.cfg.Classify(err)
 		s.errAll.Add(1)
 		if s.sample[tx] == "" {
 			s.sample[tx] = human.OneLine(err)
 		}
 	}
-	if Phase(sh.phase.Load()) == PhaseMeasure {
-		s.retries[tx] += retries
-		if ok {
-			s.count[tx]++
-			latency.Record(s.hist[tx], took)
-			s.tally.Add(t)
-		} else {
-			s.errs[tx]++
-			s.byClass[class]++
-		}
+	if Phase(sh.phase.Load()) != PhaseMeasure {
+		return class
+	}
+	s.retries[tx] += retries
+	switch o {
+	case Committed, RolledBack:
+		s.count[tx]++
+		latency.Record(s.hist[tx], took)
+		s.tally.Add(t)
+	case InDoubt:
+		s.doubts[tx]++
+	case Failed:
+		s.errs[tx]++
+		s.byClass[class]++
 	}
 	return class
 }
@@ -179,7 +199,8 @@ type runner interface {
 func attempt(ctx context.Context, v runner, tx int, t Tally, cfg *Config) (retries int64, err error) {
 	clear(t)
 	err = v.Run(ctx, tx, t)
-	for err != nil && !errors.Is(err, ErrRollback) && cfg.Classify(err) == dbtarget.ErrRetry && retries < int64(cfg.MaxRetries) {
+	// A commit in doubt may have happened: it is never run again.
+	for err != nil && outcomeOf(err) == Failed && cfg.Classify(err) == dbtarget.ErrRetry && retries < int64(cfg.MaxRetries) {
 		retries++
 		clear(t)
 		err = v.Run(ctx, tx, t)
@@ -187,12 +208,15 @@ func attempt(ctx context.Context, v runner, tx int, t Tally, cfg *Config) (retri
 	return retries, err
 }
 
-func outcome(ok, rolledBack bool) Outcome {
+// outcomeOf is how a transaction that returned err ended.
+func outcomeOf(err error) Outcome {
 	switch {
-	case rolledBack:
-		return RolledBack
-	case ok:
+	case err == nil:
 		return Committed
+	case errors.Is(err, ErrRollback):
+		return RolledBack
+	case errors.Is(err, ErrInDoubt):
+		return InDoubt
 	}
 	return Failed
 }
@@ -217,7 +241,9 @@ const reconnectWait = 10 * time.Second
 
 // reconnect retries with backoff until it works or the run stops. A
 // first failure makes the server unreachable since lost, the moment the
-// connection was lost.
+// connection was lost. While an Outage action is watched the backoff does
+// not grow: the outage measured is the system's, to within the first
+// backoff, not the backoff's own doubling.
 func reconnect(ctx context.Context, v reconnecter, sh *shared, lost time.Time) bool {
 	const first = 100 * time.Millisecond
 	backoff, hurry := first, sh.hurry
@@ -242,7 +268,7 @@ func reconnect(ctx context.Context, v reconnecter, sh *shared, lost time.Time) b
 		case <-t.C:
 		}
 		t.Stop()
-		if hurry != nil {
+		if hurry != nil && sh.outages.open.Load() == nil {
 			backoff = min(2*backoff, 5*time.Second)
 		}
 	}

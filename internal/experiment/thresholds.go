@@ -1,6 +1,8 @@
 package experiment
 
 import (
+	"errors"
+
 	"github.com/dbrig/dbrig/internal/result"
 	"github.com/dbrig/dbrig/internal/workload"
 	"go.yaml.in/yaml/v3"
@@ -34,6 +36,9 @@ func (c *checker) thresholds() error {
 	s.Thresholds = nil
 	for _, e := range s.thresholdsWritten {
 		t, err := result.ParseThreshold(e.Value, info, txs)
+		if err == nil && t.What == result.LostAcksKey {
+			err = errors.New("lost_acks judges the durability audit, which a sweep's runs do not have: give it to dbrig run --audit-durability")
+		}
 		if err != nil {
 			return c.errf(e.line, "thresholds: %q: %v", e.Value, err)
 		}

@@ -34,7 +34,7 @@ func TestSpecThresholds(t *testing.T) {
 func TestSpecThresholdErrors(t *testing.T) {
 	for _, tc := range []struct{ yaml, want string }{
 		{extSpec + "thresholds: ['nopm>1', 'nopn>1']\n",
-			`s.yaml line 4: thresholds: "nopn>1": unknown metric "nopn" (known: nopm, tpm, errors; a metric's one side, such as nopm.client or nopm.db; or TRANSACTION.STAT, such as new_order.p95<5ms)`},
+			`s.yaml line 4: thresholds: "nopn>1": unknown metric "nopn" (known: nopm, tpm, errors, in_doubt, lost_acks; a metric's one side, such as nopm.client or nopm.db; or TRANSACTION.STAT, such as new_order.p95<5ms)`},
 		{extSpec + "thresholds:\n  - new_order.p95<5\n",
 			`s.yaml line 5: thresholds: "new_order.p95<5": unknown unit "" for a latency (known: us, ms, s), such as new_order.p95<5ms`},
 		{extSpec + "thresholds:\n  - dvd-reports:category_sales.p95<2s\n",
@@ -43,6 +43,8 @@ func TestSpecThresholdErrors(t *testing.T) {
 			`s.yaml line 4: thresholds: want a list, such as ['errors<0.1%', 'TYPE.p95<5ms'], got "nopm>1"`},
 		{extSpec + "thresholds: [[nopm>1]]\n",
 			`s.yaml line 4: thresholds: want a single value, got a list`},
+		{extSpec + "thresholds: ['in_doubt<1', 'lost_acks<1']\n",
+			`s.yaml line 4: thresholds: "lost_acks<1": lost_acks judges the durability audit, which a sweep's runs do not have: give it to dbrig run --audit-durability`},
 	} {
 		_, err := experiment.Parse("s.yaml", []byte(tc.yaml))
 		if err == nil || err.Error() != tc.want {

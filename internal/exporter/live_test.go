@@ -59,6 +59,7 @@ func TestFollow(t *testing.T) {
 	r.Transaction(0, 3*time.Millisecond, 2, driver.Committed)
 	r.Transaction(0, 50*time.Millisecond, 0, driver.RolledBack)
 	r.Transaction(1, time.Second, 1, driver.Failed)
+	r.Transaction(0, 2*time.Second, 0, driver.InDoubt)
 	r.Tick(driver.Tick{Phase: driver.PhaseMeasure, VUs: 3, Counts: []int64{7, 1}})
 	want := `
 # HELP dbrig_transactions_total Transactions completed (committed, or rolled back as the workload intends), all phases.
@@ -73,6 +74,10 @@ dbrig_rollbacks_total{point="1",type="report"} 0
 # TYPE dbrig_errors_total counter
 dbrig_errors_total{point="1",type="order"} 0
 dbrig_errors_total{point="1",type="report"} 1
+# HELP dbrig_in_doubt_total Transactions in doubt: their commit was sent and the connection lost before its answer, all phases.
+# TYPE dbrig_in_doubt_total counter
+dbrig_in_doubt_total{point="1",type="order"} 1
+dbrig_in_doubt_total{point="1",type="report"} 0
 # HELP dbrig_retries_total Retries of transactions after a retryable error, all phases.
 # TYPE dbrig_retries_total counter
 dbrig_retries_total{point="1",type="order"} 2
@@ -89,12 +94,13 @@ dbrig_vus{point="1"} 3
 # TYPE dbrig_headline gauge
 dbrig_headline{metric="orders_per_minute",point="1",unit="orders per minute"} 420
 `
-	names := []string{"dbrig_transactions_total", "dbrig_rollbacks_total", "dbrig_errors_total", "dbrig_retries_total",
+	names := []string{"dbrig_transactions_total", "dbrig_rollbacks_total", "dbrig_errors_total", "dbrig_in_doubt_total", "dbrig_retries_total",
 		"dbrig_phase", "dbrig_vus", "dbrig_headline"}
 	if err := testutil.ScrapeAndCompare(url, strings.NewReader(want), names...); err != nil {
 		t.Error(err)
 	}
-	// Failed transactions have no latency; the others fall in their buckets.
+	// Failed and in-doubt transactions have no latency; the others fall in
+	// their buckets.
 	fams, err := s.run.Load().Gather()
 	if err != nil {
 		t.Fatal(err)

@@ -19,10 +19,10 @@ var latencyBuckets = prometheus.ExponentialBuckets(0.0001, 2, 18)
 // Run is one run's live metrics. Each per-type series is resolved once,
 // here, so that a transaction costs a few atomic adds and no lookup.
 type Run struct {
-	done, rollbacks, errors, retries []prometheus.Counter
-	latency                          []prometheus.Observer
-	phases                           [driver.PhaseDone + 1]prometheus.Gauge
-	vus                              prometheus.Gauge
+	done, rollbacks, errors, inDoubt, retries []prometheus.Counter
+	latency                                   []prometheus.Observer
+	phases                                    [driver.PhaseDone + 1]prometheus.Gauge
+	vus                                       prometheus.Gauge
 	// headline is nil unless the workload can rate one second's work.
 	headline prometheus.Gauge
 	rates    workload.Rater
@@ -48,6 +48,7 @@ func (s *Server) Follow(info workload.Info, r workload.Run, labels map[string]st
 		done:      byType("dbrig_transactions_total", "Transactions completed (committed, or rolled back as the workload intends), all phases."),
 		rollbacks: byType("dbrig_rollbacks_total", "Transactions rolled back as the workload intends, all phases."),
 		errors:    byType("dbrig_errors_total", "Transactions that failed after any retries, all phases."),
+		inDoubt:   byType("dbrig_in_doubt_total", "Transactions in doubt: their commit was sent and the connection lost before its answer, all phases."),
 		retries:   byType("dbrig_retries_total", "Retries of transactions after a retryable error, all phases."),
 		vus:       f.NewGauge(prometheus.GaugeOpts{Name: "dbrig_vus", Help: "Virtual users running."}),
 		primary:   info.Primary,
@@ -92,8 +93,12 @@ func (r *Run) Transaction(tx int, took time.Duration, retries int, o driver.Outc
 	if retries > 0 {
 		r.retries[tx].Add(float64(retries))
 	}
-	if o == driver.Failed {
+	switch o {
+	case driver.Failed:
 		r.errors[tx].Inc()
+		return
+	case driver.InDoubt:
+		r.inDoubt[tx].Inc()
 		return
 	}
 	r.done[tx].Inc()

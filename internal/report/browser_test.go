@@ -59,8 +59,9 @@ func TestBrowserReport(t *testing.T) {
 		{"telemetry-run", func(path string) error { return writeReport(path, "testdata/telemetry-run.json") }, 6},
 		// A run whose managed PostgreSQL 15 was killed 15 s in and restarted
 		// (--kill-server-at 15s --audit-durability): the kill and the
-		// restart marked on the throughput chart, with the errors per second.
-		{"durability-run", func(path string) error { return writeReport(path, "testdata/durability-run.json") }, 6},
+		// restart marked on the throughput chart, the outage around them
+		// shaded, with the transactions in doubt per second.
+		{"durability-run", func(path string) error { return writeReport(path, "testdata/durability-run.json") }, 7},
 		// A run whose server was killed 30 s in and never restarted, and
 		// one whose server was stopped (SIGSTOP) for 15 s: the stretch
 		// without a server, or the stall, shaded on the throughput and the

@@ -165,6 +165,9 @@ func compareRuns(c *Comparison, a, b *result.Document) {
 		} {
 			g.Rows = append(g.Rows, CompareRow{Metric: m.name, A: val(okA, m.f(ta)), B: val(okB, m.f(tb)), LowerIsBetter: m.lower, Count: m.count})
 		}
+		if ta.InDoubt > 0 || tb.InDoubt > 0 {
+			g.Rows = append(g.Rows, CompareRow{Metric: "in_doubt", A: val(okA, float64(ta.InDoubt)), B: val(okB, float64(tb.InDoubt)), LowerIsBetter: true, Count: true})
+		}
 		c.Groups = append(c.Groups, g)
 	}
 }

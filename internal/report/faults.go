@@ -13,14 +13,19 @@ const (
 	outageShade = "rgba(192, 57, 43, 0.18)"
 	stallShade  = "rgba(230, 126, 34, 0.22)"
 	gapShade    = "rgba(120, 130, 145, 0.22)"
+	// actionShade is an action's outage: no transaction completed.
+	actionShade = "rgba(142, 68, 173, 0.18)"
 )
 
 // faultMarks adds to a time chart's plugins what happened to the server:
-// the events as dashed lines, the stretches without a server and the
-// stalls as shaded bands; it returns the caption's sentence for them, ""
-// for a quiet run.
+// the events as dashed lines, the stretches without a server, the stalls
+// and the outages around actions as shaded bands; it returns the
+// caption's sentence for them, "" for a quiet run.
 func faultMarks(d *result.Document, plugins obj) string {
 	var spans []obj
+	for _, a := range d.ActionOutages {
+		spans = append(spans, obj{"from": a.Outage.At, "to": a.Outage.At + a.Outage.Seconds, "label": "no transaction completed", "color": actionShade})
+	}
 	for _, o := range d.Outages {
 		spans = append(spans, obj{"from": o.At, "to": o.At + o.Seconds, "label": "no server", "color": outageShade})
 	}
@@ -35,6 +40,9 @@ func faultMarks(d *result.Document, plugins obj) string {
 		}
 		plugins["eventMarks"] = obj{"marks": marks}
 		caption += " Dashed lines: what was done to the system under test (see Reliability)."
+	}
+	if len(d.ActionOutages) > 0 {
+		caption += " Shaded purple: the outage around an action, in which no transaction completed (each virtual user's in Reliability)."
 	}
 	if len(d.Outages) > 0 {
 		caption += " Shaded red: no server."

@@ -291,15 +291,19 @@ func TestCompareSweeps(t *testing.T) {
 
 // TestHTMLDurabilityRun: a run whose managed PostgreSQL 15 was killed 15 s
 // in and restarted (--kill-server-at 15s --audit-durability): the kill and
-// the restart are marked on the throughput chart, the errors per second
-// drawn beside it, and the errors by class and the audit's finding listed.
+// the restart are marked on the throughput chart, the outage around them
+// shaded, the transactions in doubt drawn beside it, counted in the
+// per-type table and named in Reliability with the outage per VU, and the
+// audit's finding listed.
 func TestHTMLDurabilityRun(t *testing.T) {
 	out := render(t, "testdata/durability-run.json")
 	for _, want := range []string{
 		`"eventMarks":{"marks":[{"at":15`, "server killed (SIGKILL to pid", "server up again",
-		"errors per second", `"yAxisID":"y1"`, "Reliability",
-		"Errors in the measured window by class: connection_lost", "0 missing;", "in doubt",
-		"Consistency check after the run: passed",
+		`"label":"no transaction completed"`, "Shaded purple: the outage around an action",
+		"Outage around the action at 15.0 s, server killed (SIGKILL to pid 1862): no transaction completed from 15.1 s for 3.7 s; per VU 3.7 s",
+		"in doubt per second", `"yAxisID":"y1"`, "Reliability", ">in doubt</th>",
+		"In doubt in the measured window: 4 (new_order 3, delivery 1)", "3 in doubt (the commit was sent",
+		"0 missing;", "Consistency check after the run: passed",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("durability run report lacks %q", want)

@@ -36,8 +36,40 @@ func errorRateLine(d *result.Document) string {
 	if e == nil || !e.Exceeded {
 		return ""
 	}
-	return fmt.Sprintf("FAILED: error rate %.1f%%: %s of the window's %s transactions failed, over the bound of %g%% (--max-error-rate).",
-		e.Pct, human.Thousands(float64(e.Errors)), human.Thousands(float64(e.Transactions)), e.MaxPct)
+	what := "failed"
+	if e.InDoubt > 0 {
+		what = fmt.Sprintf("failed or were in doubt (%s in doubt, which nobody knows to have committed)", human.Thousands(float64(e.InDoubt)))
+	}
+	return fmt.Sprintf("FAILED: error rate %.1f%%: %s of the window's %s transactions %s, over the bound of %g%% (--max-error-rate).",
+		e.Pct, human.Thousands(float64(e.Errors+e.InDoubt)), human.Thousands(float64(e.Transactions)), what, e.MaxPct)
+}
+
+// inDoubtTitle says what a transaction in doubt is.
+const inDoubtTitle = "the commit was sent and the connection lost before its answer, so it may or may not have committed; counted neither as completed nor as failed"
+
+// inDoubt is how many of d's window's transactions were in doubt.
+func inDoubt(d *result.Document) int64 {
+	var n int64
+	for _, t := range d.Transactions {
+		n += t.InDoubt
+	}
+	return n
+}
+
+// inDoubtLine says how many of the window's transactions were in doubt,
+// and of which types; "" where none was.
+func inDoubtLine(d *result.Document) string {
+	n := inDoubt(d)
+	if n == 0 {
+		return ""
+	}
+	var by []string
+	for _, t := range d.Transactions {
+		if t.InDoubt > 0 {
+			by = append(by, fmt.Sprintf("%s %s", t.Name, human.Thousands(float64(t.InDoubt))))
+		}
+	}
+	return fmt.Sprintf("In doubt in the measured window: %s (%s): %s", human.Thousands(float64(n)), strings.Join(by, ", "), inDoubtTitle)
 }
 
 // auditHead is the heading of a run's audit: an audit whose every check
@@ -68,6 +100,9 @@ func reliabilityLines(d *result.Document) []string {
 			parts = append(parts, fmt.Sprintf("%s %s", c, human.Thousands(float64(d.ErrorClasses[c]))))
 		}
 		lines = append(lines, "Errors in the measured window by class: "+strings.Join(parts, ", "))
+	}
+	if l := inDoubtLine(d); l != "" {
+		lines = append(lines, l)
 	}
 	if d.Durability != nil {
 		lines = append(lines, durabilityLines(d.Durability)...)

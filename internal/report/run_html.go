@@ -121,7 +121,7 @@ func seriesBlock(p *page, d *result.Document) (block, bool) {
 		return block{}, false
 	}
 	primary := slices.Index(d.SeriesTypes, d.PrimaryTx)
-	var prim, all, errs []obj
+	var prim, all, errs, doubts []obj
 	for _, pt := range d.Series {
 		var sum int64
 		for _, c := range pt.Counts {
@@ -129,6 +129,7 @@ func seriesBlock(p *page, d *result.Document) (block, bool) {
 		}
 		all = append(all, obj{"x": pt.T, "y": sum * 60})
 		errs = append(errs, obj{"x": pt.T, "y": pt.Errors})
+		doubts = append(doubts, obj{"x": pt.T, "y": pt.InDoubt})
 		if primary >= 0 && primary < len(pt.Counts) {
 			prim = append(prim, obj{"x": pt.T, "y": pt.Counts[primary] * 60})
 		}
@@ -149,13 +150,23 @@ func seriesBlock(p *page, d *result.Document) (block, bool) {
 	// around it show.
 	caption += faultMarks(d, plugins)
 	caption += steadyMarks(d, plugins)
-	if slices.ContainsFunc(d.Series, func(pt result.Point) bool { return pt.Errors > 0 }) {
+	failed := slices.ContainsFunc(d.Series, func(pt result.Point) bool { return pt.Errors > 0 })
+	doubted := slices.ContainsFunc(d.Series, func(pt result.Point) bool { return pt.InDoubt > 0 })
+	if failed || doubted {
+		scales["y1"] = obj{"beginAtZero": true, "position": "right", "title": axisTitle("per second"),
+			"grid": obj{"drawOnChartArea": false}}
+	}
+	if failed {
 		e := seriesLine("errors per second", "#c0392b", errs)
 		e["yAxisID"] = "y1"
 		sets = append(sets, e)
-		scales["y1"] = obj{"beginAtZero": true, "position": "right", "title": axisTitle("errors per second"),
-			"grid": obj{"drawOnChartArea": false}}
 		caption += " Red, on the right-hand scale: transactions that failed in each second, all types."
+	}
+	if doubted {
+		e := seriesLine("in doubt per second", "#8e44ad", doubts)
+		e["yAxisID"], e["borderDash"] = "y1", []int{4, 3}
+		sets = append(sets, e)
+		caption += " Purple, dashed, on the right-hand scale: transactions in doubt in each second, their commit unanswered."
 	}
 	ref := timeChart(p, "throughput over time", "Throughput per second, as a per-minute rate", sets, scales, plugins)
 	return block{Heading: "Throughput", Charts: []chartRef{ref}, ChartCaption: caption}, true
@@ -168,22 +179,31 @@ func seriesLine(label, c string, data []obj) obj {
 }
 
 func latencyBlock(p *page, d *result.Document) block {
-	t := &table{Class: "wide", Head: heads("transaction", "#count", "#per min", "#errors", "#retries",
-		"#mean ms", "#p50 ms", "#p90 ms", "#p95 ms", "#p99 ms", "#max ms")}
+	doubt := inDoubt(d) > 0
+	head := []string{"transaction", "#count", "#per min", "#errors"}
+	if doubt {
+		head = append(head, "#in doubt")
+	}
+	t := &table{Class: "wide", Head: heads(append(head, "#retries", "#mean ms", "#p50 ms", "#p90 ms", "#p95 ms", "#p99 ms", "#max ms")...)}
 	var names []string
 	pcts := [4][]float64{}
 	for _, x := range d.Transactions {
 		l := x.Latency
-		t.Rows = append(t.Rows, row{ID: "tx-" + x.Name, Cells: []cell{{Text: x.Name},
-			num(strconv.FormatInt(x.Count, 10)), num(human.Thousands(x.PerMinute)),
-			errCell(x.Errors, x.ErrorSample), num(strconv.FormatInt(x.Retries, 10)),
-			num(ms(l.Mean)), num(ms(l.P50)), num(ms(l.P90)), num(ms(l.P95)), num(ms(l.P99)), num(ms(l.Max))}})
+		cells := []cell{{Text: x.Name}, num(strconv.FormatInt(x.Count, 10)), num(human.Thousands(x.PerMinute)), errCell(x.Errors, x.ErrorSample)}
+		if doubt {
+			cells = append(cells, errCell(x.InDoubt, inDoubtTitle))
+		}
+		t.Rows = append(t.Rows, row{ID: "tx-" + x.Name, Cells: append(cells, num(strconv.FormatInt(x.Retries, 10)),
+			num(ms(l.Mean)), num(ms(l.P50)), num(ms(l.P90)), num(ms(l.P95)), num(ms(l.P99)), num(ms(l.Max)))})
 		names = append(names, x.Name)
 		for i, v := range []float64{l.P50, l.P90, l.P95, l.P99} {
 			pcts[i] = append(pcts[i], v)
 		}
 	}
 	t.Caption = "Latency over the measured window, per transaction type (HdrHistogram, client side). Hover an error count for a sample message."
+	if doubt {
+		t.Caption += " In doubt: " + inDoubtTitle + "."
+	}
 	b := block{Heading: "Latency", Table: t}
 	if len(names) > 0 {
 		var sets []obj

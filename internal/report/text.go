@@ -25,11 +25,19 @@ func Text(w io.Writer, d *result.Document) {
 		fmt.Fprintln(w, l)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "transaction\tcount\tper min\terrors\tretries\tp50 ms\tp90 ms\tp95 ms\tp99 ms\tmax ms\t")
+	doubt := inDoubt(d) > 0
+	fmt.Fprint(tw, "transaction\tcount\tper min\terrors\t")
+	if doubt {
+		fmt.Fprint(tw, "in doubt\t")
+	}
+	fmt.Fprintln(tw, "retries\tp50 ms\tp90 ms\tp95 ms\tp99 ms\tmax ms\t")
 	for _, t := range d.Transactions {
 		l := t.Latency
-		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%d\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t\n",
-			t.Name, t.Count, t.PerMinute, t.Errors, t.Retries, l.P50, l.P90, l.P95, l.P99, l.Max)
+		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%d\t", t.Name, t.Count, t.PerMinute, t.Errors)
+		if doubt {
+			fmt.Fprintf(tw, "%d\t", t.InDoubt)
+		}
+		fmt.Fprintf(tw, "%d\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t\n", t.Retries, l.P50, l.P90, l.P95, l.P99, l.Max)
 	}
 	tw.Flush()
 	for _, t := range d.Transactions {

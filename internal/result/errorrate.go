@@ -9,7 +9,12 @@ const DefaultMaxErrorPct = 1.0
 // measured its failures, not the system, and fails.
 type ErrorRate struct {
 	Errors int64 `json:"errors"`
-	// Transactions are the window's that ended, completed or failed.
+	// InDoubt are the window's transactions whose commit was never
+	// answered, which count with the errors: the client cannot tell that
+	// they committed. Absent when none were, and in older documents.
+	InDoubt int64 `json:"in_doubt,omitempty"`
+	// Transactions are the window's that ended, completed, failed or in
+	// doubt.
 	Transactions int64   `json:"transactions"`
 	Pct          float64 `json:"pct"`
 	MaxPct       float64 `json:"max_pct"`
@@ -17,19 +22,20 @@ type ErrorRate struct {
 	Exceeded bool `json:"exceeded"`
 }
 
-// HoldErrors is d's window's errors held to maxPct % of its transactions.
-// A window in which no transaction ended, completed or failed, has no
-// rate and passes: nothing in it failed (a stall or a lost server says
-// what happened to it instead); one whose every transaction failed is at
-// 100%.
+// HoldErrors is d's window's errors, with its transactions in doubt,
+// held to maxPct % of its transactions. A window in which no transaction
+// ended, completed, failed or in doubt, has no rate and passes: nothing
+// in it failed (a stall or a lost server says what happened to it
+// instead); one whose every transaction failed is at 100%.
 func HoldErrors(d *Document, maxPct float64) *ErrorRate {
 	e := &ErrorRate{MaxPct: maxPct}
 	for _, tx := range d.Transactions {
 		e.Errors += tx.Errors
-		e.Transactions += tx.Count + tx.Errors
+		e.InDoubt += tx.InDoubt
+		e.Transactions += tx.Count + tx.Errors + tx.InDoubt
 	}
 	if e.Transactions > 0 {
-		e.Pct = float64(e.Errors) * 100 / float64(e.Transactions)
+		e.Pct = float64(e.Errors+e.InDoubt) * 100 / float64(e.Transactions)
 	}
 	e.Exceeded = e.Pct > maxPct
 	return e

@@ -23,20 +23,25 @@ func (d *Document) health(r *driver.Result) {
 	}
 	if r.ServerLost {
 		o := r.Outages[len(r.Outages)-1]
-		var errs int64
+		var errs, doubts int64
 		for _, tx := range r.Tx {
 			errs += tx.Errors
+			doubts += tx.InDoubt
 		}
 		window := 0.0
 		if !r.WindowStart.IsZero() {
 			window = r.WindowEnd.Sub(r.WindowStart).Seconds()
 		}
-		d.ServerLost = &ServerLost{At: o.At, Seconds: o.Seconds, Errors: errs, Window: window, Silent: r.LostSilent}
+		d.ServerLost = &ServerLost{At: o.At, Seconds: o.Seconds, Errors: errs, InDoubt: doubts, Window: window, Silent: r.LostSilent}
+		cost := fmt.Sprintf("%d errors", errs)
+		if doubts > 0 {
+			cost += fmt.Sprintf(" and %d in doubt", doubts)
+		}
 		d.Notes = append(d.Notes,
-			fmt.Sprintf("Server lost at %.1f s and not back %.1f s later: the run ended there, a failure (%d errors in the window)", o.At, o.Seconds, errs),
+			fmt.Sprintf("Server lost at %.1f s and not back %.1f s later: the run ended there, a failure (%s in the window)", o.At, o.Seconds, cost),
 			fmt.Sprintf("Throughput is over the %.1f s of the window the server was up, not all its %.1f s", r.WindowSeconds(), window))
 		if r.LostSilent {
-			d.Notes[len(d.Notes)-2] = fmt.Sprintf("Server lost at %.1f s: it answered nothing for %.1f s (stopped, or behind a connection left half-open), and the run ended there, a failure (%d errors in the window)", o.At, o.Seconds, errs)
+			d.Notes[len(d.Notes)-2] = fmt.Sprintf("Server lost at %.1f s: it answered nothing for %.1f s (stopped, or behind a connection left half-open), and the run ended there, a failure (%s in the window)", o.At, o.Seconds, cost)
 		}
 	}
 	// A server lost says why the window's end waited.

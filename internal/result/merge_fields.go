@@ -47,6 +47,7 @@ func mergeTx(parts []partDoc) ([]driver.TxResult, error) {
 			t := &out[k]
 			t.Count += tx.Count
 			t.Errors += tx.Errors
+			t.InDoubt += tx.InDoubt
 			t.Retries += tx.Retries
 			t.ErrorSample = cmp.Or(t.ErrorSample, tx.ErrorSample)
 			var err error
@@ -90,6 +91,7 @@ func mergeSeries(parts []partDoc, marker int) ([]Point, error) {
 			}
 			s.Counts = addCounts(s.Counts, pt.Counts)
 			s.Errors += pt.Errors
+			s.InDoubt += pt.InDoubt
 			var err error
 			what := fmt.Sprintf("second %d", k)
 			if hist, err = addEncoded(hist, pt.Histogram, p.path, what); err != nil {
@@ -164,7 +166,7 @@ func markerMarks(marker partDoc, parts []partDoc) []Mark {
 		if n, ok := v[workload.Xacts]; ok && i == len(marker.Marks)-1 && i > 0 {
 			v[workload.Xacts] = n - flushes
 		}
-		out = append(out, Mark{At: m.At, Values: v})
+		out = append(out, Mark{At: m.At, Values: v, Server: m.Server})
 	}
 	return out
 }

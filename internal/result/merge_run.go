@@ -125,7 +125,7 @@ func (d *Document) figures(parts []partDoc, base partDoc) (*driver.Result, error
 	}
 	res := &driver.Result{Started: d.StartedAt, Interrupted: d.Interrupted, Tx: tx, ErrorClasses: d.ErrorClasses, Pool: pool}
 	for _, p := range d.Series {
-		res.Series = append(res.Series, driver.Point{T: p.T, Phase: p.Phase, Counts: p.Counts, Errors: p.Errors, Latency: p.Latency})
+		res.Series = append(res.Series, driver.Point{T: p.T, Phase: p.Phase, Counts: p.Counts, Errors: p.Errors, InDoubt: p.InDoubt, Latency: p.Latency})
 	}
 	if pool != nil {
 		for _, p := range d.Series {
@@ -152,8 +152,7 @@ func (d *Document) summarize(parts []partDoc, res *driver.Result, o MergeOptions
 		f.Sessions += cmp.Or(p.Part.Connections, p.Part.VUs)
 	}
 	if len(d.Marks) == 2 {
-		f.Start = workload.Mark{At: d.Marks[0].At, Values: d.Marks[0].Values}
-		f.End = workload.Mark{At: d.Marks[1].At, Values: d.Marks[1].Values}
+		f.Start, f.End = d.Marks[0].Reading(), d.Marks[1].Reading()
 	}
 	f.End.Lost = d.ServerLost != nil && len(d.Marks) < 2
 	sum, err := o.Summarize(f)

@@ -108,20 +108,20 @@ func (s *split) partRun(i int) Run {
 		Tally: driver.Tally{int64(i), int64(100 * i)},
 	}
 	for _, name := range splitTx {
-		r.Tx = append(r.Tx, driver.TxResult{Name: name, Hist: latency.NewHistogram(), Retries: 1})
+		r.Tx = append(r.Tx, driver.TxResult{Name: name, Hist: latency.NewHistogram(), Retries: 1, InDoubt: int64(i)})
 	}
 	for sec := 1; sec <= splitSeconds; sec++ {
 		// A part's ticks fall a few ms off the whole second.
 		r.Series = append(r.Series, driver.Point{T: float64(sec) + 0.002*float64(i-2), Phase: fmt.Sprintf("p%d", i),
-			Counts: make([]int64, len(splitTx)), Hist: latency.NewSecondHistogram(), WaitHist: latency.NewSecondHistogram()})
+			Counts: make([]int64, len(splitTx)), InDoubt: 1, Hist: latency.NewSecondHistogram(), WaitHist: latency.NewSecondHistogram()})
 	}
 	r.Pool = &driver.Pool{Terminals: 2, Sessions: 1, InUseMax: 1, Wait: latency.NewHistogram(), AllInUse: 0.1 * float64(i)}
 	latency.Record(r.Pool.Wait, time.Duration(i)*time.Millisecond)
 	run.Result = r
 	run.Marks = nil
 	if i == 1 {
-		run.Marks = []workload.Mark{{At: 10, Values: map[string]int64{workload.Xacts: 1000}},
-			{At: 40, Values: map[string]int64{workload.Xacts: 5000}}}
+		run.Marks = []workload.Mark{{At: 10, Values: map[string]int64{workload.Xacts: 1000}, Server: "10.0.0.1:5432"},
+			{At: 40, Values: map[string]int64{workload.Xacts: 5000}, Server: "10.0.0.2:5432"}}
 	}
 	return run
 }
@@ -178,8 +178,8 @@ func TestMergeHistogramsExact(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if tx.Name != splitTx[i] || tx.Count != s.all[i].TotalCount() || tx.Retries != splitParts {
-			t.Errorf("%s: count %d retries %d, want %d and %d", tx.Name, tx.Count, tx.Retries, s.all[i].TotalCount(), splitParts)
+		if tx.Name != splitTx[i] || tx.Count != s.all[i].TotalCount() || tx.Retries != splitParts || tx.InDoubt != 1+2+3 {
+			t.Errorf("%s: count %d retries %d in doubt %d, want %d, %d and 6", tx.Name, tx.Count, tx.Retries, tx.InDoubt, s.all[i].TotalCount(), splitParts)
 		}
 		if !reflect.DeepEqual(h.Export().Counts, s.all[i].Export().Counts) {
 			t.Errorf("%s: merged histogram differs from the one of all latencies", tx.Name)
@@ -203,8 +203,9 @@ func TestMergeHistogramsExact(t *testing.T) {
 			t.Errorf("Summarize got %s with %d latencies, count %d, want %d", tx.Name, tx.Hist.TotalCount(), tx.Count, s.all[i].TotalCount())
 		}
 	}
-	if g.Start.Values[workload.Xacts] != 1000 || g.End.Values[workload.Xacts] != 5000-20-30 || g.End.Lost {
-		t.Errorf("marks %v → %v, want 1000 → 4950 (parts 2 and 3 flushed 20 and 30 in the window)", g.Start, g.End)
+	if g.Start.Values[workload.Xacts] != 1000 || g.End.Values[workload.Xacts] != 5000-20-30 || g.End.Lost ||
+		g.Start.Server != "10.0.0.1:5432" || g.End.Server != "10.0.0.2:5432" || d.Marks[1].Server != "10.0.0.2:5432" {
+		t.Errorf("marks %v → %v, want 1000 → 4950 (parts 2 and 3 flushed 20 and 30 in the window), each on its server", g.Start, g.End)
 	}
 	if d.Marks[1].Values[workload.Xacts] != 4950 || docs[0].Marks[1].Values[workload.Xacts] != 5000 {
 		t.Errorf("document's end xacts %d (want 4950), the marker's own %d (want 5000 still)", d.Marks[1].Values[workload.Xacts], docs[0].Marks[1].Values[workload.Xacts])
@@ -269,8 +270,8 @@ func TestMergeSeries(t *testing.T) {
 	for i, pt := range d.Series {
 		sec := i + 1
 		want := latency.PercentilesOf(s.seconds[sec])
-		if pt.T != float64(sec) || pt.Phase != "p1" || !slices.Equal(pt.Counts, s.counts[sec]) || *pt.Latency != *want {
-			t.Errorf("second %d: %+v latency %+v, want counts %v latency %+v phase p1", sec, pt, pt.Latency, s.counts[sec], want)
+		if pt.T != float64(sec) || pt.Phase != "p1" || !slices.Equal(pt.Counts, s.counts[sec]) || *pt.Latency != *want || pt.InDoubt != splitParts {
+			t.Errorf("second %d: %+v latency %+v, want counts %v latency %+v phase p1, %d in doubt", sec, pt, pt.Latency, s.counts[sec], want, splitParts)
 		}
 		if pt.Wait == nil || pt.Histogram != "" || pt.WaitHistogram != "" {
 			t.Errorf("second %d: wait %v, histograms %q %q left on the point", sec, pt.Wait, pt.Histogram, pt.WaitHistogram)

@@ -60,6 +60,9 @@ type Document struct {
 	// Events are what was done to the system under test during the run
 	// (a server killed, and up again), on the series' clock.
 	Events []Event `json:"events,omitempty"`
+	// ActionOutages are what each action that stops the application
+	// (--kill-server-at, a failover) cost it, in the order they started.
+	ActionOutages []ActionOutage `json:"action_outages,omitempty"`
 	// Outages are the stretches the run had no server: from a lost
 	// connection that would not reopen to the first that did.
 	Outages []Span `json:"outages,omitempty"`
@@ -133,6 +136,16 @@ func (d *Document) Metric(key string) (Metric, bool) {
 type Mark struct {
 	At     float64          `json:"at"` // seconds since the run started
 	Values map[string]int64 `json:"values"`
+	// Server is the server the mark was read on (its address and port,
+	// or its socket): across a failover the window's start and end are
+	// read on two. Absent where the target cannot say, and in older
+	// documents.
+	Server string `json:"server,omitempty"`
+}
+
+// Reading is m as its workload read it, for a summary made again.
+func (m Mark) Reading() workload.Mark {
+	return workload.Mark{At: m.At, Values: m.Values, Server: m.Server}
 }
 
 // Point is one second of the series: completions per type, all phases.
@@ -142,6 +155,9 @@ type Point struct {
 	Counts []int64 `json:"counts"`
 	// Errors is the transactions that failed in the second, of all types.
 	Errors int64 `json:"errors,omitempty"`
+	// InDoubt is those whose commit was sent and never answered, of all
+	// types, in neither its counts nor its errors.
+	InDoubt int64 `json:"in_doubt,omitempty"`
 	// Latency is the second's completed transactions' percentiles, all
 	// types; absent when none completed, and in older documents.
 	Latency *latency.Percentiles `json:"latency,omitempty"`
@@ -170,6 +186,9 @@ type ServerLost struct {
 	At      float64 `json:"at"`
 	Seconds float64 `json:"seconds_without_server"`
 	Errors  int64   `json:"errors"`
+	// InDoubt is the window's transactions in doubt, whose commit the loss
+	// left unanswered; absent when none were, and in older documents.
+	InDoubt int64 `json:"in_doubt,omitempty"`
 	// Window is the measured window's full length, of which the run's
 	// rates count only WindowSeconds, up to the loss.
 	Window float64 `json:"window_seconds"`
@@ -221,10 +240,15 @@ func (t Target) Server() string {
 
 // Tx is one transaction type's figures over the measured window.
 type Tx struct {
-	Name        string          `json:"name"`
-	Count       int64           `json:"count"`
-	PerMinute   float64         `json:"per_minute"`
-	Errors      int64           `json:"errors"`
+	Name      string  `json:"name"`
+	Count     int64   `json:"count"`
+	PerMinute float64 `json:"per_minute"`
+	Errors    int64   `json:"errors"`
+	// InDoubt is the transactions whose commit was sent and never
+	// answered, the connection lost with it: they may or may not have
+	// committed, and count neither in Count nor in Errors; absent when
+	// none were, and in older documents.
+	InDoubt     int64           `json:"in_doubt,omitempty"`
 	Retries     int64           `json:"retries"`
 	ErrorSample string          `json:"error_sample,omitempty"`
 	Latency     latency.Latency `json:"latency"`
@@ -274,6 +298,7 @@ func FromRun(run Run) (*Document, error) {
 		d.Events = append(d.Events, Event(e))
 	}
 	d.health(r)
+	d.actionOutages(r)
 	if err := d.sessions(r.Pool); err != nil {
 		return nil, err
 	}
@@ -282,10 +307,10 @@ func FromRun(run Run) (*Document, error) {
 		d.Audit = append(d.Audit, AuditItem(a))
 	}
 	for _, m := range run.Marks {
-		d.Marks = append(d.Marks, Mark{At: m.At, Values: m.Values})
+		d.Marks = append(d.Marks, Mark{At: m.At, Values: m.Values, Server: m.Server})
 	}
 	for k, p := range r.Series {
-		pt := Point{T: p.T, Phase: p.Phase, Counts: p.Counts, Errors: p.Errors, Latency: p.Latency}
+		pt := Point{T: p.T, Phase: p.Phase, Counts: p.Counts, Errors: p.Errors, InDoubt: p.InDoubt, Latency: p.Latency}
 		if r.Pool != nil && k < len(r.Pool.Waits) {
 			pt.Wait = r.Pool.Waits[k]
 		}
@@ -317,7 +342,7 @@ func (d *Document) transactions(txs []driver.TxResult) error {
 			pm = float64(tx.Count) * 60 / d.WindowSeconds
 		}
 		d.Transactions = append(d.Transactions, Tx{
-			Name: tx.Name, Count: tx.Count, PerMinute: pm, Errors: tx.Errors, Retries: tx.Retries,
+			Name: tx.Name, Count: tx.Count, PerMinute: pm, Errors: tx.Errors, InDoubt: tx.InDoubt, Retries: tx.Retries,
 			ErrorSample: tx.ErrorSample, Latency: latency.Summarize(tx.Hist), Histogram: enc,
 		})
 	}

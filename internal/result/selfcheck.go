@@ -110,7 +110,7 @@ func (tx Tx) check() error {
 	for _, f := range []struct {
 		name string
 		n    int64
-	}{{"count", tx.Count}, {"errors", tx.Errors}, {"retries", tx.Retries}} {
+	}{{"count", tx.Count}, {"errors", tx.Errors}, {"in_doubt", tx.InDoubt}, {"retries", tx.Retries}} {
 		if f.n < 0 {
 			return fmt.Errorf("transactions.%s.%s is %d: a count is never negative", tx.Name, f.name, f.n)
 		}
@@ -137,8 +137,8 @@ func (pt Point) check(types []string) error {
 			return fmt.Errorf("series at %gs: counts of %s is %d: a count is never negative", pt.T, name, n)
 		}
 	}
-	if pt.Errors < 0 {
-		return fmt.Errorf("series at %gs: errors is %d: a count is never negative", pt.T, pt.Errors)
+	if pt.Errors < 0 || pt.InDoubt < 0 {
+		return fmt.Errorf("series at %gs: errors is %d, in_doubt %d: a count is never negative", pt.T, pt.Errors, pt.InDoubt)
 	}
 	return nil
 }

@@ -21,8 +21,10 @@ import (
 //	METRIC>50000        a metric the workload declares, in its own unit: the figure that stands for it (Metric.Value)
 //	METRIC.client>50000 the client's figure of it; METRIC.db the database's
 //	errors<0.1%         the window's failed transactions: a share of all, or a count (errors<10)
+//	in_doubt<1          the window's transactions in doubt (their commit never answered): a count or a share
 //	TYPE.p95<5ms        a transaction type's latency: p50 p90 p95 p99 p99.9 max avg, in us, ms or s
-//	TYPE.errors<1%      the type's own failures
+//	TYPE.errors<1%      the type's own failures; TYPE.in_doubt its own in doubt
+//	lost_acks<1         the changes the database acknowledged that the durability audit found missing, a count
 //
 // The operators are <, <=, > and >=.
 type Threshold struct {
@@ -30,7 +32,8 @@ type Threshold struct {
 	Expr string
 	// Tx is the transaction type; "" for a metric or the run's errors.
 	Tx string
-	// What is the metric's key, ErrorsKey, or a latency statistic.
+	// What is the metric's key, ErrorsKey, InDoubtKey, LostAcksKey, or a
+	// latency statistic.
 	What string
 	// Side is the side of a metric it judges, SideClient or SideDB; ""
 	// judges the side that stands for it (Metric.Side).
@@ -42,8 +45,19 @@ type Threshold struct {
 	Unit string
 }
 
-// ErrorsKey names a threshold on failed transactions.
-const ErrorsKey = "errors"
+// The names of thresholds on what a run's transactions came to, beside
+// its metrics: failed transactions (ErrorsKey), those in doubt
+// (InDoubtKey), and the acknowledged changes the durability audit found
+// missing (LostAcksKey), which is judged once the audit has run, after
+// the window.
+const (
+	ErrorsKey   = "errors"
+	InDoubtKey  = "in_doubt"
+	LostAcksKey = "lost_acks"
+)
+
+// counted says key counts transactions, as a share of all or a count.
+func counted(key string) bool { return key == ErrorsKey || key == InDoubtKey }
 
 var (
 	thresholdOps = []string{"<=", ">=", "<", ">"}
@@ -84,7 +98,7 @@ func ParseThreshold(expr string, info workload.Info, txs []string) (Threshold, e
 	}
 	t := Threshold{Expr: s, Op: thresholdOps[k]}
 	metric, side := splitSide(name)
-	if _, ok := info.Metric(name); ok || name == ErrorsKey {
+	if _, ok := info.Metric(name); ok || counted(name) || name == LostAcksKey {
 		t.What = name
 	} else if _, ok := info.Metric(metric); ok {
 		t.What, t.Side = metric, side
@@ -117,14 +131,14 @@ func (t *Threshold) splitTx(name string, info workload.Info, txs []string) error
 	tx, stat, dotted := strings.Cut(name, ".")
 	switch {
 	case !dotted:
-		return fmt.Errorf("unknown metric %q (known: %s, %s; a metric's one side, such as %s.client or %s.db; or TRANSACTION.STAT, such as %s)",
-			name, strings.Join(metricKeys(info), ", "), ErrorsKey, info.Primary, info.Primary, ThresholdExample(info))
+		return fmt.Errorf("unknown metric %q (known: %s, %s, %s, %s; a metric's one side, such as %s.client or %s.db; or TRANSACTION.STAT, such as %s)",
+			name, strings.Join(metricKeys(info), ", "), ErrorsKey, InDoubtKey, LostAcksKey, info.Primary, info.Primary, ThresholdExample(info))
 	case !slices.Contains(txs, tx) && slices.Contains(metricKeys(info), tx):
 		return fmt.Errorf("unknown side %q of %s (known: %s, %s)", stat, tx, SideClient, SideDB)
 	case txs != nil && !slices.Contains(txs, tx):
 		return fmt.Errorf("unknown transaction %q (known: %s)", tx, strings.Join(txs, ", "))
-	case stat != ErrorsKey && !slices.Contains(LatencyStats, stat):
-		return fmt.Errorf("unknown statistic %q of %s (known: %s, %s)", stat, tx, strings.Join(LatencyStats, ", "), ErrorsKey)
+	case !counted(stat) && !slices.Contains(LatencyStats, stat):
+		return fmt.Errorf("unknown statistic %q of %s (known: %s, %s, %s)", stat, tx, strings.Join(LatencyStats, ", "), ErrorsKey, InDoubtKey)
 	}
 	t.Tx, t.What = tx, stat
 	return nil
@@ -132,17 +146,20 @@ func (t *Threshold) splitTx(name string, info workload.Info, txs []string) error
 
 // checkUnit checks the limit's unit against what it limits.
 func (t *Threshold) checkUnit() error {
+	what := strings.ReplaceAll(t.What, "_", " ")
 	switch {
-	case t.What == ErrorsKey && t.Unit == "%":
+	case counted(t.What) && t.Unit == "%":
 		if t.Limit > 100 {
-			return fmt.Errorf("a share of errors is at most 100%%, got %g%%", t.Limit)
+			return fmt.Errorf("a share of %s is at most 100%%, got %g%%", what, t.Limit)
 		}
-	case t.What == ErrorsKey && t.Unit == "":
+	case counted(t.What) && t.Unit == "":
 		if t.Limit != math.Trunc(t.Limit) {
-			return fmt.Errorf("want a share (0.1%%) or a whole count of errors, got %g", t.Limit)
+			return fmt.Errorf("want a share (0.1%%) or a whole count of %s, got %g", what, t.Limit)
 		}
-	case t.What == ErrorsKey:
-		return fmt.Errorf("unknown unit %q for errors (known: %% for a share, none for a count)", t.Unit)
+	case counted(t.What):
+		return fmt.Errorf("unknown unit %q for %s (known: %% for a share, none for a count)", t.Unit, what)
+	case t.What == LostAcksKey && (t.Unit != "" || t.Limit != math.Trunc(t.Limit)):
+		return fmt.Errorf("lost_acks is a whole count of the changes acknowledged and found missing, such as lost_acks<1; got %g%s", t.Limit, t.Unit)
 	case t.Tx != "":
 		if _, ok := latencyUnits[t.Unit]; !ok {
 			return fmt.Errorf("unknown unit %q for a latency (known: us, ms, s), such as %s.%s<5ms", t.Unit, t.Tx, t.What)
@@ -225,6 +242,10 @@ func Missed(rs []ThresholdResult) int {
 // measure misses: nothing shows the expectation met.
 func (t Threshold) Evaluate(d *Document) ThresholdResult {
 	r := ThresholdResult{Threshold: t.Expr, Unit: t.Unit}
+	if t.What == LostAcksKey && d.Durability == nil {
+		r.Unjudged, r.Note = true, "not judged: the run has no durability audit's finding (--audit-durability, and a server there after the run)"
+		return r
+	}
 	v, note := t.measure(d, &r.Side)
 	if math.IsNaN(v) {
 		r.Note = note
@@ -247,7 +268,10 @@ func (t Threshold) Evaluate(d *Document) ThresholdResult {
 // measure is t's figure in d, in t's unit; NaN and why where there is
 // none. A metric's side is set in *side.
 func (t Threshold) measure(d *Document, side *string) (float64, string) {
-	if t.Tx == "" && t.What != ErrorsKey {
+	if t.What == LostAcksKey {
+		return float64(d.Durability.Missing), ""
+	}
+	if t.Tx == "" && !counted(t.What) {
 		m, ok := d.Metric(t.What)
 		*side = cmp.Or(t.Side, m.Side())
 		if !ok || math.IsNaN(m.On(*side)) {
@@ -255,23 +279,28 @@ func (t Threshold) measure(d *Document, side *string) (float64, string) {
 		}
 		return m.On(*side), ""
 	}
-	var count, errs int64
+	var ended, n int64
 	var tx *Tx
 	for i, x := range d.Transactions {
 		if t.Tx == "" || x.Name == t.Tx {
-			count, errs, tx = count+x.Count, errs+x.Errors, &d.Transactions[i]
+			ended, tx = ended+x.Count+x.Errors+x.InDoubt, &d.Transactions[i]
+			if t.What == InDoubtKey {
+				n += x.InDoubt
+			} else {
+				n += x.Errors
+			}
 		}
 	}
 	switch {
 	case tx == nil && t.Tx != "":
 		return math.NaN(), "no " + t.Tx + " in the result"
-	case t.What == ErrorsKey && t.Unit == "%":
-		if count+errs == 0 {
+	case counted(t.What) && t.Unit == "%":
+		if ended == 0 {
 			return math.NaN(), "no transactions in the window"
 		}
-		return float64(errs) * 100 / float64(count+errs), ""
-	case t.What == ErrorsKey:
-		return float64(errs), ""
+		return float64(n) * 100 / float64(ended), ""
+	case counted(t.What):
+		return float64(n), ""
 	}
 	return t.latency(tx)
 }

@@ -21,9 +21,9 @@ var thTxs = []string{"new_order", "payment", "other:report"}
 
 func TestParseThresholdRefusesInOneLine(t *testing.T) {
 	for _, c := range []struct{ expr, want string }{
-		{"nopn>5", `unknown metric "nopn" (known: nopm, tpm, cache_ratio, errors; a metric's one side, such as nopm.client or nopm.db; or TRANSACTION.STAT, such as new_order.p95<5ms)`},
+		{"nopn>5", `unknown metric "nopn" (known: nopm, tpm, cache_ratio, errors, in_doubt, lost_acks; a metric's one side, such as nopm.client or nopm.db; or TRANSACTION.STAT, such as new_order.p95<5ms)`},
 		{"neworder.p95<5ms", `unknown transaction "neworder" (known: new_order, payment, other:report)`},
-		{"new_order.p96<5ms", `unknown statistic "p96" of new_order (known: p50, p90, p95, p99, p99.9, max, avg, errors)`},
+		{"new_order.p96<5ms", `unknown statistic "p96" of new_order (known: p50, p90, p95, p99, p99.9, max, avg, errors, in_doubt)`},
 		{"new_order.p95=5ms", `unknown operator in "=5ms" (known: <, <=, >, >=)`},
 		{"new_order.p95<<5ms", `unknown operator in "<<5ms"`},
 		{"nopm=>5", `unknown operator`},
@@ -39,6 +39,10 @@ func TestParseThresholdRefusesInOneLine(t *testing.T) {
 		{"errors<0.1", `want a share (0.1%) or a whole count of errors, got 0.1`},
 		{"errors<101%", `a share of errors is at most 100%`},
 		{"errors<1ms", `unknown unit "ms" for errors`},
+		{"in_doubt<0.5", `want a share (0.1%) or a whole count of in doubt, got 0.5`},
+		{"payment.in_doubt<1s", `unknown unit "s" for in doubt`},
+		{"lost_acks<1%", `lost_acks is a whole count of the changes acknowledged and found missing, such as lost_acks<1; got 1%`},
+		{"lost_acks<0.5", `lost_acks is a whole count`},
 	} {
 		_, err := ParseThresholds([]string{c.expr}, thInfo, thTxs)
 		var ue *exitcode.UserError
@@ -61,6 +65,9 @@ func TestParseThresholdReads(t *testing.T) {
 		{"payment.errors<1%", Threshold{Expr: "payment.errors<1%", Tx: "payment", What: "errors", Op: "<", Limit: 1, Unit: "%"}},
 		{"nopm.client>50000", Threshold{Expr: "nopm.client>50000", What: "nopm", Side: SideClient, Op: ">", Limit: 50000}},
 		{"tpm.db<=9", Threshold{Expr: "tpm.db<=9", What: "tpm", Side: SideDB, Op: "<=", Limit: 9}},
+		{"in_doubt<1%", Threshold{Expr: "in_doubt<1%", What: "in_doubt", Op: "<", Limit: 1, Unit: "%"}},
+		{"new_order.in_doubt<3", Threshold{Expr: "new_order.in_doubt<3", Tx: "new_order", What: "in_doubt", Op: "<", Limit: 3}},
+		{"lost_acks<1", Threshold{Expr: "lost_acks<1", What: "lost_acks", Op: "<", Limit: 1}},
 	} {
 		got, err := ParseThreshold(c.expr, thInfo, thTxs)
 		if err != nil || got != c.want {
@@ -69,8 +76,8 @@ func TestParseThresholdReads(t *testing.T) {
 	}
 }
 
-// thDoc is a run of new_order at 1..100 ms (one each) with 1 error,
-// payment at 2 ms (100) with 3, and nopm 51,000.
+// thDoc is a run of new_order at 1..100 ms (one each) with 1 error and 2
+// in doubt, payment at 2 ms (100) with 3 errors, and nopm 51,000.
 func thDoc(t *testing.T) *Document {
 	tx := func(name string, ms []int, errs int64) Tx {
 		h := latency.NewHistogram()
@@ -88,10 +95,12 @@ func thDoc(t *testing.T) *Document {
 		no, pay = append(no, i), append(pay, 2)
 	}
 	nopm := 51000.0
-	return &Document{
+	d := &Document{
 		Metrics:      []Metric{{MetricDef: MetricDef{Key: "nopm"}, DB: &nopm}, {MetricDef: MetricDef{Key: "cache_ratio"}}},
 		Transactions: []Tx{tx("new_order", no, 1), tx("payment", pay, 3), tx("other:report", nil, 0)},
 	}
+	d.Transactions[0].InDoubt = 2
+	return d
 }
 
 func TestThresholdEvaluate(t *testing.T) {
@@ -104,8 +113,12 @@ func TestThresholdEvaluate(t *testing.T) {
 	}{
 		{"nopm>50000", true, 51000, ""},
 		{"nopm>60000", false, 51000, ""},
-		{"errors<2%", true, 4.0 * 100 / 204, ""},
-		{"errors<1.9%", false, 4.0 * 100 / 204, ""},
+		{"errors<2%", true, 4.0 * 100 / 206, ""},
+		{"errors<1.9%", false, 4.0 * 100 / 206, ""},
+		{"in_doubt<1", false, 2, ""},
+		{"in_doubt<=1%", true, 2.0 * 100 / 206, ""},
+		{"new_order.in_doubt<=2", true, 2, ""},
+		{"payment.in_doubt<1", true, 0, ""},
 		{"errors<=4", true, 4, ""},
 		{"payment.errors<3", false, 3, ""},
 		{"new_order.p95<100ms", true, 95, ""},
@@ -132,6 +145,33 @@ func TestThresholdEvaluate(t *testing.T) {
 	ts, _ := ParseThresholds([]string{"nopm>50000", "errors<1.9%", "cache_ratio<1"}, thInfo, thTxs)
 	if n := Missed(Evaluate(ts, d)); n != 2 {
 		t.Errorf("missed %d, want 2", n)
+	}
+}
+
+// TestThresholdLostAcks: lost_acks judges the durability audit's missing
+// changes, and is not judged, nor missed, without an audit.
+func TestThresholdLostAcks(t *testing.T) {
+	th, err := ParseThreshold("lost_acks<1", thInfo, thTxs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name      string
+		d         *Durability
+		met, none bool
+		measured  float64
+	}{
+		{"nothing missing", &Durability{Acknowledged: 900, InDoubt: 2}, true, false, 0},
+		{"two missing", &Durability{Acknowledged: 900, Missing: 2}, false, false, 2},
+		{"no audit", nil, false, true, 0},
+	} {
+		r := th.Evaluate(&Document{Durability: c.d})
+		switch {
+		case c.none && (!r.Unjudged || r.Measured != nil || !strings.HasPrefix(r.Note, "not judged: ") || Missed([]ThresholdResult{r}) != 0):
+			t.Errorf("%s: %+v, want it not judged, and not missed", c.name, r)
+		case !c.none && (r.Unjudged || r.Measured == nil || *r.Measured != c.measured || r.Met != c.met):
+			t.Errorf("%s: %+v, want %v measured, met %v", c.name, r, c.measured, c.met)
+		}
 	}
 }
 

@@ -35,7 +35,7 @@ func ClusterActions(s server.Server, o Options, where string) ([]driver.Action, 
 // handOver is the action that changes a cluster's primary with change
 // at at, and names the node that is primary after it.
 func handOver(at time.Duration, what string, change func(context.Context, func(string)) (server.Node, error)) driver.Action {
-	return driver.Action{At: at, Do: func(ctx context.Context, note func(string)) error {
+	return driver.Action{At: at, Outage: true, Do: func(ctx context.Context, note func(string)) error {
 		began := time.Now()
 		n, err := change(ctx, note)
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/dbrig/dbrig/internal/dbtarget"
+	"github.com/dbrig/dbrig/internal/driver"
 )
 
 // Conn is a virtual user's own session, which the driver reopens when it
@@ -55,6 +56,19 @@ func (c *Conn) Reconnect(ctx context.Context) error {
 	}
 	c.S = s
 	return nil
+}
+
+// Committing is err, the error of what commits a transaction (its
+// COMMIT, the batch it ends, the one call of a routine that commits, a
+// write in autocommit), marked in doubt (driver.WrapInDoubt) where the
+// connection was lost with it: the commit may have happened, its answer
+// lost. A lost connection may also have kept it from leaving; in doubt
+// covers both, and never counts as committed.
+func (c *Conn) Committing(err error) error {
+	if err != nil && c.T.Classify(err) == dbtarget.ErrConnLost {
+		return driver.WrapInDoubt(err)
+	}
+	return err
 }
 
 // Close closes the session, if it is open.

@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"strings"
@@ -189,13 +190,15 @@ func (m *Mixed) Mark(ctx context.Context) (Mark, error) {
 		for k, v := range mk.Values {
 			all.Values[m.prefix(i)+k] = v
 		}
+		// One target: every group's mark was read on the same server.
+		all.Server = cmp.Or(all.Server, mk.Server)
 	}
 	return all, nil
 }
 
 // marks is group i's share of a mark.
 func (m *Mixed) marks(i int, all Mark) Mark {
-	out := Mark{At: all.At, Values: map[string]int64{}, Lost: all.Lost, Unread: all.Unread, Shared: len(m.groups) > 1}
+	out := Mark{At: all.At, Values: map[string]int64{}, Lost: all.Lost, Unread: all.Unread, Shared: len(m.groups) > 1, Server: all.Server}
 	p := m.prefix(i)
 	for k, v := range all.Values {
 		if i == 0 && !m.ownedByOther(k) || i > 0 && strings.HasPrefix(k, p) {

@@ -17,42 +17,51 @@ const (
 	Xacts = "xacts"
 )
 
-// MarkServer adds to v what every workload's mark reads from the target
-// itself: when its server started (a dbtarget.Restartable) and its
-// transaction counter, where it keeps one. read, if not nil, is the
-// workload's own part of the mark, on own, its session in the measured
-// database. It runs before the counter is read, which then holds its
-// transactions published (own is flushed first) and leaves out all that
-// own has run, so that the marks never count as the workload's, at
+// MarkServer is a mark of v with what every workload's mark reads from
+// the target itself: which server it was read on (a dbtarget.Located),
+// when that server started (a dbtarget.Restartable) and its transaction
+// counter, where it keeps one. read, if not nil, is the workload's own part
+// of the mark, on own, its session in the measured database, which adds
+// its figures to v. It runs before the counter is read, which then holds
+// its transactions published (own is flushed first) and leaves out all
+// that own has run, so that the marks never count as the workload's, at
 // either edge.
-func MarkServer(ctx context.Context, t dbtarget.Target, v map[string]int64, own *Conn, read func() error) error {
+func MarkServer(ctx context.Context, t dbtarget.Target, v map[string]int64, own *Conn, read func() error) (Mark, error) {
+	m := Mark{Values: v}
+	if l, ok := t.(dbtarget.Located); ok {
+		at, err := l.ServerAddr(ctx)
+		if err != nil {
+			return Mark{}, fmt.Errorf("read which server answers: %w", err)
+		}
+		m.Server = at
+	}
 	if rs, ok := t.(dbtarget.Restartable); ok {
 		at, err := rs.Started(ctx)
 		if err != nil {
-			return fmt.Errorf("read when the server started: %w", err)
+			return Mark{}, fmt.Errorf("read when the server started: %w", err)
 		}
 		v[ServerStarted] = at.UnixMicro()
 	}
 	if read != nil {
 		if err := read(); err != nil {
-			return err
+			return Mark{}, err
 		}
 	}
 	var reads int64
 	if own != nil {
 		if err := own.Flush(ctx); err != nil {
-			return fmt.Errorf("publish the mark's own reads: %w", err)
+			return Mark{}, fmt.Errorf("publish the mark's own reads: %w", err)
 		}
 		reads = own.reads
 	}
 	n, ok, err := t.Xacts(ctx)
 	if err != nil {
-		return fmt.Errorf("read transaction counter: %w", err)
+		return Mark{}, fmt.Errorf("read transaction counter: %w", err)
 	}
 	if ok {
 		v[Xacts] = n - reads
 	}
-	return nil
+	return m, nil
 }
 
 // Gap says why a rate has no database side.
@@ -71,62 +80,116 @@ const (
 	Unread
 	// Shared: the counter counts other workloads' work too (--with).
 	Shared
+	// Elsewhere: the window's edges were read on two servers (a failover
+	// between them), and the counter is each server's own.
+	Elsewhere
+	// Behind: the window's edges were read on two servers, and the count
+	// read from the tables is lower on the second: it lacks changes the
+	// first had.
+	Behind
 )
 
-// Rate is key's growth per second between two marks. It is nil where
+// Rated is a rate between two marks, or the gap that says why there is
+// none, with the servers the two were read on where they are two.
+type Rated struct {
+	Value *float64
+	Gap   Gap
+	// From and To are the servers the start and the end were read on,
+	// set only where they differ.
+	From, To string
+}
+
+// Times is r with its rate scaled by k: per minute from per second.
+func (r Rated) Times(k float64) Rated {
+	if r.Value != nil {
+		v := *r.Value * k
+		r.Value = &v
+	}
+	return r
+}
+
+// Rate is key's growth per second between two marks. It is none where
 // either mark lacks the key, where the end could not be read (the server
 // was lost, or the run stopped first), where the transaction counter
 // counts other workloads run beside this one, or where the counter was
-// reset: PostgreSQL forgets its
-// statistics when it recovers from a crash, so a counter kept per life of
-// the server (perLife) gives no rate over a window in which it restarted,
-// and pg_stat_reset() sends any such counter backwards. Table data
-// survives both, so a count read from it is not perLife.
-func Rate(start, end Mark, key string, perLife bool) (*float64, Gap) {
+// reset: PostgreSQL forgets its statistics when it recovers from a crash,
+// so a counter kept per life of the server (perLife) gives no rate over a
+// window in which it restarted, and pg_stat_reset() sends any such counter
+// backwards. Nor does one read on two servers, the window's start on one
+// and its end on another (a failover between): each keeps its own. Table
+// data survives all three, replication carrying it from server to server,
+// so a count read from it is not perLife, and holds across two servers
+// unless the second lacks what the first had.
+func Rate(start, end Mark, key string, perLife bool) Rated {
 	switch {
 	case end.Lost:
-		return nil, Lost
+		return Rated{Gap: Lost}
 	case start.Unread || end.Unread:
-		return nil, Unread
+		return Rated{Gap: Unread}
 	case key == Xacts && (start.Shared || end.Shared):
-		return nil, Shared
+		return Rated{Gap: Shared}
 	}
 	a, okA := start.Values[key]
 	b, okB := end.Values[key]
 	seconds := end.At - start.At
 	if !okA || !okB || seconds <= 0 {
-		return nil, NoCounter
+		return Rated{Gap: NoCounter}
+	}
+	var r Rated
+	if start.Server != "" && end.Server != "" && start.Server != end.Server {
+		r.From, r.To = start.Server, end.Server
+		switch {
+		case perLife:
+			r.Gap = Elsewhere
+			return r
+		case b < a:
+			r.Gap = Behind
+			return r
+		}
 	}
 	if b < a || perLife && start.Values[ServerStarted] != end.Values[ServerStarted] {
-		return nil, Reset
+		r.Gap = Reset
+		return r
 	}
 	n := float64(b-a) / seconds
-	return &n, Counted
+	r.Value = &n
+	return r
 }
 
 // Agreement says how far apart a rate's two sides are, or why there is
-// only the client's; the figures themselves are in the metrics table.
-func Agreement(name string, db *float64, gap Gap, client float64) string {
+// only the client's, and which servers the database's side was read on
+// where they are two; the figures themselves are in the metrics table.
+func Agreement(name string, r Rated, client float64) string {
+	read := fmt.Sprintf("the window's start was read on %s and its end on %s, another server", r.From, r.To)
 	switch {
-	case gap == Lost:
+	case r.Gap == Lost:
 		return name + ": client side only, over the seconds the server was up; the server was lost, so the database's counters could not be read at the window's end"
-	case gap == Shared:
+	case r.Gap == Shared:
 		return name + ": client side only; the database's transaction counter counts the workloads run beside this one (--with) too"
-	case gap == Unread:
+	case r.Gap == Unread:
 		return name + ": client side only; the database's counters were not read at the window's edges (the run's notes say why)"
-	case gap == Reset:
+	case r.Gap == Elsewhere:
+		return name + ": client side only; " + read + ", whose counter is its own"
+	case r.Gap == Behind:
+		return name + ": client side only; " + read + ", whose tables count less than the first's did: it lacks changes the first had"
+	case r.Gap == Reset:
 		return name + ": client side only; the database's counter was reset during the window, by a server restart or a statistics reset, so it gives no rate"
-	case db == nil:
+	case r.Value == nil:
 		return name + ": client side only; the database keeps no counter for it"
 	}
+	db := *r.Value
 	diff := 0.0
-	if *db != 0 {
-		diff = (client - *db) / *db * 100
+	if db != 0 {
+		diff = (client - db) / db * 100
 	}
 	note := ""
 	if math.Abs(diff) > Tolerance*100 {
 		// The document's headline line says which side stands, and why.
 		note = fmt.Sprintf(" (more than the %g%% within which they agree)", Tolerance*100)
 	}
-	return fmt.Sprintf("%s: the client's figure differs from the database's by %+.2f%%%s", name, diff, note)
+	line := fmt.Sprintf("%s: the client's figure differs from the database's by %+.2f%%%s", name, diff, note)
+	if r.From != "" {
+		line += "; " + read + ": a count read from the tables holds across the two, since replication carries table data"
+	}
+	return line
 }

@@ -263,6 +263,9 @@ type Mark struct {
 	// Shared says its transaction counter (Xacts) counts the transactions
 	// of other workloads run beside this one in the window (--with).
 	Shared bool
+	// Server is the server the mark was read on, as its target locates it
+	// (dbtarget.Located); "" where the target cannot say.
+	Server string
 }
 
 // Summary is what a workload makes of a run: its metrics on both sides,

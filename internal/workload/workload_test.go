@@ -61,17 +61,17 @@ func TestRateShared(t *testing.T) {
 	m := &Mixed{groups: []Group{{W: declared{}}, {W: declared{}}}}
 	start := m.marks(0, Mark{At: 1, Values: map[string]int64{Xacts: 100, "orders": 10}})
 	end := m.marks(0, Mark{At: 3, Values: map[string]int64{Xacts: 500, "orders": 30}})
-	if r, gap := Rate(start, end, Xacts, true); r != nil || gap != Shared {
-		t.Errorf("transactions: rate %v, gap %v; want none, shared", r, gap)
+	if r := Rate(start, end, Xacts, true); r.Value != nil || r.Gap != Shared {
+		t.Errorf("transactions: %+v; want none, shared", r)
 	}
-	if r, gap := Rate(start, end, "orders", false); r == nil || *r != 10 || gap != Counted {
-		t.Errorf("orders: rate %v, gap %v; want 10 a second", r, gap)
+	if r := Rate(start, end, "orders", false); r.Value == nil || *r.Value != 10 || r.Gap != Counted {
+		t.Errorf("orders: %+v; want 10 a second", r)
 	}
-	if line := Agreement("TPM", nil, Shared, 100); !strings.Contains(line, "beside this one (--with)") {
+	if line := Agreement("TPM", Rated{Gap: Shared}, 100); !strings.Contains(line, "beside this one (--with)") {
 		t.Errorf("agreement %q, want the workloads beside it named", line)
 	}
 	alone := Mark{At: 3, Values: map[string]int64{Xacts: 500}}
-	if r, _ := Rate(Mark{At: 1, Values: map[string]int64{Xacts: 100}}, alone, Xacts, true); r == nil || *r != 200 {
-		t.Errorf("a run alone: rate %v, want 200 a second", r)
+	if r := Rate(Mark{At: 1, Values: map[string]int64{Xacts: 100}}, alone, Xacts, true); r.Value == nil || *r.Value != 200 {
+		t.Errorf("a run alone: %+v, want 200 a second", r)
 	}
 }

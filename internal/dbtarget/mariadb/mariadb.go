@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -355,7 +356,18 @@ func (t *Target) Xacts(ctx context.Context) (int64, bool, error) {
 	return n, err == nil, err
 }
 
-var _ dbtarget.Restartable = (*Target)(nil)
+var (
+	_ dbtarget.Restartable = (*Target)(nil)
+	_ dbtarget.Located     = (*Target)(nil)
+)
+
+// ServerAddr is the server's host name and port, as it sees itself.
+func (t *Target) ServerAddr(ctx context.Context) (string, error) {
+	var host string
+	var port int
+	err := t.db.SQL.QueryRowContext(ctx, "SELECT @@hostname, @@port").Scan(&host, &port)
+	return net.JoinHostPort(host, strconv.Itoa(port)), err
+}
 
 // Started is when the server started, to the second: UNIX_TIMESTAMP() and
 // Uptime are both read at the statement's start, so their difference is

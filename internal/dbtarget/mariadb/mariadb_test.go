@@ -147,8 +147,8 @@ func TestCounters(t *testing.T) {
 		t.Errorf("Started %v: not this server's start", first)
 	}
 	m := map[string]int64{}
-	if err := workload.MarkServer(ctx, tg, m, nil, nil); err != nil || m[workload.Xacts] == 0 || m[workload.ServerStarted] == 0 {
-		t.Errorf("MarkServer: %v %v", m, err)
+	if mk, err := workload.MarkServer(ctx, tg, m, nil, nil); err != nil || m[workload.Xacts] == 0 || m[workload.ServerStarted] == 0 || mk.Server == "" {
+		t.Errorf("MarkServer: %v on %q, %v", m, mk.Server, err)
 	}
 }
 

@@ -341,6 +341,30 @@ func (t *Target) Xacts(ctx context.Context) (int64, bool, error) {
 	return n - flushed, err == nil, err
 }
 
+var _ dbtarget.Located = (*Target)(nil)
+
+// ServerAddr is where the server the target's own connection reaches
+// listens, as it sees itself (inet_server_addr and inet_server_port), so
+// that a proxy or a pooler in front of it does not hide a failover from
+// one server to another; on a Unix socket, where neither says anything,
+// it is the socket the connection reached.
+func (t *Target) ServerAddr(ctx context.Context) (string, error) {
+	var addr string
+	err := t.ctl.do(ctx, func(ctx context.Context, c *pgx.Conn) error {
+		var host *string
+		var port *int32
+		if err := c.QueryRow(ctx, "SELECT host(inet_server_addr()), inet_server_port()").Scan(&host, &port); err != nil {
+			return err
+		}
+		addr = c.PgConn().Conn().RemoteAddr().String()
+		if host != nil && port != nil {
+			addr = net.JoinHostPort(*host, strconv.Itoa(int(*port)))
+		}
+		return nil
+	})
+	return addr, err
+}
+
 // Started is when the postmaster started: a crash and restart changes it,
 // along with resetting the counters Xacts reads.
 func (t *Target) Started(ctx context.Context) (time.Time, error) {

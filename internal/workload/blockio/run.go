@@ -250,15 +250,14 @@ func (r *runner) Config() map[string]any {
 func (r *runner) Mark(ctx context.Context) (workload.Mark, error) {
 	v := map[string]int64{}
 	if _, ok := r.schema["mark"]; !ok {
-		err := workload.MarkServer(ctx, r.t, v, nil, nil)
-		return workload.Mark{Values: v}, err
+		return workload.MarkServer(ctx, r.t, v, nil, nil)
 	}
 	// The mark's own query reads catalog blocks in the measured database
 	// whenever its session's caches were reset (by other databases' DDL,
 	// say): hundreds of them, which would count as the workload's. So it
 	// reads twice, publishing the first read's blocks before the second,
 	// whose session's caches are then warm and whose figures count.
-	err := workload.MarkServer(ctx, r.t, v, r.ctl, func() error {
+	return workload.MarkServer(ctx, r.t, v, r.ctl, func() error {
 		var logical, physical int64
 		for i := range 2 {
 			if err := r.ctl.ReadRow(ctx, r.schema.Get("mark"), &logical, &physical); err != nil {
@@ -273,10 +272,6 @@ func (r *runner) Mark(ctx context.Context) (workload.Mark, error) {
 		v[markLogical], v[markPhysical] = logical, physical
 		return nil
 	})
-	if err != nil {
-		return workload.Mark{}, err
-	}
-	return workload.Mark{Values: v}, nil
 }
 
 // blocksPerOp is about how many blocks an operation touches: its rows and
@@ -328,27 +323,27 @@ func (r *runner) Summarize(res *driver.Result, start, end workload.Mark) workloa
 		opsClient = float64(ops) / w
 		lioClient = float64(res.Tally[tBlocks]) / w
 	}
-	physical, _ := workload.Rate(start, end, markPhysical, true)
-	logical, lioReset := workload.Rate(start, end, markLogical, true)
-	opsDB, opsReset := workload.Rate(start, end, workload.Xacts, true)
-	lioValue := workload.Value{DB: logical, Client: &lioClient}
+	physical := workload.Rate(start, end, markPhysical, true).Value
+	logical := workload.Rate(start, end, markLogical, true)
+	opsDB := workload.Rate(start, end, workload.Xacts, true)
+	lioValue := workload.Value{DB: logical.Value, Client: &lioClient}
 	if r.cfg.UpdatePct == 0 {
 		lioValue.Tolerance = lioTolerance
 	}
 	s := workload.Summary{Values: map[string]workload.Value{
 		metricPhysical: {DB: physical},
 		metricLogical:  lioValue,
-		metricOps:      {DB: opsDB, Client: &opsClient, Tolerance: workload.Tolerance},
+		metricOps:      {DB: opsDB.Value, Client: &opsClient, Tolerance: workload.Tolerance},
 	}}
-	lio := workload.Agreement("Logical reads", logical, lioReset, lioClient)
-	if r.cfg.UpdatePct > 0 && logical != nil && lioClient > 0 {
+	lio := workload.Agreement("Logical reads", logical, lioClient)
+	if r.cfg.UpdatePct > 0 && logical.Value != nil && lioClient > 0 {
 		// An update visits each block again to write it, and its dead rows
 		// bring vacuum's reads: the database counts both, the client only
 		// the blocks it asked for.
 		lio = fmt.Sprintf("Logical reads: the database counted %+.1f%% more than the client; with updates it also counts each block's second visit to write it and vacuum's reads, so the two sides compare only at --update-pct 0",
-			(*logical/lioClient-1)*100)
+			(*logical.Value/lioClient-1)*100)
 	}
-	s.Lines = append(s.Lines, lio, workload.Agreement("Operations", opsDB, opsReset, opsClient))
+	s.Lines = append(s.Lines, lio, workload.Agreement("Operations", opsDB, opsClient))
 	if r.cfg.Mode == modeLoop {
 		s.Lines = append(s.Lines, loopLine(res))
 	}

@@ -206,7 +206,7 @@ func (r *runner) Config() map[string]any {
 // Mark reads the target's own counters and the orders the database holds.
 func (r *runner) Mark(ctx context.Context) (workload.Mark, error) {
 	v := map[string]int64{}
-	err := workload.MarkServer(ctx, r.t, v, r.ctl, func() error {
+	return workload.MarkServer(ctx, r.t, v, r.ctl, func() error {
 		var n int64
 		if err := r.ctl.ReadRow(ctx, r.cfg.q.Get("mark"), &n); err != nil {
 			return fmt.Errorf("count the orders: %w", err)
@@ -214,10 +214,6 @@ func (r *runner) Mark(ctx context.Context) (workload.Mark, error) {
 		v["orders"] = n
 		return nil
 	})
-	if err != nil {
-		return workload.Mark{}, err
-	}
-	return workload.Mark{Values: v}, nil
 }
 
 func (r *runner) Progress(counts []int64) string {
@@ -241,18 +237,15 @@ func (r *runner) Summarize(res *driver.Result, start, end workload.Mark) workloa
 		rb = float64(rollbacks) / float64(orders) * 100
 		ms = float64(res.Tally[tOrderUs]) / float64(orders) / 1000
 	}
-	committed, reset := workload.Rate(start, end, "orders", false)
-	if committed != nil {
-		*committed *= 60
-	}
+	committed := workload.Rate(start, end, "orders", false).Times(60)
 	committedClient := opm * (1 - rb/100)
 	s := workload.Summary{Values: map[string]workload.Value{
 		metricOPM:      {Client: &opm},
-		metricNewOPM:   {DB: committed, Client: &committedClient, Tolerance: workload.Tolerance},
+		metricNewOPM:   {DB: committed.Value, Client: &committedClient, Tolerance: workload.Tolerance},
 		metricRollback: {Client: &rb},
 		metricOrderMs:  {Client: &ms},
 	}}
-	s.Lines = append(s.Lines, workload.Agreement("New orders per minute", committed, reset, committedClient))
+	s.Lines = append(s.Lines, workload.Agreement("New orders per minute", committed, committedClient))
 	return s
 }
 

@@ -177,7 +177,8 @@ func (s *session) newCustomer(ctx context.Context, tm *terminal) error {
 		_, err := s.first(ctx, &id, s.cfg.q.Get(s.prefix+"new_customer"), c[1], c[2], c[3], c[5], c[6], c[7], c[8], c[9], c[10], c[11],
 			c[12], c[13], c[14], "newuser"+strconv.FormatInt(n, 10), c[17], c[18], c[19])
 		if err != nil {
-			return err
+			// The registration commits as it runs (autocommit).
+			return s.Committing(err)
 		}
 		if id != 0 {
 			tm.started(id)
@@ -266,7 +267,7 @@ func (s *session) purchase(ctx context.Context, tm *terminal, t driver.Tally) er
 		}
 	}
 	if _, err := s.S.Exec(ctx, q.Get("commit")); err != nil {
-		return s.abort(ctx, err)
+		return s.Committing(s.abort(ctx, err))
 	}
 	t[tOrders]++
 	t[tLines] += int64(len(s.cart))
@@ -286,7 +287,7 @@ func (s *session) purchaseCall(ctx context.Context, customer int64, t driver.Tal
 	case err != nil && s.T.Classify(err) == dbtarget.ErrUserRollback:
 		return rolledBack(t)
 	case err != nil:
-		return err
+		return s.Committing(err)
 	}
 	t[tOrders]++
 	t[tLines] += int64(len(s.cart))

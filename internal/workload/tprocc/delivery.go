@@ -98,8 +98,9 @@ func (v *session) deliverySQL(ctx context.Context, _ driver.Tally) error {
 		b = append(b, dbtarget.Query{SQL: q.dlCustomers, Args: []any{in.w, in.ds, in.customers, in.cents}})
 	}
 	b = append(b, dbtarget.Query{SQL: q.commit})
+	// A connection lost with the commit leaves the Delivery in doubt.
 	if err := v.send(ctx, b); err != nil {
-		return err
+		return v.Committing(err)
 	}
 	v.batch = b
 	return nil
@@ -209,5 +210,5 @@ func (v *session) takeNewOrder(ctx context.Context, w, d int) (oID int, ok bool,
 // deliveryProc is one call of tprocc_delivery.
 func (v *session) deliveryProc(ctx context.Context, _ driver.Tally) error {
 	in := &v.dl
-	return v.S.QueryRow(ctx, v.q.callDelivery, in.w, in.carrier, now()).Scan(&in.delivered)
+	return v.Committing(v.S.QueryRow(ctx, v.q.callDelivery, in.w, in.carrier, now()).Scan(&in.delivered))
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -13,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/dbrig/dbrig/internal/dbtarget"
+	"github.com/dbrig/dbrig/internal/driver"
 	"github.com/dbrig/dbrig/internal/workload"
 )
 
@@ -74,14 +76,16 @@ func (v *session) acked(oID int) {
 	}
 }
 
-// inDoubt logs the New-Order in hand as in doubt after err, when err
-// means the connection was lost: the commit may have happened. oID is 0
-// when unknown.
-func (v *session) inDoubt(oID int, err error) {
-	if v.cfg.Acks != nil && v.T.Classify(err) == dbtarget.ErrConnLost {
+// inDoubt is err, of the New-Order in hand's commit, in doubt where it
+// means the connection was lost (Committing), and then logged so: the
+// commit may have happened. oID is 0 when unknown.
+func (v *session) inDoubt(oID int, err error) error {
+	err = v.Committing(err)
+	if v.cfg.Acks != nil && errors.Is(err, driver.ErrInDoubt) {
 		in := &v.no
 		v.logAck(appendInts(append(v.acks, '?'), in.w, in.d, oID))
 	}
+	return err
 }
 
 func (v *session) logAck(b []byte) {

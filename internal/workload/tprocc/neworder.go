@@ -160,8 +160,7 @@ func (v *session) newOrderSQL(ctx context.Context, t driver.Tally) error {
 	// have taken the commit's answer, or the commit may never have left,
 	// so the order is in doubt either way.
 	if err := v.send(ctx, b); err != nil {
-		v.inDoubt(oID, err)
-		return err
+		return v.inDoubt(oID, err)
 	}
 	v.acked(oID)
 	v.batch = b
@@ -291,6 +290,5 @@ func (v *session) newOrderProc(ctx context.Context, t driver.Tally) error {
 		t[tRollbacks]++
 		return driver.ErrRollback
 	}
-	v.inDoubt(0, err)
-	return err
+	return v.inDoubt(0, err)
 }

@@ -82,8 +82,10 @@ func (v *session) paymentSQL(ctx context.Context, t driver.Tally) error {
 		history = dbtarget.Query{SQL: q.payHistory, Args: append(history.Args, wName+"    "+dName)}
 	}
 	b = append(b, history, dbtarget.Query{SQL: q.commit})
+	// The commit goes with the customer and the history row: a
+	// connection lost in this batch leaves the Payment in doubt.
 	if err := v.send(ctx, b); err != nil {
-		return err
+		return v.Committing(err)
 	}
 	v.batch = b
 	v.tallyPayment(t)
@@ -145,7 +147,7 @@ func (v *session) paymentProc(ctx context.Context, t driver.Tally) error {
 	d := v.discard(2)
 	err := v.S.QueryRow(ctx, v.q.callPayment, in.w, in.d, in.cw, in.cd, in.c, in.byName, in.last, in.amount, now()).Scan(d[0], d[1])
 	if err != nil {
-		return err
+		return v.Committing(err)
 	}
 	v.tallyPayment(t)
 	return nil

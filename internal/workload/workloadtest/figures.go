@@ -55,8 +55,7 @@ func Figures(t testing.TB, d *result.Document) workload.Figures {
 	}
 	f := workload.Figures{Config: d.Config, Result: res, Counters: d.Counters}
 	if len(d.Marks) == 2 {
-		f.Start = workload.Mark{At: d.Marks[0].At, Values: d.Marks[0].Values}
-		f.End = workload.Mark{At: d.Marks[1].At, Values: d.Marks[1].Values}
+		f.Start, f.End = d.Marks[0].Reading(), d.Marks[1].Reading()
 	}
 	if d.ServerLost != nil {
 		f.End = workload.Mark{Lost: true}

@@ -130,3 +130,36 @@ func WatchClientBackends(tb testing.TB, url string) (most func() int) {
 	}()
 	return func() int { close(stop); return <-seen }
 }
+
+// CutLockWaiter runs run while the caller holds a lock that run's
+// transaction will wait on, waits for a session of url's database to wait
+// on a lock, ends that session's server connection (pg_terminate_backend)
+// as a server that went away would, and returns run's error. It polls
+// from the maintenance database, whose session waits on nothing of url's.
+// A run that ends before it waits, or none waiting within a minute, fails
+// tb.
+func CutLockWaiter(tb testing.TB, url string, run func() error) error {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, db := Maintenance(tb, url)
+	defer c.Close(ctx)
+	done := make(chan error, 1)
+	go func() { done <- run() }()
+	for {
+		var pid int
+		if c.QueryRow(ctx, `SELECT pid FROM pg_stat_activity WHERE datname = $1 AND wait_event_type = 'Lock' LIMIT 1`, db).Scan(&pid) == nil {
+			if _, err := c.Exec(ctx, "SELECT pg_terminate_backend($1)", pid); err != nil {
+				tb.Fatal(err)
+			}
+			return <-done
+		}
+		select {
+		case err := <-done:
+			tb.Fatalf("pgtest: what was to wait on a lock ended first: %v", err)
+		case <-ctx.Done():
+			tb.Fatal("pgtest: no session waited on a lock")
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
