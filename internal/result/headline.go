@@ -79,13 +79,23 @@ func (d *Document) setMetrics(defs []MetricDef, values map[string]workload.Value
 		d.Metrics = append(d.Metrics, m)
 	}
 	if len(switched) > 0 {
-		d.Lines = append(d.Lines, headlineLine(switched, dbOnly, d.Telemetry))
+		d.Lines = append(d.Lines, headlineLine(switched, dbOnly, d.Telemetry, d.movedMarks()))
 	}
 }
 
+// movedMarks names the two servers the window's edges were read on, "A,
+// then B", where they were two (a failover in the window); "" otherwise.
+func (d *Document) movedMarks() string {
+	if len(d.Marks) == 2 && d.Marks[0].Server != "" && d.Marks[1].Server != "" && d.Marks[0].Server != d.Marks[1].Server {
+		return d.Marks[0].Server + ", then " + d.Marks[1].Server
+	}
+	return ""
+}
+
 // headlineLine says which metrics take the client's figure, and why the
-// database's was off.
-func headlineLine(switched, dbOnly []Metric, rec *telemetry.Recording) string {
+// database's was off; moved names the two servers the window's edges were
+// read on, where they were two.
+func headlineLine(switched, dbOnly []Metric, rec *telemetry.Recording, moved string) string {
 	var figures []string
 	for _, m := range switched {
 		figures = append(figures, fmt.Sprintf("%s (%s, where the database counted %s)", m.Label, figure(*m.Client), figure(*m.DB)))
@@ -95,6 +105,8 @@ func headlineLine(switched, dbOnly []Metric, rec *telemetry.Recording) string {
 	switch {
 	case others == nil:
 		return s + "the database's counters count every client's work, and whether other clients than this run were active could not be read (" + why + "); the client counted only this run's own"
+	case others.Sessions == 0 && moved != "":
+		return s + "no other client's session was seen in the measured database, and the window's edges were read on two servers (" + moved + "): the second, promoted in the window, lacks what the first committed and never sent it, which the client counted (the durability audit names it)"
 	case others.Sessions == 0:
 		return s + "no other client's session was seen in the measured database, so something else parted the two sides (a window edge read late, transactions in doubt, a client too brief for the sampler to see); the client counted only this run's own work"
 	}

@@ -302,12 +302,12 @@ func FromRun(run Run) (*Document, error) {
 	if err := d.sessions(r.Pool); err != nil {
 		return nil, err
 	}
+	for _, m := range run.Marks {
+		d.Marks = append(d.Marks, Mark{At: m.At, Values: m.Values, Server: m.Server})
+	}
 	d.setMetrics(Defs(run.Info), sum.Values, true)
 	for _, a := range sum.Audit {
 		d.Audit = append(d.Audit, AuditItem(a))
-	}
-	for _, m := range run.Marks {
-		d.Marks = append(d.Marks, Mark{At: m.At, Values: m.Values, Server: m.Server})
 	}
 	for k, p := range r.Series {
 		pt := Point{T: p.T, Phase: p.Phase, Counts: p.Counts, Errors: p.Errors, InDoubt: p.InDoubt, Latency: p.Latency}

@@ -188,7 +188,10 @@ func Agreement(name string, r Rated, client float64) string {
 		note = fmt.Sprintf(" (more than the %g%% within which they agree)", Tolerance*100)
 	}
 	line := fmt.Sprintf("%s: the client's figure differs from the database's by %+.2f%%%s", name, diff, note)
-	if r.From != "" {
+	switch {
+	case r.From != "" && note != "":
+		line += "; " + read + ": its tables hold what replication carried to it, and the client counted more, which it never received"
+	case r.From != "":
 		line += "; " + read + ": a count read from the tables holds across the two, since replication carries table data"
 	}
 	return line
