@@ -115,7 +115,26 @@ func VerdictOf(d *Document) *Verdict {
 	// A CPU at its ceiling comes first: under it every wait stretches,
 	// as the process that would end a wait itself waits to run.
 	slices.SortStableFunc(v.Limits, func(a, b Limit) int { return cmp.Compare(cpuRank(a), cpuRank(b)) })
+	replicationFirst(v)
 	return v
+}
+
+// replicationFirst puts commits held for their replicas ahead of the lock
+// waits where both limited the run: a transaction keeps its locks until
+// its commit returns, so every wait for the replicas is also a wait of
+// the transactions queued on its rows (TPROC-C's district rows, on one
+// warehouse).
+func replicationFirst(v *Verdict) {
+	kinds := func(kind string) func(Limit) bool { return func(l Limit) bool { return l.Kind == kind } }
+	r, l := slices.IndexFunc(v.Limits, kinds(LimitReplication)), slices.IndexFunc(v.Limits, kinds(LimitLocks))
+	if r < 0 || l < 0 {
+		return
+	}
+	if r > l {
+		repl := v.Limits[r]
+		v.Limits = slices.Insert(slices.Delete(v.Limits, r, r+1), l, repl)
+	}
+	v.Notes = append(v.Notes, "a transaction keeps its locks until its commit returns, so the lock waits grew with the commits' waits for their replicas")
 }
 
 // cpuRank is 0 for a CPU's limit, 1 for the others.

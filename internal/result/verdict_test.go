@@ -232,3 +232,30 @@ func TestReplicationVerdict(t *testing.T) {
 		})
 	}
 }
+
+// TestReplicationBeforeLocks: where commits held for their replicas and
+// lock waits both limited a run, the replicas come first, since the locks
+// were held through those commits; a CPU at its ceiling stays first, and
+// locks alone are left where they are.
+func TestReplicationBeforeLocks(t *testing.T) {
+	for _, c := range []struct{ limits, want []string }{
+		{[]string{LimitLocks, LimitReplication}, []string{LimitReplication, LimitLocks}},
+		{[]string{LimitServerCPU, LimitLocks, LimitCommit, LimitReplication}, []string{LimitServerCPU, LimitReplication, LimitLocks, LimitCommit}},
+		{[]string{LimitReplication, LimitLocks}, []string{LimitReplication, LimitLocks}},
+		{[]string{LimitLocks, LimitCommit}, []string{LimitLocks, LimitCommit}},
+	} {
+		v := &Verdict{}
+		for _, k := range c.limits {
+			v.Limits = append(v.Limits, Limit{Kind: k, Score: 1})
+		}
+		replicationFirst(v)
+		var got []string
+		for _, l := range v.Limits {
+			got = append(got, l.Kind)
+		}
+		note := slices.Contains(c.limits, LimitReplication) && slices.Contains(c.limits, LimitLocks)
+		if !slices.Equal(got, c.want) || (len(v.Notes) == 1) != note {
+			t.Errorf("%v: ranked %v with notes %q, want %v and a note %v", c.limits, got, v.Notes, c.want, note)
+		}
+	}
+}
