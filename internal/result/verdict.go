@@ -319,8 +319,8 @@ func replicationWhy(share float64, replicas []telemetry.ReplicaSummary) string {
 		if r.Behind.N > 0 {
 			why += fmt.Sprintf(", %s behind", human.Bytes(r.Behind.Mean))
 		}
-		if r.SyncState != "" {
-			why += fmt.Sprintf(" (%s)", r.SyncState)
+		if len(r.SyncStates) > 0 {
+			why += fmt.Sprintf(" (%s)", strings.Join(r.SyncStates, ", then "))
 		}
 	}
 	return why

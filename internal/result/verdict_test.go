@@ -194,9 +194,9 @@ func TestClientRunQueueWait(t *testing.T) {
 // judged on them, nor one recorded before the wait had a category of its
 // own, whose commits' share is the commit's.
 func TestReplicationVerdict(t *testing.T) {
-	sync := telemetry.ReplicaSummary{Name: "node2", SyncState: "quorum", Synchronous: true, Readings: 5,
+	sync := telemetry.ReplicaSummary{Name: "node2", SyncStates: []string{"quorum"}, Synchronous: true, Readings: 5,
 		FlushLag: telemetry.Level{Mean: 6.08, N: 5}, Behind: telemetry.Level{Mean: 0, N: 5}}
-	async := telemetry.ReplicaSummary{Name: "node3", SyncState: "async", Readings: 5,
+	async := telemetry.ReplicaSummary{Name: "node3", SyncStates: []string{"potential", "async"}, Readings: 5,
 		FlushLag: telemetry.Level{Mean: 0.4, N: 5}, Behind: telemetry.Level{Mean: 1200, N: 5}}
 	for _, c := range []struct {
 		name       string
@@ -210,7 +210,7 @@ func TestReplicationVerdict(t *testing.T) {
 			"commits waited for their synchronous replicas 71% of database time; node2's flush lag 6.1 ms mean, 0 B behind (quorum)"},
 		{"an asynchronous replica", map[string]float64{telemetry.WaitCPU: 60, telemetry.WaitCommit: 40},
 			[]telemetry.ReplicaSummary{async}, 0,
-			"commits waited for their replicas 0% of database time; node3's flush lag 0.40 ms mean, 1.2 KiB behind (async)"},
+			"commits waited for their replicas 0% of database time; node3's flush lag 0.40 ms mean, 1.2 KiB behind (potential, then async)"},
 		{"a replica whose lag was not measured", map[string]float64{telemetry.WaitCPU: 100},
 			[]telemetry.ReplicaSummary{{Name: "node2", Readings: 1}}, 0,
 			"commits waited for their replicas 0% of database time; node2's flush lag not measured"},

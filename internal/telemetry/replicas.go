@@ -97,9 +97,12 @@ func (db *DBRecord) addReplicas(t float64, rs []Replica) {
 // ReplicaSummary is one replica over the measured window.
 type ReplicaSummary struct {
 	Name string
-	// State, SyncState and Synchronous are the window's last reading's.
-	State, SyncState string
-	Synchronous      bool
+	// States and SyncStates are what it did and how the primary waited
+	// for it in the window, each change in turn (a replica promoted, or
+	// catching up after a failover: "quorum", "potential", "quorum");
+	// Synchronous says that it held commits in any reading.
+	States, SyncStates []string
+	Synchronous        bool
 	// Readings counts the window's readings of it.
 	Readings int
 	// Behind is in bytes (ReplicaSample.Behind), the lags in ms.
@@ -130,6 +133,14 @@ func lag(p *float64) (float64, bool) {
 	return *p, true
 }
 
+// changed adds state to states where it is another than the last.
+func changed(states []string, state string) []string {
+	if state == "" || len(states) > 0 && states[len(states)-1] == state {
+		return states
+	}
+	return append(states, state)
+}
+
 // replicaSummary is each replica read in the window, by name.
 func (r *Recording) replicaSummary() []ReplicaSummary {
 	var out []ReplicaSummary
@@ -140,7 +151,8 @@ func (r *Recording) replicaSummary() []ReplicaSummary {
 				continue
 			}
 			rs.Readings++
-			rs.State, rs.SyncState, rs.Synchronous = s.State, s.SyncState, s.Synchronous
+			rs.States, rs.SyncStates = changed(rs.States, s.State), changed(rs.SyncStates, s.SyncState)
+			rs.Synchronous = rs.Synchronous || s.Synchronous
 			rs.Behind.add(s.Behind())
 			rs.WriteLag.add(lag(s.WriteLag))
 			rs.FlushLag.add(lag(s.FlushLag))
