@@ -5,9 +5,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dbrig/dbrig/internal/result"
 	"github.com/dbrig/dbrig/internal/server"
+	"github.com/dbrig/dbrig/internal/server/postgres/pgtest"
+	"github.com/dbrig/dbrig/internal/telemetry"
 )
 
 // The verdict on what limited a run, each one driven on a real server
@@ -22,6 +25,13 @@ import (
 // in the test's log.
 func verdictOf(t *testing.T, args ...string) *result.Verdict {
 	t.Helper()
+	v, _ := verdictAndDoc(t, args...)
+	return v
+}
+
+// verdictAndDoc is verdictOf with the run's document.
+func verdictAndDoc(t *testing.T, args ...string) (*result.Verdict, *result.Document) {
+	t.Helper()
 	out := filepath.Join(t.TempDir(), "r.json")
 	res := mustRun(t, append(args, "--json", out)...)
 	wantIn(t, "run summary", res.stdout, "What limited this run: ")
@@ -34,7 +44,7 @@ func verdictOf(t *testing.T, args ...string) *result.Verdict {
 		t.Fatal("no verdict")
 	}
 	t.Log(v.Line())
-	return v
+	return v, doc
 }
 
 // limitedBy wants kind among v's limits, first when first is set.
@@ -156,4 +166,31 @@ func TestVerdictPageCachePostgres(t *testing.T) {
 	mustRun(t, "build", "block-io", "--target", u, "--scale", "128MB")
 	v := verdictOf(t, "run", "block-io", "--target", u, "--vus", "4", "--rampup", "1s", "--duration", "8s")
 	limitedBy(t, v, result.LimitPageCache, false)
+}
+
+// TestVerdictReplicationPostgres: a standby 5 ms away that every commit
+// waits for holds a run of four virtual users, whose document keeps the
+// standby's lag second by second; the same standby, asynchronous, holds
+// nothing. (On one warehouse the terminals also queue on the rows each
+// keeps locked until its commit returns.)
+func TestVerdictReplicationPostgres(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name string
+		sync int
+	}{{"synchronous", 1}, {"asynchronous", 0}} {
+		t.Run(c.name, func(t *testing.T) {
+			u := pgtest.NewCluster(t, server.Topology{Replicas: 1, SyncReplicas: c.sync, ReplicaDelay: 5 * time.Millisecond}).URLFor("postgres")
+			mustRun(t, "build", "tproc-c", "--target", u, "--warehouses", "1")
+			v, doc := verdictAndDoc(t, "run", "tproc-c", "--target", u, "--vus", "4", "--rampup", "1s", "--duration", "3s")
+			held := slices.ContainsFunc(v.Limits, func(l result.Limit) bool { return l.Kind == result.LimitReplication })
+			if held != (c.sync > 0) {
+				t.Errorf("verdict %q: want replication among its limits %v", v.Line(), c.sync > 0)
+			}
+			s := telemetry.Summarize(doc.Telemetry)
+			if len(s.Replicas) != 1 || s.Replicas[0].Synchronous != (c.sync > 0) || s.Replicas[0].Readings < 3 || s.Replicas[0].FlushLag.Mean < 5 {
+				t.Errorf("replicas %+v: want node2, read each second, its flush lag over the 5 ms its replies are held", s.Replicas)
+			}
+		})
+	}
 }

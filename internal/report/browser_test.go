@@ -91,12 +91,18 @@ func TestBrowserReport(t *testing.T) {
 		// A pooled run (200 terminals on 1 SQLite session): the sessions
 		// section with the wait for a session per second.
 		{"pooled-run", func(path string) error { return writeReport(path, "testdata/pooled-run.json") }, 7},
+		// A cluster of a primary and two replicas 5 ms away, one of them
+		// synchronous (a quorum), whose primary was lost 12 s in: each
+		// replica's lag in time and in bytes, node2's ending as it was
+		// promoted, node3's catching up after the gap.
+		{"replication-run", func(path string) error { return writeReport(path, "testdata/replication-run.json") }, 9},
 	}
 	// sections are what a page must show, by CSS selector, with the text
 	// each must hold.
 	sections := map[string][2]string{
-		"pooled-run":    {"#sessions", "200 terminals over 1 session"},
-		"telemetry-run": {"#verdict", "of its ceiling"},
+		"pooled-run":      {"#sessions", "200 terminals over 1 session"},
+		"telemetry-run":   {"#verdict", "of its ceiling"},
+		"replication-run": {"#replication", "node3"},
 	}
 
 	opts := []chromedp.ExecAllocatorOption{

@@ -46,6 +46,9 @@ func explainBlocks(d *result.Document, s telemetry.Summary) []block {
 	if len(s.Background) > 0 {
 		out = append(out, block{Heading: "Background processes", Table: backgroundTable(s)})
 	}
+	if b, ok := replicaBlock(d, s); ok {
+		out = append(out, b)
+	}
 	if rec.DB != nil {
 		for _, t := range rec.DB.Tables {
 			if len(t.Rows) > 0 {

@@ -27,6 +27,10 @@ func explainHTML(p *page, d *result.Document) []block {
 			gaps := gapMarks(rec, plugins)
 			b.Charts = []chartRef{waitsChart(p, rec, plugins)}
 			b.ChartCaption = "Average active sessions in each interval of the measured window, by wait class." + gaps
+		case replicasKey:
+			charts, marks := replicaCharts(p, d)
+			b.Charts = charts
+			b.ChartCaption = "Each replica's lag over the run: its flush lag (solid) and replay lag (dashed), log scale, and how far behind the primary's log it was; a break in a line is a stretch without its readings (the primary could not be read, or the replica did not stream). Shaded: before the measured window." + marks
 		case cpusKey:
 			plugins := beforeWindow(rec)
 			gaps := gapMarks(rec, plugins)

@@ -36,6 +36,13 @@ func TestExplainSections(t *testing.T) {
 		"Host disks", s.Host.Data.Device + " (data)", fmt.Sprintf("%.1f", s.Host.Data.ReadIOPS),
 		"Settings", "track_io_timing", "pg_stat_statements",
 	}
+	inReport(t, in, d, want, []string{"Active sessions by wait class", "Host CPU", "Data disk " + s.Host.Data.Device})
+}
+
+// inReport wants each of want in the HTML report of d (read from in) and
+// in its report --text, and each of charts in the HTML.
+func inReport(t *testing.T, in string, d *Doc, want, charts []string) {
+	t.Helper()
 	page := render(t, in)
 	var text bytes.Buffer
 	PlainText(&text, d)
@@ -47,9 +54,9 @@ func TestExplainSections(t *testing.T) {
 			t.Errorf("report --text lacks %q", w)
 		}
 	}
-	for _, chart := range []string{"Active sessions by wait class", "Host CPU", "Data disk " + s.Host.Data.Device} {
+	for _, chart := range charts {
 		if !strings.Contains(page, chart) {
-			t.Errorf("the HTML report lacks the chart %q", chart)
+			t.Errorf("the HTML report lacks the chart's %q", chart)
 		}
 	}
 }

@@ -50,10 +50,21 @@ func faultMarks(d *result.Document, plugins obj) string {
 	if len(d.Stalls) > 0 {
 		caption += " Shaded orange: a stall, nothing ended while virtual users waited."
 	}
-	if len(spans) > 0 {
-		plugins["spanShade"] = obj{"spans": spans}
-	}
+	shade(plugins, spans)
 	return caption
+}
+
+// shade adds spans to the stretches a time chart shades: what happened
+// to the server and the telemetry's gaps may share a chart.
+func shade(plugins obj, spans []obj) {
+	if len(spans) == 0 {
+		return
+	}
+	if s, ok := plugins["spanShade"].(obj); ok {
+		s["spans"] = append(s["spans"].([]obj), spans...)
+		return
+	}
+	plugins["spanShade"] = obj{"spans": spans}
 }
 
 // gapMarks adds to a telemetry chart's plugins the stretches in which the
@@ -70,7 +81,7 @@ func gapMarks(rec *telemetry.Recording, plugins obj) string {
 		}
 		spans = append(spans, obj{"from": g.From, "to": g.To, "label": label, "color": gapShade})
 	}
-	plugins["spanShade"] = obj{"spans": spans}
+	shade(plugins, spans)
 	return " Gray bands: the database could not be read (its server down or restarting); after a restart the host follows the server's new process."
 }
 

@@ -10,7 +10,7 @@ import (
 
 // verdictCaption says how the verdict's scale reads, under its table.
 const verdictCaption = "Each resource's use as a share of its ceiling: 90% of the CPUs the client or the server may use (or of the host's, when it was saturated), " +
-	"30% of database time for a kind of wait (storage takes the data waits that reached the disk, the page cache those the OS served), " +
+	"30% of database time for a kind of wait (storage takes the data waits that reached the disk, the page cache those the OS served, replication the commits' waits for their replicas), " +
 	"half the virtual users' time spent between transactions for think time. At 100% or more it limited the run."
 
 // verdictBlock is the run page's "What limited this run": the verdict's

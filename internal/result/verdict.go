@@ -23,6 +23,8 @@ import (
 //     of their time on one thing are held by it. Storage takes the waits on
 //     data reads and writes that reached the data disk; the page cache
 //     those the OS served, by the disk's reads against the cache misses.
+//     Replication takes the commits' waits for their replicas, and is
+//     judged only on a server that has some.
 //   - Think time's ceiling is half of the virtual users' time spent
 //     between transactions, where the workload paces them.
 //   - Too few sessions is what is left when no resource came within 75%
@@ -34,14 +36,15 @@ import (
 
 // Limit kinds.
 const (
-	LimitClientCPU = "client CPU"
-	LimitServerCPU = "server CPU"
-	LimitStorage   = "storage"
-	LimitPageCache = "page cache"
-	LimitLocks     = "locks"
-	LimitCommit    = "commit"
-	LimitThink     = "think time"
-	LimitSessions  = "too few sessions"
+	LimitClientCPU   = "client CPU"
+	LimitServerCPU   = "server CPU"
+	LimitStorage     = "storage"
+	LimitPageCache   = "page cache"
+	LimitLocks       = "locks"
+	LimitCommit      = "commit"
+	LimitReplication = "replication" // commits held until their replicas confirmed them
+	LimitThink       = "think time"
+	LimitSessions    = "too few sessions"
 )
 
 // Limit is one thing that may have limited a run: how near its ceiling
@@ -112,7 +115,26 @@ func VerdictOf(d *Document) *Verdict {
 	// A CPU at its ceiling comes first: under it every wait stretches,
 	// as the process that would end a wait itself waits to run.
 	slices.SortStableFunc(v.Limits, func(a, b Limit) int { return cmp.Compare(cpuRank(a), cpuRank(b)) })
+	replicationFirst(v)
 	return v
+}
+
+// replicationFirst puts commits held for their replicas ahead of the lock
+// waits where both limited the run: a transaction keeps its locks until
+// its commit returns, so every wait for the replicas is also a wait of
+// the transactions queued on its rows (TPROC-C's district rows, on one
+// warehouse).
+func replicationFirst(v *Verdict) {
+	kinds := func(kind string) func(Limit) bool { return func(l Limit) bool { return l.Kind == kind } }
+	r, l := slices.IndexFunc(v.Limits, kinds(LimitReplication)), slices.IndexFunc(v.Limits, kinds(LimitLocks))
+	if r < 0 || l < 0 {
+		return
+	}
+	if r > l {
+		repl := v.Limits[r]
+		v.Limits = slices.Insert(slices.Delete(v.Limits, r, r+1), l, repl)
+	}
+	v.Notes = append(v.Notes, "a transaction keeps its locks until its commit returns, so the lock waits grew with the commits' waits for their replicas")
 }
 
 // cpuRank is 0 for a CPU's limit, 1 for the others.
@@ -229,7 +251,11 @@ func waitLimits(d *Document, s telemetry.Summary, v *Verdict) []Limit {
 		case rec != nil && rec.DB != nil && rec.DB.Sessions == nil:
 			why = "the database offers no view of its sessions' waits"
 		}
-		v.Unknown = append(v.Unknown, "storage, locks and commit: "+why)
+		judged := "storage, locks and commit"
+		if len(s.Replicas) > 0 {
+			judged = "storage, locks, commit and replication"
+		}
+		v.Unknown = append(v.Unknown, judged+": "+why)
 		return nil
 	}
 	c := s.Categories
@@ -260,7 +286,55 @@ func waitLimits(d *Document, s telemetry.Summary, v *Verdict) []Limit {
 		{Kind: LimitCommit, Score: c[telemetry.WaitCommit] / waitCeiling,
 			Why: fmt.Sprintf("commits' log writes and flushes took %.0f%% of database time", c[telemetry.WaitCommit])},
 	}
+	// Only a run on a server with replicas, or whose commits waited for
+	// some, is judged on them.
+	if share, ok := c[telemetry.WaitReplication]; ok || len(s.Replicas) > 0 {
+		out = append(out, Limit{Kind: LimitReplication, Score: share / waitCeiling, Why: replicationWhy(share, s.Replicas)})
+	}
 	return out
+}
+
+// replicationWhy gives the share of database time commits waited for
+// their replicas, and how far behind each replica that held them was
+// (every replica, where none did): its flush lag, what a commit that
+// waits for a replica's disk waits for, and the bytes it had yet to
+// replay.
+func replicationWhy(share float64, replicas []telemetry.ReplicaSummary) string {
+	held := slices.ContainsFunc(replicas, func(r telemetry.ReplicaSummary) bool { return r.Synchronous })
+	which := "synchronous replicas"
+	if !held {
+		which = "replicas"
+	}
+	why := fmt.Sprintf("commits waited for their %s %.0f%% of database time", which, share)
+	for _, r := range replicas {
+		if held && !r.Synchronous {
+			continue
+		}
+		why += fmt.Sprintf("; %s's flush lag ", r.Name)
+		if r.FlushLag.N > 0 {
+			why += fmt.Sprintf("%s ms mean", lagMs(r.FlushLag.Mean))
+		} else {
+			why += "not measured"
+		}
+		if r.Behind.N > 0 {
+			why += fmt.Sprintf(", %s behind", human.Bytes(r.Behind.Mean))
+		}
+		if len(r.SyncStates) > 0 {
+			why += fmt.Sprintf(" (%s)", strings.Join(r.SyncStates, ", then "))
+		}
+	}
+	return why
+}
+
+// lagMs is a lag in ms at a precision fitting its size: 0.42, 6.1, 230.
+func lagMs(v float64) string {
+	switch {
+	case v < 1:
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	case v < 100:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	}
+	return strconv.FormatFloat(v, 'f', 0, 64)
 }
 
 // diskShare is the share of the database's cache misses that reached the

@@ -187,3 +187,75 @@ func TestClientRunQueueWait(t *testing.T) {
 		t.Errorf("without a run-queue wait: %+v, want the client below its ceiling", l)
 	}
 }
+
+// TestReplicationVerdict: commits held for their replicas are judged
+// against the waits' ceiling, with the lag of each replica that held
+// them (every replica's, where none did); a run without replicas is not
+// judged on them, nor one recorded before the wait had a category of its
+// own, whose commits' share is the commit's.
+func TestReplicationVerdict(t *testing.T) {
+	sync := telemetry.ReplicaSummary{Name: "node2", SyncStates: []string{"quorum"}, Synchronous: true, Readings: 5,
+		FlushLag: telemetry.Level{Mean: 6.08, N: 5}, Behind: telemetry.Level{Mean: 0, N: 5}}
+	async := telemetry.ReplicaSummary{Name: "node3", SyncStates: []string{"potential", "async"}, Readings: 5,
+		FlushLag: telemetry.Level{Mean: 0.4, N: 5}, Behind: telemetry.Level{Mean: 1200, N: 5}}
+	for _, c := range []struct {
+		name       string
+		categories map[string]float64
+		replicas   []telemetry.ReplicaSummary
+		score      float64 // -1: not judged
+		why        string
+	}{
+		{"a synchronous replica", map[string]float64{telemetry.WaitCPU: 20, telemetry.WaitReplication: 71, telemetry.WaitCommit: 9},
+			[]telemetry.ReplicaSummary{sync, async}, 71 / waitCeiling,
+			"commits waited for their synchronous replicas 71% of database time; node2's flush lag 6.1 ms mean, 0 B behind (quorum)"},
+		{"an asynchronous replica", map[string]float64{telemetry.WaitCPU: 60, telemetry.WaitCommit: 40},
+			[]telemetry.ReplicaSummary{async}, 0,
+			"commits waited for their replicas 0% of database time; node3's flush lag 0.40 ms mean, 1.2 KiB behind (potential, then async)"},
+		{"a replica whose lag was not measured", map[string]float64{telemetry.WaitCPU: 100},
+			[]telemetry.ReplicaSummary{{Name: "node2", Readings: 1}}, 0,
+			"commits waited for their replicas 0% of database time; node2's flush lag not measured"},
+		{"no replicas", map[string]float64{telemetry.WaitCPU: 60, telemetry.WaitCommit: 40}, nil, -1, ""},
+		{"recorded before the category", map[string]float64{telemetry.WaitCPU: 29, telemetry.WaitCommit: 71}, nil, -1, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			limits := waitLimits(&Document{}, telemetry.Summary{Categories: c.categories, Replicas: c.replicas}, &Verdict{})
+			i := slices.IndexFunc(limits, func(l Limit) bool { return l.Kind == LimitReplication })
+			switch {
+			case c.score < 0 && i >= 0:
+				t.Errorf("judged on replication: %+v", limits[i])
+			case c.score < 0:
+			case i < 0:
+				t.Errorf("not judged on replication: %+v", limits)
+			case math.Abs(limits[i].Score-c.score) > 1e-9 || limits[i].Why != c.why:
+				t.Errorf("replication %.3f, %q; want %.3f, %q", limits[i].Score, limits[i].Why, c.score, c.why)
+			}
+		})
+	}
+}
+
+// TestReplicationBeforeLocks: where commits held for their replicas and
+// lock waits both limited a run, the replicas come first, since the locks
+// were held through those commits; a CPU at its ceiling stays first, and
+// locks alone are left where they are.
+func TestReplicationBeforeLocks(t *testing.T) {
+	for _, c := range []struct{ limits, want []string }{
+		{[]string{LimitLocks, LimitReplication}, []string{LimitReplication, LimitLocks}},
+		{[]string{LimitServerCPU, LimitLocks, LimitCommit, LimitReplication}, []string{LimitServerCPU, LimitReplication, LimitLocks, LimitCommit}},
+		{[]string{LimitReplication, LimitLocks}, []string{LimitReplication, LimitLocks}},
+		{[]string{LimitLocks, LimitCommit}, []string{LimitLocks, LimitCommit}},
+	} {
+		v := &Verdict{}
+		for _, k := range c.limits {
+			v.Limits = append(v.Limits, Limit{Kind: k, Score: 1})
+		}
+		replicationFirst(v)
+		var got []string
+		for _, l := range v.Limits {
+			got = append(got, l.Kind)
+		}
+		note := slices.Contains(c.limits, LimitReplication) && slices.Contains(c.limits, LimitLocks)
+		if !slices.Equal(got, c.want) || (len(v.Notes) == 1) != note {
+			t.Errorf("%v: ranked %v with notes %q, want %v and a note %v", c.limits, got, v.Notes, c.want, note)
+		}
+	}
+}

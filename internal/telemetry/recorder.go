@@ -168,11 +168,15 @@ func (r *Recorder) every(ctx context.Context, period time.Duration, cost *float6
 // first reading only primes its deltas. It returns the sample's time.
 func (r *Recorder) sample(ctx context.Context, keep bool) float64 {
 	var counters map[string]float64
-	var err error
+	var replicas []Replica
+	var err, replicasErr error
 	pid := 0
 	if r.src != nil {
 		rctx, cancel := context.WithTimeout(ctx, sourceTimeout)
 		counters, err = r.src.Counters(rctx)
+		if rs, ok := r.src.(ReplicaSource); ok && err == nil {
+			replicas, replicasErr = rs.Replicas(rctx)
+		}
 		if err == nil && r.serverGone() {
 			pid = r.findServer(rctx)
 		}
@@ -193,8 +197,10 @@ func (r *Recorder) sample(ctx context.Context, keep bool) float64 {
 		r.gap(t, err == nil, pid, watched && r.host.ServerGone())
 	}
 	r.note("database_counters", err)
+	r.note(replicasKey, replicasErr)
 	if counters != nil {
 		r.rec.DB.Samples = append(r.rec.DB.Samples, DBSample{T: t, Counters: counters})
+		r.rec.DB.addReplicas(t, replicas)
 	}
 	if r.rec.DB != nil && r.rec.DB.Sessions != nil && r.bucket.Samples > 0 {
 		r.bucket.T = t
@@ -451,6 +457,9 @@ func (r *Recorder) closeGaps() {
 	}
 	if len(r.rec.DB.Samples) > 0 {
 		delete(r.rec.Unavailable, "database_counters")
+	}
+	if len(r.rec.DB.Replicas) > 0 {
+		delete(r.rec.Unavailable, replicasKey)
 	}
 	if r.rec.DB.Sessions != nil && len(r.rec.DB.Sessions.Buckets) > 0 {
 		delete(r.rec.Unavailable, "sessions")

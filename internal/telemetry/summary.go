@@ -28,6 +28,8 @@ type Summary struct {
 	// Background are the server's own processes by kind and class/event,
 	// most seen first: not database time, and apart from Waits.
 	Background []BackgroundWait
+	// Replicas are the replicas read in the window, by name.
+	Replicas []ReplicaSummary
 }
 
 // BackgroundWait is one kind of the server's own processes in one
@@ -115,6 +117,7 @@ func Summarize(r *Recording) Summary {
 	if r.DB != nil {
 		s.DB = r.dbSummary()
 		r.sessionSummary(&s)
+		s.Replicas = r.replicaSummary()
 	}
 	return s
 }

@@ -89,6 +89,11 @@ func (r *Recording) Shift(d float64) {
 			r.DB.Sessions.Buckets[i].T -= d
 		}
 	}
+	for _, series := range r.DB.Replicas {
+		for i := range series.Samples {
+			series.Samples[i].T -= d
+		}
+	}
 }
 
 // Gap is a stretch without the database's side of telemetry.
@@ -250,6 +255,9 @@ type DBRecord struct {
 	// Tables are breakdowns over the measured window (end minus start):
 	// IO by backend type, top statements, checkpoints.
 	Tables []Table `json:"tables,omitempty"`
+	// Replicas are the primary's replicas, a series each, read with the
+	// counters (ReplicaSource); none where the server had none.
+	Replicas []ReplicaSeries `json:"replicas,omitempty"`
 }
 
 // DBSample is one reading of the counters.
@@ -338,14 +346,15 @@ type Session struct {
 // shares, so that a run's verdict on what limited it reads the same on
 // any database. A target's source maps its own waits to them.
 const (
-	WaitCPU    = "cpu"    // on CPU, waiting on nothing
-	WaitRead   = "read"   // reading data blocks: cache misses
-	WaitWrite  = "write"  // writing, extending or syncing data files
-	WaitCommit = "commit" // flushing the log for commits (WAL, redo)
-	WaitLock   = "lock"   // a row or table lock another session holds
-	WaitLatch  = "latch"  // a short internal lock: a buffer's, a mutex, a pin
-	WaitClient = "client" // waiting for the client's next statement
-	WaitOther  = "other"
+	WaitCPU         = "cpu"         // on CPU, waiting on nothing
+	WaitRead        = "read"        // reading data blocks: cache misses
+	WaitWrite       = "write"       // writing, extending or syncing data files
+	WaitCommit      = "commit"      // flushing the log for commits (WAL, redo)
+	WaitReplication = "replication" // a commit held until replicas confirm its log (synchronous replication)
+	WaitLock        = "lock"        // a row or table lock another session holds
+	WaitLatch       = "latch"       // a short internal lock: a buffer's, a mutex, a pin
+	WaitClient      = "client"      // waiting for the client's next statement
+	WaitOther       = "other"
 	// WaitEngine is a session at work that the database's view does not
 	// split into CPU and waits (a process list's state): on CPU, or in a
 	// read or write it does not show.

@@ -8,7 +8,8 @@ import (
 
 // TestCategory: PostgreSQL's wait events map to the categories every
 // target shares, the WAL's among them to commit rather than to IO or
-// latches.
+// latches, and a commit's wait for its synchronous standbys to
+// replication.
 func TestCategory(t *testing.T) {
 	for _, c := range []struct{ class, event, want string }{
 		{telemetry.CPUClass, telemetry.CPUClass, telemetry.WaitCPU},
@@ -22,7 +23,7 @@ func TestCategory(t *testing.T) {
 		{"IO", "WALSync", telemetry.WaitCommit},
 		{"IO", "WALRead", telemetry.WaitOther},
 		{"IO", "DataFileExtend", telemetry.WaitWrite},
-		{"IPC", "SyncRep", telemetry.WaitCommit},
+		{"IPC", "SyncRep", telemetry.WaitReplication},
 		{"IPC", "BgWorkerStartup", telemetry.WaitOther},
 		{"Client", "ClientRead", telemetry.WaitClient},
 		{"Timeout", "PgSleep", telemetry.WaitOther},

@@ -138,7 +138,8 @@ func foreground(backendType string) bool {
 }
 
 // category maps a wait event to the category every target shares: the
-// WAL's writes and flushes, and their locks, are commit; the other
+// WAL's writes and flushes, and their locks, are commit, and a commit's
+// wait for its synchronous standbys (SyncRep) replication; the other
 // LWLocks and buffer pins latches; heavyweight locks (a row's
 // transactionid, a relation's, a tuple's) locks; IO reads of data, SLRU or
 // temp files reads and the rest of IO writes.
@@ -164,8 +165,9 @@ func category(class, event string) string {
 		}
 		return telemetry.WaitWrite
 	case "IPC":
+		// A commit held until its synchronous standbys confirm it.
 		if event == "SyncRep" {
-			return telemetry.WaitCommit
+			return telemetry.WaitReplication
 		}
 	case "Client":
 		return telemetry.WaitClient

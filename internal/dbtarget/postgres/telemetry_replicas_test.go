@@ -1,0 +1,75 @@
+//go:build unix
+
+package postgres
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/dbrig/dbrig/internal/server"
+	"github.com/dbrig/dbrig/internal/server/postgres/pgtest"
+	"github.com/dbrig/dbrig/internal/telemetry"
+	"github.com/jackc/pgx/v5"
+)
+
+// TestReplicasAcrossAFailover: through a cluster's multi-host URL the
+// source reads the primary's standbys (a quorum of one of two, so both
+// hold commits), where each stood in the primary's WAL and how long it
+// lagged; after a failover it reads the new primary's, the one standby
+// left. A server without standbys has none, and says nothing.
+func TestReplicasAcrossAFailover(t *testing.T) {
+	if rs, err := openSource(t, pgtest.NewDB(t)).Replicas(context.Background()); err != nil || len(rs) != 0 {
+		t.Errorf("a server without standbys: %+v, %v; want none", rs, err)
+	}
+	c := pgtest.NewCluster(t, server.Topology{Replicas: 2, SyncReplicas: 1})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	src := openSource(t, c.URLFor("postgres"))
+	// A commit, so that the primary measures each standby's lags.
+	if err := src.stats.do(ctx, func(ctx context.Context, c *pgx.Conn) error {
+		_, err := c.Exec(ctx, "CREATE TABLE t AS SELECT generate_series(1, 1000) AS i")
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := src.Replicas(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if names := replicaNames(rs); !slices.Equal(names, []string{"node2", "node3"}) {
+		t.Fatalf("replicas %v, want node2 and node3", names)
+	}
+	for _, r := range rs {
+		behind, ok := r.Behind()
+		if r.State != "streaming" || r.SyncState != "quorum" || !r.Synchronous || r.Sent == 0 || r.Flushed == 0 ||
+			r.Flushed > r.Sent || !ok || behind > 1<<20 || r.FlushLag == nil || *r.FlushLag <= 0 {
+			t.Errorf("%s: %+v, want a synchronous standby streaming close behind, with its lags", r.Name, r.ReplicaSample)
+		}
+	}
+	primary, err := c.Failover(ctx, func(string) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The standby left streams again once it is pointed at the new
+	// primary.
+	for {
+		rs, err = src.Replicas(ctx)
+		if err == nil && len(rs) > 0 || ctx.Err() != nil {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if names := replicaNames(rs); err != nil || len(names) != 1 || names[0] == primary.Name {
+		t.Errorf("after the failover to %s: replicas %v, %v; want the other standby", primary.Name, names, err)
+	}
+}
+
+func replicaNames(rs []telemetry.Replica) []string {
+	var out []string
+	for _, r := range rs {
+		out = append(out, r.Name)
+	}
+	return out
+}
