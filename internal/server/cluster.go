@@ -22,8 +22,9 @@ type Topology struct {
 	// promotes only when told (dbrig server failover, a run's
 	// --failover-at).
 	HA string `json:"ha,omitempty"`
-	// ReplicaDelay is added to every packet leaving a replica: each
-	// replica is in a network namespace of its own, as in another zone.
+	// ReplicaDelay is added to every packet reaching a replica, so to
+	// every round trip with it: each replica is in a network namespace of
+	// its own, as in another zone.
 	ReplicaDelay time.Duration `json:"replica_delay,omitempty"`
 	// TTL and LoopWait are the HA manager's (Patroni's ttl and
 	// loop_wait): how long a primary's lease lasts without renewal, and

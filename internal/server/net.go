@@ -31,7 +31,7 @@ type NetSpec struct {
 	// Spaces is how many namespaces to make, each joined to the bridge by
 	// a veth pair. At least 1, at most MaxSpaces.
 	Spaces int
-	// Delay is per space (by index), added to every IPv4 packet leaving
+	// Delay is per space (by index), added to every IPv4 packet entering
 	// it, so that a round trip between a space and the host takes that
 	// much longer (and about 0.2 ms more, the shaper's wake-ups), and one
 	// between two delayed spaces both delays. A missing or zero entry is
@@ -73,7 +73,7 @@ type Space struct {
 	// HostVeth is the veth pair's end on the bridge, Veth the end inside.
 	HostVeth string `json:"host_veth"`
 	Veth     string `json:"veth"`
-	// Delay is added to every packet that leaves the space by Veth.
+	// Delay is added to every packet that enters the space by Veth.
 	Delay time.Duration `json:"delay_ns,omitempty"`
 }
 

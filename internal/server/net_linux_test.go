@@ -337,10 +337,18 @@ func TestNetDelay(t *testing.T) {
 	if near >= delay/2 {
 		t.Errorf("median round trip to a space without a delay: %v", near)
 	}
+	// What a delayed space sends goes at a link's pace, not a held
+	// socket's: 8 MB from the space to the host take well under 2 s (held
+	// on their way out, as they were first, they took over 7 s at 5 ms).
+	if took := sendFrom(t, n, 0, 8<<20); took > 2*time.Second {
+		t.Errorf("8 MB from the space %v away to the host took %v", delay, took)
+	} else {
+		t.Logf("8 MB from the space %v away to the host in %v", delay, took)
+	}
 	for i, want := range []bool{true, false} {
-		rules := outputRules(t, n, i)
+		rules := inputRules(t, n, i)
 		if has := strings.Contains(rules, "NFQUEUE"); has != want {
-			t.Errorf("space %d's OUTPUT rules (want a queue: %v):\n%s", i, want, rules)
+			t.Errorf("space %d's INPUT rules (want a queue: %v):\n%s", i, want, rules)
 		}
 		if strings.Contains(rules, "bypass") {
 			t.Errorf("space %d's queue is bypassed when the shaper is gone:\n%s", i, rules)
@@ -348,7 +356,48 @@ func TestNetDelay(t *testing.T) {
 	}
 }
 
-func outputRules(t *testing.T, n *Net, i int) string {
+// sendFrom sends size bytes from space i to a sink on the host's side
+// of the bridge, and says how long they took to arrive whole.
+func sendFrom(t *testing.T, n *Net, i, size int) time.Duration {
+	t.Helper()
+	l, err := net.Listen("tcp", netip.AddrPortFrom(n.Host, 0).String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	got := make(chan int64, 1)
+	go func() {
+		c, err := l.Accept()
+		if err != nil {
+			got <- -1
+			return
+		}
+		defer c.Close()
+		m, _ := io.Copy(io.Discard, c)
+		got <- m
+	}()
+	var c net.Conn
+	if err := n.In(i, func() (err error) {
+		c, err = net.DialTimeout("tcp", l.Addr().String(), 5*time.Second)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if err := c.SetDeadline(start.Add(30 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Write(make([]byte, size)); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	if m := <-got; m != int64(size) {
+		t.Fatalf("the host received %d of %d bytes", m, size)
+	}
+	return time.Since(start)
+}
+
+func inputRules(t *testing.T, n *Net, i int) string {
 	t.Helper()
 	prog, err := iptables()
 	if err != nil {
@@ -356,7 +405,7 @@ func outputRules(t *testing.T, n *Net, i int) string {
 	}
 	var out []byte
 	if err := n.In(i, func() (err error) {
-		out, err = exec.Command(prog, "-w", "-S", "OUTPUT").CombinedOutput()
+		out, err = exec.Command(prog, "-w", "-S", "INPUT").CombinedOutput()
 		return err
 	}); err != nil {
 		t.Fatalf("iptables -S in space %d: %v: %s", i, err, out)

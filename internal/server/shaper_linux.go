@@ -20,10 +20,10 @@ import (
 	"github.com/prometheus/procfs"
 )
 
-// The shaper is the process that delays the packets leaving a Net's
+// The shaper is the process that delays the packets entering a Net's
 // spaces. netem is not in every kernel (this one lacks it), NFQUEUE is:
-// an iptables rule in each delayed space hands the packets leaving by its
-// veth to a queue, and the shaper accepts each once its delay is over.
+// an iptables rule in each delayed space hands the packets arriving by
+// its veth to a queue, and the shaper accepts each once its delay is over.
 // It is the running binary started again with shaperEnv naming the
 // server's directory (docker's reexec), so that the dbrig binary and any
 // test binary that links this package carry it. It reads what to shape
@@ -156,7 +156,7 @@ func runShaper(dir string) int {
 	fmt.Fprintln(ready, shaperReady)
 	ready.Close()
 	for _, s := range spaces {
-		logger.Printf("delaying what leaves %s by %v", s.name, s.delay)
+		logger.Printf("delaying what enters %s by %v", s.name, s.delay)
 	}
 	err = shape(dir, spaces)
 	logger.Print(err)
