@@ -494,28 +494,69 @@ func gainBlock(p *page, s *result.Sweep, l sweepLayout) (block, bool) {
 // gainCharts adds m's gain charts to b, one per series that has a gain,
 // and reports whether there were any.
 func gainCharts(p *page, b *block, s *result.Sweep, l sweepLayout, m result.MetricDef) bool {
-	lo, hi := 0.0, 0.0
-	has := make([]bool, len(l.series))
-	for k := range l.series {
-		for _, i := range l.at[k] {
-			if g := s.Points[max(i, 0)].Gains[m.Key]; i >= 0 && g != nil {
-				has[k] = true
-				lo, hi = math.Min(lo, g.Low), math.Max(hi, g.High)
+	return changeCharts(p, b, s, l, changeChart{
+		title: "Change in " + m.Label + " over the baseline, %", yTitle: "% change over baseline", better: betterNote(m),
+		of: func(pt result.SweepPoint) (change, bool) {
+			g := pt.Gains[m.Key]
+			if g == nil {
+				return change{}, false
 			}
-		}
-	}
-	if !slices.Contains(has, true) {
-		return false
-	}
-	// One y range for every chart of the metric, so that the levels
-	// compare by eye.
+			return change{g.Pct, g.Low, g.High, g.Significant}, true
+		},
+		axis: pctAxis,
+	})
+}
+
+// pctAxis is a gain chart's y range, lo to hi in %, in steps of 5, 10
+// or 20.
+func pctAxis(lo, hi float64) obj {
 	step := 5.0
 	if hi-lo > 60 {
 		step = 20
 	} else if hi-lo > 25 {
 		step = 10
 	}
-	lo, hi = math.Floor(lo/step)*step, math.Ceil(hi/step)*step
+	return obj{"min": math.Floor(lo/step) * step, "max": math.Ceil(hi/step) * step, "ticks": obj{"stepSize": step}}
+}
+
+// change is a point's change over its baseline, as a chart draws it.
+type change struct {
+	v, lo, hi   float64
+	significant bool
+}
+
+// changeChart is what change charts draw: their title ("Change in NOPM
+// over the baseline, %"), the y axis's title, which way is better, each
+// point's change (false where it has none) and the y axis of the range
+// lo to hi that every series' changes span, 0 included.
+type changeChart struct {
+	title, yTitle, better string
+	of                    func(result.SweepPoint) (change, bool)
+	axis                  func(lo, hi float64) obj
+}
+
+// changeCharts adds c's charts to b, one per series that has a change,
+// and reports whether there were any. Changes whose interval includes
+// zero are drawn pale, in a dataset of their own so that the legend says
+// they are not significant.
+func changeCharts(p *page, b *block, s *result.Sweep, l sweepLayout, c changeChart) bool {
+	lo, hi := 0.0, 0.0
+	has := make([]bool, len(l.series))
+	for k := range l.series {
+		for _, i := range l.at[k] {
+			if ch, ok := c.of(s.Points[max(i, 0)]); i >= 0 && ok {
+				has[k] = true
+				lo, hi = math.Min(lo, ch.lo), math.Max(hi, ch.hi)
+			}
+		}
+	}
+	if !slices.Contains(has, true) {
+		return false
+	}
+	// One y range for every chart of the figure, so that the levels
+	// compare by eye.
+	y := c.axis(lo, hi)
+	y["title"] = axisTitle(c.yTitle)
 	for k, name := range l.series {
 		if !has[k] {
 			continue
@@ -527,39 +568,39 @@ func gainCharts(p *page, b *block, s *result.Sweep, l sweepLayout, m result.Metr
 			if i < 0 {
 				continue
 			}
-			g := s.Points[i].Gains[m.Key]
+			ch, ok := c.of(s.Points[i])
 			switch {
-			case g != nil && g.Significant:
-				sig[j] = obj{"y": g.Pct, "yMin": g.Low, "yMax": g.High}
+			case ok && ch.significant:
+				sig[j] = obj{"y": ch.v, "yMin": ch.lo, "yMax": ch.hi}
 				sigNotes[j] = "significant: the 95% interval excludes 0"
-			case g != nil:
-				ns[j] = obj{"y": g.Pct, "yMin": g.Low, "yMax": g.High}
+			case ok:
+				ns[j] = obj{"y": ch.v, "yMin": ch.lo, "yMax": ch.hi}
 				nsNotes[j] = "not significant: the 95% interval includes 0"
 			case isBaseline(s, i):
 				sig[j] = obj{"y": 0, "yMin": 0, "yMax": 0}
 				sigNotes[j] = "the baseline"
 			}
 		}
-		c := color(k)
-		title := "Change in " + m.Label + " over the baseline, %"
+		col := color(k)
+		title := c.title
 		if name != "all points" {
 			title += ", " + name
 		}
 		b.Charts = append(b.Charts, p.addChart(title, true, obj{
 			"type": "barWithErrorBars",
 			"data": obj{"labels": l.xs, "datasets": []obj{
-				{"label": "significant", "data": sig, "notes": sigNotes, "backgroundColor": c, "borderColor": c, "borderWidth": 1,
+				{"label": "significant", "data": sig, "notes": sigNotes, "backgroundColor": col, "borderColor": col, "borderWidth": 1,
 					"errorBarColor": "#1d2330", "errorBarWhiskerColor": "#1d2330"},
-				{"label": "not significant (interval includes 0)", "data": ns, "notes": nsNotes, "backgroundColor": fade(c, 0.22),
-					"borderColor": c, "borderWidth": 1, "errorBarColor": "#1d2330", "errorBarWhiskerColor": "#1d2330"},
+				{"label": "not significant (interval includes 0)", "data": ns, "notes": nsNotes, "backgroundColor": fade(col, 0.22),
+					"borderColor": col, "borderWidth": 1, "errorBarColor": "#1d2330", "errorBarWhiskerColor": "#1d2330"},
 			}},
 			"options": obj{
 				"datasets": obj{"barWithErrorBars": obj{"grouped": false, "maxBarThickness": 56}},
 				"scales": obj{
 					"x": obj{"title": axisTitle(l.x)},
-					"y": obj{"min": lo, "max": hi, "ticks": obj{"stepSize": step}, "title": axisTitle("% change over baseline")},
+					"y": y,
 				},
-				"plugins": obj{"title": chartTitle(title + betterNote(m))},
+				"plugins": obj{"title": chartTitle(title + c.better)},
 			},
 		}))
 	}
