@@ -113,26 +113,22 @@ func (p *SweepPoint) AddFaults(d *Document) {
 	}
 }
 
-// recomputeFaults refreshes the point's fault statistics, their changes
-// over base (nil for none) and its audits' sums; single says a change
-// rests on a single value.
-func (p *SweepPoint) recomputeFaults(base *SweepPoint) (single bool) {
-	p.FaultStats, p.FaultChanges, p.Durability = map[string]*Stats{}, map[string]*Change{}, nil
-	for _, f := range FaultDefs {
-		xs := p.Faults[f.Key]
-		if st := Summarize(xs); st != nil {
-			p.FaultStats[f.Key] = st
+// RecomputeFaults refreshes every point's fault statistics, their
+// changes over its baseline and its audits' sums, and nothing else: a
+// reader that fills them in a sweep from before them leaves its metrics'
+// figures as they were made. single says a change rests on a single
+// value.
+func RecomputeFaults(doc *Sweep) (single bool) {
+	for i := range doc.Points {
+		p := &doc.Points[i]
+		p.FaultStats, p.FaultChanges = map[string]*Stats{}, map[string]*Change{}
+		for _, f := range FaultDefs {
+			single = refresh(f.Key, p.Faults, doc.baseline(i).Faults, p.FaultStats, p.FaultChanges, CompareChange) || single
 		}
-		if base == nil {
-			continue
+		p.Durability = nil
+		if acked := p.Faults[AcknowledgedKey]; len(acked) > 0 {
+			p.Durability = &DurabilitySum{Audits: len(acked), Acknowledged: sum(acked), Missing: sum(p.Faults[MissingKey]), InDoubt: sum(p.Faults[AuditInDoubtKey])}
 		}
-		if c := CompareChange(xs, base.Faults[f.Key]); c != nil {
-			p.FaultChanges[f.Key] = c
-			single = single || len(xs) < 2 || len(base.Faults[f.Key]) < 2
-		}
-	}
-	if acked := p.Faults[AcknowledgedKey]; len(acked) > 0 {
-		p.Durability = &DurabilitySum{Audits: len(acked), Acknowledged: sum(acked), Missing: sum(p.Faults[MissingKey]), InDoubt: sum(p.Faults[AuditInDoubtKey])}
 	}
 	return single
 }

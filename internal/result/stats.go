@@ -175,33 +175,45 @@ func welch(x, base []float64) (mx, mb, half float64, ok bool) {
 const singleNote = "with a single repetition the gains have no confidence interval, so none is marked significant; use repeat: 3 or more"
 
 // Recompute refreshes every point's statistics and gains, for every
-// metric, and those of its fault figures with their changes, from the
+// metric, and those of its fault figures (RecomputeFaults), from the
 // values the sweep holds.
 func Recompute(doc *Sweep) {
 	single := false
 	for i := range doc.Points {
 		p := &doc.Points[i]
 		p.Stats, p.Gains = map[string]*Stats{}, map[string]*Gain{}
-		var base *SweepPoint
-		if p.BaselinePoint >= 0 && p.BaselinePoint < len(doc.Points) {
-			base = &doc.Points[p.BaselinePoint]
-		}
 		for _, m := range doc.Metrics {
-			xs := p.Values[m.Key]
-			if st := Summarize(xs); st != nil {
-				p.Stats[m.Key] = st
-			}
-			if base == nil {
-				continue
-			}
-			if g := CompareGain(xs, base.Values[m.Key]); g != nil {
-				p.Gains[m.Key] = g
-				single = single || len(xs) < 2 || len(base.Values[m.Key]) < 2
-			}
+			single = refresh(m.Key, p.Values, doc.baseline(i).Values, p.Stats, p.Gains, CompareGain) || single
 		}
-		single = p.recomputeFaults(base) || single
 	}
+	single = RecomputeFaults(doc) || single
 	if single && doc.Repeat < 2 && !slices.Contains(doc.Notes, singleNote) {
 		doc.Notes = append(doc.Notes, singleNote)
 	}
+}
+
+// baseline is the point point i is compared with; an empty one where
+// there is none.
+func (s *Sweep) baseline(i int) *SweepPoint {
+	if b := s.Points[i].BaselinePoint; b >= 0 && b < len(s.Points) {
+		return &s.Points[b]
+	}
+	return &SweepPoint{}
+}
+
+// refresh sets stats[key] to the statistics of values[key], and
+// changes[key] to compare's of them against base[key] (a nil base for a
+// point without a baseline compares nothing); single says the comparison
+// rests on a single value.
+func refresh[C any](key string, values, base map[string][]float64, stats map[string]*Stats, changes map[string]*C, compare func(x, base []float64) *C) (single bool) {
+	xs := values[key]
+	if st := Summarize(xs); st != nil {
+		stats[key] = st
+	}
+	c := compare(xs, base[key])
+	if c == nil {
+		return false
+	}
+	changes[key] = c
+	return len(xs) < 2 || len(base[key]) < 2
 }

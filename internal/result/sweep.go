@@ -3,6 +3,7 @@ package result
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -107,6 +108,16 @@ func (s *Sweep) VariesServer() bool {
 		}
 	}
 	return false
+}
+
+// HasFault tells whether any point has a mean of the fault figure key.
+func (s *Sweep) HasFault(key string) bool {
+	return slices.ContainsFunc(s.Points, func(p SweepPoint) bool { return p.FaultStats[key] != nil })
+}
+
+// Audited tells whether any point had its runs audited for durability.
+func (s *Sweep) Audited() bool {
+	return slices.ContainsFunc(s.Points, func(p SweepPoint) bool { return p.Durability != nil })
 }
 
 // Primary is the sweep's primary metric.
