@@ -96,6 +96,11 @@ func TestBrowserReport(t *testing.T) {
 		// replica's lag in time and in bytes, node2's ending as it was
 		// promoted, node3's catching up after the gap.
 		{"replication-run", func(path string) error { return writeReport(path, "testdata/replication-run.json") }, 9},
+		// A failover sweep: Patroni's lease of 6 s against 12 s, a primary
+		// and an asynchronous replica lost 4 s into every run, each run
+		// audited: the outage at each point with its intervals, and its
+		// change over the baseline in seconds.
+		{"failover-sweep", func(path string) error { return writeReport(path, "testdata/failover-sweep/sweep.json") }, 7},
 	}
 	// sections are what a page must show, by CSS selector, with the text
 	// each must hold.
@@ -103,6 +108,7 @@ func TestBrowserReport(t *testing.T) {
 		"pooled-run":      {"#sessions", "200 terminals over 1 session"},
 		"telemetry-run":   {"#verdict", "of its ceiling"},
 		"replication-run": {"#replication", "node3"},
+		"failover-sweep":  {"#faults", "cut the outage by 4.90 s"},
 	}
 
 	opts := []chromedp.ExecAllocatorOption{

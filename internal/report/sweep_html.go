@@ -149,6 +149,9 @@ func sweepPage(d *Doc) *page {
 	if b, ok := gainBlock(p, s, l); ok {
 		p.Blocks = append(p.Blocks, b)
 	}
+	if b, ok := faultsBlock(p, s, l); ok {
+		p.Blocks = append(p.Blocks, b)
+	}
 	p.Blocks = append(p.Blocks, block{Heading: "Points", Table: pointsTable(s)})
 	if b, ok := sweepThresholdsBlock(s); ok {
 		p.Blocks = append(p.Blocks, b)
@@ -634,6 +637,7 @@ func pointsTable(s *result.Sweep) *table {
 	if c.verdicts {
 		t.Caption += " Limited by: what most of the point's repetitions were limited by, from their own telemetry (hover for each one's verdict; a run's report says why)."
 	}
+	t.Caption += faultCaption(s)
 	for i, p := range s.Points {
 		t.Rows = append(t.Rows, row{ID: fmt.Sprintf("point-%d", i), Cells: c.row(s, i, p)})
 	}
@@ -696,6 +700,7 @@ func (c pointsCols) head(s *result.Sweep) []string {
 	if c.verdicts {
 		h = append(h, "limited by")
 	}
+	h = append(h, faultHeads(s)...)
 	for _, m := range c.metrics {
 		if m.Key != c.primary.Key {
 			h = append(h, "#mean "+m.Label, "#95% CI")
@@ -720,7 +725,7 @@ func (c pointsCols) head(s *result.Sweep) []string {
 func (c pointsCols) row(s *result.Sweep, i int, p result.SweepPoint) []cell {
 	var cells []cell
 	for _, k := range s.Varied {
-		cells = append(cells, cell{Text: p.Params[k]})
+		cells = append(cells, cell{Text: p.Params[k], Class: "param"})
 	}
 	if s.VariesServer() {
 		cells = append(cells, cell{Text: p.ServerVersion})
@@ -736,6 +741,7 @@ func (c pointsCols) row(s *result.Sweep, i int, p result.SweepPoint) []cell {
 	if c.verdicts {
 		cells = append(cells, verdictCell(p))
 	}
+	cells = append(cells, faultCells(s, p)...)
 	cells = append(cells, c.metricCells(p, false)...)
 	if c.resident {
 		r := "—"
@@ -784,16 +790,27 @@ func (c pointsCols) metricCells(p result.SweepPoint, primary bool) []cell {
 // gainCells are the change in the primary metric over the baseline, its
 // interval, and whether it is significant and which way.
 func (c pointsCols) gainCells(g *result.Gain, baseline bool) []cell {
+	var ch *change
+	if g != nil {
+		ch = &change{g.Pct, g.Low, g.High, g.Significant}
+	}
+	return changeCells(ch, baseline, c.primary.HigherIsBetter, signedPct)
+}
+
+// changeCells are a change over the baseline (nil for none), its
+// interval, and whether it is significant and which way, each figure
+// as format writes it.
+func changeCells(ch *change, baseline, higherIsBetter bool, format func(float64) string) []cell {
 	switch {
-	case g != nil:
+	case ch != nil:
 		sig := cell{Text: "yes", Class: "good"}
-		if g.Pct > 0 != c.primary.HigherIsBetter {
+		if ch.v > 0 != higherIsBetter {
 			sig.Class = "bad"
 		}
-		if !g.Significant {
+		if !ch.significant {
 			sig = cell{Text: "no", Class: "ns", Title: "the 95% interval includes 0"}
 		}
-		return []cell{num(signedPct(g.Pct)), num(signedPct(g.Low) + " … " + signedPct(g.High)), sig}
+		return []cell{num(format(ch.v)), num(format(ch.lo) + " … " + format(ch.hi)), sig}
 	case baseline:
 		return []cell{num("—"), num("—"), {Text: "baseline", Class: "base"}}
 	}
@@ -833,7 +850,7 @@ func profileTable(s *result.Sweep) (*table, bool) {
 	for i, p := range s.Points {
 		var c []cell
 		for _, k := range s.Varied {
-			c = append(c, cell{Text: p.Params[k]})
+			c = append(c, cell{Text: p.Params[k], Class: "param"})
 		}
 		for _, e := range keys {
 			c = append(c, num(explainMean(p, e.Key)))
