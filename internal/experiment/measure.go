@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/dbrig/dbrig/internal/human"
 	"github.com/dbrig/dbrig/internal/result"
 	"github.com/dbrig/dbrig/internal/runner"
 	"github.com/dbrig/dbrig/internal/telemetry"
@@ -203,7 +204,8 @@ func (r *run) faultLines(pi, rep int, d *result.Document) {
 		}
 	}
 	if du := d.Durability; du != nil {
-		fmt.Fprintf(r.o.Log, "%s: durability audit: %d acknowledged, %d missing, %d in doubt\n", at, du.Acknowledged, du.Missing, du.InDoubt)
+		fmt.Fprintf(r.o.Log, "%s: durability audit: %s acknowledged, %s missing, %s in doubt\n", at,
+			human.Thousands(float64(du.Acknowledged)), human.Thousands(float64(du.Missing)), human.Thousands(float64(du.InDoubt)))
 		if du.Consistent != nil && !*du.Consistent {
 			r.addNote(at + ": the workload's consistency check failed after the durability audit; its document says which condition")
 		}
