@@ -371,15 +371,34 @@ func vuTime(d *Document) (busy float64, think *Limit, queued float64) {
 		in += float64(tx.Count) * tx.Latency.Mean / 1000
 		done += float64(tx.Count)
 	}
-	span := d.WindowSeconds * float64(terms)
+	// The seconds without a server are neither: the virtual users were
+	// reconnecting, not thinking.
+	out := outageIn(d)
+	span := (d.WindowSeconds - out) * float64(terms)
+	if span <= 0 {
+		return 0, nil, 0
+	}
 	busy = min(1, in/span)
 	if d.Sessions != nil {
 		queued = min(busy, done*d.Sessions.Wait.Mean/1000/span)
 	}
 	between := 1 - busy
-	think = &Limit{Kind: LimitThink, Score: between / thinkCeiling,
-		Why: fmt.Sprintf("the %s spent %.1f%% of their time in transactions and %.1f%% between them", human.Count(terms, "virtual user"), busy*100, between*100)}
+	why := fmt.Sprintf("the %s spent %.1f%% of their time in transactions and %.1f%% between them", human.Count(terms, "virtual user"), busy*100, between*100)
+	if out > 0 {
+		why += fmt.Sprintf(", leaving out the %.1f s the window had no server", out)
+	}
+	think = &Limit{Kind: LimitThink, Score: between / thinkCeiling, Why: why}
 	return busy, think, queued
+}
+
+// outageIn is how many seconds of d's window it had no server.
+func outageIn(d *Document) float64 {
+	_, from, to := window(d)
+	var out float64
+	for _, o := range d.Outages {
+		out += max(0, min(to, o.At+o.Seconds)-max(from, o.At))
+	}
+	return min(out, d.WindowSeconds)
 }
 
 // vus is how many virtual users (terminals) the run drove.
