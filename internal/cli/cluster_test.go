@@ -58,11 +58,11 @@ func TestFailoverPatroniPostgres(t *testing.T) {
 		switch {
 		case strings.Contains(e.What, "lost: SIGKILL to its Patroni"):
 			lost = e.What
-		case strings.HasPrefix(e.What, "new primary: "):
+		case strings.HasPrefix(e.What, "new primary "):
 			promoted = e.What
 		}
 	}
-	if lost == "" || promoted == "" || strings.HasPrefix(promoted, "new primary: node1 ") {
+	if lost == "" || promoted == "" || strings.HasPrefix(promoted, "new primary node1 ") {
 		t.Errorf("events %+v, want node1 lost and another node named the new primary", doc.Events)
 	}
 	wantIn(t, "stdout", o.stdout, promoted)
