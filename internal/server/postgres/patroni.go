@@ -91,6 +91,7 @@ func (h *patroni) start(ctx context.Context, settings map[string]string) error {
 	if err != nil {
 		return err
 	}
+	c.tell("starting etcd")
 	if err := h.startEtcd(ctx, etcdBin); err != nil {
 		return err
 	}
@@ -123,10 +124,12 @@ func (h *patroni) start(ctx context.Context, settings map[string]string) error {
 		}
 	}
 	for k, name := range order {
+		c.tell("starting %s's Patroni", name)
 		if err := h.startNode(ctx, patroniBin, name); err != nil {
 			return err
 		}
 		if k == 0 {
+			c.tell("waiting for Patroni to make %s the leader", name)
 			leader, err := h.awaitLeader(ctx, "", h.bootLimit(fresh))
 			if err != nil {
 				return err
@@ -140,6 +143,7 @@ func (h *patroni) start(ctx context.Context, settings map[string]string) error {
 	if err := h.attachNodes(); err != nil {
 		return err
 	}
+	c.tell("waiting for Patroni's replicas to stream")
 	if err := c.awaitStreaming(ctx, c.primary(), c.liveReplicas()); err != nil {
 		return err
 	}

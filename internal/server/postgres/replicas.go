@@ -31,6 +31,7 @@ func (r *replicas) start(ctx context.Context, settings map[string]string) error 
 	all := c.nodeSettings(settings)
 	p := c.primary()
 	if !p.Exists() {
+		c.tell("making %s, the primary (initdb)", c.st.Primary)
 		if err := c.makePrimary(ctx, p); err != nil {
 			return err
 		}
@@ -38,6 +39,7 @@ func (r *replicas) start(ctx context.Context, settings map[string]string) error 
 	if err := c.writeHBA(p); err != nil {
 		return err
 	}
+	c.tell("starting %s, the primary", c.st.Primary)
 	if err := p.Start(ctx, all); err != nil {
 		return err
 	}
@@ -50,6 +52,7 @@ func (r *replicas) start(ctx context.Context, settings map[string]string) error 
 		}
 		n := &c.st.Nodes[i]
 		if n.Lost || !s.Exists() {
+			c.tell("making %s from %s (pg_basebackup)", n.Name, c.st.Primary)
 			if err := r.clone(ctx, s, n.Name, p); err != nil {
 				return fmt.Errorf("making %s from the primary: %w", n.Name, err)
 			}
@@ -64,10 +67,12 @@ func (r *replicas) start(ctx context.Context, settings map[string]string) error 
 		if err := c.writeHBA(s); err != nil {
 			return err
 		}
+		c.tell("starting %s, a replica of %s", n.Name, c.st.Primary)
 		if err := s.Start(ctx, all); err != nil {
 			return fmt.Errorf("%s: %w", n.Name, err)
 		}
 	}
+	c.tell("waiting for the replicas to stream")
 	if err := c.awaitStreaming(ctx, p, c.liveReplicas()); err != nil {
 		return err
 	}
