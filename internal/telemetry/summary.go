@@ -48,6 +48,9 @@ type HostSummary struct {
 	PerCPU []CPUTimes
 	Client float64
 	Server *float64
+	// Nodes are the nodes of the server the run was on, by name, each
+	// one's mean over the window; none for a server of its own.
+	Nodes []NodeCPU
 	// ClientWait is the client's run-queue wait (HostSample.ClientWait)
 	// over the samples that have it; nil where none has.
 	ClientWait *float64
@@ -163,6 +166,7 @@ func (r *Recording) hostSummary() *HostSummary {
 		clientWait /= waitDT
 		h.ClientWait = &clientWait
 	}
+	h.Nodes = nodeCPU(in, total)
 	h.AvgMHz, h.BusyMHz = frequencies(in, total)
 	h.CStates = cstates(in, total)
 	h.Disks = disks(in, total)

@@ -1,0 +1,52 @@
+package telemetry
+
+import (
+	"cmp"
+	"context"
+	"slices"
+)
+
+// Nodes: the servers that the run's server is one of (a primary and its
+// replicas), each one's process tree read on this host with the server's,
+// so that the CPU a replica spends receiving and replaying the primary's
+// log counts as the cluster's work, not as another process's.
+
+// NodeSource is a Source whose server is one node of several: Nodes
+// names every node that answers, the one the source reads included, with
+// its root process on this host; none for a server of its own.
+type NodeSource interface {
+	Nodes(ctx context.Context) ([]Node, error)
+}
+
+// Node is one node of the server a run is on.
+type Node struct {
+	Name string `json:"name"`
+	// PID is its root process on this host; 0 where it is elsewhere or
+	// not known.
+	PID int `json:"pid,omitempty"`
+}
+
+// NodeCPU is one node's process tree over the measured window, in
+// percent of all CPUs, as HostSummary.Server is: its mean over the whole
+// window, a node gone for part of it counting nothing for that part.
+type NodeCPU struct {
+	Name string
+	Pct  float64
+}
+
+// nodeCPU is each node's mean over the samples in, whose total time is
+// total, by name; none where no sample read a node.
+func nodeCPU(in []HostSample, total float64) []NodeCPU {
+	sums := map[string]float64{}
+	for _, hs := range in {
+		for name, pct := range hs.Nodes {
+			sums[name] += pct * hs.DT / total
+		}
+	}
+	var out []NodeCPU
+	for name, pct := range sums {
+		out = append(out, NodeCPU{Name: name, Pct: pct})
+	}
+	slices.SortFunc(out, func(a, b NodeCPU) int { return cmp.Compare(a.Name, b.Name) })
+	return out
+}
