@@ -182,7 +182,7 @@ func cpuLimits(d *Document, s telemetry.Summary, v *Verdict) []Limit {
 	out := []Limit{cl}
 	server := serverCores(s, host)
 	nodes := s.Host.Nodes
-	if (s.Host.Server != nil || len(nodes) > 0) && !f.Embedded {
+	if _, ok := s.Host.ServerCPU(); ok && !f.Embedded {
 		serverCap := host
 		if n := len(cpuset(f.ServerCPUs)); n > 0 {
 			serverCap = float64(n)
@@ -240,23 +240,13 @@ func busyOn(s telemetry.Summary, set string) float64 {
 	return sum / float64(n)
 }
 
-// serverCores is how many CPUs the server's processes kept busy; 0 where
-// unknown. On a server of several nodes (a primary and its replicas) it
-// is all of theirs on this host together: they share its CPUs, and a
-// replica's receiving and replaying the primary's log is the cluster's
-// work, not another process's.
+// serverCores is how many CPUs the server's processes kept busy
+// (HostSummary.ServerCPU: on a server of several nodes, theirs on this
+// host together, a replica's replay being the server's work, not another
+// process's); 0 where unknown.
 func serverCores(s telemetry.Summary, host float64) float64 {
-	if len(s.Host.Nodes) > 0 {
-		var pct float64
-		for _, n := range s.Host.Nodes {
-			pct += n.Pct
-		}
-		return pct * host / 100
-	}
-	if s.Host.Server == nil {
-		return 0
-	}
-	return *s.Host.Server * host / 100
+	pct, _ := s.Host.ServerCPU()
+	return pct * host / 100
 }
 
 // nodesWhy is the server's CPU on a server of several nodes: theirs

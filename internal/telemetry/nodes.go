@@ -34,6 +34,25 @@ type NodeCPU struct {
 	Pct  float64
 }
 
+// ServerCPU is the share of all CPUs the server's processes kept busy
+// over the window: on a server of several nodes, all of theirs on this
+// host together (they share its CPUs, and a replica's receiving and
+// replaying the primary's log is the server's work too), else the
+// server's own tree's; false where neither was read.
+func (h *HostSummary) ServerCPU() (float64, bool) {
+	if len(h.Nodes) > 0 {
+		var pct float64
+		for _, n := range h.Nodes {
+			pct += n.Pct
+		}
+		return pct, true
+	}
+	if h.Server == nil {
+		return 0, false
+	}
+	return *h.Server, true
+}
+
 // nodeCPU is each node's mean over the samples in, whose total time is
 // total, by name; none where no sample read a node.
 func nodeCPU(in []HostSample, total float64) []NodeCPU {

@@ -13,15 +13,21 @@ import (
 
 // TestNodeCPU: each node's CPU over the window is its mean over the
 // whole window, weighted by each interval's length: node3, lost after
-// the window's first interval, counts nothing for the rest. A recording
-// without nodes (a server of its own, or an older document) has none.
+// the window's first interval, counts nothing for the rest. The server's
+// CPU is the nodes' together. A recording without nodes (a server of its
+// own, or an older document) has none, and its server's CPU is its tree's.
 func TestNodeCPU(t *testing.T) {
+	primary := 30.0
 	r := &Recording{Window: [2]float64{10, 13}, Host: &HostRecord{Samples: []HostSample{
 		{T: 10, DT: 1, Nodes: map[string]float64{"node1": 90, "node2": 90}}, // the start edge's own interval
-		{T: 12, DT: 2, Nodes: map[string]float64{"node1": 30, "node2": 6, "node3": 3}},
+		{T: 12, DT: 2, Server: &primary, Nodes: map[string]float64{"node1": 30, "node2": 6, "node3": 3}},
 		{T: 13, DT: 1, Nodes: map[string]float64{"node1": 60, "node2": 9}},
 	}}}
-	got := Summarize(r).Host.Nodes
+	s := Summarize(r)
+	if pct, ok := s.Host.ServerCPU(); !ok || !near(pct, 49) {
+		t.Errorf("the server's CPU %v (%v), want the nodes' 49", pct, ok)
+	}
+	got := s.Host.Nodes
 	want := []NodeCPU{{"node1", 40}, {"node2", 7}, {"node3", 2}}
 	if len(got) != len(want) {
 		t.Fatalf("nodes %+v, want %+v", got, want)
@@ -36,8 +42,12 @@ func TestNodeCPU(t *testing.T) {
 		"samples": [{"t": 1, "dt": 1, "cpu": {"user": 50}, "client_pct": 10, "server_pct": 20}]}}`), &old); err != nil {
 		t.Fatal(err)
 	}
-	if h := Summarize(&old).Host; h == nil || h.Nodes != nil || old.Host.Facts.Nodes != nil {
-		t.Errorf("an older document's nodes: %+v", h)
+	h := Summarize(&old).Host
+	if h == nil || h.Nodes != nil || old.Host.Facts.Nodes != nil {
+		t.Fatalf("an older document's nodes: %+v", h)
+	}
+	if pct, ok := h.ServerCPU(); !ok || pct != 20 {
+		t.Errorf("an older document's server CPU %v (%v), want its tree's 20", pct, ok)
 	}
 	if b, err := json.Marshal(old.Host.Samples[0]); err != nil || strings.Contains(string(b), "nodes_pct") {
 		t.Errorf("a sample without nodes writes %s (%v)", b, err)
