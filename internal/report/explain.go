@@ -49,6 +49,9 @@ func explainBlocks(d *result.Document, s telemetry.Summary) []block {
 	if b, ok := replicaBlock(d, s); ok {
 		out = append(out, b)
 	}
+	if b, ok := nodeBlock(d, s); ok {
+		out = append(out, b)
+	}
 	if rec.DB != nil {
 		for _, t := range rec.DB.Tables {
 			if len(t.Rows) > 0 {
@@ -397,8 +400,10 @@ func cpuTable(h *telemetry.HostRecord, s *telemetry.HostSummary) *table {
 	if len(h.CStates) > 0 {
 		t.Caption += " The idle time is split by C-state in the proportions cpuidle measured; cpuidle's residency also holds the iowait time, which is shown once, in its own column."
 	}
-	if s.Server != nil {
-		t.Caption += fmt.Sprintf(" Of all CPUs, the client used %.1f%% and the server's processes %.1f%%.", s.Client, *s.Server)
+	if server, ok := s.ServerCPU(); ok && len(s.Nodes) > 0 {
+		t.Caption += fmt.Sprintf(" Of all CPUs, the client used %.1f%% and the server's %s' processes %.1f%% (see Cluster nodes).", s.Client, human.Count(len(s.Nodes), "node"), server)
+	} else if ok {
+		t.Caption += fmt.Sprintf(" Of all CPUs, the client used %.1f%% and the server's processes %.1f%%.", s.Client, server)
 	} else {
 		t.Caption += fmt.Sprintf(" Of all CPUs, the client used %.1f%%; the server's processes are not on this host or not known.", s.Client)
 	}

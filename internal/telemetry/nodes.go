@@ -28,10 +28,11 @@ type Node struct {
 
 // NodeCPU is one node's process tree over the measured window, in
 // percent of all CPUs, as HostSummary.Server is: its mean over the whole
-// window, a node gone for part of it counting nothing for that part.
+// window, a node gone for part of it counting nothing for that part, and
+// its busiest interval.
 type NodeCPU struct {
-	Name string
-	Pct  float64
+	Name      string
+	Pct, Peak float64
 }
 
 // ServerCPU is the share of all CPUs the server's processes kept busy
@@ -56,15 +57,21 @@ func (h *HostSummary) ServerCPU() (float64, bool) {
 // nodeCPU is each node's mean over the samples in, whose total time is
 // total, by name; none where no sample read a node.
 func nodeCPU(in []HostSample, total float64) []NodeCPU {
-	sums := map[string]float64{}
+	byName := map[string]*NodeCPU{}
 	for _, hs := range in {
 		for name, pct := range hs.Nodes {
-			sums[name] += pct * hs.DT / total
+			n := byName[name]
+			if n == nil {
+				n = &NodeCPU{Name: name}
+				byName[name] = n
+			}
+			n.Pct += pct * hs.DT / total
+			n.Peak = max(n.Peak, pct)
 		}
 	}
 	var out []NodeCPU
-	for name, pct := range sums {
-		out = append(out, NodeCPU{Name: name, Pct: pct})
+	for _, n := range byName {
+		out = append(out, *n)
 	}
 	slices.SortFunc(out, func(a, b NodeCPU) int { return cmp.Compare(a.Name, b.Name) })
 	return out

@@ -28,12 +28,12 @@ func TestNodeCPU(t *testing.T) {
 		t.Errorf("the server's CPU %v (%v), want the nodes' 49", pct, ok)
 	}
 	got := s.Host.Nodes
-	want := []NodeCPU{{"node1", 40}, {"node2", 7}, {"node3", 2}}
+	want := []NodeCPU{{"node1", 40, 60}, {"node2", 7, 9}, {"node3", 2, 3}}
 	if len(got) != len(want) {
 		t.Fatalf("nodes %+v, want %+v", got, want)
 	}
 	for i := range want {
-		if got[i].Name != want[i].Name || !near(got[i].Pct, want[i].Pct) {
+		if got[i].Name != want[i].Name || !near(got[i].Pct, want[i].Pct) || got[i].Peak != want[i].Peak {
 			t.Errorf("node %d: %+v, want %+v", i, got[i], want[i])
 		}
 	}
