@@ -530,7 +530,7 @@ func oneLine(d *result.Document, s telemetry.Summary) block {
 		Rows: []row{{Cells: []cell{num(strconv.Itoa(sessions(d.Config))), num(fmt.Sprintf("%.1f", s.Seconds)), dbCPU,
 			opt("logical_reads_per_s", fmtCount), opt("physical_reads_per_s", fmtCount), opt("read_iops", fmtCount), diskMB,
 			opt("block_writes_per_s", fmtCount), opt("wal_bytes_per_s", mb), readUs, diskMs, top}}},
-		Caption: "DB CPU is the CPUs the server's processes kept busy (an embedded database's: the client's); LIO and PREADS are the database's logical reads and " +
+		Caption: "DB CPU is the CPUs the server's processes kept busy (a cluster's: its nodes' on this host; an embedded database's: the client's); LIO and PREADS are the database's logical reads and " +
 			"cache misses, PWRITES its block writes; read µs (DB) is its own read time per miss, read ms (disk) the data disk's."}
 	b := block{Heading: "In one line", Table: t}
 	host, busy := s.Cores()
