@@ -72,11 +72,44 @@ func TestFailoverPatroniPostgres(t *testing.T) {
 	// No transaction completes while there is no primary to reach.
 	outage(t, doc, 4, doc.Outages[0].At, doc.Outages[0].At+doc.Outages[0].Seconds)
 	movedMarks(t, doc)
+	lostNode(t, doc, promoted)
 	d := doc.Durability
 	if d == nil || d.Missing != 0 || d.Acknowledged == 0 {
 		t.Fatalf("durability %+v, want every acknowledged New-Order found on the new primary", d)
 	}
 	wantIn(t, "stdout", o.stdout, fmt.Sprintf("0 missing; %d in doubt", d.InDoubt))
+}
+
+// lostNode checks that the run kept each node's CPU: three nodes with
+// their postmasters at its start, named by their addresses (Patroni
+// gives every node its scope as cluster_name), the lost primary's absent
+// from the samples once a new primary was named, the others there.
+func lostNode(t *testing.T, doc *result.Document, promoted string) {
+	t.Helper()
+	h := doc.Telemetry.Host
+	if len(h.Facts.Nodes) != 3 || h.Facts.Nodes[0].PID != h.Facts.ServerPID {
+		t.Fatalf("nodes %+v: want three, node1 the server (pid %d)", h.Facts.Nodes, h.Facts.ServerPID)
+	}
+	at := -1.0
+	for _, e := range doc.Events {
+		if e.What == promoted {
+			at = e.T
+		}
+	}
+	lost := h.Facts.Nodes[0].Name
+	after := 0
+	for _, s := range h.Samples {
+		if s.T <= at+1 {
+			continue
+		}
+		after++
+		if _, ok := s.Nodes[lost]; ok || len(s.Nodes) != 2 {
+			t.Errorf("at %.1f s, after %s was lost: nodes %v, want the two others", s.T, lost, s.Nodes)
+		}
+	}
+	if after == 0 {
+		t.Errorf("no host sample after the new primary was named at %.1f s", at)
+	}
 }
 
 // TestFailoverLossPostgres forces a loss: an asynchronous replica that

@@ -96,6 +96,10 @@ func TestBrowserReport(t *testing.T) {
 		// replica's lag in time and in bytes, node2's ending as it was
 		// promoted, node3's catching up after the gap.
 		{"replication-run", func(path string) error { return writeReport(path, "testdata/replication-run.json") }, 9},
+		// The same cluster, its nodes' CPU read each second: each node
+		// stacked on the host's CPU chart, and a line each in the Cluster
+		// nodes section, node1's ending where it was lost.
+		{"nodes-run", func(path string) error { return writeReport(path, "testdata/nodes-run.json") }, 10},
 	}
 	// sections are what a page must show, by CSS selector, with the text
 	// each must hold.
@@ -103,6 +107,7 @@ func TestBrowserReport(t *testing.T) {
 		"pooled-run":      {"#sessions", "200 terminals over 1 session"},
 		"telemetry-run":   {"#verdict", "of its ceiling"},
 		"replication-run": {"#replication", "node3"},
+		"nodes-run":       {"#nodes", "node3"},
 	}
 
 	opts := []chromedp.ExecAllocatorOption{

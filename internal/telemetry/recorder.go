@@ -70,8 +70,12 @@ func Start(ctx context.Context, cfg Config, src Source, started time.Time) *Reco
 	} else {
 		r.rec.Unavailable["database"] = "the target offers no database telemetry"
 	}
+	var nodes []Node
+	if src != nil && !r.embedded {
+		nodes, _ = r.readNodes(ctx)
+	}
 	r.host = NewHost(HostConfig{
-		ServerPID: r.cfg.Server.PID, DataPath: r.cfg.Server.DataPath, ServerCgroup: r.cfg.Server.MemoryCgroup, Perf: true,
+		ServerPID: r.cfg.Server.PID, Nodes: nodes, DataPath: r.cfg.Server.DataPath, ServerCgroup: r.cfg.Server.MemoryCgroup, Perf: true,
 	})
 	facts := r.host.Facts()
 	// What the caller knows wins over what the host found.
@@ -123,6 +127,24 @@ func (r *Recorder) readSettings(ctx context.Context) {
 		r.cfg.Server.DataPath = dir
 	}
 }
+
+// readNodes asks a source whose server is one node of several for them
+// all; false where it is not one, or could not tell.
+func (r *Recorder) readNodes(ctx context.Context) ([]Node, bool) {
+	ns, ok := r.src.(NodeSource)
+	if !ok {
+		return nil, false
+	}
+	rctx, cancel := context.WithTimeout(ctx, sourceTimeout)
+	defer cancel()
+	nodes, err := ns.Nodes(rctx)
+	r.note(nodesKey, err)
+	return nodes, err == nil
+}
+
+// nodesKey is what Recording.Unavailable names a failed read of the
+// nodes under.
+const nodesKey = "nodes"
 
 // note records why something could not be read, once per thing.
 func (r *Recorder) note(what string, err error) {
@@ -182,11 +204,19 @@ func (r *Recorder) sample(ctx context.Context, keep bool) float64 {
 		}
 		cancel()
 	}
+	var nodes []Node
+	relearnt := err == nil && r.afterGap() && !r.embedded
+	if relearnt {
+		nodes, relearnt = r.readNodes(ctx)
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	t := r.since()
 	if pid > 0 {
 		r.host.Follow(pid)
+	}
+	if relearnt {
+		r.host.SetNodes(nodes)
 	}
 	watched := !r.host.ServerGone()
 	if hs, ok := r.host.Sample(time.Now()); ok && keep {
@@ -215,6 +245,15 @@ func (r *Recorder) serverGone() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.host.ServerGone()
+}
+
+// afterGap says the database's side is read again after a gap, or after
+// the host lost the server's process: a failover may have changed the
+// server's nodes, or their processes.
+func (r *Recorder) afterGap() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.gapFrom >= 0 || r.host.ServerGone()
 }
 
 // findServer asks the source where the server's process is, after the

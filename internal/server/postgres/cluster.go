@@ -139,7 +139,7 @@ func (c *Cluster) bindNodes() {
 	c.nodes = make([]*Server, len(c.st.Nodes))
 	for i, n := range c.st.Nodes {
 		s := New(filepath.Join(c.dir, n.Name), c.bin)
-		s.peer = &peering{}
+		s.peer = &peering{name: n.Name}
 		switch {
 		case c.net == nil:
 		case i == 0:

@@ -342,6 +342,9 @@ func (h *patroni) writeConfig(s *Server, n nodeState, settings map[string]string
 	if _, err := s.Host.MakeLog(s.Dir, s.LogPath(), "postgres"); err != nil {
 		return err
 	}
+	// No cluster_name of the node's, as dbrig's own nodes have: Patroni
+	// gives every node the cluster's scope as its cluster_name, on the
+	// postmaster's command line, whatever the parameters say.
 	params := map[string]any{"unix_socket_directories": sock,
 		"logging_collector": "on", "log_directory": s.Dir, "log_filename": filepath.Base(s.LogPath()),
 		"log_rotation_age": "0", "log_rotation_size": "0", "log_file_mode": "0644"}
