@@ -175,12 +175,7 @@ type district = [2]int
 // has once it has replayed all it received.
 func cutOff(t *testing.T, url string) map[district]int {
 	t.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	ctx, conn := context.Background(), connect(t, url)
 	for _, sql := range []string{"ALTER SYSTEM SET primary_conninfo = 'host=127.0.0.1 port=1 connect_timeout=1'", "SELECT pg_reload_conf()"} {
 		if _, err := conn.Exec(ctx, sql); err != nil {
 			t.Fatal(err)
@@ -222,13 +217,18 @@ func startAlone(t *testing.T, dir string) string {
 // districtOrders is each district's last order at url.
 func districtOrders(t *testing.T, url string) map[district]int {
 	t.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, url)
+	return readDistricts(t, connect(t, url))
+}
+
+// connect is a connection to url, closed when the test ends.
+func connect(t *testing.T, url string) *pgx.Conn {
+	t.Helper()
+	conn, err := pgx.Connect(context.Background(), url)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close(ctx)
-	return readDistricts(t, conn)
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return conn
 }
 
 func readDistricts(t *testing.T, conn *pgx.Conn) map[district]int {
