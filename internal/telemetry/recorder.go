@@ -194,7 +194,7 @@ func (r *Recorder) sample(ctx context.Context, keep bool) float64 {
 	var err, replicasErr error
 	pid := 0
 	if r.src != nil {
-		rctx, cancel := context.WithTimeout(ctx, sourceTimeout)
+		rctx, cancel := context.WithTimeout(ctx, r.readTimeout())
 		counters, err = r.src.Counters(rctx)
 		if rs, ok := r.src.(ReplicaSource); ok && err == nil {
 			replicas, replicasErr = rs.Replicas(rctx)
@@ -250,6 +250,22 @@ func (r *Recorder) serverGone() bool {
 // afterGap says the database's side is read again after a gap, or after
 // the host lost the server's process: a failover may have changed the
 // server's nodes, or their processes.
+// readTimeout bounds a sample's read of the database to two intervals
+// (at least a second, at most sourceTimeout), past which the sample is
+// late and counts as a gap anyway, and within a gap (the server down, or
+// being replaced) to one: the host's side, sampled after it, then keeps
+// its pace while the database's reconnects fail, and a failover is when
+// what the host did matters most.
+func (r *Recorder) readTimeout() time.Duration {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	interval := time.Duration(r.rec.Interval * float64(time.Second))
+	if r.gapFrom >= 0 {
+		return min(sourceTimeout, max(interval, 100*time.Millisecond))
+	}
+	return min(sourceTimeout, max(2*interval, time.Second))
+}
+
 func (r *Recorder) afterGap() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
