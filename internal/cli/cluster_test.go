@@ -58,11 +58,11 @@ func TestFailoverPatroniPostgres(t *testing.T) {
 		switch {
 		case strings.Contains(e.What, "lost: SIGKILL to its Patroni"):
 			lost = e.What
-		case strings.HasPrefix(e.What, "new primary: "):
+		case strings.HasPrefix(e.What, "new primary "):
 			promoted = e.What
 		}
 	}
-	if lost == "" || promoted == "" || strings.HasPrefix(promoted, "new primary: node1 ") {
+	if lost == "" || promoted == "" || strings.HasPrefix(promoted, "new primary node1 ") {
 		t.Errorf("events %+v, want node1 lost and another node named the new primary", doc.Events)
 	}
 	wantIn(t, "stdout", o.stdout, promoted)
@@ -72,11 +72,44 @@ func TestFailoverPatroniPostgres(t *testing.T) {
 	// No transaction completes while there is no primary to reach.
 	outage(t, doc, 4, doc.Outages[0].At, doc.Outages[0].At+doc.Outages[0].Seconds)
 	movedMarks(t, doc)
+	lostNode(t, doc, promoted)
 	d := doc.Durability
 	if d == nil || d.Missing != 0 || d.Acknowledged == 0 {
 		t.Fatalf("durability %+v, want every acknowledged New-Order found on the new primary", d)
 	}
 	wantIn(t, "stdout", o.stdout, fmt.Sprintf("0 missing; %d in doubt", d.InDoubt))
+}
+
+// lostNode checks that the run kept each node's CPU: three nodes with
+// their postmasters at its start, named by their addresses (Patroni
+// gives every node its scope as cluster_name), the lost primary's absent
+// from the samples once a new primary was named, the others there.
+func lostNode(t *testing.T, doc *result.Document, promoted string) {
+	t.Helper()
+	h := doc.Telemetry.Host
+	if len(h.Facts.Nodes) != 3 || h.Facts.Nodes[0].PID != h.Facts.ServerPID {
+		t.Fatalf("nodes %+v: want three, node1 the server (pid %d)", h.Facts.Nodes, h.Facts.ServerPID)
+	}
+	at := -1.0
+	for _, e := range doc.Events {
+		if e.What == promoted {
+			at = e.T
+		}
+	}
+	lost := h.Facts.Nodes[0].Name
+	after := 0
+	for _, s := range h.Samples {
+		if s.T <= at+1 {
+			continue
+		}
+		after++
+		if _, ok := s.Nodes[lost]; ok || len(s.Nodes) != 2 {
+			t.Errorf("at %.1f s, after %s was lost: nodes %v, want the two others", s.T, lost, s.Nodes)
+		}
+	}
+	if after == 0 {
+		t.Errorf("no host sample after the new primary was named at %.1f s", at)
+	}
 }
 
 // TestFailoverLossPostgres forces a loss: an asynchronous replica that
@@ -142,12 +175,7 @@ type district = [2]int
 // has once it has replayed all it received.
 func cutOff(t *testing.T, url string) map[district]int {
 	t.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	ctx, conn := context.Background(), connect(t, url)
 	for _, sql := range []string{"ALTER SYSTEM SET primary_conninfo = 'host=127.0.0.1 port=1 connect_timeout=1'", "SELECT pg_reload_conf()"} {
 		if _, err := conn.Exec(ctx, sql); err != nil {
 			t.Fatal(err)
@@ -189,13 +217,18 @@ func startAlone(t *testing.T, dir string) string {
 // districtOrders is each district's last order at url.
 func districtOrders(t *testing.T, url string) map[district]int {
 	t.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, url)
+	return readDistricts(t, connect(t, url))
+}
+
+// connect is a connection to url, closed when the test ends.
+func connect(t *testing.T, url string) *pgx.Conn {
+	t.Helper()
+	conn, err := pgx.Connect(context.Background(), url)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close(ctx)
-	return readDistricts(t, conn)
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return conn
 }
 
 func readDistricts(t *testing.T, conn *pgx.Conn) map[district]int {

@@ -149,6 +149,9 @@ func (o *serverStart) run(c *cobra.Command) error {
 	if err != nil {
 		return err
 	}
+	if p, ok := s.(server.Progresser); ok {
+		p.SetProgress(func(what string) { fmt.Fprintln(c.ErrOrStderr(), what) })
+	}
 	if err := s.Confine(confined); err != nil {
 		return err
 	}

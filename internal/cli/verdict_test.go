@@ -172,7 +172,9 @@ func TestVerdictPageCachePostgres(t *testing.T) {
 // waits for holds a run of four virtual users, whose document keeps the
 // standby's lag second by second; the same standby, asynchronous, holds
 // nothing. (On one warehouse the terminals also queue on the rows each
-// keeps locked until its commit returns.)
+// keeps locked until its commit returns.) Both nodes' CPU is kept, the
+// standby's in its network namespace too, and the verdict's server CPU
+// is theirs together.
 func TestVerdictReplicationPostgres(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
@@ -190,6 +192,16 @@ func TestVerdictReplicationPostgres(t *testing.T) {
 			s := telemetry.Summarize(doc.Telemetry)
 			if len(s.Replicas) != 1 || s.Replicas[0].Synchronous != (c.sync > 0) || s.Replicas[0].Readings < 3 || s.Replicas[0].FlushLag.Mean < 5 {
 				t.Errorf("replicas %+v: want node2, read each second, its flush lag over the 5 ms its replies are held", s.Replicas)
+			}
+			if f := doc.Telemetry.Host.Facts.Nodes; len(f) != 2 || f[0].Name != "node1" || f[0].PID != doc.Telemetry.Host.Facts.ServerPID || f[1].Name != "node2" || f[1].PID <= 0 {
+				t.Errorf("nodes %+v: want node1, the server, and node2, each with its postmaster", f)
+			}
+			if n := s.Host.Nodes; len(n) != 2 || n[0].Pct <= 0 || n[1].Pct <= 0 {
+				t.Errorf("nodes' CPU %+v: want node1's and node2's", n)
+			}
+			i := slices.IndexFunc(append(v.Limits, v.Below...), func(l result.Limit) bool { return l.Kind == result.LimitServerCPU })
+			if i < 0 || !strings.HasPrefix(append(v.Limits, v.Below...)[i].Why, "the cluster's 2 nodes kept ") {
+				t.Errorf("verdict %q: want the server's CPU judged on both nodes", v.Line())
 			}
 		})
 	}

@@ -101,6 +101,10 @@ func TestBrowserReport(t *testing.T) {
 		// audited: the outage at each point with its intervals, and its
 		// change over the baseline in seconds.
 		{"failover-sweep", func(path string) error { return writeReport(path, "testdata/failover-sweep/sweep.json") }, 7},
+		// The same cluster, its nodes' CPU read each second: each node
+		// stacked on the host's CPU chart, and a line each in the Cluster
+		// nodes section, node1's ending where it was lost.
+		{"nodes-run", func(path string) error { return writeReport(path, "testdata/nodes-run.json") }, 10},
 	}
 	// sections are what a page must show, by CSS selector, with the text
 	// each must hold.
@@ -109,6 +113,7 @@ func TestBrowserReport(t *testing.T) {
 		"telemetry-run":   {"#verdict", "of its ceiling"},
 		"replication-run": {"#replication", "node3"},
 		"failover-sweep":  {"#faults", "cut the outage by 4.90 s"},
+		"nodes-run":       {"#nodes", "node3"},
 	}
 
 	opts := []chromedp.ExecAllocatorOption{

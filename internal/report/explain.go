@@ -49,6 +49,9 @@ func explainBlocks(d *result.Document, s telemetry.Summary) []block {
 	if b, ok := replicaBlock(d, s); ok {
 		out = append(out, b)
 	}
+	if b, ok := nodeBlock(d, s); ok {
+		out = append(out, b)
+	}
 	if rec.DB != nil {
 		for _, t := range rec.DB.Tables {
 			if len(t.Rows) > 0 {
@@ -397,8 +400,10 @@ func cpuTable(h *telemetry.HostRecord, s *telemetry.HostSummary) *table {
 	if len(h.CStates) > 0 {
 		t.Caption += " The idle time is split by C-state in the proportions cpuidle measured; cpuidle's residency also holds the iowait time, which is shown once, in its own column."
 	}
-	if s.Server != nil {
-		t.Caption += fmt.Sprintf(" Of all CPUs, the client used %.1f%% and the server's processes %.1f%%.", s.Client, *s.Server)
+	if server, ok := s.ServerCPU(); ok && len(s.Nodes) > 0 {
+		t.Caption += fmt.Sprintf(" Of all CPUs, the client used %.1f%% and the server's %s' processes %.1f%% (see Cluster nodes).", s.Client, human.Count(len(s.Nodes), "node"), server)
+	} else if ok {
+		t.Caption += fmt.Sprintf(" Of all CPUs, the client used %.1f%% and the server's processes %.1f%%.", s.Client, server)
 	} else {
 		t.Caption += fmt.Sprintf(" Of all CPUs, the client used %.1f%%; the server's processes are not on this host or not known.", s.Client)
 	}
@@ -525,7 +530,7 @@ func oneLine(d *result.Document, s telemetry.Summary) block {
 		Rows: []row{{Cells: []cell{num(strconv.Itoa(sessions(d.Config))), num(fmt.Sprintf("%.1f", s.Seconds)), dbCPU,
 			opt("logical_reads_per_s", fmtCount), opt("physical_reads_per_s", fmtCount), opt("read_iops", fmtCount), diskMB,
 			opt("block_writes_per_s", fmtCount), opt("wal_bytes_per_s", mb), readUs, diskMs, top}}},
-		Caption: "DB CPU is the CPUs the server's processes kept busy (an embedded database's: the client's); LIO and PREADS are the database's logical reads and " +
+		Caption: "DB CPU is the CPUs the server's processes kept busy (a cluster's: its nodes' on this host; an embedded database's: the client's); LIO and PREADS are the database's logical reads and " +
 			"cache misses, PWRITES its block writes; read µs (DB) is its own read time per miss, read ms (disk) the data disk's."}
 	b := block{Heading: "In one line", Table: t}
 	host, busy := s.Cores()

@@ -31,11 +31,19 @@ func explainHTML(p *page, d *result.Document) []block {
 			charts, marks := replicaCharts(p, d)
 			b.Charts = charts
 			b.ChartCaption = "Each replica's lag over the run: its flush lag (solid) and replay lag (dashed), log scale, and how far behind the primary's log it was; a break in a line is a stretch without its readings (the primary could not be read, or the replica did not stream). Shaded: before the measured window." + marks
+		case nodesKey:
+			chart, marks := nodeChart(p, d)
+			b.Charts = []chartRef{chart}
+			b.ChartCaption = "Each node's CPU over the run, in % of all CPUs: the tree of its root process; a break in a line is a stretch without its readings (a node lost, or its new process not yet read twice). Shaded: before the measured window." + marks
 		case cpusKey:
 			plugins := beforeWindow(rec)
 			gaps := gapMarks(rec, plugins)
 			b.Charts = []chartRef{cpuChart(p, rec, plugins)}
-			b.ChartCaption = "The host's CPU time over the run, in % of all CPUs: the client (dbrig), the server's processes, everything else, and time lost to IO wait and to the hypervisor (steal). Shaded: before the measured window." + gaps
+			server := "the server's processes"
+			if len(s.Host.Nodes) > 0 {
+				server = "each node of the server's (see Cluster nodes)"
+			}
+			b.ChartCaption = "The host's CPU time over the run, in % of all CPUs: the client (dbrig), " + server + ", everything else, and time lost to IO wait and to the hypervisor (steal). Shaded: before the measured window." + gaps
 			if c, ok := diskChart(p, rec, s.Host); ok {
 				b.Charts = append(b.Charts, c)
 				b.ChartCaption += " Right: the data disk's IOs per second and its mean read latency."
@@ -45,9 +53,13 @@ func explainHTML(p *page, d *result.Document) []block {
 	return blocks
 }
 
-// area is one stacked series of a time chart.
-func area(label string, i int, data []obj) obj {
-	return obj{"label": label, "data": data, "borderColor": color(i), "backgroundColor": fade(color(i), 0.7),
+// area is one stacked series of a time chart, in the palette's i-th
+// colour.
+func area(label string, i int, data []obj) obj { return areaIn(label, color(i), data) }
+
+// areaIn is one stacked series of a time chart, in colour c.
+func areaIn(label, c string, data []obj) obj {
+	return obj{"label": label, "data": data, "borderColor": c, "backgroundColor": fade(c, 0.7),
 		"fill": "stack", "borderWidth": 1, "pointRadius": 0, "pointHitRadius": 6, "tension": 0}
 }
 
@@ -103,8 +115,12 @@ func waitsChart(p *page, rec *telemetry.Recording, plugins obj) chartRef {
 	return timeChart(p, "active sessions by wait class", "Active sessions by wait class", sets, stackedY("average active sessions"), plugins)
 }
 
+// cpuChart stacks the host's CPU time: the client, the server (each of
+// its nodes, on a server of several), the rest, IO wait and steal.
 func cpuChart(p *page, rec *telemetry.Recording, plugins obj) chartRef {
 	var client, server, other, iowait, steal []obj
+	names := nodeNames(rec)
+	nodes := make([][]obj, len(names))
 	hasServer := false
 	for _, s := range charted(rec) {
 		srv := 0.0
@@ -112,6 +128,15 @@ func cpuChart(p *page, rec *telemetry.Recording, plugins obj) chartRef {
 			srv, hasServer = *s.Server, true
 		}
 		pt := func(v float64) obj { return obj{"x": s.T, "y": max(v, 0)} }
+		if len(names) > 0 {
+			// A node not read is no CPU of the server's: 0, so that the
+			// stack holds.
+			srv = 0
+			for i, name := range names {
+				srv += s.Nodes[name]
+				nodes[i] = append(nodes[i], pt(s.Nodes[name]))
+			}
+		}
 		client = append(client, pt(s.Client))
 		server = append(server, pt(srv))
 		other = append(other, pt(s.CPU.Busy()-s.Client-srv))
@@ -119,7 +144,12 @@ func cpuChart(p *page, rec *telemetry.Recording, plugins obj) chartRef {
 		steal = append(steal, pt(s.CPU.Steal))
 	}
 	sets := []obj{area("client", 0, client)}
-	if hasServer {
+	switch {
+	case len(names) > 0:
+		for i, name := range names {
+			sets = append(sets, areaIn(name, nodeColor(i), nodes[i]))
+		}
+	case hasServer:
 		sets = append(sets, area("server", 1, server))
 	}
 	gray := area("other", 0, other)

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/dbrig/dbrig/internal/result"
 	"github.com/dbrig/dbrig/internal/telemetry"
@@ -36,7 +37,7 @@ func faultMarks(d *result.Document, plugins obj) string {
 	if len(d.Events) > 0 {
 		var marks []obj
 		for _, e := range d.Events {
-			marks = append(marks, obj{"at": e.T, "label": e.What})
+			marks = append(marks, obj{"at": e.T, "label": markLabel(e.What)})
 		}
 		plugins["eventMarks"] = obj{"marks": marks}
 		caption += " Dashed lines: what was done to the system under test (see Reliability)."
@@ -52,6 +53,20 @@ func faultMarks(d *result.Document, plugins obj) string {
 	}
 	shade(plugins, spans)
 	return caption
+}
+
+// markLabel is an event's words as its mark on a chart shows them: up to
+// its first colon, comma or parenthesis ("node1 lost", "server killed"),
+// the rest of it in the Reliability section, so that marks near each other
+// stay apart.
+func markLabel(what string) string {
+	cut := len(what)
+	for _, sep := range []string{": ", ", ", " ("} {
+		if i := strings.Index(what, sep); i > 0 && i < cut {
+			cut = i
+		}
+	}
+	return what[:cut]
 }
 
 // shade adds spans to the stretches a time chart shades: what happened

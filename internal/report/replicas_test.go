@@ -1,6 +1,8 @@
 package report
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -53,4 +55,70 @@ func TestReplicationSection(t *testing.T) {
 	if strings.Contains(render(t, "testdata/telemetry-run.json"), "Replica lag") {
 		t.Error("a run without replicas has a replication section")
 	}
+}
+
+// TestNodesSection: a run on a primary and two replicas on this host,
+// the primary lost 12 s in (dbrig run tproc-c --failover-at 12s): the
+// report and report --text give a line per node with the CPU its tree
+// kept busy over the window, and the verdict's word on the server's CPU,
+// the nodes' together; the HTML draws a line per node, node1's ending
+// once it was lost, and stacks the nodes on the host's CPU chart in the
+// server's place. A document without nodes (recorded before they were
+// read) has no such section, and its server's tree is stacked as before.
+func TestNodesSection(t *testing.T) {
+	const in = "testdata/nodes-run.json"
+	d, err := Load(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := d.Run.Telemetry
+	s := telemetry.Summarize(rec)
+	if len(s.Host.Nodes) != 3 {
+		t.Fatalf("the fixture's nodes: %+v, want node1, node2 and node3", s.Host.Nodes)
+	}
+	want := []string{"Cluster nodes", "The verdict: server CPU at ", "the cluster's 3 nodes kept "}
+	for _, n := range s.Host.Nodes {
+		want = append(want, startPID(rec.Host.Facts.Nodes, n.Name), fmt.Sprintf("%.2f", n.Pct*2/100), pct1(n.Pct), pct1(n.Peak),
+			fmt.Sprintf("%s %.2f", n.Name, n.Pct*2/100))
+	}
+	inReport(t, in, d, want, []string{"CPU by node", "each node of the server's (see Cluster nodes)", "node1 lost"})
+
+	p := &page{}
+	nodeChart(p, d.Run)
+	lost := -1.0 // when node1 was lost: its line's last reading
+	for _, set := range p.ChartSpecs[0].Config["data"].(obj)["datasets"].([]obj) {
+		for _, pt := range set["data"].([]obj) {
+			if set["label"] == "node1" && pt["y"] != nil {
+				lost = pt["x"].(float64)
+			}
+		}
+	}
+	if lost < 12 || lost > 14 {
+		t.Errorf("node1's line ends at %.1f s, want it to end at its loss, 12 s in", lost)
+	}
+	if labels := cpuLabels(rec); !slices.Equal(labels, []string{"client", "node1", "node2", "node3", "other", "iowait", "steal"}) {
+		t.Errorf("the host's CPU chart stacks %v, want each node in the server's place", labels)
+	}
+
+	old, err := Load("testdata/replication-run.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if labels := cpuLabels(old.Run.Telemetry); !slices.Contains(labels, "server") || slices.Contains(labels, "node1") {
+		t.Errorf("a document without nodes: the host's CPU chart stacks %v, want the server", labels)
+	}
+	if strings.Contains(render(t, "testdata/replication-run.json"), "Cluster nodes") {
+		t.Error("a document without nodes has a Cluster nodes section")
+	}
+}
+
+// cpuLabels are the series the host's CPU chart stacks.
+func cpuLabels(rec *telemetry.Recording) []string {
+	p := &page{}
+	cpuChart(p, rec, obj{})
+	var out []string
+	for _, set := range p.ChartSpecs[0].Config["data"].(obj)["datasets"].([]obj) {
+		out = append(out, set["label"].(string))
+	}
+	return out
 }

@@ -181,12 +181,16 @@ func cpuLimits(d *Document, s telemetry.Summary, v *Verdict) []Limit {
 	}
 	out := []Limit{cl}
 	server := serverCores(s, host)
-	if s.Host.Server != nil && !f.Embedded {
+	nodes := s.Host.Nodes
+	if _, ok := s.Host.ServerCPU(); ok && !f.Embedded {
 		serverCap := host
 		if n := len(cpuset(f.ServerCPUs)); n > 0 {
 			serverCap = float64(n)
 		}
 		why := fmt.Sprintf("the server kept %.2f of its %s busy", server, cpus(serverCap))
+		if len(nodes) > 0 {
+			why = nodesWhy(f, nodes, host, server, serverCap)
+		}
 		if cpu, ok := s.Categories[telemetry.WaitCPU]; ok {
 			why += fmt.Sprintf(", and its sessions were on CPU %.0f%% of database time", cpu)
 		}
@@ -194,7 +198,11 @@ func cpuLimits(d *Document, s telemetry.Summary, v *Verdict) []Limit {
 	}
 	busy := s.Host.CPU.Busy()
 	if others := busy/100*host - client - server; others >= 0.25*host {
-		v.Notes = append(v.Notes, fmt.Sprintf("other processes than the client and the server kept %.2f of the host's %.0f CPUs busy: the run shared the host, and its figures may not repeat", others, host))
+		which := "the server"
+		if len(nodes) > 0 {
+			which = "the cluster's nodes"
+		}
+		v.Notes = append(v.Notes, fmt.Sprintf("other processes than the client and %s kept %.2f of the host's %.0f CPUs busy: the run shared the host, and its figures may not repeat", which, others, host))
 	}
 	for i := range out {
 		out[i].Why += fmt.Sprintf("; the host's %.0f CPUs were %.0f%% busy", host, busy)
@@ -232,13 +240,40 @@ func busyOn(s telemetry.Summary, set string) float64 {
 	return sum / float64(n)
 }
 
-// server is how many CPUs the server's processes kept busy; 0 where
-// unknown.
+// serverCores is how many CPUs the server's processes kept busy
+// (HostSummary.ServerCPU: on a server of several nodes, theirs on this
+// host together, a replica's replay being the server's work, not another
+// process's); 0 where unknown.
 func serverCores(s telemetry.Summary, host float64) float64 {
-	if s.Host.Server == nil {
-		return 0
+	pct, _ := s.Host.ServerCPU()
+	return pct * host / 100
+}
+
+// nodesWhy is the server's CPU on a server of several nodes: theirs
+// together, then each one's share, and how many of them ran elsewhere,
+// where the host's figures miss them.
+func nodesWhy(f telemetry.HostFacts, nodes []telemetry.NodeCPU, host, server, capacity float64) string {
+	each := make([]string, len(nodes))
+	for i, n := range nodes {
+		each[i] = fmt.Sprintf("%s %.2f", n.Name, n.Pct*host/100)
 	}
-	return *s.Host.Server * host / 100
+	which := "the cluster's " + human.Count(len(nodes), "node")
+	if away := elsewhere(f.Nodes, nodes); away > 0 {
+		which += fmt.Sprintf(" on this host (and %d elsewhere)", away)
+	}
+	return fmt.Sprintf("%s kept %.2f of the %s busy: %s", which, server, cpus(capacity), strings.Join(each, ", "))
+}
+
+// elsewhere counts the nodes the run found at its start that were not on
+// this host, nor read on it since.
+func elsewhere(found []telemetry.Node, read []telemetry.NodeCPU) int {
+	n := 0
+	for _, f := range found {
+		if f.PID == 0 && !slices.ContainsFunc(read, func(r telemetry.NodeCPU) bool { return r.Name == f.Name }) {
+			n++
+		}
+	}
+	return n
 }
 
 // waitLimits scores what the database's sessions waited on, by category.
@@ -371,15 +406,34 @@ func vuTime(d *Document) (busy float64, think *Limit, queued float64) {
 		in += float64(tx.Count) * tx.Latency.Mean / 1000
 		done += float64(tx.Count)
 	}
-	span := d.WindowSeconds * float64(terms)
+	// The seconds without a server are neither: the virtual users were
+	// reconnecting, not thinking.
+	out := outageIn(d)
+	span := (d.WindowSeconds - out) * float64(terms)
+	if span <= 0 {
+		return 0, nil, 0
+	}
 	busy = min(1, in/span)
 	if d.Sessions != nil {
 		queued = min(busy, done*d.Sessions.Wait.Mean/1000/span)
 	}
 	between := 1 - busy
-	think = &Limit{Kind: LimitThink, Score: between / thinkCeiling,
-		Why: fmt.Sprintf("the %s spent %.1f%% of their time in transactions and %.1f%% between them", human.Count(terms, "virtual user"), busy*100, between*100)}
+	why := fmt.Sprintf("the %s spent %.1f%% of their time in transactions and %.1f%% between them", human.Count(terms, "virtual user"), busy*100, between*100)
+	if out > 0 {
+		why += fmt.Sprintf(", leaving out the %.1f s the window had no server", out)
+	}
+	think = &Limit{Kind: LimitThink, Score: between / thinkCeiling, Why: why}
 	return busy, think, queued
+}
+
+// outageIn is how many seconds of d's window it had no server.
+func outageIn(d *Document) float64 {
+	_, from, to := window(d)
+	var out float64
+	for _, o := range d.Outages {
+		out += max(0, min(to, o.At+o.Seconds)-max(from, o.At))
+	}
+	return min(out, d.WindowSeconds)
 }
 
 // vus is how many virtual users (terminals) the run drove.

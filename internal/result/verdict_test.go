@@ -188,6 +188,54 @@ func TestClientRunQueueWait(t *testing.T) {
 	}
 }
 
+// TestNodesServerCPU: on a server of several nodes on this host (a
+// primary and its replicas), the server's CPU is theirs together, each
+// one's share named, and only what is neither the client nor a node is
+// another process's; a node elsewhere is said so. A document without
+// nodes (a server of its own, or recorded before they were read) is
+// judged on the server's tree, as before.
+func TestNodesServerCPU(t *testing.T) {
+	server := 29.0 // % of the host's 2 CPUs: 0.58
+	nodes := []telemetry.NodeCPU{{Name: "node1", Pct: 29}, {Name: "node2", Pct: 10}, {Name: "node3", Pct: 8}}
+	for _, c := range []struct {
+		name  string
+		found []telemetry.Node
+		nodes []telemetry.NodeCPU
+		// score is the server's CPU's, why what its why begins with, note
+		// the note on other processes ("" for none).
+		score     float64
+		why, note string
+	}{
+		{"a server of its own", nil, nil, 0.58 / 1.8,
+			"the server kept 0.58 of its 2 CPUs busy;",
+			"other processes than the client and the server kept 0.52 of the host's 2 CPUs busy"},
+		{"three nodes here", []telemetry.Node{{Name: "node1", PID: 10}, {Name: "node2", PID: 11}, {Name: "node3", PID: 12}}, nodes, 0.94 / 1.8,
+			"the cluster's 3 nodes kept 0.94 of the 2 CPUs busy: node1 0.58, node2 0.20, node3 0.16;", ""},
+		{"one node elsewhere", []telemetry.Node{{Name: "node1", PID: 10}, {Name: "node2", PID: 11}, {Name: "node3"}}, nodes[:2], 0.78 / 1.8,
+			"the cluster's 2 nodes on this host (and 1 elsewhere) kept 0.78 of the 2 CPUs busy: node1 0.58, node2 0.20;", ""},
+		{"busier than its nodes", []telemetry.Node{{Name: "node1", PID: 10}, {Name: "node2", PID: 11}}, nodes[:1], 0.58 / 1.8,
+			"the cluster's 1 node kept 0.58 of the 2 CPUs busy: node1 0.58;",
+			"other processes than the client and the cluster's nodes kept 0.52 of the host's 2 CPUs busy"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d := &Document{Host: Host{CPUs: 2}, Telemetry: &telemetry.Recording{Host: &telemetry.HostRecord{Facts: telemetry.HostFacts{Nodes: c.found}}}}
+			host := &telemetry.HostSummary{CPU: telemetry.CPUTimes{User: 60, System: 10}, Client: 15, Server: &server, Nodes: c.nodes}
+			v := &Verdict{}
+			limits := cpuLimits(d, telemetry.Summary{Host: host}, v)
+			i := slices.IndexFunc(limits, func(l Limit) bool { return l.Kind == LimitServerCPU })
+			if i < 0 {
+				t.Fatalf("limits %+v, want the server's CPU judged", limits)
+			}
+			if l := limits[i]; math.Abs(l.Score-c.score) > 1e-9 || !strings.HasPrefix(l.Why, c.why) {
+				t.Errorf("server CPU %.3f, %q; want %.3f, %q", l.Score, l.Why, c.score, c.why)
+			}
+			if note := strings.Join(v.Notes, "; "); c.note == "" && note != "" || !strings.Contains(note, c.note) {
+				t.Errorf("notes %q, want %q", note, c.note)
+			}
+		})
+	}
+}
+
 // TestReplicationVerdict: commits held for their replicas are judged
 // against the waits' ceiling, with the lag of each replica that held
 // them (every replica's, where none did); a run without replicas is not

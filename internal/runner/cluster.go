@@ -41,7 +41,7 @@ func handOver(at time.Duration, what string, change func(context.Context, func(s
 		if err != nil {
 			return fmt.Errorf("%s: %w", what, err)
 		}
-		note(fmt.Sprintf("new primary: %s at %s (timeline %d), %.1f s after the %s began", n.Name, n.Addr, n.Timeline, time.Since(began).Seconds(), what))
+		note(fmt.Sprintf("new primary %s (%s, timeline %d), %.1f s after the %s began", n.Name, n.Addr, n.Timeline, time.Since(began).Seconds(), what))
 		return nil
 	}}
 }

@@ -114,6 +114,13 @@ type Cluster interface {
 	Switchover(ctx context.Context, note func(string)) (Node, error)
 }
 
+// Progresser is a server whose start takes a while and can say what it
+// is doing meanwhile (a cluster making and starting its nodes).
+type Progresser interface {
+	// SetProgress has the server tell say what it does, a line at a time.
+	SetProgress(say func(string))
+}
+
 // Node roles.
 const (
 	RolePrimary = "primary"

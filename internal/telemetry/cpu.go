@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 
 	"github.com/prometheus/procfs"
@@ -50,18 +51,23 @@ func cpuShare(prev, cur procfs.CPUStat) CPUTimes {
 type processTree struct {
 	parent map[int]int
 	own    map[int]float64 // seconds, with the children it reaped
-	inTree map[int]bool
-	// outside are the processes the last scan found outside the tree. A
+	// rootOf is the root whose tree each process of the scan is in, 0
+	// for none.
+	rootOf map[int]int
+	// roots are the last scan's roots, sorted; sums their trees' times.
+	roots []int
+	sums  map[int]float64
+	// outside are the processes the last scan found outside every tree. A
 	// process never moves into a tree (an orphan moves to init or a
-	// subreaper), so their stat need not be read again: most of a host's
-	// processes cost one directory entry a scan. A pid reused within one
-	// interval would escape notice, which needs the pid space to wrap in a
-	// second.
+	// subreaper), so their stat need not be read again while the roots
+	// stay the same: most of a host's processes cost one directory entry
+	// a scan. A pid reused within one interval would escape notice, which
+	// needs the pid space to wrap in a second.
 	outside, wasOutside map[int]bool
 	buf                 []byte
 	pids                []int
 	files               keptFiles
-	client              int // whose file stays open, outside the tree
+	client              int // whose file stays open, outside the trees
 }
 
 func statPath(proc string, pid int) string { return filepath.Join(proc, strconv.Itoa(pid), "stat") }
@@ -136,27 +142,39 @@ func (t *processTree) clientSeconds(proc string, pid int) (float64, error) {
 // errGone is a server whose root process no longer exists.
 var errGone = errors.New("gone")
 
-// serverSeconds is the CPU time of the tree rooted at pid: every live
-// member's own time plus the time of the children it reaped. A member that
-// exits moves its whole time into its parent's reaped time, which the sum
-// already holds, so the sum only grows as the tree works, whoever exits.
-func (t *processTree) serverSeconds(proc string, root int) (float64, error) {
+// treeSeconds is the CPU time of the trees rooted at roots (sorted, no
+// root twice), read in one scan of /proc, by root; a root that no longer
+// exists is absent. A tree's time is every live member's own time plus
+// the time of the children it reaped. A member that exits moves its whole
+// time into its parent's reaped time, which the sum already holds, so the
+// sum only grows as the tree works, whoever exits. A process is in the
+// tree of the nearest root above it. The map is the tree's, until the
+// next call.
+func (t *processTree) treeSeconds(proc string, roots []int) (map[int]float64, error) {
 	pids, err := t.list(proc)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	if t.parent == nil {
-		t.parent, t.own, t.inTree = map[int]int{}, map[int]float64{}, map[int]bool{}
+		t.parent, t.own, t.rootOf, t.sums = map[int]int{}, map[int]float64{}, map[int]int{}, map[int]float64{}
 		t.outside, t.wasOutside = map[int]bool{}, map[int]bool{}
 	}
 	clear(t.parent)
 	clear(t.own)
-	clear(t.inTree)
+	clear(t.rootOf)
+	clear(t.sums)
 	t.outside, t.wasOutside = t.wasOutside, t.outside
 	clear(t.outside)
+	// A new root may be the top of processes the last scan found outside
+	// (a server restarted as another process, a node found again).
+	if !slices.Equal(roots, t.roots) {
+		clear(t.wasOutside)
+		t.roots = append(t.roots[:0], roots...)
+	}
+	isRoot := func(pid int) bool { _, found := slices.BinarySearch(roots, pid); return found }
 	for _, pid := range pids {
-		if t.wasOutside[pid] && pid != root {
-			t.inTree[pid] = false
+		if t.wasOutside[pid] && !isRoot(pid) {
+			t.rootOf[pid] = 0
 			continue
 		}
 		ppid, ticks, err := t.procStat(proc, pid, true)
@@ -166,21 +184,22 @@ func (t *processTree) serverSeconds(proc string, root int) (float64, error) {
 		t.parent[pid] = ppid
 		t.own[pid] = float64(ticks) / clockTicks
 	}
-	if _, ok := t.own[root]; !ok {
-		return 0, errGone
-	}
-	t.inTree[root] = true
-	var sum float64
-	for pid, own := range t.own {
-		if t.member(pid, root) {
-			sum += own
+	for _, root := range roots {
+		if _, ok := t.own[root]; ok {
+			t.rootOf[root] = root
+			t.sums[root] = 0
 		}
 	}
-	for pid, in := range t.inTree {
-		if !in {
+	for pid, own := range t.own {
+		if root := t.member(pid); root != 0 {
+			t.sums[root] += own
+		}
+	}
+	for pid, root := range t.rootOf {
+		if root == 0 {
 			t.outside[pid] = true
 			if pid != t.client {
-				// Only the tree's files are worth keeping open.
+				// Only the trees' files are worth keeping open.
 				t.files.close(statPath(proc, pid))
 			}
 		}
@@ -194,24 +213,24 @@ func (t *processTree) serverSeconds(proc string, root int) (float64, error) {
 			}
 		}
 	}
-	return sum, nil
+	return t.sums, nil
 }
 
-// member says whether pid descends from root, remembering the answer for
-// every process on the way up.
-func (t *processTree) member(pid, root int) bool {
-	in, known := t.inTree[pid]
+// member is the root whose tree pid is in, 0 for none, remembering the
+// answer for every process on the way up.
+func (t *processTree) member(pid int) int {
+	root, known := t.rootOf[pid]
 	if known {
-		return in
+		return root
 	}
 	// pid 0 is the kernel, parent of init and kthreadd: the top.
 	if pid == 0 {
-		return false
+		return 0
 	}
-	t.inTree[pid] = false // a cycle (a reused pid) ends here
-	in = t.member(t.parent[pid], root)
-	t.inTree[pid] = in
-	return in
+	t.rootOf[pid] = 0 // a cycle (a reused pid) ends here
+	root = t.member(t.parent[pid])
+	t.rootOf[pid] = root
+	return root
 }
 
 // runWaitSeconds is the time the threads of pid have spent runnable and

@@ -1,11 +1,11 @@
 package telemetry
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"time"
 
@@ -28,6 +28,9 @@ type HostConfig struct {
 	// ServerPID is the root of the server's process tree on this host;
 	// 0 when it is unknown or elsewhere.
 	ServerPID int
+	// Nodes are the nodes of the server the run is on (NodeSource), whose
+	// process trees on this host are read each sample too.
+	Nodes []Node
 	// DataPath is a file or directory of the database; "" when unknown.
 	DataPath string
 	// ServerCgroup is the directory of a confined server's memory cgroup
@@ -63,6 +66,11 @@ type Host struct {
 	// serverGone says the last reading found no server process where
 	// there was one: it was killed, or restarted as another.
 	serverGone bool
+	// nodes are the nodes whose trees are read: those on this host, until
+	// a reading finds one gone. roots are the trees' roots, the server's
+	// and the nodes', sorted.
+	nodes []Node
+	roots []int
 }
 
 // snapshot is one reading of every cumulative counter.
@@ -77,9 +85,18 @@ type snapshot struct {
 	clientWaitOK bool
 	// serverOK says the server's tree was read.
 	serverOK bool
-	cycles   []perfCount
-	idle     [][]uint64 // µs, by CPU number then state
-	disks    []blockdevice.Diskstats
+	// nodes are the seconds of CPU of each node's tree, by name, read
+	// from the root process named.
+	nodes  map[string]nodeReading
+	cycles []perfCount
+	idle   [][]uint64 // µs, by CPU number then state
+	disks  []blockdevice.Diskstats
+}
+
+// nodeReading is a node's tree's CPU time, read from its root pid.
+type nodeReading struct {
+	pid     int
+	seconds float64
 }
 
 // NewHost prepares to sample the host. It never fails: what it cannot read
@@ -96,6 +113,8 @@ func NewHost(cfg HostConfig) *Host {
 	}
 	h := &Host{cfg: cfg, unavailable: map[string]string{}, files: keptFiles{}}
 	h.tree.files = h.files
+	h.facts.Nodes = cfg.Nodes
+	h.SetNodes(cfg.Nodes)
 	if runtime.GOOS != "linux" {
 		h.broken = "host telemetry reads Linux's /proc and /sys; this is " + runtime.GOOS
 		h.unavailable["host"] = h.broken
@@ -191,6 +210,7 @@ func (h *Host) Sample(now time.Time) (HostSample, bool) {
 			server := 100 * max(h.cur.server-h.prev.server, 0) / all
 			s.Server = &server
 		}
+		s.Nodes = h.nodeShares(all)
 	}
 	s.AvgMHz, s.BusyMHz = h.freq.mhz(h, dt)
 	if h.idle != nil {
@@ -232,16 +252,7 @@ func (h *Host) read(now time.Time) bool {
 	if c.clientWaitOK = err == nil; err != nil {
 		h.unavailable["client_run_wait"] = err.Error()
 	}
-	c.serverOK = false
-	if h.cfg.ServerPID != 0 {
-		c.server, err = h.tree.serverSeconds(h.cfg.ProcRoot, h.cfg.ServerPID)
-		h.serverGone = errors.Is(err, errGone)
-		if err != nil {
-			h.unavailable["server_cpu"] = fmt.Sprintf("server process %d: %v", h.cfg.ServerPID, err)
-		} else {
-			c.serverOK = true
-		}
-	}
+	h.readTrees()
 	c.cycles = h.freq.read(c.cycles)
 	if h.idle != nil {
 		c.idle = h.idle.read(c.idle)
@@ -250,6 +261,62 @@ func (h *Host) read(now time.Time) bool {
 		h.unavailable["disks"] = err.Error()
 	}
 	return true
+}
+
+// readTrees reads the server's and the nodes' process trees into h.cur,
+// in one scan. A node whose root is gone is watched no more: a node lost
+// (a failover's) is absent from then on, unless SetNodes names it again.
+func (h *Host) readTrees() {
+	c := &h.cur
+	c.serverOK = false
+	clear(c.nodes)
+	if len(h.roots) == 0 {
+		return
+	}
+	sums, err := h.tree.treeSeconds(h.cfg.ProcRoot, h.roots)
+	if err != nil {
+		h.unavailable["server_cpu"] = err.Error()
+		h.serverGone = false
+		return
+	}
+	if pid := h.cfg.ServerPID; pid != 0 {
+		c.server, c.serverOK = sums[pid]
+		h.serverGone = !c.serverOK
+		if h.serverGone {
+			h.unavailable["server_cpu"] = fmt.Sprintf("server process %d: %v", pid, errGone)
+		}
+	}
+	live := h.nodes[:0]
+	for _, n := range h.nodes {
+		if secs, ok := sums[n.PID]; ok {
+			if c.nodes == nil {
+				c.nodes = map[string]nodeReading{}
+			}
+			c.nodes[n.Name] = nodeReading{pid: n.PID, seconds: secs}
+			live = append(live, n)
+		}
+	}
+	if len(live) < len(h.nodes) {
+		h.nodes = live
+		h.setRoots()
+	}
+}
+
+// nodeShares are each node's share of all CPUs over the interval, in the
+// capacity all: a node read at both ends from the same root process.
+func (h *Host) nodeShares(all float64) map[string]float64 {
+	var out map[string]float64
+	for name, cur := range h.cur.nodes {
+		prev, ok := h.prev.nodes[name]
+		if !ok || prev.pid != cur.pid {
+			continue
+		}
+		if out == nil {
+			out = make(map[string]float64, len(h.cur.nodes))
+		}
+		out[name] = 100 * max(cur.seconds-prev.seconds, 0) / all
+	}
+	return out
 }
 
 // ServerGone says the last sample found the server's process gone.
@@ -261,6 +328,34 @@ func (h *Host) ServerGone() bool { return h.serverGone }
 func (h *Host) Follow(pid int) {
 	h.cfg.ServerPID, h.serverGone = pid, false
 	h.prev.serverOK = false
+	h.setRoots()
+}
+
+// SetNodes watches the trees of nodes, those on this host, from the next
+// sample on: a node's CPU counts once it has been read twice from the
+// same root process.
+func (h *Host) SetNodes(nodes []Node) {
+	h.nodes = h.nodes[:0]
+	for _, n := range nodes {
+		if n.PID > 0 {
+			h.nodes = append(h.nodes, n)
+		}
+	}
+	h.setRoots()
+}
+
+// setRoots are the roots of the trees a sample reads: the server's and
+// the nodes', each once.
+func (h *Host) setRoots() {
+	h.roots = h.roots[:0]
+	if h.cfg.ServerPID > 0 {
+		h.roots = append(h.roots, h.cfg.ServerPID)
+	}
+	for _, n := range h.nodes {
+		h.roots = append(h.roots, n.PID)
+	}
+	slices.Sort(h.roots)
+	h.roots = slices.Compact(h.roots)
 }
 
 // Close releases the perf counters.

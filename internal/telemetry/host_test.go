@@ -1,6 +1,7 @@
 package telemetry
 
 import (
+	"fmt"
 	"io/fs"
 	"math"
 	"os"
@@ -112,7 +113,7 @@ func TestHostFixture(t *testing.T) {
 		CpufreqDriver: "acpi-cpufreq", CpufreqGovernor: "performance",
 		CpuidleDriver: "intel_idle", CpuidleGovernor: "menu", FrequencySource: "cpuinfo_avg_freq",
 		ServerPID: 200, OnlineCPUs: 2}
-	if got := h.Facts(); got != wantFacts {
+	if got := h.Facts(); !reflect.DeepEqual(got, wantFacts) {
 		t.Errorf("facts:\n got %+v\nwant %+v", got, wantFacts)
 	}
 	if got := h.CStates(); !reflect.DeepEqual(got, []string{"POLL", "C1", "C6"}) {
@@ -394,5 +395,80 @@ func TestAvailable(t *testing.T) {
 	}
 	if got, ok := Available(); runtime.GOOS == "linux" && (!ok || got <= 0) {
 		t.Errorf("Available() = %d, %v on Linux", got, ok)
+	}
+}
+
+// TestHostNodes reads the process trees of a cluster's nodes with the
+// server's, in one scan: node1 is the server's tree, node2 a tree of its
+// own, node3 is lost after the first sample and absent from then on, and
+// node4 is elsewhere. A node named later (node5) counts from its second
+// reading, its children included although the scans before found them
+// outside every tree.
+func TestHostNodes(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the host is read the Linux way")
+	}
+	root := fixture(t, "testdata/host/t0/sys")
+	proc := filepath.Join(root, "proc")
+	// stat writes a process's stat with its parent and its user ticks.
+	stat := func(pid, ppid, utime int) {
+		t.Helper()
+		line := fmt.Sprintf("%d (n) S %d 1 1 0 -1 0 0 0 0 0 %d 0 0 0 20 0 1 0 100 1 1\n", pid, ppid, utime)
+		if err := os.MkdirAll(filepath.Join(proc, fmt.Sprint(pid)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(statPath(proc, pid), []byte(line), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, p := range [][3]int{{400, 1, 100}, {401, 400, 50}, {500, 1, 10}, {600, 1, 0}, {601, 600, 0}} {
+		stat(p[0], p[1], p[2])
+	}
+	nodes := []Node{{"node1", 200}, {"node2", 400}, {"node3", 500}, {"node4", 0}}
+	h := NewHost(HostConfig{ProcRoot: proc, SysRoot: filepath.Join(root, "sys"), ClientPID: 100, ServerPID: 200, Nodes: nodes})
+	defer h.Close()
+	if !reflect.DeepEqual(h.Facts().Nodes, nodes) {
+		t.Errorf("facts' nodes %+v, want %+v", h.Facts().Nodes, nodes)
+	}
+	t0 := time.Unix(1_000_000, 0)
+	h.Sample(t0)
+	advance(t, root, true)
+	stat(400, 1, 120)
+	stat(401, 400, 70)
+	stat(601, 600, 30)
+	if err := os.RemoveAll(filepath.Join(proc, "500")); err != nil {
+		t.Fatal(err)
+	}
+	samples := []struct {
+		step func()
+		want map[string]float64
+	}{
+		// The server's tree grew by 38 ticks of 200, node2's by 40.
+		{nil, map[string]float64{"node1": 19, "node2": 20}},
+		{func() {
+			h.SetNodes([]Node{{"node1", 200}, {"node2", 400}, {"node5", 600}})
+			stat(601, 600, 50)
+		}, map[string]float64{"node1": 0, "node2": 0}},
+		{func() { stat(601, 600, 90) }, map[string]float64{"node1": 0, "node2": 0, "node5": 20}},
+	}
+	for i, c := range samples {
+		if c.step != nil {
+			c.step()
+		}
+		s, ok := h.Sample(t0.Add(time.Duration(i+1) * time.Second))
+		if !ok {
+			t.Fatalf("sample %d: none; unavailable %v", i+1, h.Unavailable())
+		}
+		if len(s.Nodes) != len(c.want) {
+			t.Errorf("sample %d: nodes %v, want %v", i+1, s.Nodes, c.want)
+		}
+		for name, pct := range c.want {
+			if got, ok := s.Nodes[name]; !ok || !near(got, pct) {
+				t.Errorf("sample %d: %s %v (%v), want %v", i+1, name, got, ok, pct)
+			}
+		}
+		if i == 0 && (s.Server == nil || !near(*s.Server, s.Nodes["node1"])) {
+			t.Errorf("sample 1: server %v, want node1's %v", s.Server, s.Nodes["node1"])
+		}
 	}
 }

@@ -70,8 +70,12 @@ func Start(ctx context.Context, cfg Config, src Source, started time.Time) *Reco
 	} else {
 		r.rec.Unavailable["database"] = "the target offers no database telemetry"
 	}
+	var nodes []Node
+	if src != nil && !r.embedded {
+		nodes, _ = r.readNodes(ctx)
+	}
 	r.host = NewHost(HostConfig{
-		ServerPID: r.cfg.Server.PID, DataPath: r.cfg.Server.DataPath, ServerCgroup: r.cfg.Server.MemoryCgroup, Perf: true,
+		ServerPID: r.cfg.Server.PID, Nodes: nodes, DataPath: r.cfg.Server.DataPath, ServerCgroup: r.cfg.Server.MemoryCgroup, Perf: true,
 	})
 	facts := r.host.Facts()
 	// What the caller knows wins over what the host found.
@@ -124,6 +128,24 @@ func (r *Recorder) readSettings(ctx context.Context) {
 	}
 }
 
+// readNodes asks a source whose server is one node of several for them
+// all; false where it is not one, or could not tell.
+func (r *Recorder) readNodes(ctx context.Context) ([]Node, bool) {
+	ns, ok := r.src.(NodeSource)
+	if !ok {
+		return nil, false
+	}
+	rctx, cancel := context.WithTimeout(ctx, sourceTimeout)
+	defer cancel()
+	nodes, err := ns.Nodes(rctx)
+	r.note(nodesKey, err)
+	return nodes, err == nil
+}
+
+// nodesKey is what Recording.Unavailable names a failed read of the
+// nodes under.
+const nodesKey = "nodes"
+
 // note records why something could not be read, once per thing.
 func (r *Recorder) note(what string, err error) {
 	if err == nil {
@@ -172,7 +194,7 @@ func (r *Recorder) sample(ctx context.Context, keep bool) float64 {
 	var err, replicasErr error
 	pid := 0
 	if r.src != nil {
-		rctx, cancel := context.WithTimeout(ctx, sourceTimeout)
+		rctx, cancel := context.WithTimeout(ctx, r.readTimeout())
 		counters, err = r.src.Counters(rctx)
 		if rs, ok := r.src.(ReplicaSource); ok && err == nil {
 			replicas, replicasErr = rs.Replicas(rctx)
@@ -182,11 +204,19 @@ func (r *Recorder) sample(ctx context.Context, keep bool) float64 {
 		}
 		cancel()
 	}
+	var nodes []Node
+	relearnt := err == nil && r.afterGap() && !r.embedded
+	if relearnt {
+		nodes, relearnt = r.readNodes(ctx)
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	t := r.since()
 	if pid > 0 {
 		r.host.Follow(pid)
+	}
+	if relearnt {
+		r.host.SetNodes(nodes)
 	}
 	watched := !r.host.ServerGone()
 	if hs, ok := r.host.Sample(time.Now()); ok && keep {
@@ -215,6 +245,31 @@ func (r *Recorder) serverGone() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.host.ServerGone()
+}
+
+// afterGap says the database's side is read again after a gap, or after
+// the host lost the server's process: a failover may have changed the
+// server's nodes, or their processes.
+// readTimeout bounds a sample's read of the database to two intervals
+// (at least a second, at most sourceTimeout), past which the sample is
+// late and counts as a gap anyway, and within a gap (the server down, or
+// being replaced) to one: the host's side, sampled after it, then keeps
+// its pace while the database's reconnects fail, and a failover is when
+// what the host did matters most.
+func (r *Recorder) readTimeout() time.Duration {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	interval := time.Duration(r.rec.Interval * float64(time.Second))
+	if r.gapFrom >= 0 {
+		return min(sourceTimeout, max(interval, 100*time.Millisecond))
+	}
+	return min(sourceTimeout, max(2*interval, time.Second))
+}
+
+func (r *Recorder) afterGap() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.gapFrom >= 0 || r.host.ServerGone()
 }
 
 // findServer asks the source where the server's process is, after the

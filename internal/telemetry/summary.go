@@ -48,6 +48,9 @@ type HostSummary struct {
 	PerCPU []CPUTimes
 	Client float64
 	Server *float64
+	// Nodes are the nodes of the server the run was on, by name, each
+	// one's mean over the window; none for a server of its own.
+	Nodes []NodeCPU
 	// ClientWait is the client's run-queue wait (HostSample.ClientWait)
 	// over the samples that have it; nil where none has.
 	ClientWait *float64
@@ -163,6 +166,7 @@ func (r *Recording) hostSummary() *HostSummary {
 		clientWait /= waitDT
 		h.ClientWait = &clientWait
 	}
+	h.Nodes = nodeCPU(in, total)
 	h.AvgMHz, h.BusyMHz = frequencies(in, total)
 	h.CStates = cstates(in, total)
 	h.Disks = disks(in, total)
@@ -438,16 +442,15 @@ func rate(key string) func(Summary) (float64, bool) {
 }
 
 // Cores is how many CPUs the host has and how many of them, on average,
-// the server's processes kept busy (0 where they are not known).
+// the server's processes kept busy (HostSummary.ServerCPU; 0 where they
+// are not known).
 func (s Summary) Cores() (host, serverBusy float64) {
 	if s.Host == nil {
 		return 0, 0
 	}
 	host = float64(len(s.Host.PerCPU))
-	if s.Host.Server != nil {
-		serverBusy = *s.Host.Server * host / 100
-	}
-	return host, serverBusy
+	pct, _ := s.Host.ServerCPU()
+	return host, pct * host / 100
 }
 
 // perCore is a database counter's rate divided by the host's CPUs, as the
@@ -508,10 +511,10 @@ var Explains = []Explain{
 		return s.Host.Client, true
 	}},
 	{"server_pct", "server CPU", "%", false, func(s Summary) (float64, bool) {
-		if s.Host == nil || s.Host.Server == nil {
+		if s.Host == nil {
 			return 0, false
 		}
-		return *s.Host.Server, true
+		return s.Host.ServerCPU()
 	}},
 	{"active_sessions", "active sessions", "", false, func(s Summary) (float64, bool) {
 		return s.ActiveSessions, len(s.Waits) > 0

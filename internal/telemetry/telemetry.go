@@ -135,6 +135,10 @@ type HostFacts struct {
 	DataDevice      string `json:"data_device,omitempty"` // as in /proc/diskstats, "vda"
 	DataDeviceSched string `json:"data_device_scheduler,omitempty"`
 	ServerPID       int    `json:"server_pid,omitempty"`
+	// Nodes are the nodes of the server the run is on (a primary and its
+	// replicas), as the run found them at its start; none for a server
+	// of its own.
+	Nodes []Node `json:"nodes,omitempty"`
 	// Embedded says the database runs inside the client's process.
 	Embedded          bool   `json:"embedded,omitempty"`
 	ServerMemoryLimit int64  `json:"server_memory_limit_bytes,omitempty"` // a confined server's cgroup limit
@@ -174,6 +178,12 @@ type HostSample struct {
 	// idles often: Client + Server can then exceed CPU.Busy() a little.
 	Client float64  `json:"client_pct"`
 	Server *float64 `json:"server_pct,omitempty"`
+	// Nodes are the process trees of the nodes of the server the run is
+	// on, by name, in the same units as Server (whose tree is one of
+	// them): a node on this host whose root process was read at both
+	// ends of the interval. A node gone (lost at a failover) is absent
+	// from then on; none where the server is a server of its own.
+	Nodes map[string]float64 `json:"nodes_pct,omitempty"`
 	// ClientWait is the time dbrig's threads were runnable and waited for
 	// a CPU (the kernel's run-queue wait), in the same units as Client:
 	// CPU the client wanted and did not get. Nil where the kernel keeps no

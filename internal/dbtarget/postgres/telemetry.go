@@ -269,23 +269,37 @@ func redactSetting(name, value string) string {
 	return value
 }
 
-// Local finds the postmaster from this connection's backend, whose parent
-// it is, and believes it only if its working directory is the data
-// directory (the postmaster changes into it): a backend PID read from a
-// server in another PID namespace (a container) or on another host names
-// some unrelated process here, or none.
+// Local finds the postmaster of the server the stats connection reaches
+// (see localServer).
 func (s *source) Local(ctx context.Context) (int, string, error) {
 	var pid int
 	var dataDir string
-	err := s.stats.do(ctx, func(ctx context.Context, c *pgx.Conn) error {
-		return c.QueryRow(ctx, "SELECT pg_backend_pid(), current_setting('data_directory')").Scan(&pid, &dataDir)
+	err := s.stats.do(ctx, func(ctx context.Context, c *pgx.Conn) (err error) {
+		pid, dataDir, err = localServer(ctx, c)
+		return err
 	})
+	if err != nil {
+		return 0, "", fmt.Errorf("finding the server: %w", err)
+	}
+	return pid, dataDir, nil
+}
+
+// localServer finds the postmaster from c's backend, whose parent it is,
+// and believes it only if its working directory is the data directory
+// (the postmaster changes into it): a backend PID read from a server in
+// another PID namespace (a container) or on another host names some
+// unrelated process here, or none. 0 and "" where it is not on this host,
+// or a role that may not read data_directory cannot tell.
+func localServer(ctx context.Context, c *pgx.Conn) (int, string, error) {
+	var pid int
+	var dataDir string
+	err := c.QueryRow(ctx, "SELECT pg_backend_pid(), current_setting('data_directory')").Scan(&pid, &dataDir)
 	if dbtarget.SQLState(err) == insufficientPrivilege {
 		// Only superusers and pg_read_all_settings may read data_directory.
 		return 0, "", nil
 	}
 	if err != nil {
-		return 0, "", fmt.Errorf("finding the server: %w", err)
+		return 0, "", err
 	}
 	if pm := postmasterOf("/proc", pid, dataDir); pm > 0 {
 		return pm, dataDir, nil

@@ -4,11 +4,17 @@ package postgres
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"reflect"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/dbrig/dbrig/internal/server"
+	pgpostgres "github.com/dbrig/dbrig/internal/server/postgres"
 	"github.com/dbrig/dbrig/internal/server/postgres/pgtest"
 	"github.com/dbrig/dbrig/internal/telemetry"
 	"github.com/jackc/pgx/v5"
@@ -18,10 +24,16 @@ import (
 // source reads the primary's standbys (a quorum of one of two, so both
 // hold commits), where each stood in the primary's WAL and how long it
 // lagged; after a failover it reads the new primary's, the one standby
-// left. A server without standbys has none, and says nothing.
+// left. It names the cluster's nodes, each reached on its own, with its
+// postmaster on this host; the node lost is not among them after. A
+// server without standbys has none, and is no node of several.
 func TestReplicasAcrossAFailover(t *testing.T) {
-	if rs, err := openSource(t, pgtest.NewDB(t)).Replicas(context.Background()); err != nil || len(rs) != 0 {
+	alone := openSource(t, pgtest.NewDB(t))
+	if rs, err := alone.Replicas(context.Background()); err != nil || len(rs) != 0 {
 		t.Errorf("a server without standbys: %+v, %v; want none", rs, err)
+	}
+	if ns, err := alone.Nodes(context.Background()); err != nil || len(ns) != 0 {
+		t.Errorf("a server of its own has nodes %+v, %v; want none", ns, err)
 	}
 	c := pgtest.NewCluster(t, server.Topology{Replicas: 2, SyncReplicas: 1})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -48,6 +60,10 @@ func TestReplicasAcrossAFailover(t *testing.T) {
 			t.Errorf("%s: %+v, want a synchronous standby streaming close behind, with its lags", r.Name, r.ReplicaSample)
 		}
 	}
+	nodes := nodePIDs(t, c)
+	if ns, err := src.Nodes(ctx); err != nil || !reflect.DeepEqual(ns, nodes) {
+		t.Errorf("nodes %+v, %v; want %+v", ns, err, nodes)
+	}
 	primary, err := c.Failover(ctx, func(string) {})
 	if err != nil {
 		t.Fatal(err)
@@ -64,6 +80,28 @@ func TestReplicasAcrossAFailover(t *testing.T) {
 	if names := replicaNames(rs); err != nil || len(names) != 1 || names[0] == primary.Name {
 		t.Errorf("after the failover to %s: replicas %v, %v; want the other standby", primary.Name, names, err)
 	}
+	if ns, err := src.Nodes(ctx); err != nil || !reflect.DeepEqual(ns, nodes[1:]) {
+		t.Errorf("after node1 was lost: nodes %+v, %v; want %+v", ns, err, nodes[1:])
+	}
+}
+
+// nodePIDs are the cluster's nodes with their postmasters, as each
+// node's postmaster.pid names it.
+func nodePIDs(t *testing.T, c *pgpostgres.Cluster) []telemetry.Node {
+	t.Helper()
+	var out []telemetry.Node
+	for _, name := range []string{"node1", "node2", "node3"} {
+		b, err := os.ReadFile(filepath.Join(c.Dir(), name, "data", "postmaster.pid"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		pid, err := strconv.Atoi(strings.SplitN(string(b), "\n", 2)[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, telemetry.Node{Name: name, PID: pid})
+	}
+	return out
 }
 
 func replicaNames(rs []telemetry.Replica) []string {

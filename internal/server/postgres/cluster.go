@@ -21,7 +21,10 @@ import (
 	"github.com/dbrig/dbrig/internal/server"
 )
 
-var _ server.Cluster = (*Cluster)(nil)
+var (
+	_ server.Cluster    = (*Cluster)(nil)
+	_ server.Progresser = (*Cluster)(nil)
+)
 
 // Cluster is a PostgreSQL primary and its streaming replicas, all managed
 // by dbrig in one directory: each node a server of its own in Dir/nodeN
@@ -51,6 +54,18 @@ type Cluster struct {
 	net *server.Net
 	// running says this process started the cluster, or found it running.
 	running bool
+	// say tells what a start does, as it does it; nil says nothing.
+	say func(string)
+}
+
+// SetProgress has the cluster tell say what a start does.
+func (c *Cluster) SetProgress(say func(string)) { c.say = say }
+
+// tell says what the cluster does now, to whoever asked.
+func (c *Cluster) tell(format string, args ...any) {
+	if c.say != nil {
+		c.say(fmt.Sprintf(format, args...))
+	}
 }
 
 // clusterState is Dir/cluster.json: what the nodes are and which is
@@ -124,7 +139,7 @@ func (c *Cluster) bindNodes() {
 	c.nodes = make([]*Server, len(c.st.Nodes))
 	for i, n := range c.st.Nodes {
 		s := New(filepath.Join(c.dir, n.Name), c.bin)
-		s.peer = &peering{}
+		s.peer = &peering{name: n.Name}
 		switch {
 		case c.net == nil:
 		case i == 0:

@@ -107,6 +107,12 @@ func TestClusterWithoutHA(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(c.nodes[1].DataDir(), "postgresql.auto.conf")); err != nil || strings.Contains(string(b), "password") {
 		t.Errorf("a replica's primary_conninfo holds a password, or is unreadable (%v):\n%s", err, b)
 	}
+	// Each node is named by its cluster_name, as the telemetry asks it.
+	for i, u := range st.Nodes {
+		if got := queryString(t, u, "SHOW cluster_name"); got != nodeName(i) {
+			t.Errorf("node %d's cluster_name is %q, want %s", i+1, got, nodeName(i))
+		}
+	}
 	db := c.URLFor("postgres")
 	execOn(t, ctx, db, "CREATE TABLE t (i int)")
 	execOn(t, ctx, db, "INSERT INTO t VALUES (1)")
@@ -164,6 +170,9 @@ func TestClusterWithoutHA(t *testing.T) {
 	}
 	s, _ := c.node(lost)
 	awaitRows(t, ctx, s.urlAt("postgres", s.Port()), 3)
+	if got := queryString(t, s.urlAt("postgres", s.Port()), "SHOW cluster_name"); got != lost {
+		t.Errorf("%s, made anew, has cluster_name %q", lost, got)
+	}
 }
 
 func TestClusterAsync(t *testing.T) {

@@ -92,6 +92,7 @@ func (h *patroni) start(ctx context.Context, settings map[string]string) error {
 	if err != nil {
 		return err
 	}
+	c.tell("starting etcd")
 	if err := h.startEtcd(ctx, etcdBin); err != nil {
 		return err
 	}
@@ -125,10 +126,12 @@ func (h *patroni) start(ctx context.Context, settings map[string]string) error {
 		}
 	}
 	for k, name := range order {
+		c.tell("starting %s's Patroni", name)
 		if err := h.startNode(ctx, patroniBin, name); err != nil {
 			return err
 		}
 		if k == 0 {
+			c.tell("waiting for Patroni to make %s the leader", name)
 			leader, err := h.awaitLeader(ctx, "", h.bootLimit(fresh))
 			if err != nil {
 				return err
@@ -142,6 +145,7 @@ func (h *patroni) start(ctx context.Context, settings map[string]string) error {
 	if err := h.attachNodes(); err != nil {
 		return err
 	}
+	c.tell("waiting for Patroni's replicas to stream")
 	if err := c.awaitStreaming(ctx, c.primary(), c.liveReplicas()); err != nil {
 		return err
 	}
@@ -154,8 +158,7 @@ func (h *patroni) start(ctx context.Context, settings map[string]string) error {
 func (h *patroni) awaitSyncStandbys(ctx context.Context) error {
 	want := min(h.c.topo.SyncReplicas, len(h.c.liveReplicas()))
 	limit := streamLimit + 2*h.loopWait()
-	deadline := time.Now().Add(limit)
-	for {
+	return await(ctx, limit, 200*time.Millisecond, func() (bool, error) {
 		ms, err := h.members(ctx)
 		n := 0
 		for _, m := range ms {
@@ -163,17 +166,11 @@ func (h *patroni) awaitSyncStandbys(ctx context.Context) error {
 				n++
 			}
 		}
-		if err == nil && n >= want {
-			return nil
+		if err == nil && n < want {
+			err = fmt.Errorf("patroni names %d synchronous standbys after %s, not %d", n, limit, want)
 		}
-		if time.Now().After(deadline) || ctx.Err() != nil {
-			if err == nil {
-				err = fmt.Errorf("patroni names %d synchronous standbys after %s, not %d", n, limit, want)
-			}
-			return err
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		return err == nil, err
+	})
 }
 
 // bootLimit bounds the wait for a leader: a new cluster runs initdb
@@ -269,21 +266,20 @@ func (h *patroni) startEtcd(ctx context.Context, bin string) error {
 			return err
 		}
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	return await(ctx, 30*time.Second, 100*time.Millisecond, func() (bool, error) {
 		var health struct{ Health string }
 		err := getJSON(ctx, h.etcdURL()+"/health", &health)
-		if err == nil && health.Health == "true" {
-			return nil
+		switch {
+		case !e.Daemon.Alive():
+			return false, giveUp{fmt.Errorf("etcd ended as it started: %s", server.LastLines(string(readLog(e.Daemon.Log)), 4))}
+		case err == nil && health.Health != "true":
+			err = fmt.Errorf("etcd says health %q", health.Health)
 		}
-		if !e.Daemon.Alive() {
-			return fmt.Errorf("etcd ended as it started: %s", server.LastLines(string(readLog(e.Daemon.Log)), 4))
+		if err != nil {
+			return false, fmt.Errorf("etcd not healthy after 30 s: %w", err)
 		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("etcd not healthy after 30 s: %v", err)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return true, nil
+	})
 }
 
 func readLog(path string) []byte {
@@ -340,6 +336,9 @@ func (h *patroni) writeConfig(s *Server, n nodeState, settings map[string]string
 	if _, err := s.Host.MakeLog(s.Dir, s.LogPath(), "postgres"); err != nil {
 		return err
 	}
+	// No cluster_name of the node's, as dbrig's own nodes have: Patroni
+	// gives every node the cluster's scope as its cluster_name, on the
+	// postmaster's command line, whatever the parameters say.
 	params := map[string]any{"unix_socket_directories": sock,
 		"logging_collector": "on", "log_directory": s.Dir, "log_filename": filepath.Base(s.LogPath()),
 		"log_rotation_age": "0", "log_rotation_size": "0", "log_file_mode": "0644"}
@@ -486,30 +485,25 @@ func (h *patroni) apiURL(i int) string {
 // awaitLeader waits up to limit for a leader other than not that runs,
 // and names it.
 func (h *patroni) awaitLeader(ctx context.Context, not string, limit time.Duration) (string, error) {
-	deadline := time.Now().Add(limit)
-	var last error
-	for {
+	leader := ""
+	err := await(ctx, limit, 200*time.Millisecond, func() (bool, error) {
 		ms, err := h.members(ctx)
 		for _, m := range ms {
 			if m.Role == "leader" && m.State == "running" && m.Name != not {
-				return m.Name, nil
+				leader = m.Name
+				return true, nil
 			}
 		}
+		if gone := h.ended(not); gone != nil {
+			return false, giveUp{gone}
+		}
+		why := "no node became leader"
 		if err != nil {
-			last = err
+			why += ": " + err.Error()
 		}
-		if err := h.ended(not); err != nil {
-			return "", err
-		}
-		if time.Now().After(deadline) || ctx.Err() != nil {
-			why := "no node became leader"
-			if last != nil {
-				why += ": " + last.Error()
-			}
-			return "", fmt.Errorf("patroni in %s: %s within %s (see %s)", h.c.dir, why, limit, filepath.Join(h.c.dir, "NODE", "patroni.log"))
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		return false, fmt.Errorf("patroni in %s: %s within %s (see %s)", h.c.dir, why, limit, filepath.Join(h.c.dir, "NODE", "patroni.log"))
+	})
+	return leader, err
 }
 
 // ended says which node's Patroni that this process started, but for
@@ -530,20 +524,16 @@ func (h *patroni) awaitWrites(ctx context.Context, name string) error {
 		return err
 	}
 	s, _ := h.c.node(name)
-	deadline := time.Now().Add(60 * time.Second)
-	for {
+	return await(ctx, 60*time.Second, 50*time.Millisecond, func() (bool, error) {
 		var recovery bool
 		err := s.withConn(ctx, func(conn *pgx.Conn) error {
 			return conn.QueryRow(ctx, "SELECT pg_is_in_recovery()").Scan(&recovery)
 		})
 		if err == nil && !recovery {
-			return nil
+			return true, nil
 		}
-		if time.Now().After(deadline) || ctx.Err() != nil {
-			return fmt.Errorf("%s, Patroni's leader, still in recovery after 60 s (%v)", name, err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return false, fmt.Errorf("%s, Patroni's leader, still in recovery after 60 s (%v)", name, err)
+	})
 }
 
 // attachNodes has each node's server find the postmaster Patroni runs.

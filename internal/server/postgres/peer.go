@@ -13,6 +13,11 @@ const loopback = "127.0.0.1"
 // nodes and the clients reach it, and the network namespace its
 // processes start in. A nil peering is a server of its own, on loopback.
 type peering struct {
+	// name is the node's name in the cluster, which it starts with as its
+	// cluster_name: a client that reaches each node of the cluster's URL
+	// on its own (the telemetry's) asks it its name, and ps shows it in
+	// the titles of the node's processes.
+	name string
 	// at is the node's address; "" is loopback, where a node in the
 	// host's namespace without a network of its cluster's listens.
 	at string
@@ -30,6 +35,15 @@ func (p *peering) addr() string {
 		return loopback
 	}
 	return p.at
+}
+
+// settings are the node's own settings, which every start of it passes
+// before the user's, so that a user's cluster_name still wins.
+func (p *peering) settings() []string {
+	if p == nil || p.name == "" {
+		return nil
+	}
+	return []string{"-c", "cluster_name=" + p.name}
 }
 
 func (p *peering) listens() []string {

@@ -31,6 +31,7 @@ func (r *replicas) start(ctx context.Context, settings map[string]string) error 
 	all := c.nodeSettings(settings)
 	p := c.primary()
 	if !p.Exists() {
+		c.tell("making %s, the primary (initdb)", c.st.Primary)
 		if err := c.makePrimary(ctx, p); err != nil {
 			return err
 		}
@@ -38,6 +39,7 @@ func (r *replicas) start(ctx context.Context, settings map[string]string) error 
 	if err := c.writeHBA(p); err != nil {
 		return err
 	}
+	c.tell("starting %s, the primary", c.st.Primary)
 	if err := p.Start(ctx, all); err != nil {
 		return err
 	}
@@ -50,6 +52,7 @@ func (r *replicas) start(ctx context.Context, settings map[string]string) error 
 		}
 		n := &c.st.Nodes[i]
 		if n.Lost || !s.Exists() {
+			c.tell("making %s from %s (pg_basebackup)", n.Name, c.st.Primary)
 			if err := r.clone(ctx, s, n.Name, p); err != nil {
 				return fmt.Errorf("making %s from the primary: %w", n.Name, err)
 			}
@@ -64,10 +67,12 @@ func (r *replicas) start(ctx context.Context, settings map[string]string) error 
 		if err := c.writeHBA(s); err != nil {
 			return err
 		}
+		c.tell("starting %s, a replica of %s", n.Name, c.st.Primary)
 		if err := s.Start(ctx, all); err != nil {
 			return fmt.Errorf("%s: %w", n.Name, err)
 		}
 	}
+	c.tell("waiting for the replicas to stream")
 	if err := c.awaitStreaming(ctx, p, c.liveReplicas()); err != nil {
 		return err
 	}
@@ -228,8 +233,7 @@ var primaryLineRE = regexp.MustCompile(`(?m)^\s*primary_(conninfo|slot_name)\s*=
 
 // awaitStreaming waits until each of names streams from the primary p.
 func (c *Cluster) awaitStreaming(ctx context.Context, p *Server, names []string) error {
-	deadline := time.Now().Add(streamLimit)
-	for {
+	return await(ctx, streamLimit, 200*time.Millisecond, func() (bool, error) {
 		streaming := map[string]bool{}
 		err := p.withConn(ctx, func(conn *pgx.Conn) error {
 			rows, err := conn.Query(ctx, "SELECT application_name FROM pg_stat_replication WHERE state = 'streaming'")
@@ -246,50 +250,37 @@ func (c *Cluster) awaitStreaming(ctx context.Context, p *Server, names []string)
 			}
 			return rows.Err()
 		})
-		var missing []string
+		if err != nil {
+			return false, err
+		}
+		var missing, logs []string
 		for _, n := range names {
 			if !streaming[n] {
 				missing = append(missing, n)
+				logs = append(logs, filepath.Join(c.dir, n, "server.log"))
 			}
 		}
-		if err == nil && len(missing) == 0 {
-			return nil
+		if len(missing) == 0 {
+			return true, nil
 		}
-		if time.Now().After(deadline) || ctx.Err() != nil {
-			if err == nil {
-				var logs []string
-				for _, n := range missing {
-					logs = append(logs, filepath.Join(c.dir, n, "server.log"))
-				}
-				err = fmt.Errorf("%s not streaming from the primary after %s: see %s", strings.Join(missing, ", "), streamLimit, strings.Join(logs, ", "))
-			}
-			return err
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		return false, fmt.Errorf("%s not streaming from the primary after %s: see %s", strings.Join(missing, ", "), streamLimit, strings.Join(logs, ", "))
+	})
 }
 
 // awaitSync waits until the primary p waits for as many replicas as the
 // topology says, so that a run starts on the cluster it was told of.
 func (c *Cluster) awaitSync(ctx context.Context, p *Server) error {
 	want := min(c.topo.SyncReplicas, len(c.liveReplicas()))
-	deadline := time.Now().Add(streamLimit)
-	for {
+	return await(ctx, streamLimit, 200*time.Millisecond, func() (bool, error) {
 		var n int
 		err := p.withConn(ctx, func(conn *pgx.Conn) error {
 			return conn.QueryRow(ctx, "SELECT count(*) FROM pg_stat_replication WHERE sync_state IN ('sync', 'quorum')").Scan(&n)
 		})
-		if err == nil && n >= want {
-			return nil
+		if err == nil && n < want {
+			err = fmt.Errorf("the primary waits for %d synchronous replicas after %s, not %d", n, streamLimit, want)
 		}
-		if time.Now().After(deadline) || ctx.Err() != nil {
-			if err == nil {
-				err = fmt.Errorf("the primary waits for %d synchronous replicas after %s, not %d", n, streamLimit, want)
-			}
-			return err
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		return err == nil, err
+	})
 }
 
 func (r *replicas) stop(ctx context.Context) error {
@@ -472,20 +463,19 @@ var checkpointRE = regexp.MustCompile(`(?m)^Latest checkpoint location:\s+(\S+)`
 
 // awaitReceived waits until replica s has received WAL past end.
 func awaitReceived(ctx context.Context, s *Server, end uint64) error {
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	return await(ctx, 30*time.Second, 100*time.Millisecond, func() (bool, error) {
 		var at string
 		err := s.withConn(ctx, func(conn *pgx.Conn) error {
 			return conn.QueryRow(ctx, "SELECT coalesce(pg_last_wal_receive_lsn(), '0/0')::text").Scan(&at)
 		})
-		if pos, perr := lsn(at); err == nil && perr == nil && pos > end {
-			return nil
+		if err == nil {
+			var pos uint64
+			if pos, err = lsn(at); err == nil && pos > end {
+				return true, nil
+			}
 		}
-		if time.Now().After(deadline) || ctx.Err() != nil {
-			return fmt.Errorf("%s did not receive the primary's shutdown checkpoint within 30 s (at %s): %v", s.Dir, at, err)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return false, fmt.Errorf("%s did not receive the primary's shutdown checkpoint within 30 s (at %s): %v", s.Dir, at, err)
+	})
 }
 
 // describe says which nodes stream, as the primary sees them; lagOf has

@@ -341,6 +341,7 @@ func (o own) Launch(ctx context.Context, port int, names []string, settings map[
 		"-c", "port=" + strconv.Itoa(port),
 		"-c", "unix_socket_directories=" + o.Live.Socket(),
 	}
+	opts = append(opts, o.peer.settings()...)
 	for _, name := range names {
 		opts = append(opts, "-c", name+"="+settings[name])
 	}
