@@ -112,7 +112,7 @@ func TestBrowserReport(t *testing.T) {
 		"pooled-run":      {"#sessions", "200 terminals over 1 session"},
 		"telemetry-run":   {"#verdict", "of its ceiling"},
 		"replication-run": {"#replication", "node3"},
-		"failover-sweep":  {"#faults", "cut the outage by 4.90 s"},
+		"failover-sweep":  {"#faults", "cut the outage by 5.94 s"},
 		"nodes-run":       {"#nodes", "node3"},
 	}
 

@@ -75,7 +75,11 @@ func faultsBlock(p *page, s *result.Sweep, l sweepLayout) (block, bool) {
 			}
 			return change{}, false
 		},
-		axis: func(lo, hi float64) obj { return obj{"suggestedMin": lo, "suggestedMax": hi} },
+		// Some room beyond either end, for the baseline's mark at 0.
+		axis: func(lo, hi float64) obj {
+			room := (hi - lo) / 10
+			return obj{"suggestedMin": lo - room, "suggestedMax": hi + room}
+		},
 	})
 	if changed {
 		b.ChartCaption += fmt.Sprintf(" Then the change of each point's mean outage from its baseline's (%s, same other parameters), in seconds, with its 95%% interval (Welch's t); pale bars are not significant: their interval includes 0.", result.Settings(s.Baseline))
