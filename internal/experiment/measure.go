@@ -194,9 +194,9 @@ func (r *run) file(ctx context.Context, pi, rep int, d *result.Document, a audit
 func (r *run) faultLines(pi, rep int, d *result.Document) {
 	at := fmt.Sprintf("point %d, repetition %d", pi+1, rep)
 	if o, ok := d.LongestOutage(); ok {
-		line := fmt.Sprintf("%s: outage %.1f s", at, o.Outage.Seconds)
+		line := fmt.Sprintf("%s: outage %.2f s", at, o.Outage.Seconds)
 		if o.PerVU.Count > 0 {
-			line += fmt.Sprintf("; per VU median %.1f s, max %.1f s", o.PerVU.Median, o.PerVU.Max)
+			line += fmt.Sprintf("; per VU median %.2f s, max %.2f s", o.PerVU.Median, o.PerVU.Max)
 		}
 		fmt.Fprintln(r.o.Log, line)
 		if o.ToEnd {
