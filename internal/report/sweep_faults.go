@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/dbrig/dbrig/internal/human"
@@ -118,7 +117,7 @@ func faultsTable(s *result.Sweep) *table {
 		}
 		n, inDoubt := "—", "—"
 		if st := p.FaultStats[result.InDoubtKey]; st != nil {
-			n, inDoubt = strconv.Itoa(st.N), fmtValue(st.Mean)
+			n, inDoubt = fmt.Sprint(st.N), fmtValue(st.Mean)
 		}
 		c = append(c, num(n))
 		if outage {
