@@ -15,6 +15,7 @@ import (
 	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/human"
 	"github.com/dbrig/dbrig/internal/result"
+	"github.com/dbrig/dbrig/internal/runner"
 	"github.com/spf13/pflag"
 )
 
@@ -149,12 +150,12 @@ func writeFallback(doc *result.Document, log string) (string, error) {
 	f.Close()
 	path := f.Name()
 	if log != "" {
-		if err := copyFile(log, ackLogPath(path)); err != nil {
+		if err := copyFile(log, runner.AckLogPath(path)); err != nil {
 			os.Remove(path)
 			return "", fmt.Errorf("the acknowledgement log: %w", err)
 		}
 		if doc.Durability != nil {
-			doc.Durability.Log = filepath.Base(ackLogPath(path))
+			doc.Durability.Log = filepath.Base(runner.AckLogPath(path))
 		}
 	}
 	if err := result.Write(path, doc); err != nil {

@@ -269,7 +269,7 @@ func run(ctx, hard context.Context, w workload.Workload, url string, f runFlags,
 		return err
 	}
 	if acks != nil {
-		defer acks.discard()
+		defer acks.Discard()
 	}
 	audited := w
 	if len(with) > 0 {
@@ -362,7 +362,7 @@ func openRun(ctx context.Context, w workload.Workload, t dbtarget.Target, isDefa
 
 // recordAcks starts the acknowledgement log of --audit-durability, beside
 // where the result goes; nil without it.
-func (f *runFlags) recordAcks(w workload.Workload, r workload.Run) (*ackRecording, error) {
+func (f *runFlags) recordAcks(w workload.Workload, r workload.Run) (*runner.AckLog, error) {
 	if !f.audit {
 		return nil, nil
 	}
@@ -370,7 +370,7 @@ func (f *runFlags) recordAcks(w workload.Workload, r workload.Run) (*ackRecordin
 	if f.jsonPath != "" {
 		dir = filepath.Dir(f.jsonPath)
 	}
-	return recordAcks(w, r, dir)
+	return runner.RecordAcks(w, r, dir)
 }
 
 // drive runs r with o, its progress and notes on stderr.
@@ -402,16 +402,16 @@ func drive(ctx context.Context, t dbtarget.Target, w workload.Workload, r worklo
 // finding), writes the document to path, or where it can, and prints its
 // summary whatever happened to the file; outcome then says how a kept run
 // ends.
-func (f *runFlags) keep(ctx context.Context, doc *result.Document, path string, acks *ackRecording, audited workload.Workload, t dbtarget.Target, ts []result.Threshold, stdout, stderr io.Writer) error {
+func (f *runFlags) keep(ctx context.Context, doc *result.Document, path string, acks *runner.AckLog, audited workload.Workload, t dbtarget.Target, ts []result.Threshold, stdout, stderr io.Writer) error {
 	// A failed audit still leaves the run's document, and its log for
 	// dbrig audit durability to try again. A run that Ctrl-C ended is
 	// audited all the same; a second Ctrl-C cuts the audit short.
 	var log string
 	var logErr, auditErr error
 	if acks != nil {
-		log, logErr = acks.keep(path)
+		log, logErr = acks.Keep(path)
 		if logErr == nil && doc.ServerLost == nil {
-			doc.Durability, auditErr = auditDurability(ctx, audited, t, log, stderr)
+			doc.Durability, auditErr = runner.AuditDurability(ctx, audited, t, log, stderr)
 		}
 	}
 	doc.Thresholds = f.judgeThresholds(ts, doc)
@@ -421,7 +421,7 @@ func (f *runFlags) keep(ctx context.Context, doc *result.Document, path string, 
 		fmt.Fprintf(stdout, "\nResult: %s\n", written)
 	}
 	if log != "" && written != "" && written != path {
-		log = ackLogPath(written) // writeResult took it along
+		log = runner.AckLogPath(written) // writeResult took it along
 	}
 	switch {
 	case logErr != nil:

@@ -46,6 +46,18 @@ postgres, servers: {pg15: BIN_DIR, pg18: BIN_DIR}} with vary: {server:
 checked before anything runs; builds that cannot read each other's data
 get a cluster each (DIR/server-NAME), built from the same seed.
 
+A managed target, or a build of target.servers, can be a cluster
+(replicas: N, sync_replicas, ha: patroni, ...). Its runs can lose the
+primary (run: {failover_at: 20s}, fixed or varied; the cluster starts
+again, its lost node made anew, before the next run): each point then
+gets the outage around the failover, overall and per virtual user, with
+its 95% interval and its change over the baseline in seconds, and its
+transactions in doubt. run: {audit_durability: true} has every run log
+what the database acknowledged, in DIR/runs beside its document, and look
+each up after the run, as dbrig run --audit-durability does: each point
+gets acknowledged, missing and in doubt, summed, and the missing's mean
+with its interval; thresholds: ['lost_acks<1'] then holds every run to it.
+
 A run whose errors pass --max-error-rate (1% of its window's transactions
 by default; the bound is the command line's, and a resume may change it) is
 kept as DIR/runs/pNN-rK-errors.json but not counted, and stops the sweep,
@@ -447,7 +459,15 @@ func printResults(w io.Writer, sw *experiment.Sweep) {
 	for _, m := range doc.Metrics {
 		fmt.Fprint(tw, m.Label+" ± 95% CI\t")
 	}
-	fmt.Fprintf(tw, "p95 ms\t%s change %% [95%% interval]\tlimited by\t\n", primary.Label)
+	fmt.Fprintf(tw, "p95 ms\t%s change %% [95%% interval]\tlimited by\t", primary.Label)
+	outage, audited := doc.HasFault(result.OutageKey), doc.Audited()
+	if outage {
+		fmt.Fprint(tw, "outage s ± 95% CI\tper VU median/max s\t")
+	}
+	if audited {
+		fmt.Fprint(tw, "missing\tin doubt\t")
+	}
+	fmt.Fprintln(tw)
 	for i, pt := range doc.Points {
 		fmt.Fprintf(tw, "%d\t", i+1)
 		for _, name := range doc.Varied {
@@ -477,9 +497,19 @@ func printResults(w io.Writer, sw *experiment.Sweep) {
 		if limited == "" {
 			limited = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t\n", p95, gainText(sw, i), limited)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t", p95, gainText(sw, i), limited)
+		if outage {
+			fmt.Fprint(tw, outageText(pt))
+		}
+		if audited {
+			fmt.Fprint(tw, auditText(pt))
+		}
+		fmt.Fprintln(tw)
 	}
 	tw.Flush()
+	for _, l := range report.SweepFaultLines(doc) {
+		fmt.Fprintln(w, l)
+	}
 	for _, l := range report.SweepSteadyLines(doc) {
 		fmt.Fprintln(w, l)
 	}
@@ -487,6 +517,34 @@ func printResults(w io.Writer, sw *experiment.Sweep) {
 		fmt.Fprintln(w, "Note: "+n)
 	}
 	fmt.Fprintf(w, "Sweep: %s\n", sw.Path())
+}
+
+// outageText is a point's cells of the outage: its mean with the half
+// of its interval, and its mean per-VU median and max.
+func outageText(pt result.SweepPoint) string {
+	st := pt.FaultStats[result.OutageKey]
+	if st == nil {
+		return "-\t-\t"
+	}
+	mean := figure(st.Mean)
+	if st.N > 1 {
+		mean += " ± " + figure((st.CIHigh-st.CILow)/2)
+	}
+	perVU := "-"
+	if med, mx := pt.FaultStats[result.OutageVUMedianKey], pt.FaultStats[result.OutageVUMaxKey]; med != nil && mx != nil {
+		perVU = figure(med.Mean) + "/" + figure(mx.Mean)
+	}
+	return mean + "\t" + perVU + "\t"
+}
+
+// auditText is a point's cells of its audits: missing of acknowledged,
+// and in doubt, summed.
+func auditText(pt result.SweepPoint) string {
+	du := pt.Durability
+	if du == nil {
+		return "-\t-\t"
+	}
+	return fmt.Sprintf("%s of %s\t%s\t", human.Thousands(float64(du.Missing)), human.Thousands(float64(du.Acknowledged)), human.Thousands(float64(du.InDoubt)))
 }
 
 // figure prints a metric's value at a precision fitting its size.

@@ -392,6 +392,79 @@ func TestSweepManagedPrewarm(t *testing.T) {
 	}
 }
 
+// TestSweepFailoverPostgres: a managed sweep on a cluster of its own, a
+// primary and an asynchronous replica without an HA manager, whose runs
+// lose the primary 2 s in and are audited. Each repetition's outage and
+// audit go into its point, which gets their means with intervals, the
+// outage's change over the baseline in seconds, and the audits' sums;
+// each run's acknowledgement log lies beside its document; lost_acks is
+// judged on every run; the closing table, its lines and the report's
+// text say them.
+func TestSweepFailoverPostgres(t *testing.T) {
+	t.Parallel()
+	spec, out := managedSpec(t, `name: failover
+target: {managed: postgres, pg_bin: '%s', replicas: 1}
+workload: tproc-c
+build: {warehouses: 1}
+run: {rampup: 0s, duration: 4s, failover_at: 2s, audit_durability: true}
+vary: {vus: [1, 2]}
+baseline: {vus: 1}
+repeat: 2
+thresholds: ['lost_acks<1000000']
+`)
+	o := mustRun(t, "sweep", spec, "--out", out)
+	sw := readSweep(t, out)
+	if !sw.Complete || sw.Done != 4 {
+		t.Fatalf("complete %v, done %d; want 4 runs", sw.Complete, sw.Done)
+	}
+	for i, p := range sw.Points {
+		var acked, missing, inDoubt int64
+		var outages []float64
+		for rep, run := range p.Runs {
+			doc, err := result.Read(filepath.Join(out, run))
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, ok := doc.LongestOutage()
+			du := doc.Durability
+			if !ok || du == nil || du.Acknowledged == 0 || du.Log != strings.TrimSuffix(filepath.Base(run), ".json")+".acks" {
+				t.Fatalf("%s: outage %+v (%v), durability %+v; want an outage, and an audit of the log beside it", run, a, ok, du)
+			}
+			if _, err := os.Stat(filepath.Join(out, "runs", du.Log)); err != nil {
+				t.Errorf("point %d, repetition %d: %v", i+1, rep+1, err)
+			}
+			if len(doc.Thresholds) != 1 || doc.Thresholds[0].Unjudged || !doc.Thresholds[0].Met {
+				t.Errorf("%s: thresholds %+v, want lost_acks judged and met", run, doc.Thresholds)
+			}
+			outages = append(outages, a.Outage.Seconds)
+			acked, missing, inDoubt = acked+du.Acknowledged, missing+du.Missing, inDoubt+du.InDoubt
+		}
+		st := p.FaultStats[result.OutageKey]
+		if st == nil || st.N != 2 || !slices.Equal(p.Faults[result.OutageKey], outages) || abs(st.Mean-result.Mean(outages)) > 1e-9 || st.CILow > st.Mean || st.CIHigh < st.Mean {
+			t.Errorf("point %d: outage stats %+v of %v, want the mean of its runs' %v inside its interval", i+1, st, p.Faults[result.OutageKey], outages)
+		}
+		if vu := p.FaultStats[result.OutageVUMaxKey]; vu == nil || vu.N != 2 || p.FaultStats[result.InDoubtKey] == nil {
+			t.Errorf("point %d: per-VU max %+v, in doubt %+v; want two repetitions each", i+1, vu, p.FaultStats[result.InDoubtKey])
+		}
+		want := result.DurabilitySum{Audits: 2, Acknowledged: acked, Missing: missing, InDoubt: inDoubt}
+		if p.Durability == nil || *p.Durability != want || p.FaultStats[result.MissingKey] == nil {
+			t.Errorf("point %d: audits %+v, missing %+v; want %+v, the sum of its runs'", i+1, p.Durability, p.FaultStats[result.MissingKey], want)
+		}
+	}
+	base, other := sw.Points[0], sw.Points[1]
+	c := other.FaultChanges[result.OutageKey]
+	if c == nil || len(base.FaultChanges) != 0 || abs(c.Diff-(other.FaultStats[result.OutageKey].Mean-base.FaultStats[result.OutageKey].Mean)) > 1e-9 || c.Low > c.Diff || c.High < c.Diff {
+		t.Fatalf("changes: baseline %+v, vus=2 %+v; want the difference of the means inside its interval, at vus=2 alone", base.FaultChanges, c)
+	}
+	for _, want := range []string{"outage s ± 95% CI", "per VU median/max s", "missing", "vus=2 ", " the outage by ", "s at vus=1 to ", "vus=1: 2 audits found "} {
+		wantIn(t, "the closing table", o.stdout, want)
+	}
+	text := mustRun(t, "report", "--text", filepath.Join(out, "sweep.json")).stdout
+	for _, want := range []string{"Faults: the outage and the durability audit", "outage 95% CI", "per VU median / max s", " the outage by "} {
+		wantIn(t, "report --text", text, want)
+	}
+}
+
 // managedSpec writes a managed-target spec, whose %s is replaced by the
 // PostgreSQL bin directory, and makes its output directory under the
 // system's temp dir: a short path keeps the server's socket inside it.

@@ -276,7 +276,7 @@ func (s *Spec) configure(params []Param) (workload.Workload, runner.Options, err
 		var err error
 		if _, ok := runner.Lookup(p.Name); ok {
 			err = o.Set(p.Name, p.Value)
-		} else if p.Name != "prewarm" {
+		} else if p.Name != "prewarm" && p.Name != AuditKey {
 			err = setFlag(fs, p.Name, p.Value)
 		}
 		if err != nil {

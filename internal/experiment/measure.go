@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/dbrig/dbrig/internal/human"
 	"github.com/dbrig/dbrig/internal/result"
 	"github.com/dbrig/dbrig/internal/runner"
 	"github.com/dbrig/dbrig/internal/telemetry"
@@ -26,6 +27,14 @@ func (r *run) measure(ctx context.Context, pi, rep int, params []Param) (string,
 		return "", err
 	}
 	defer opened.Close()
+	a := audited{w: w}
+	if r.Spec.Audits() {
+		// In the sweep's runs/, to take the name of the run's document.
+		if a.log, err = runner.RecordAcks(w, opened, filepath.Join(r.Dir, "runs")); err != nil {
+			return "", err
+		}
+		defer a.log.Discard()
+	}
 	if len(r.Spec.With) > 0 {
 		groups, err := r.openWith(ctx, workload.Group{W: w, Run: opened, VUs: opt.VUs})
 		if err != nil {
@@ -58,7 +67,30 @@ func (r *run) measure(ctx context.Context, pi, rep int, params []Param) (string,
 	if err != nil {
 		return "", err
 	}
-	return r.file(pi, rep, d)
+	return r.file(ctx, pi, rep, d, a)
+}
+
+// audited is a run's acknowledgement log, nil where the run has none,
+// and the workload that audits it.
+type audited struct {
+	log *runner.AckLog
+	w   workload.Workload
+}
+
+// audit keeps the run's acknowledgement log beside its document at path,
+// and looks up what it names on the target, which follows a cluster's
+// primary: not after a run that lost its server or was interrupted,
+// which does not count, and whose log stays for dbrig audit durability.
+func (r *run) audit(ctx context.Context, d *result.Document, path string, a audited) error {
+	if a.log == nil {
+		return nil
+	}
+	log, err := a.log.Keep(path)
+	if err != nil || d.ServerLost != nil || d.Interrupted {
+		return err
+	}
+	d.Durability, err = runner.AuditDurability(ctx, a.w, r.t, log, r.o.Log)
+	return err
 }
 
 // openWith opens the workloads the spec runs beside the sweep's, each
@@ -85,11 +117,12 @@ func closeRuns(groups []workload.Group) {
 	}
 }
 
-// file writes the run's document under runs/ and counts it for its
-// point, unless the run lost its server, failed past the error bound or
-// was interrupted: then the document is kept under a name of its own and
-// the path is "".
-func (r *run) file(pi, rep int, d *result.Document) (string, error) {
+// file audits the run as a says, writes its document under runs/ and
+// counts it for its point, unless the run lost its server, failed past
+// the error bound or was interrupted: then the document is kept under a
+// name of its own and the path is "". A run whose audit failed is kept
+// under its name, not counted, and stops the sweep.
+func (r *run) file(ctx context.Context, pi, rep int, d *result.Document, a audited) (string, error) {
 	doc := r.Doc
 	name := fmt.Sprintf("p%02d-r%d", pi+1, rep)
 	d.ErrorRate = result.HoldErrors(d, *r.o.MaxErrorPct)
@@ -101,12 +134,13 @@ func (r *run) file(pi, rep int, d *result.Document) (string, error) {
 	case d.ErrorRate.Exceeded:
 		name += "-errors"
 	}
+	rel := filepath.Join("runs", name+".json")
+	auditErr := r.audit(ctx, d, filepath.Join(r.Dir, rel), a)
 	if d.Interrupted {
 		d.Thresholds = result.Unjudged(r.Spec.Thresholds, "not judged: the run was interrupted, and does not count")
 	} else {
 		d.Thresholds = result.Evaluate(r.Spec.Thresholds, d)
 	}
-	rel := filepath.Join("runs", name+".json")
 	if err := result.Write(filepath.Join(r.Dir, rel), d); err != nil {
 		return "", fmt.Errorf("write %s: %w", rel, err)
 	}
@@ -119,6 +153,10 @@ func (r *run) file(pi, rep int, d *result.Document) (string, error) {
 		r.addNote(fmt.Sprintf("run %d (point %d, repetition %d) was interrupted; %s is kept but not counted, and a resume runs it again",
 			doc.Done+1, pi+1, rep, rel))
 		return "", nil
+	}
+	if auditErr != nil {
+		return "", fmt.Errorf("run %d (point %d, repetition %d): %w; %s is kept but not counted, and a resume runs it again",
+			doc.Done+1, pi+1, rep, auditErr, rel)
 	}
 	if e := d.ErrorRate; e.Exceeded {
 		// Its figures measured its failures, not the point; what failed it
@@ -133,6 +171,7 @@ func (r *run) file(pi, rep int, d *result.Document) (string, error) {
 		pt.ServerVersion = d.Target.Version
 	}
 	count(pt, d)
+	r.faultLines(pi, rep, d)
 	pointThresholds(pt, rep, d)
 	if st := d.SteadyState(); st != nil {
 		pt.Steady = append(pt.Steady, make([]*result.Steady, len(pt.Runs)-len(pt.Steady))...)
@@ -149,9 +188,35 @@ func (r *run) file(pi, rep int, d *result.Document) (string, error) {
 	return rel, r.save()
 }
 
+// faultLines logs what the faults in the run cost, and notes an outage
+// that lasted to the window's end, whose length is then a lower bound,
+// and an audit whose consistency check failed.
+func (r *run) faultLines(pi, rep int, d *result.Document) {
+	at := fmt.Sprintf("point %d, repetition %d", pi+1, rep)
+	if o, ok := d.LongestOutage(); ok {
+		line := fmt.Sprintf("%s: outage %.2f s", at, o.Outage.Seconds)
+		if o.PerVU.Count > 0 {
+			line += fmt.Sprintf("; per VU median %.2f s, max %.2f s", o.PerVU.Median, o.PerVU.Max)
+		}
+		fmt.Fprintln(r.o.Log, line)
+		if o.ToEnd {
+			r.addNote(at + ": no transaction completed after its outage began, which counts to the window's end: the point's outage is at least its mean")
+		}
+	}
+	if du := d.Durability; du != nil {
+		fmt.Fprintf(r.o.Log, "%s: durability audit: %s acknowledged, %s missing, %s in doubt\n", at,
+			human.Thousands(float64(du.Acknowledged)), human.Thousands(float64(du.Missing)), human.Thousands(float64(du.InDoubt)))
+		if du.Consistent != nil && !*du.Consistent {
+			r.addNote(at + ": the workload's consistency check failed after the durability audit; its document says which condition")
+		}
+	}
+}
+
 // count adds the run's figures to its point's: every metric's value, the
-// primary transaction's p95, and the telemetry that explains them.
+// primary transaction's p95, the telemetry that explains them, and what
+// the faults in it cost.
 func count(pt *result.SweepPoint, d *result.Document) {
+	pt.AddFaults(d)
 	for _, m := range d.Metrics {
 		// A metric neither side could measure (a cache miss on a database
 		// that counts none) has no value to average.

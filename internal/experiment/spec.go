@@ -123,6 +123,14 @@ type Spec struct {
 	thresholdsWritten []Param
 }
 
+// AuditKey is the run parameter that has every run log what the database
+// acknowledged and audit it after the run, as dbrig run
+// --audit-durability does.
+const AuditKey = "audit_durability"
+
+// Audits tells whether every run is audited for durability.
+func (s *Spec) Audits() bool { return lookup(s.Run, AuditKey) == "true" }
+
 // Prewarm values.
 const (
 	PrewarmNone = "none"

@@ -1,7 +1,7 @@
 package experiment
 
 import (
-	"errors"
+	"fmt"
 
 	"github.com/dbrig/dbrig/internal/result"
 	"github.com/dbrig/dbrig/internal/workload"
@@ -36,8 +36,8 @@ func (c *checker) thresholds() error {
 	s.Thresholds = nil
 	for _, e := range s.thresholdsWritten {
 		t, err := result.ParseThreshold(e.Value, info, txs)
-		if err == nil && t.What == result.LostAcksKey {
-			err = errors.New("lost_acks judges the durability audit, which a sweep's runs do not have: give it to dbrig run --audit-durability")
+		if err == nil && t.What == result.LostAcksKey && !s.Audits() {
+			err = fmt.Errorf("lost_acks judges the durability audit: have every run audited with run: {%s: true}", AuditKey)
 		}
 		if err != nil {
 			return c.errf(e.line, "thresholds: %q: %v", e.Value, err)

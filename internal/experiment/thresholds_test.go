@@ -31,6 +31,27 @@ func TestSpecThresholds(t *testing.T) {
 	}
 }
 
+// TestSpecAudit: a spec can have every run audited for durability, and
+// then hold the runs to lost_acks; the sweep document's spec keeps both.
+func TestSpecAudit(t *testing.T) {
+	s, err := experiment.Parse("s.yaml", []byte(extSpec+"run: {duration: 5s, audit_durability: true}\nvary: {vus: [1, 2]}\nthresholds: ['lost_acks<1']\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.Audits() || !slices.Equal(s.ThresholdExprs(), []string{"lost_acks<1"}) {
+		t.Errorf("audits %v, thresholds %v; want audited, held to lost_acks<1", s.Audits(), s.ThresholdExprs())
+	}
+	back, err := experiment.Parse("sweep.json", s.JSON())
+	if err != nil || !back.Audits() {
+		t.Errorf("the sweep document's spec: audits %v, %v\n%s", back != nil && back.Audits(), err, s.JSON())
+	}
+	for _, spec := range []string{extSpec, extSpec + "run: {audit_durability: false}\n"} {
+		if s, err := experiment.Parse("s.yaml", []byte(spec)); err != nil || s.Audits() {
+			t.Errorf("%q: audits %v (%v), want none", spec, s != nil && s.Audits(), err)
+		}
+	}
+}
+
 func TestSpecThresholdErrors(t *testing.T) {
 	for _, tc := range []struct{ yaml, want string }{
 		{extSpec + "thresholds: ['nopm>1', 'nopn>1']\n",
@@ -44,7 +65,9 @@ func TestSpecThresholdErrors(t *testing.T) {
 		{extSpec + "thresholds: [[nopm>1]]\n",
 			`s.yaml line 4: thresholds: want a single value, got a list`},
 		{extSpec + "thresholds: ['in_doubt<1', 'lost_acks<1']\n",
-			`s.yaml line 4: thresholds: "lost_acks<1": lost_acks judges the durability audit, which a sweep's runs do not have: give it to dbrig run --audit-durability`},
+			`s.yaml line 4: thresholds: "lost_acks<1": lost_acks judges the durability audit: have every run audited with run: {audit_durability: true}`},
+		{extSpec + "run: {audit_durability: false}\nthresholds: ['lost_acks<1']\n",
+			`s.yaml line 5: thresholds: "lost_acks<1": lost_acks judges the durability audit: have every run audited with run: {audit_durability: true}`},
 	} {
 		_, err := experiment.Parse("s.yaml", []byte(tc.yaml))
 		if err == nil || err.Error() != tc.want {

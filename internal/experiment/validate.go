@@ -61,6 +61,7 @@ func (s *Spec) validate(p parser, lines map[string]int) error {
 // its workload and the kinds of target its runs open.
 type checker struct {
 	s          *Spec
+	workload   workload.Workload
 	p          parser
 	fixedWork  bool
 	buildFlags *pflag.FlagSet
@@ -71,7 +72,7 @@ type checker struct {
 }
 
 func newChecker(s *Spec, p parser, w workload.Workload) *checker {
-	c := &checker{s: s, p: p, fixedWork: w.Info().FixedWork,
+	c := &checker{s: s, p: p, workload: w, fixedWork: w.Info().FixedWork,
 		buildFlags: pflag.NewFlagSet("build", pflag.ContinueOnError),
 		runFlags:   pflag.NewFlagSet("run", pflag.ContinueOnError),
 	}
@@ -154,6 +155,9 @@ func (c *checker) runKeys() []string {
 		}
 	}
 	keys = append(keys, "prewarm")
+	if _, ok := c.workload.(workload.DurabilityAuditor); ok {
+		keys = append(keys, AuditKey)
+	}
 	if k := flagKeys(c.runFlags); k != "" {
 		keys = append(keys, k)
 	}
@@ -174,6 +178,8 @@ func (c *checker) runValue(name, value string) (bool, error) {
 	switch name {
 	case "prewarm":
 		return true, c.prewarmValue(value)
+	case AuditKey:
+		return true, c.auditValue(value)
 	default:
 		if c.runFlags.Lookup(flagName(name)) == nil {
 			return false, nil
@@ -193,6 +199,25 @@ func (c *checker) prewarmValue(value string) error {
 	}
 	if value == PrewarmFull && slices.ContainsFunc(c.targetKinds, func(k string) bool { return !dbtarget.CanPrewarm(k) }) {
 		return fmt.Errorf("a full-cache warm-up needs a target that can prewarm its cache (%s)", strings.Join(dbtarget.Prewarming(), ", "))
+	}
+	return nil
+}
+
+// auditValue checks a value of audit_durability, and that the workload
+// can audit what its runs acknowledged.
+func (c *checker) auditValue(value string) error {
+	if value != "true" && value != "false" {
+		return fmt.Errorf("want true or false, got %q", value)
+	}
+	if _, ok := c.workload.(workload.DurabilityAuditor); !ok && value == "true" {
+		var auditors []string
+		for _, name := range workload.Names() {
+			w, _ := workload.New(name)
+			if _, ok := w.(workload.DurabilityAuditor); ok {
+				auditors = append(auditors, name)
+			}
+		}
+		return fmt.Errorf("%s has no durability audit (the workloads with one: %s)", c.s.Workload, strings.Join(auditors, ", "))
 	}
 	return nil
 }
@@ -238,6 +263,8 @@ func (c *checker) classify(v *Vary, where string) error {
 	}
 	isRun, _ := c.runValue(v.Name, v.Values[0])
 	switch {
+	case v.Name == AuditKey:
+		return c.errf(v.line, "%s.%s: every run of a sweep is audited or none is: set it in run", where, v.Name)
 	case v.Name == ServerKey:
 		v.Kind = BinParam
 		return c.buildValues(v, where)

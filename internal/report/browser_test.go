@@ -96,6 +96,11 @@ func TestBrowserReport(t *testing.T) {
 		// replica's lag in time and in bytes, node2's ending as it was
 		// promoted, node3's catching up after the gap.
 		{"replication-run", func(path string) error { return writeReport(path, "testdata/replication-run.json") }, 9},
+		// A failover sweep: Patroni's lease of 6 s against 12 s, a primary
+		// and an asynchronous replica lost 4 s into every run, each run
+		// audited: the outage at each point with its intervals, and its
+		// change over the baseline in seconds.
+		{"failover-sweep", func(path string) error { return writeReport(path, "testdata/failover-sweep/sweep.json") }, 7},
 		// The same cluster, its nodes' CPU read each second: each node
 		// stacked on the host's CPU chart, and a line each in the Cluster
 		// nodes section, node1's ending where it was lost.
@@ -107,6 +112,7 @@ func TestBrowserReport(t *testing.T) {
 		"pooled-run":      {"#sessions", "200 terminals over 1 session"},
 		"telemetry-run":   {"#verdict", "of its ceiling"},
 		"replication-run": {"#replication", "node3"},
+		"failover-sweep":  {"#faults", "cut the outage by 5.94 s"},
 		"nodes-run":       {"#nodes", "node3"},
 	}
 

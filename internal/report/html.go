@@ -8,6 +8,8 @@ import (
 	"html/template"
 	"io"
 	"math"
+	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -150,7 +152,7 @@ func Load(path string) (*Doc, error) {
 		if err != nil {
 			return nil, err
 		}
-		fillVerdicts(path, s)
+		fillFromRuns(path, s)
 		return &Doc{Path: path, Sweep: s}, nil
 	}
 	d, err := parseRun(path, b)
@@ -158,6 +160,37 @@ func Load(path string) (*Doc, error) {
 		return nil, err
 	}
 	return &Doc{Path: path, Run: d}, nil
+}
+
+// fillFromRuns judges each point's runs again from the run documents
+// beside the sweep, where they are still there, so that the sweep's table
+// agrees with its runs' pages, and a sweep made before verdicts gets
+// them; a sweep made before its points kept what the faults cost gets
+// that too.
+func fillFromRuns(path string, s *result.Sweep) {
+	faults := !slices.ContainsFunc(s.Points, func(p result.SweepPoint) bool { return p.Faults != nil })
+	for i := range s.Points {
+		p := &s.Points[i]
+		for rep, run := range p.Runs {
+			if run == "" {
+				continue
+			}
+			d, err := result.Read(filepath.Join(filepath.Dir(path), run))
+			if err != nil {
+				continue
+			}
+			if len(p.Verdicts) <= rep {
+				p.Verdicts = append(p.Verdicts, make([]*result.Verdict, rep+1-len(p.Verdicts))...)
+			}
+			p.Verdicts[rep] = result.VerdictOf(d)
+			if faults {
+				p.AddFaults(d)
+			}
+		}
+	}
+	if faults {
+		result.RecomputeFaults(s)
+	}
 }
 
 // readRun reads the run document at path, as parseRun does.

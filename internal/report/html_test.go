@@ -360,3 +360,85 @@ func TestHeadlineFirst(t *testing.T) {
 		}
 	}
 }
+
+// TestHTMLSweepFaults: a failover sweep's report (Patroni, a primary and
+// an asynchronous replica, ttl 6 s against 12 s, every run audited)
+// draws the outage at each point with its intervals and its change over
+// the baseline in seconds (significant here: Welch's interval of the
+// difference excludes 0, though each mean's own, from two repetitions,
+// is wide), says it in a sentence with what the audits
+// found, and gives the points table the outage's and the audit's columns.
+func TestHTMLSweepFaults(t *testing.T) {
+	out := render(t, "testdata/failover-sweep/sweep.json")
+	for _, want := range []string{
+		`id="faults"`, "Faults: the outage and the durability audit", "Outage at each point (lower is better)",
+		"Change in the outage over the baseline, s (lower is better)", "server=ttl12-loop2 (baseline)",
+		"server=ttl6-loop1 cut the outage by 5.94 s (95% CI 4.31 to 7.56 s), from 11.9 s at server=ttl12-loop2 to 5.98 s: significant",
+		"server=ttl6-loop1: 2 audits found 3 of 38,501 acknowledged missing (a mean of 1.50 per run, 95% CI -17.56 to 20.56), 2 in doubt",
+		"server=ttl12-loop2: 2 audits found 1 of 26,923 acknowledged missing (a mean of 0.50 per run, 95% CI -5.85 to 6.85), 3 in doubt",
+		"outage 95% CI", "per VU median / max s", "missing",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the failover sweep's report lacks %q", want)
+		}
+	}
+	row := regexp.MustCompile(`(?s)<tr id="point-0">(.*?)</tr>`).FindStringSubmatch(out)
+	if row == nil {
+		t.Fatal("no row for point 0")
+	}
+	for _, want := range []string{">5.98<", ">2.41 – 9.56<", ">5.99 / 6.04<", `class="num bad" title="2 audits">3 of 38,501<`} {
+		if !strings.Contains(row[1], want) {
+			t.Errorf("point 0's row lacks %q:\n%s", want, row[1])
+		}
+	}
+	// A sweep without an outage or an audit has none of it.
+	if plain := render(t, "testdata/sweep.json"); strings.Contains(plain, `id="faults"`) || strings.Contains(plain, "outage 95% CI") {
+		t.Error("a sweep without faults shows the faults' section or columns")
+	}
+}
+
+// TestSweepFaultsFromRuns: a sweep document from before the points kept
+// their faults gets them from its run documents, where they are beside
+// it: here two repetitions of a run whose server was killed 15 s in and
+// restarted, audited.
+func TestSweepFaultsFromRuns(t *testing.T) {
+	dir := t.TempDir()
+	run, err := os.ReadFile("testdata/durability-run.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "runs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"p01-r1.json", "p01-r2.json"} {
+		if err := os.WriteFile(filepath.Join(dir, "runs", name), run, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := `{"schema_version": 2, "kind": "sweep", "name": "old", "workload": "tproc-c",
+		"metrics": [{"key": "nopm", "label": "NOPM", "higher_is_better": true}], "primary_metric": "nopm",
+		"varied": [], "repeat": 2, "done": 2, "complete": true, "order": [[0,1],[0,2]],
+		"points": [{"params": {}, "runs": ["runs/p01-r1.json", "runs/p01-r2.json"], "values": {"nopm": [100, 110]}, "p95_ms": [1, 2], "baseline_point": -1}]}`
+	path := filepath.Join(dir, "sweep.json")
+	if err := os.WriteFile(path, []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := d.Sweep.Points[0]
+	if st := p.FaultStats[result.OutageKey]; st == nil || st.N != 2 || st.Mean != 3.684 {
+		t.Errorf("outage %+v, want its runs' 3.684 s twice", st)
+	}
+	if du := p.Durability; du == nil || *du != (result.DurabilitySum{Audits: 2, Acknowledged: 2 * 50936, InDoubt: 6}) {
+		t.Errorf("audits %+v, want two of 50,936 acknowledged, 3 in doubt", du)
+	}
+	var b bytes.Buffer
+	PlainText(&b, d)
+	for _, want := range []string{"Faults: the outage and the durability audit", "point 1: 2 audits found 0 of 101,872 acknowledged missing, 6 in doubt", "3.68"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("the text report lacks %q", want)
+		}
+	}
+}

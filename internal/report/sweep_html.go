@@ -149,6 +149,9 @@ func sweepPage(d *Doc) *page {
 	if b, ok := gainBlock(p, s, l); ok {
 		p.Blocks = append(p.Blocks, b)
 	}
+	if b, ok := faultsBlock(p, s, l); ok {
+		p.Blocks = append(p.Blocks, b)
+	}
 	p.Blocks = append(p.Blocks, block{Heading: "Points", Table: pointsTable(s)})
 	if b, ok := sweepThresholdsBlock(s); ok {
 		p.Blocks = append(p.Blocks, b)
@@ -494,28 +497,69 @@ func gainBlock(p *page, s *result.Sweep, l sweepLayout) (block, bool) {
 // gainCharts adds m's gain charts to b, one per series that has a gain,
 // and reports whether there were any.
 func gainCharts(p *page, b *block, s *result.Sweep, l sweepLayout, m result.MetricDef) bool {
-	lo, hi := 0.0, 0.0
-	has := make([]bool, len(l.series))
-	for k := range l.series {
-		for _, i := range l.at[k] {
-			if g := s.Points[max(i, 0)].Gains[m.Key]; i >= 0 && g != nil {
-				has[k] = true
-				lo, hi = math.Min(lo, g.Low), math.Max(hi, g.High)
+	return changeCharts(p, b, s, l, changeChart{
+		title: "Change in " + m.Label + " over the baseline, %", yTitle: "% change over baseline", better: betterNote(m),
+		of: func(pt result.SweepPoint) (change, bool) {
+			g := pt.Gains[m.Key]
+			if g == nil {
+				return change{}, false
 			}
-		}
-	}
-	if !slices.Contains(has, true) {
-		return false
-	}
-	// One y range for every chart of the metric, so that the levels
-	// compare by eye.
+			return change{g.Pct, g.Low, g.High, g.Significant}, true
+		},
+		axis: pctAxis,
+	})
+}
+
+// pctAxis is a gain chart's y range, lo to hi in %, in steps of 5, 10
+// or 20.
+func pctAxis(lo, hi float64) obj {
 	step := 5.0
 	if hi-lo > 60 {
 		step = 20
 	} else if hi-lo > 25 {
 		step = 10
 	}
-	lo, hi = math.Floor(lo/step)*step, math.Ceil(hi/step)*step
+	return obj{"min": math.Floor(lo/step) * step, "max": math.Ceil(hi/step) * step, "ticks": obj{"stepSize": step}}
+}
+
+// change is a point's change over its baseline, as a chart draws it.
+type change struct {
+	v, lo, hi   float64
+	significant bool
+}
+
+// changeChart is what change charts draw: their title ("Change in NOPM
+// over the baseline, %"), the y axis's title, which way is better, each
+// point's change (false where it has none) and the y axis of the range
+// lo to hi that every series' changes span, 0 included.
+type changeChart struct {
+	title, yTitle, better string
+	of                    func(result.SweepPoint) (change, bool)
+	axis                  func(lo, hi float64) obj
+}
+
+// changeCharts adds c's charts to b, one per series that has a change,
+// and reports whether there were any. Changes whose interval includes
+// zero are drawn pale, in a dataset of their own so that the legend says
+// they are not significant.
+func changeCharts(p *page, b *block, s *result.Sweep, l sweepLayout, c changeChart) bool {
+	lo, hi := 0.0, 0.0
+	has := make([]bool, len(l.series))
+	for k := range l.series {
+		for _, i := range l.at[k] {
+			if ch, ok := c.of(s.Points[max(i, 0)]); i >= 0 && ok {
+				has[k] = true
+				lo, hi = math.Min(lo, ch.lo), math.Max(hi, ch.hi)
+			}
+		}
+	}
+	if !slices.Contains(has, true) {
+		return false
+	}
+	// One y range for every chart of the figure, so that the levels
+	// compare by eye.
+	y := c.axis(lo, hi)
+	y["title"] = axisTitle(c.yTitle)
 	for k, name := range l.series {
 		if !has[k] {
 			continue
@@ -527,39 +571,39 @@ func gainCharts(p *page, b *block, s *result.Sweep, l sweepLayout, m result.Metr
 			if i < 0 {
 				continue
 			}
-			g := s.Points[i].Gains[m.Key]
+			ch, ok := c.of(s.Points[i])
 			switch {
-			case g != nil && g.Significant:
-				sig[j] = obj{"y": g.Pct, "yMin": g.Low, "yMax": g.High}
+			case ok && ch.significant:
+				sig[j] = obj{"y": ch.v, "yMin": ch.lo, "yMax": ch.hi}
 				sigNotes[j] = "significant: the 95% interval excludes 0"
-			case g != nil:
-				ns[j] = obj{"y": g.Pct, "yMin": g.Low, "yMax": g.High}
+			case ok:
+				ns[j] = obj{"y": ch.v, "yMin": ch.lo, "yMax": ch.hi}
 				nsNotes[j] = "not significant: the 95% interval includes 0"
 			case isBaseline(s, i):
 				sig[j] = obj{"y": 0, "yMin": 0, "yMax": 0}
 				sigNotes[j] = "the baseline"
 			}
 		}
-		c := color(k)
-		title := "Change in " + m.Label + " over the baseline, %"
+		col := color(k)
+		title := c.title
 		if name != "all points" {
 			title += ", " + name
 		}
 		b.Charts = append(b.Charts, p.addChart(title, true, obj{
 			"type": "barWithErrorBars",
 			"data": obj{"labels": l.xs, "datasets": []obj{
-				{"label": "significant", "data": sig, "notes": sigNotes, "backgroundColor": c, "borderColor": c, "borderWidth": 1,
+				{"label": "significant", "data": sig, "notes": sigNotes, "backgroundColor": col, "borderColor": col, "borderWidth": 1,
 					"errorBarColor": "#1d2330", "errorBarWhiskerColor": "#1d2330"},
-				{"label": "not significant (interval includes 0)", "data": ns, "notes": nsNotes, "backgroundColor": fade(c, 0.22),
-					"borderColor": c, "borderWidth": 1, "errorBarColor": "#1d2330", "errorBarWhiskerColor": "#1d2330"},
+				{"label": "not significant (interval includes 0)", "data": ns, "notes": nsNotes, "backgroundColor": fade(col, 0.22),
+					"borderColor": col, "borderWidth": 1, "errorBarColor": "#1d2330", "errorBarWhiskerColor": "#1d2330"},
 			}},
 			"options": obj{
 				"datasets": obj{"barWithErrorBars": obj{"grouped": false, "maxBarThickness": 56}},
 				"scales": obj{
 					"x": obj{"title": axisTitle(l.x)},
-					"y": obj{"min": lo, "max": hi, "ticks": obj{"stepSize": step}, "title": axisTitle("% change over baseline")},
+					"y": y,
 				},
-				"plugins": obj{"title": chartTitle(title + betterNote(m))},
+				"plugins": obj{"title": chartTitle(title + c.better)},
 			},
 		}))
 	}
@@ -593,6 +637,7 @@ func pointsTable(s *result.Sweep) *table {
 	if c.verdicts {
 		t.Caption += " Limited by: what most of the point's repetitions were limited by, from their own telemetry (hover for each one's verdict; a run's report says why)."
 	}
+	t.Caption += faultCaption(s)
 	for i, p := range s.Points {
 		t.Rows = append(t.Rows, row{ID: fmt.Sprintf("point-%d", i), Cells: c.row(s, i, p)})
 	}
@@ -655,6 +700,7 @@ func (c pointsCols) head(s *result.Sweep) []string {
 	if c.verdicts {
 		h = append(h, "limited by")
 	}
+	h = append(h, faultHeads(s)...)
 	for _, m := range c.metrics {
 		if m.Key != c.primary.Key {
 			h = append(h, "#mean "+m.Label, "#95% CI")
@@ -679,7 +725,7 @@ func (c pointsCols) head(s *result.Sweep) []string {
 func (c pointsCols) row(s *result.Sweep, i int, p result.SweepPoint) []cell {
 	var cells []cell
 	for _, k := range s.Varied {
-		cells = append(cells, cell{Text: p.Params[k]})
+		cells = append(cells, cell{Text: p.Params[k], Class: "param"})
 	}
 	if s.VariesServer() {
 		cells = append(cells, cell{Text: p.ServerVersion})
@@ -695,6 +741,7 @@ func (c pointsCols) row(s *result.Sweep, i int, p result.SweepPoint) []cell {
 	if c.verdicts {
 		cells = append(cells, verdictCell(p))
 	}
+	cells = append(cells, faultCells(s, p)...)
 	cells = append(cells, c.metricCells(p, false)...)
 	if c.resident {
 		r := "—"
@@ -743,16 +790,27 @@ func (c pointsCols) metricCells(p result.SweepPoint, primary bool) []cell {
 // gainCells are the change in the primary metric over the baseline, its
 // interval, and whether it is significant and which way.
 func (c pointsCols) gainCells(g *result.Gain, baseline bool) []cell {
+	var ch *change
+	if g != nil {
+		ch = &change{g.Pct, g.Low, g.High, g.Significant}
+	}
+	return changeCells(ch, baseline, c.primary.HigherIsBetter, signedPct)
+}
+
+// changeCells are a change over the baseline (nil for none), its
+// interval, and whether it is significant and which way, each figure
+// as format writes it.
+func changeCells(ch *change, baseline, higherIsBetter bool, format func(float64) string) []cell {
 	switch {
-	case g != nil:
+	case ch != nil:
 		sig := cell{Text: "yes", Class: "good"}
-		if g.Pct > 0 != c.primary.HigherIsBetter {
+		if ch.v > 0 != higherIsBetter {
 			sig.Class = "bad"
 		}
-		if !g.Significant {
+		if !ch.significant {
 			sig = cell{Text: "no", Class: "ns", Title: "the 95% interval includes 0"}
 		}
-		return []cell{num(signedPct(g.Pct)), num(signedPct(g.Low) + " … " + signedPct(g.High)), sig}
+		return []cell{num(format(ch.v)), num(format(ch.lo) + " … " + format(ch.hi)), sig}
 	case baseline:
 		return []cell{num("—"), num("—"), {Text: "baseline", Class: "base"}}
 	}
@@ -792,7 +850,7 @@ func profileTable(s *result.Sweep) (*table, bool) {
 	for i, p := range s.Points {
 		var c []cell
 		for _, k := range s.Varied {
-			c = append(c, cell{Text: p.Params[k]})
+			c = append(c, cell{Text: p.Params[k], Class: "param"})
 		}
 		for _, e := range keys {
 			c = append(c, num(explainMean(p, e.Key)))

@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/dbrig/dbrig/internal/result"
@@ -61,26 +60,4 @@ func verdictCell(p result.SweepPoint) cell {
 		return cell{Text: "—"}
 	}
 	return cell{Text: summary, Title: strings.Join(each, "; "), Class: "verdict"}
-}
-
-// fillVerdicts judges each point's runs again from the run documents
-// beside the sweep, where they are still there, so that the sweep's table
-// agrees with its runs' pages, and a sweep made before verdicts gets them.
-func fillVerdicts(path string, s *result.Sweep) {
-	for i := range s.Points {
-		p := &s.Points[i]
-		for rep, run := range p.Runs {
-			if run == "" {
-				continue
-			}
-			d, err := result.Read(filepath.Join(filepath.Dir(path), run))
-			if err != nil {
-				continue
-			}
-			if len(p.Verdicts) <= rep {
-				p.Verdicts = append(p.Verdicts, make([]*result.Verdict, rep+1-len(p.Verdicts))...)
-			}
-			p.Verdicts[rep] = result.VerdictOf(d)
-		}
-	}
 }

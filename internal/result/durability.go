@@ -1,6 +1,10 @@
 package result
 
-import "github.com/dbrig/dbrig/internal/workload"
+import (
+	"path/filepath"
+
+	"github.com/dbrig/dbrig/internal/workload"
+)
 
 // Durability is a durability audit's finding: every change the database
 // acknowledged during the run, looked up after it (and after any crash
@@ -22,8 +26,9 @@ type Durability struct {
 	Consistent *bool `json:"consistent,omitempty"`
 }
 
-// NewDurability is the document's record of an audit of log.
-func NewDurability(log string, d workload.Durability, consistent *bool) *Durability {
-	return &Durability{Log: log, Acknowledged: d.Acknowledged, Missing: d.Missing, InDoubt: d.InDoubt,
+// NewDurability is the document's record of an audit of the log at path,
+// which lies beside the document.
+func NewDurability(path string, d workload.Durability, consistent *bool) *Durability {
+	return &Durability{Log: filepath.Base(path), Acknowledged: d.Acknowledged, Missing: d.Missing, InDoubt: d.InDoubt,
 		MissingNames: d.MissingNames, Consistent: consistent}
 }

@@ -139,54 +139,81 @@ func CompareGain(x, base []float64) *Gain {
 	if len(x) == 0 || len(base) == 0 {
 		return nil
 	}
-	mx, vx := meanVar(x)
-	mb, vb := meanVar(base)
+	mx, mb, half, ok := welch(x, base)
 	if mb == 0 {
 		return nil
 	}
 	pct := (mx/mb - 1) * 100
 	g := &Gain{Pct: pct, Low: pct, High: pct}
-	if len(x) < 2 || len(base) < 2 {
+	if !ok {
 		return g
 	}
+	half = half / math.Abs(mb) * 100
+	g.Low, g.High = pct-half, pct+half
+	g.Significant = g.Low > 0 || g.High < 0
+	return g
+}
+
+// welch is the means of x and base, and the half-width of the 95%
+// interval of their difference from Welch's t; ok is false where either
+// side has fewer than two values, and there is no interval.
+func welch(x, base []float64) (mx, mb, half float64, ok bool) {
+	mx, vx := meanVar(x)
+	mb, vb := meanVar(base)
+	if len(x) < 2 || len(base) < 2 {
+		return mx, mb, 0, false
+	}
 	a, b := vx/float64(len(x)), vb/float64(len(base))
-	se := math.Sqrt(a + b)
 	df := math.Inf(1)
 	if a+b > 0 {
 		df = (a + b) * (a + b) / (a*a/float64(len(x)-1) + b*b/float64(len(base)-1))
 	}
-	half := TQuantile975(df) * se / math.Abs(mb) * 100
-	g.Low, g.High = pct-half, pct+half
-	g.Significant = g.Low > 0 || g.High < 0
-	return g
+	return mx, mb, TQuantile975(df) * math.Sqrt(a+b), true
 }
 
 // singleNote is the note a sweep gets when its gains rest on single values.
 const singleNote = "with a single repetition the gains have no confidence interval, so none is marked significant; use repeat: 3 or more"
 
 // Recompute refreshes every point's statistics and gains, for every
-// metric, from the values the sweep holds.
+// metric, and those of its fault figures (RecomputeFaults), from the
+// values the sweep holds.
 func Recompute(doc *Sweep) {
 	single := false
 	for i := range doc.Points {
 		p := &doc.Points[i]
 		p.Stats, p.Gains = map[string]*Stats{}, map[string]*Gain{}
 		for _, m := range doc.Metrics {
-			xs := p.Values[m.Key]
-			if st := Summarize(xs); st != nil {
-				p.Stats[m.Key] = st
-			}
-			if p.BaselinePoint < 0 || p.BaselinePoint >= len(doc.Points) {
-				continue
-			}
-			base := doc.Points[p.BaselinePoint].Values[m.Key]
-			if g := CompareGain(xs, base); g != nil {
-				p.Gains[m.Key] = g
-				single = single || len(xs) < 2 || len(base) < 2
-			}
+			single = refresh(m.Key, p.Values, doc.baseline(i).Values, p.Stats, p.Gains, CompareGain) || single
 		}
 	}
+	single = RecomputeFaults(doc) || single
 	if single && doc.Repeat < 2 && !slices.Contains(doc.Notes, singleNote) {
 		doc.Notes = append(doc.Notes, singleNote)
 	}
+}
+
+// baseline is the point point i is compared with; an empty one where
+// there is none.
+func (s *Sweep) baseline(i int) *SweepPoint {
+	if b := s.Points[i].BaselinePoint; b >= 0 && b < len(s.Points) {
+		return &s.Points[b]
+	}
+	return &SweepPoint{}
+}
+
+// refresh sets stats[key] to the statistics of values[key], and
+// changes[key] to compare's of them against base[key] (a nil base for a
+// point without a baseline compares nothing); single says the comparison
+// rests on a single value.
+func refresh[C any](key string, values, base map[string][]float64, stats map[string]*Stats, changes map[string]*C, compare func(x, base []float64) *C) (single bool) {
+	xs := values[key]
+	if st := Summarize(xs); st != nil {
+		stats[key] = st
+	}
+	c := compare(xs, base[key])
+	if c == nil {
+		return false
+	}
+	changes[key] = c
+	return len(xs) < 2 || len(base[key]) < 2
 }

@@ -3,6 +3,7 @@ package result
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -72,6 +73,20 @@ type SweepPoint struct {
 	// Stats and Gains are per metric key.
 	Stats map[string]*Stats `json:"stats,omitempty"`
 	Gains map[string]*Gain  `json:"gains,omitempty"`
+	// Faults holds each finished repetition's figures of what the faults
+	// in its run cost, by FaultDefs key: its transactions in doubt; the
+	// outage around its actions where it watched one; its durability
+	// audit's counts where it had one. A repetition without a figure has
+	// none in the list. Absent in older sweeps.
+	Faults map[string][]float64 `json:"faults,omitempty"`
+	// FaultStats and FaultChanges are per fault key: the mean with its
+	// interval, and the change of the mean from the baseline point's, in
+	// the figure's own unit.
+	FaultStats   map[string]*Stats  `json:"fault_stats,omitempty"`
+	FaultChanges map[string]*Change `json:"fault_changes,omitempty"`
+	// Durability sums the durability audits of the repetitions that had
+	// one; absent where none had.
+	Durability *DurabilitySum `json:"durability,omitempty"`
 	// BaselinePoint is the index of the point this one is compared with;
 	// -1 where there is none, or it is the baseline itself.
 	BaselinePoint int `json:"baseline_point"`
@@ -93,6 +108,16 @@ func (s *Sweep) VariesServer() bool {
 		}
 	}
 	return false
+}
+
+// HasFault tells whether any point has a mean of the fault figure key.
+func (s *Sweep) HasFault(key string) bool {
+	return slices.ContainsFunc(s.Points, func(p SweepPoint) bool { return p.FaultStats[key] != nil })
+}
+
+// Audited tells whether any point had its runs audited for durability.
+func (s *Sweep) Audited() bool {
+	return slices.ContainsFunc(s.Points, func(p SweepPoint) bool { return p.Durability != nil })
 }
 
 // Primary is the sweep's primary metric.

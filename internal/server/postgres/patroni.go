@@ -43,7 +43,8 @@ const (
 type patroni struct {
 	c *Cluster
 	// started names the nodes whose Patroni this process started, which
-	// a wait for a leader watches.
+	// a wait for a leader watches, until it stops them or makes the node
+	// anew: a sweep starts a cluster again in the same process.
 	started map[string]bool
 }
 
@@ -107,7 +108,8 @@ func (h *patroni) start(ctx context.Context, settings map[string]string) error {
 			if err := s.unmake(); err != nil {
 				return err
 			}
-			n.Lost, n.Patroni = false, nil
+			n.Lost = false
+			h.forget(n)
 		}
 		// Patroni sets synchronous_standby_names itself, from the topology's
 		// synchronous_node_count.
@@ -440,6 +442,13 @@ func (h *patroni) startNode(ctx context.Context, bin, name string) error {
 	return c.writeState()
 }
 
+// forget drops node n's Patroni, stopped or lost with its node, which a
+// wait for a leader watches no more.
+func (h *patroni) forget(n *nodeState) {
+	n.Patroni = nil
+	delete(h.started, n.Name)
+}
+
 // member is a node as Patroni's REST API (/cluster) describes it.
 type member struct {
 	Name     string `json:"name"`
@@ -555,7 +564,7 @@ func (h *patroni) stop(ctx context.Context) error {
 				errs = append(errs, fmt.Errorf("%s's patroni: %w", n.Name, err))
 				continue
 			}
-			n.Patroni = nil
+			h.forget(n)
 			c.nodes[i].Live.Down()
 		}
 	}
