@@ -17,8 +17,14 @@ TAGS ?= sqlite_math_functions
 # tests and which do not depend on the driver.
 # The third builds as `go run` does, without the tag, and runs the CPU
 # test's loop on the math functions registered from Go.
+#
+# The tests mostly wait on servers and timers, not on the CPU: two
+# packages and two parallel tests at a time (Go's default on 2 CPUs) kept
+# this machine's 2 CPUs about half busy, so the first line runs four of
+# each (TEST_PARALLEL).
+TEST_PARALLEL ?= 4
 test:
-	$(GO) test -tags $(TAGS) -count=1 -timeout 20m ./...
+	$(GO) test -tags $(TAGS) -count=1 -timeout 20m -p $(TEST_PARALLEL) -parallel $(TEST_PARALLEL) ./...
 	CGO_ENABLED=0 $(GO) test -count=1 -timeout 10m -run 'SQLite|Tampered' \
 		-skip 'TestSweep|TestMixedRun|TestLiveMetrics|TestMetricsAddrInUse|TestKeyedTerminals|TestForceKeepsUsersTable|TestConnections|TestSteady|TestTelemetry|TestOtherSessions|TestSIGTERM|TestFullDiskSQLite|TestResultFallback|TestOutputRefused|TestHugeCounts' \
 		./internal/dbtarget/sqlite/ ./internal/workload/tprocc/ ./internal/workload/cpu/ ./internal/cli/

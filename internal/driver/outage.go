@@ -18,7 +18,8 @@ type ActionOutage struct {
 	What   string
 	// Longest is the longest stretch in which no transaction completed
 	// that overlaps the action's span; ToEnd says none completed after
-	// it, so that it runs to the window's end.
+	// it, so that it runs to the window's end (where a holder never came
+	// back, from the last completion of any).
 	Longest Span
 	ToEnd   bool
 	// Holders are each holder's own longest such stretch, from its last
@@ -217,10 +218,15 @@ func (o *outages) result(states []*vuState, started time.Time, end int64, sessio
 		if before == 0 {
 			before = w.from
 		}
-		first, gap := w.first.Load(), w.gap.Load()
+		first, gap, last := w.first.Load(), w.gap.Load(), w.last.Load()
 		switch {
 		case first == 0:
 			a.Longest, a.ToEnd = span(before, max(end, before)), true
+		// A holder not back leaves the stretch from the last completion to
+		// the window's end open: a server that did not come back in time
+		// after a completion or two that beat the kill.
+		case w.pending.Load() > 0 && end-last > max(first-before, gap):
+			a.Longest, a.ToEnd = span(last, end), true
 		case first-before >= gap:
 			a.Longest = span(before, first)
 		default:
