@@ -132,8 +132,11 @@ func (h *health) check(now time.Time, states []*vuState) bool {
 		h.stalled.Store(0)
 		return false
 	}
-	if waiting && last > 0 && now.Sub(time.Unix(0, last)) >= after {
-		h.stalled.Store(last)
+	// Nothing ended since last, and a virtual user has waited in its
+	// transaction since it began it: one that has just begun one after a
+	// long think has not waited since the last end, and is no stall.
+	if since := max(last, waiting); waiting > 0 && last > 0 && now.Sub(time.Unix(0, since)) >= after {
+		h.stalled.Store(since)
 		h.ask()
 	}
 	return false
@@ -275,12 +278,15 @@ func (h *health) closeStall(began, end int64) {
 }
 
 // lastEnd is when the last transaction of any virtual user ended (each
-// starts with its own start), and whether one is waiting in one now.
-func lastEnd(states []*vuState) (last int64, waiting bool) {
+// starts with its own start), and since when the one that has waited
+// longest in a transaction it is in now began it (0: none is in one).
+func lastEnd(states []*vuState) (last, waiting int64) {
 	for _, s := range states {
 		b, e := s.began.Load(), s.ended.Load()
 		last = max(last, e)
-		waiting = waiting || b > e
+		if b > e && (waiting == 0 || b < waiting) {
+			waiting = b
+		}
 	}
 	return last, waiting
 }

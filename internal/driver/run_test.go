@@ -1,6 +1,7 @@
 package driver
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -167,7 +168,9 @@ func TestRunInterruptedInRampup(t *testing.T) {
 // abortAt > 0 makes that transaction of VU 0 abort the run.
 type counting struct {
 	counters, abortAt int
-	wait              time.Duration
+	// wait is a paced VU's think before each transaction, busy how long
+	// a transaction takes (2 ms when 0).
+	wait, busy time.Duration
 }
 
 func (c *counting) TxNames() []string { return []string{"only"} }
@@ -203,7 +206,7 @@ func (v *pacedVU) Pacing(int) (time.Duration, time.Duration) { return v.c.wait, 
 
 // run is countingVU's Run, shared by the paced one.
 func (v *countingVU) run(t Tally) error {
-	time.Sleep(2 * time.Millisecond)
+	time.Sleep(cmp.Or(v.c.busy, 2*time.Millisecond))
 	v.n++
 	if v.c.abortAt > 0 && v.id == 0 && v.n == v.c.abortAt {
 		return errWrong
