@@ -8,27 +8,37 @@ TAGS ?= sqlite_math_functions
 
 .PHONY: test fuzz build static image bench vet
 
-# The second line builds without cgo, as Go does on a machine with no C
-# compiler, and runs the SQLite tests on the pure-Go SQLite that stands in:
-# the driver's, the workloads' and the commands' whole cycle (build, run,
-# check, report, a build on a full disk), not the commands' other features
-# again (sweeps, live metrics, keyed terminals, how a run ends: signals,
-# error rates, where its result goes, bounds, ...), which the first line
-# tests and which do not depend on the driver.
-# The third builds as `go run` does, without the tag, and runs the CPU
-# test's loop on the math functions registered from Go.
+# The first step runs every package's tests with the tag. The second
+# builds without cgo, as Go does on a machine with no C compiler, and runs
+# the SQLite tests on the pure-Go SQLite that stands in: the driver's, the
+# workloads' and the commands' whole cycle (build, run, check, report, a
+# build on a full disk), not the commands' other features again (sweeps,
+# live metrics, keyed terminals, how a run ends: signals, error rates,
+# where its result goes, bounds, ...), which the first step tests and
+# which do not depend on the driver. Beside it, the third builds as `go
+# run` does, without the tag, and runs the CPU test's loop on the math
+# functions registered from Go.
 #
 # The tests mostly wait on servers and timers, not on the CPU: two
 # packages and two parallel tests at a time (Go's default on 2 CPUs) kept
-# this machine's 2 CPUs about half busy, so the first line runs four of
-# each (TEST_PARALLEL).
+# this machine's 2 CPUs about half busy, so the first step runs four of
+# each (TEST_PARALLEL). Its longest package, internal/cli, runs beside the
+# others (three at a time) from the start, and the second and third steps
+# start once the others are done, while it still runs (more at once than that, internal/
+# cli's tests in two processes say, overloaded the 2 CPUs, and tests that
+# time what a server does failed). Ctrl-C stops every step at once (the
+# trap: a step started in the background would ignore it).
 TEST_PARALLEL ?= 4
+TESTING = $(GO) test -count=1 -timeout 20m
+SQLITE_SKIP = TestSweep|TestMixedRun|TestLiveMetrics|TestMetricsAddrInUse|TestKeyedTerminals|TestForceKeepsUsersTable|TestConnections|TestSteady|TestTelemetry|TestOtherSessions|TestSIGTERM|TestFullDiskSQLite|TestResultFallback|TestOutputRefused|TestHugeCounts
 test:
-	$(GO) test -tags $(TAGS) -count=1 -timeout 20m -p $(TEST_PARALLEL) -parallel $(TEST_PARALLEL) ./...
-	CGO_ENABLED=0 $(GO) test -count=1 -timeout 10m -run 'SQLite|Tampered' \
-		-skip 'TestSweep|TestMixedRun|TestLiveMetrics|TestMetricsAddrInUse|TestKeyedTerminals|TestForceKeepsUsersTable|TestConnections|TestSteady|TestTelemetry|TestOtherSessions|TestSIGTERM|TestFullDiskSQLite|TestResultFallback|TestOutputRefused|TestHugeCounts' \
-		./internal/dbtarget/sqlite/ ./internal/workload/tprocc/ ./internal/workload/cpu/ ./internal/cli/
-	$(GO) test -count=1 -timeout 10m -run 'MathFunctionsSQLite|CPUSQLite/float' ./internal/dbtarget/sqlite/ ./internal/workload/cpu/
+	@trap 'kill 0' INT TERM; \
+	$(TESTING) -tags $(TAGS) -parallel $(TEST_PARALLEL) ./internal/cli/ & cli=$$!; \
+	s=0; $(TESTING) -tags $(TAGS) -p $$(($(TEST_PARALLEL) - 1)) -parallel $(TEST_PARALLEL) $$($(GO) list ./... | grep -v '/internal/cli$$') || s=1; \
+	CGO_ENABLED=0 $(TESTING) -run 'SQLite|Tampered' -skip '$(SQLITE_SKIP)' \
+		./internal/dbtarget/sqlite/ ./internal/workload/tprocc/ ./internal/workload/cpu/ ./internal/cli/ & pure=$$!; \
+	$(TESTING) -run 'MathFunctionsSQLite|CPUSQLite/float' ./internal/dbtarget/sqlite/ ./internal/workload/cpu/ || s=1; \
+	wait $$pure || s=1; wait $$cli || s=1; exit $$s
 
 # The fuzzers, as package:Fuzzer. make test replays their seeds and what
 # they found (each package's testdata/fuzz); make fuzz searches further, each

@@ -338,9 +338,10 @@ func TestNetDelay(t *testing.T) {
 		t.Errorf("median round trip to a space without a delay: %v", near)
 	}
 	// What a delayed space sends goes at a link's pace, not a held
-	// socket's: 8 MB from the space to the host take well under 2 s (held
-	// on their way out, as they were first, they took over 7 s at 5 ms).
-	if took := sendFrom(t, n, 0, 8<<20); took > 2*time.Second {
+	// socket's: 8 MB from the space to the host take 0.2 s here, 2 s on a
+	// host busy with four packages' tests, and held on their way out, as
+	// they were first, 29 s.
+	if took := sendFrom(t, n, 0, 8<<20); took > 10*time.Second {
 		t.Errorf("8 MB from the space %v away to the host took %v", delay, took)
 	} else {
 		t.Logf("8 MB from the space %v away to the host in %v", delay, took)
