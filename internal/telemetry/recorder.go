@@ -41,8 +41,10 @@ type Recorder struct {
 	othersRead bool
 	// lastRead is when the database was last read (hasRead: if ever);
 	// gapFrom is when the open gap began, negative with none open.
+	// lostRead: the last read closed a gap only because the host lost the
+	// server in its sample, which may have come after the read.
 	lastRead, gapFrom float64
-	hasRead           bool
+	hasRead, lostRead bool
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -193,9 +195,15 @@ func (r *Recorder) sample(ctx context.Context, keep bool) float64 {
 	var replicas []Replica
 	var err, replicasErr error
 	pid := 0
+	// read is when the database's counters were answered: the replicas
+	// and the server's process are asked after, and on a server lost just
+	// then wait out their timeout, which would move a reading taken
+	// before the loss past it.
+	var read float64
 	if r.src != nil {
 		rctx, cancel := context.WithTimeout(ctx, r.readTimeout())
 		counters, err = r.src.Counters(rctx)
+		read = r.since()
 		if rs, ok := r.src.(ReplicaSource); ok && err == nil {
 			replicas, replicasErr = rs.Replicas(rctx)
 		}
@@ -224,13 +232,13 @@ func (r *Recorder) sample(ctx context.Context, keep bool) float64 {
 		r.rec.Host.Samples = append(r.rec.Host.Samples, hs)
 	}
 	if r.src != nil {
-		r.gap(t, err == nil, pid, watched && r.host.ServerGone())
+		r.gap(read, err == nil, pid, watched && r.host.ServerGone())
 	}
 	r.note("database_counters", err)
 	r.note(replicasKey, replicasErr)
 	if counters != nil {
-		r.rec.DB.Samples = append(r.rec.DB.Samples, DBSample{T: t, Counters: counters})
-		r.rec.DB.addReplicas(t, replicas)
+		r.rec.DB.Samples = append(r.rec.DB.Samples, DBSample{T: read, Counters: counters})
+		r.rec.DB.addReplicas(read, replicas)
 	}
 	if r.rec.DB != nil && r.rec.DB.Sessions != nil && r.bucket.Samples > 0 {
 		r.bucket.T = t
@@ -288,23 +296,32 @@ func (r *Recorder) findServer(ctx context.Context) int {
 // the host lost the server (lost): it may have waited for a server that
 // was restarting, and read the new one. pid is the server's new process,
 // found at t: it belongs to the gap just closed, or makes one of its own,
-// since the host lost the server even if the reads missed it. Called under
-// mu.
+// since the host lost the server even if the reads missed it. When the
+// read after a lost one fails, the lost one was of the server the host
+// lost, not of a new one, and the gap it closed goes on. Called under mu.
 func (r *Recorder) gap(t float64, read bool, pid int, lost bool) {
 	if !read {
 		if r.gapFrom < 0 {
 			r.gapFrom = r.lastRead
+			// The read before was of the server the host then lost, not of
+			// one that came back: the gap it closed goes on.
+			if n := len(r.rec.Gaps); r.lostRead && n > 0 && r.rec.Gaps[n-1].To == r.lastRead {
+				r.gapFrom = r.rec.Gaps[n-1].From
+				r.rec.Gaps = r.rec.Gaps[:n-1]
+			}
 		}
 		return
 	}
-	late := r.hasRead && (t-r.lastRead > 2*r.rec.Interval || lost)
+	overdue := r.hasRead && t-r.lastRead > 2*r.rec.Interval
 	gaps := r.rec.Gaps
+	r.lostRead = false
 	switch {
-	case r.gapFrom >= 0 || late:
+	case r.gapFrom >= 0 || overdue || r.hasRead && lost:
 		from := r.gapFrom
 		if from < 0 {
 			from = r.lastRead
 		}
+		r.lostRead = r.gapFrom < 0 && !overdue && pid == 0
 		r.rec.Gaps = append(gaps, Gap{From: from, To: t, ServerPID: pid})
 		r.gapFrom = -1
 	case pid > 0 && len(gaps) > 0 && gaps[len(gaps)-1].To == r.lastRead:
