@@ -133,7 +133,7 @@ func TestSweepSQLite(t *testing.T) {
 	wantIn(t, "stdout", o.stdout, "baseline")
 	// Each point's line ends with what limited its two repetitions.
 	if !regexp.MustCompile(`(?m)change % \[95% interval\] +limited by$`).MatchString(o.stdout) ||
-		len(regexp.MustCompile(`(?m)^ +[12] .* \([12] of 2\)$`).FindAllString(o.stdout, -1)) != 2 {
+		len(regexp.MustCompile(`(?m)^ +[12] .* \([12] of 2( each)?\)$`).FindAllString(o.stdout, -1)) != 2 {
 		t.Errorf("the results' table has no verdict for each point:\n%s", o.stdout)
 	}
 	checkComplete(t, out)
