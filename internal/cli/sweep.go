@@ -459,7 +459,7 @@ func printResults(w io.Writer, sw *experiment.Sweep) {
 	for _, m := range doc.Metrics {
 		fmt.Fprint(tw, m.Label+" ± 95% CI\t")
 	}
-	fmt.Fprintf(tw, "p95 ms\t%s change %% [95%% interval]\tlimited by\t", primary.Label)
+	fmt.Fprintf(tw, "p95 ms ± 95%% CI\t%s change %% [95%% interval]\tlimited by\t", primary.Label)
 	outage, audited := doc.HasFault(result.OutageKey), doc.Audited()
 	if outage {
 		fmt.Fprint(tw, "outage s ± 95% CI\tper VU median/max s\t")
@@ -490,8 +490,11 @@ func printResults(w io.Writer, sw *experiment.Sweep) {
 			fmt.Fprint(tw, mean+"\t")
 		}
 		p95 := "-"
-		if len(pt.P95) > 0 {
-			p95 = fmt.Sprintf("%.1f", result.Mean(pt.P95))
+		if st := pt.P95Stats(); st != nil {
+			p95 = fmt.Sprintf("%.1f", st.Mean)
+			if st.N > 1 {
+				p95 += fmt.Sprintf(" ± %.1f", (st.CIHigh-st.CILow)/2)
+			}
 		}
 		limited, _ := pt.LimitedBy()
 		if limited == "" {

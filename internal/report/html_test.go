@@ -70,12 +70,12 @@ func TestHTMLSweepContent(t *testing.T) {
 			t.Errorf("no table row for point %d", i)
 		}
 	}
-	// A row holds params, n, mean, CI, ±, p95, gain, its interval and the verdict.
+	// A row holds params, n, mean, CI, ±, p95 with its interval (3.318, 2.989 and 3.073 ms: 3.13 ± 0.42), gain, its interval and the verdict.
 	row := regexp.MustCompile(`(?s)<tr id="point-7">(.*?)</tr>`).FindStringSubmatch(out)
 	if row == nil {
 		t.Fatal("no row for point 7")
 	}
-	for _, want := range []string{">2GB<", ">4<", ">3<", ">68,097<", ">65,022 – 71,173<", ">3.13<", ">+31.0%<", ">+22.6% … +39.4%<", ">yes<"} {
+	for _, want := range []string{">2GB<", ">4<", ">3<", ">68,097<", ">65,022 – 71,173<", ">3.13 ± 0.42<", ">+31.0%<", ">+22.6% … +39.4%<", ">yes<"} {
 		if !strings.Contains(row[1], want) {
 			t.Errorf("point 7's row lacks %q:\n%s", want, row[1])
 		}

@@ -630,7 +630,7 @@ func pointsTable(s *result.Sweep) *table {
 		tx = s.PrimaryTx
 	}
 	t := &table{Class: "wide", Head: heads(c.head(s)...),
-		Caption: fmt.Sprintf("Every point: its repetitions' mean of each metric with the 95%% confidence interval of the mean (Student's t), the mean of their %s p95 latencies, the %% change in %s over the baseline, and the means of what the host and the database did over the measured windows: the data disk's reads and read latency, the cache's misses and hit ratio.", tx, c.primary.Label)}
+		Caption: fmt.Sprintf("Every point: its repetitions' mean of each metric with the 95%% confidence interval of the mean (Student's t), the mean of their %s p95 latencies with its interval, the %% change in %s over the baseline, and the means of what the host and the database did over the measured windows: the data disk's reads and read latency, the cache's misses and hit ratio.", tx, c.primary.Label)}
 	if c.steady {
 		t.Caption += " Steady: how many of the point's repetitions judged had a steady window, by MSER-5 (the runs that did not are in the notes)."
 	}
@@ -733,8 +733,11 @@ func (c pointsCols) row(s *result.Sweep, i int, p result.SweepPoint) []cell {
 	cells = append(cells, num(strconv.Itoa(len(p.Values[c.primary.Key]))))
 	cells = append(cells, c.metricCells(p, true)...)
 	p95 := "—"
-	if len(p.P95) > 0 {
-		p95 = ms(result.Mean(p.P95))
+	if st := p.P95Stats(); st != nil {
+		p95 = ms(st.Mean)
+		if st.N > 1 {
+			p95 += " ± " + ms((st.CIHigh-st.CILow)/2)
+		}
 	}
 	cells = append(cells, num(p95))
 	cells = append(cells, c.gainCells(p.Gains[c.primary.Key], isBaseline(s, i))...)

@@ -99,6 +99,10 @@ type SweepPoint struct {
 	Thresholds [][]ThresholdResult `json:"thresholds,omitempty"`
 }
 
+// P95Stats is the mean of the repetitions' p95 latencies with its 95%
+// interval; nil with none.
+func (p *SweepPoint) P95Stats() *Stats { return Summarize(p.P95) }
+
 // VariesServer tells whether the points ran on different builds of the
 // server, each recording its version.
 func (s *Sweep) VariesServer() bool {
