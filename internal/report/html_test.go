@@ -372,7 +372,7 @@ func TestHTMLSweepFaults(t *testing.T) {
 	out := render(t, "testdata/failover-sweep/sweep.json")
 	for _, want := range []string{
 		`id="faults"`, "Faults: the outage and the durability audit", "Outage at each point (lower is better)",
-		"Change in the outage over the baseline, s (lower is better)", "server=ttl12-loop2 (baseline)",
+		"Change in the outage over the baseline, s (lower is better)", `["server=ttl12-loop2","(baseline)"]`,
 		"server=ttl6-loop1 cut the outage by 5.94 s (95% CI 4.31 to 7.56 s), from 11.9 s at server=ttl12-loop2 to 5.98 s: significant",
 		"server=ttl6-loop1: 2 audits found 3 of 38,501 acknowledged missing (a mean of 1.50 per run, 95% CI -17.56 to 20.56), 2 in doubt",
 		"server=ttl12-loop2: 2 audits found 1 of 26,923 acknowledged missing (a mean of 0.50 per run, 95% CI -5.85 to 6.85), 3 in doubt",

@@ -144,12 +144,13 @@ func signedSeconds(v float64) string {
 // outageChart draws each point's mean outage, overall and per virtual
 // user, with their intervals.
 func outageChart(p *page, s *result.Sweep) chartRef {
-	labels := make([]string, len(s.Points))
+	labels := make([][]string, len(s.Points))
 	for i, pt := range s.Points {
-		labels[i] = paramsLabel(s.Varied, pt.Params)
+		note := ""
 		if isBaseline(s, i) && len(s.Baseline) > 0 {
-			labels[i] += " (baseline)"
+			note = "baseline"
 		}
+		labels[i] = pointTick(s, pt, note)
 	}
 	var sets []obj
 	for k, f := range []struct{ key, label string }{
@@ -171,6 +172,7 @@ func outageChart(p *page, s *result.Sweep) chartRef {
 		"options": obj{
 			"datasets": obj{"barWithErrorBars": obj{"maxBarThickness": 40}},
 			"scales": obj{
+				"x": pointTicks(obj{}),
 				"y": obj{"beginAtZero": true, "title": axisTitle("seconds without a completion (mean)")},
 			},
 			"plugins": obj{"title": chartTitle("Outage at each point (lower is better)")},

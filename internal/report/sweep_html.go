@@ -79,6 +79,11 @@ func seriesLabel(varied []string, params map[string]string) string {
 
 // paramsLabel names a point by all its parameters, in the spec's order.
 func paramsLabel(varied []string, params map[string]string) string {
+	return strings.Join(paramsParts(varied, params), " ")
+}
+
+// paramsParts are a point's parameters as key=value, in the spec's order.
+func paramsParts(varied []string, params map[string]string) []string {
 	keys := append([]string(nil), varied...)
 	for k := range params {
 		if !contains(keys, k) {
@@ -92,7 +97,25 @@ func paramsLabel(varied []string, params map[string]string) string {
 	for _, k := range keys {
 		parts = append(parts, k+"="+params[k])
 	}
-	return strings.Join(parts, " ")
+	return parts
+}
+
+// pointTick is a point's label under a chart of every point: a line per
+// parameter, and its note on a line of its own. With pointTicks, every
+// point keeps its label, level, where one long line would be turned on
+// its side into the axis's title, or skipped.
+func pointTick(s *result.Sweep, p result.SweepPoint, note string) []string {
+	lines := paramsParts(s.Varied, p.Params)
+	if note != "" {
+		lines = append(lines, "("+note+")")
+	}
+	return lines
+}
+
+// pointTicks is the x axis of a chart of every point, each labelled.
+func pointTicks(more obj) obj {
+	more["ticks"] = obj{"autoSkip": false, "maxRotation": 0}
+	return more
 }
 
 func contains(xs []string, s string) bool {
@@ -178,15 +201,15 @@ func sweepPage(d *Doc) *page {
 // perPoint is each point's label, the sweet spot marked, and the mean of
 // each telemetry key over its repetitions (nil where it has none); found
 // says whether any point had any of keys.
-func perPoint(s *result.Sweep, keys ...string) (labels []string, series map[string][]any, found bool) {
+func perPoint(s *result.Sweep, keys ...string) (labels [][]string, series map[string][]any, found bool) {
 	series = map[string][]any{}
 	_, spot, hasSpot := sweetSpot(s)
 	for i, pt := range s.Points {
-		label := paramsLabel(s.Varied, pt.Params)
+		note := ""
 		if hasSpot && i == spot {
-			label += " (sweet spot)"
+			note = "sweet spot"
 		}
-		labels = append(labels, label)
+		labels = append(labels, pointTick(s, pt, note))
 		for _, k := range keys {
 			if xs := pt.Telemetry[k]; len(xs) > 0 {
 				series[k] = append(series[k], result.Mean(xs))
@@ -231,6 +254,7 @@ func whyChart(p *page, s *result.Sweep) (chartRef, bool) {
 		}},
 		"options": obj{
 			"scales": obj{
+				"x":   pointTicks(obj{}),
 				"y":   obj{"beginAtZero": true, "title": axisTitle("per second")},
 				"ms":  obj{"beginAtZero": true, "position": "right", "grid": obj{"drawOnChartArea": false}, "title": axisTitle("read latency, ms")},
 				"pct": obj{"min": max(0, math.Floor(hitMin)-1), "max": 100, "position": "right", "grid": obj{"drawOnChartArea": false}, "title": axisTitle("hit %")},
@@ -269,7 +293,7 @@ func cpuPointsChart(p *page, s *result.Sweep) (chartRef, bool) {
 		}},
 		"options": obj{
 			"scales": obj{
-				"x":  obj{"stacked": true},
+				"x":  pointTicks(obj{"stacked": true}),
 				"y":  obj{"stacked": true, "min": 0, "max": 100, "title": axisTitle("% of all the host's CPUs")},
 				"ms": obj{"beginAtZero": true, "position": "right", "grid": obj{"drawOnChartArea": false}, "title": axisTitle("read latency, ms")},
 			},
