@@ -43,6 +43,78 @@ func dbrig(t *testing.T, args ...string) outcome {
 	return o
 }
 
+// dbrigActing runs one command line in-process, as dbrig does, and calls
+// act after from the run's first progress line, when its virtual users
+// have begun: however long the command took to get there on a loaded
+// host, act comes that far into the run. It returns when act began, zero
+// when the command ended first and act was never called; an act begun is
+// waited for.
+func dbrigActing(t *testing.T, after time.Duration, act func(), args ...string) (outcome, time.Time) {
+	t.Helper()
+	var stdout bytes.Buffer
+	w := &progressWatch{began: make(chan struct{})}
+	acted, done := make(chan time.Time, 1), make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		select {
+		case <-w.began:
+		case <-done:
+			return
+		}
+		select {
+		case <-time.After(after):
+		case <-done:
+			return
+		}
+		acted <- time.Now()
+		act()
+	}()
+	code := cli.Main(args, &stdout, w)
+	close(done)
+	wg.Wait()
+	o := outcome{code: code, stdout: stdout.String(), stderr: w.String()}
+	t.Logf("$ dbrig %s\nexit %d\n--- stdout:\n%s--- stderr:\n%s", strings.Join(args, " "), code, o.stdout, o.stderr)
+	select {
+	case at := <-acted:
+		return o, at
+	default:
+		return o, time.Time{}
+	}
+}
+
+// progressWatch is a command's stderr that closes began at its first
+// progress line, of the ramp-up or the measured window.
+type progressWatch struct {
+	mu    sync.Mutex
+	buf   bytes.Buffer
+	began chan struct{}
+	seen  bool
+}
+
+func (w *progressWatch) Write(b []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n, err := w.buf.Write(b)
+	if !w.seen {
+		for _, line := range strings.Split(w.buf.String(), "\n") {
+			if strings.HasPrefix(line, "ramp-up ") || strings.HasPrefix(line, "measure ") {
+				w.seen = true
+				close(w.began)
+				break
+			}
+		}
+	}
+	return n, err
+}
+
+func (w *progressWatch) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
+}
+
 // mustRun runs a command that has to succeed.
 func mustRun(t *testing.T, args ...string) outcome {
 	t.Helper()

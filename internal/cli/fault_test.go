@@ -33,18 +33,19 @@ func TestServerLostPostgres(t *testing.T) {
 	}
 	s, u := managedTPROCC(t, nil)
 	out := filepath.Join(t.TempDir(), "r.json")
-	killed := make(chan time.Time, 1)
-	time.AfterFunc(3*time.Second, func() {
-		killed <- time.Now()
+	kill := func() {
 		if _, err := server.Kill(context.Background(), s); err != nil {
 			t.Error(err)
 		}
-	})
-	began := time.Now()
-	o := dbrig(t, "run", "tproc-c", "--target", u, "--vus", "2", "--rampup", "1s", "--duration", "60s",
+	}
+	// The kill comes 3 s after the ramp-up began, 2 s into the window.
+	o, killed := dbrigActing(t, 3*time.Second, kill, "run", "tproc-c", "--target", u, "--vus", "2", "--rampup", "1s", "--duration", "60s",
 		"--lost-after", "2s", "--json", out)
-	if took := time.Since(began); took > 30*time.Second {
-		t.Errorf("the run took %s, want it ended soon after the loss", took)
+	if killed.IsZero() {
+		t.Fatal("the run ended before the server was killed")
+	}
+	if took := time.Since(killed); took > 25*time.Second {
+		t.Errorf("the run ended %s after the kill, want it ended soon after", took)
 	}
 	if o.code != 1 {
 		t.Errorf("exit %d, want 1: a run that lost its server failed", o.code)
@@ -58,10 +59,8 @@ func TestServerLostPostgres(t *testing.T) {
 	if l == nil {
 		t.Fatal("the result is not marked server_lost")
 	}
-	// The kill leaves a write in hand in doubt, a read failed. The run's
-	// clock starts once its virtual users are open, some time after the
-	// test's: the kill is at 3 s on the test's.
-	at := (<-killed).Sub(doc.StartedAt).Seconds()
+	// The kill leaves a write in hand in doubt, a read failed.
+	at := killed.Sub(doc.StartedAt).Seconds()
 	if l.At < at-0.5 || l.At > at+1.5 || l.Seconds < 2 || l.Errors+l.InDoubt < 1 {
 		t.Errorf("server lost %+v, want at about %.1f s (the kill), 2 s or more without a server, and errors or transactions in doubt", *l, at)
 	}
@@ -140,16 +139,18 @@ func TestStallPostgres(t *testing.T) {
 	}
 	s, u := managedTPROCC(t, nil)
 	out := filepath.Join(t.TempDir(), "r.json")
-	stopped := make(chan time.Time, 1)
-	time.AfterFunc(3*time.Second, func() {
+	stop := func() {
 		pids := serverTree(t, s)
-		stopped <- time.Now()
 		signal(t, pids, syscall.SIGSTOP)
 		time.Sleep(3 * time.Second)
 		signal(t, pids, syscall.SIGCONT)
-	})
-	o := dbrig(t, "run", "tproc-c", "--target", u, "--vus", "2", "--rampup", "1s", "--duration", "8s",
+	}
+	// The stop comes 3 s after the ramp-up began, 2 s into the window.
+	o, stopped := dbrigActing(t, 3*time.Second, stop, "run", "tproc-c", "--target", u, "--vus", "2", "--rampup", "1s", "--duration", "8s",
 		"--stall-after", "2s", "--json", out)
+	if stopped.IsZero() {
+		t.Fatal("the run ended before the server was stopped")
+	}
 	if o.code != 0 {
 		t.Errorf("exit %d, want 0: a stall is named, not a failure", o.code)
 	}
@@ -160,9 +161,7 @@ func TestStallPostgres(t *testing.T) {
 	if len(doc.Stalls) != 1 || doc.ServerLost != nil {
 		t.Fatalf("stalls %+v, lost %+v; want one stall and the server kept", doc.Stalls, doc.ServerLost)
 	}
-	// The stop is at 3 s on the test's clock; the run's starts once its
-	// virtual users are open, later on a loaded host.
-	if at, st := (<-stopped).Sub(doc.StartedAt).Seconds(), doc.Stalls[0]; st.At < at-0.5 || st.At > at+0.5 || st.Seconds < 2.7 || st.Seconds > 4 {
+	if at, st := stopped.Sub(doc.StartedAt).Seconds(), doc.Stalls[0]; st.At < at-0.5 || st.At > at+0.5 || st.Seconds < 2.7 || st.Seconds > 4 {
 		t.Errorf("stall %+v, want from about %.1f s (the stop) for about 3 s", st, at)
 	}
 	wantIn(t, "stdout", o.stdout, "Stall from ")

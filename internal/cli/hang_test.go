@@ -30,13 +30,12 @@ func TestFrozenServerPostgres(t *testing.T) {
 	}
 	s, u := managedTPROCC(t, nil)
 	out := filepath.Join(t.TempDir(), "r.json")
-	frozen, frozenAt := make(chan []int, 1), make(chan time.Time, 1)
-	time.AfterFunc(4*time.Second, func() {
+	frozen := make(chan []int, 1)
+	freeze := func() {
 		pids := serverTree(t, s)
-		frozenAt <- time.Now()
 		signal(t, pids, syscall.SIGSTOP)
 		frozen <- pids
-	})
+	}
 	// However the test ends, the server wakes before it is stopped.
 	t.Cleanup(func() {
 		select {
@@ -45,13 +44,15 @@ func TestFrozenServerPostgres(t *testing.T) {
 		case <-time.After(10 * time.Second):
 		}
 	})
-	began := time.Now()
-	o := dbrig(t, "run", "tproc-c", "--target", u, "--vus", "2", "--rampup", "1s", "--duration", "8s",
+	// The freeze comes 4 s after the ramp-up began, 3 s into the window.
+	o, frozenAt := dbrigActing(t, 4*time.Second, freeze, "run", "tproc-c", "--target", u, "--vus", "2", "--rampup", "1s", "--duration", "8s",
 		"--lost-after", "6s", "--stall-after", "2s", "--json", out)
-	took := time.Since(began)
-	// Silent from about 4 s, lost 6 s later; the edge at 9 s holds 2 s.
-	if took > 20*time.Second {
-		t.Errorf("the run took %s, want it ended about --lost-after (6 s) after the server went silent at 4 s", took)
+	if frozenAt.IsZero() {
+		t.Fatal("the run ended before the server was frozen")
+	}
+	// Silent from about 3 s, lost 6 s later; the edge at 9 s holds 2 s.
+	if took := time.Since(frozenAt); took > 15*time.Second {
+		t.Errorf("the run ended %s after the freeze, want about --lost-after (6 s)", took)
 	}
 	if o.code != 1 {
 		t.Errorf("exit %d, want 1: a run whose server stopped answering failed", o.code)
@@ -65,9 +66,7 @@ func TestFrozenServerPostgres(t *testing.T) {
 	if l == nil || !l.Silent {
 		t.Fatalf("server lost %+v, want it marked lost, silent", l)
 	}
-	// The run's clock starts once its virtual users are open, some time
-	// after the test's: the freeze is at 4 s on the test's.
-	if at := (<-frozenAt).Sub(doc.StartedAt).Seconds(); l.At < at-0.5 || l.At > at+1 || l.Seconds < 5.5 || l.Seconds > 9 {
+	if at := frozenAt.Sub(doc.StartedAt).Seconds(); l.At < at-0.5 || l.At > at+1 || l.Seconds < 5.5 || l.Seconds > 9 {
 		t.Errorf("server lost %+v, want silent from about %.1f s (the freeze) for about 6 s", *l, at)
 	}
 	if doc.WindowSeconds > l.At {
@@ -168,18 +167,19 @@ func through(t *testing.T, direct string) (string, *servertest.Proxy) {
 }
 
 // halfOpenLost runs tproc-c on the database at direct through a proxy that
-// goes half-open 3 s in: the run ends about --lost-after later, failed,
+// goes half-open 2 s into the window: the run ends about --lost-after later, failed,
 // its server lost as silent, the result kept.
 func halfOpenLost(t *testing.T, direct string) {
 	u, p := through(t, direct)
 	out := filepath.Join(t.TempDir(), "r.json")
-	cut := make(chan time.Time, 1)
-	time.AfterFunc(3*time.Second, func() { cut <- time.Now(); p.Freeze() })
-	began := time.Now()
-	o := dbrig(t, "run", "tproc-c", "--target", u, "--vus", "2", "--rampup", "1s", "--duration", "60s",
+	// The cut comes 3 s after the ramp-up began, 2 s into the window.
+	o, cut := dbrigActing(t, 3*time.Second, p.Freeze, "run", "tproc-c", "--target", u, "--vus", "2", "--rampup", "1s", "--duration", "60s",
 		"--lost-after", "4s", "--stall-after", "1s", "--json", out)
-	if took := time.Since(began); took > 15*time.Second {
-		t.Errorf("the run took %s, want it ended about --lost-after (4 s) after the cut at 3 s", took)
+	if cut.IsZero() {
+		t.Fatal("the run ended before the proxy was cut")
+	}
+	if took := time.Since(cut); took > 12*time.Second {
+		t.Errorf("the run ended %s after the cut, want about --lost-after (4 s)", took)
 	}
 	if o.code != 1 {
 		t.Errorf("exit %d, want 1", o.code)
@@ -188,8 +188,7 @@ func halfOpenLost(t *testing.T, direct string) {
 	if err != nil {
 		t.Fatalf("the result was not kept: %v", err)
 	}
-	// The cut is at 3 s on the test's clock, the run's starts later.
-	at := (<-cut).Sub(doc.StartedAt).Seconds()
+	at := cut.Sub(doc.StartedAt).Seconds()
 	if l := doc.ServerLost; l == nil || !l.Silent || l.At < at-0.5 || l.At > at+1 {
 		t.Errorf("server lost %+v, want silent from the cut at about %.1f s", l, at)
 	}
