@@ -412,7 +412,9 @@ baseline: {vus: 1}
 repeat: 2
 thresholds: ['lost_acks<1000000']
 `)
-	o := mustRun(t, "sweep", spec, "--out", out)
+	// Each VU may leave a transaction in doubt at the failover: on a
+	// loaded host a 4 s window can hold too few transactions for 1%.
+	o := mustRun(t, "sweep", spec, "--out", out, "--max-error-rate", "5")
 	sw := readSweep(t, out)
 	if !sw.Complete || sw.Done != 4 {
 		t.Fatalf("complete %v, done %d; want 4 runs", sw.Complete, sw.Done)

@@ -162,8 +162,8 @@ func (r *run) file(ctx context.Context, pi, rep int, d *result.Document, a audit
 		// Its figures measured its failures, not the point; what failed it
 		// (a full disk, a setting the server refuses) would most likely
 		// fail every run after it.
-		return "", fmt.Errorf("run %d (point %d, repetition %d) failed %.1f%% of its transactions (%d of %d), over the bound of %g%% (--max-error-rate): %s is kept but not counted; a resume runs it again",
-			doc.Done+1, pi+1, rep, e.Pct, e.Errors, e.Transactions, e.MaxPct, rel)
+		return "", fmt.Errorf("run %d (point %d, repetition %d) failed %.1f%% of its transactions (%d failed and %d in doubt of %d), over the bound of %g%% (--max-error-rate): %s is kept but not counted; a resume runs it again",
+			doc.Done+1, pi+1, rep, e.Pct, e.Errors, e.InDoubt, e.Transactions, e.MaxPct, rel)
 	}
 	pt := &doc.Points[pi]
 	pt.Runs[rep-1] = rel
