@@ -149,11 +149,14 @@ func updateShare(t *testing.T, d *result.Document, pct int) {
 		}
 	}
 	share := float64(updates) / float64(ops) * 100
-	if ops < 1000 || math.Abs(share-float64(pct)) > 0.5 {
-		t.Errorf("%d updates in %d operations: %.2f%%, want %d%% ± 0.5", updates, ops, share, pct)
+	// The quota is exact over each terminal's hundreds: only the window's
+	// edges, which cut one of each of the 2 terminals' hundreds at each
+	// end, move the share.
+	if slack := shareSlack(pct, 2, ops); ops < 1000 || math.Abs(share-float64(pct)) > slack {
+		t.Errorf("%d updates in %d operations: %.2f%%, want %d%% ± %.2f", updates, ops, share, pct, slack)
 	}
-	if len(d.Audit) != 1 || d.Audit[0].Result != "PASS" {
-		t.Errorf("audit %+v, want the update share's PASS", d.Audit)
+	if len(d.Audit) != 1 || d.Audit[0].Result != "PASS" || math.Abs(d.Audit[0].High-float64(pct)-shareSlack(pct, 2, ops)) > 1e-9 {
+		t.Errorf("audit %+v, want the update share's PASS, within its edges' slack for 2 terminals", d.Audit)
 	}
 }
 
