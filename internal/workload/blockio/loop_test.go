@@ -69,8 +69,11 @@ func loopUpdates(t *testing.T, tg dbtarget.Target, w *blockio) {
 	w.updatePct, w.redo, w.hotspot = 20, redoHeavy, 5
 	d := run(t, tg, w, 2)
 	ops, updates := counter(t, d, "reads")+counter(t, d, "updates"), counter(t, d, "updates")
-	if share := float64(updates) / float64(ops) * 100; ops < 1000 || math.Abs(share-20) > 0.5 {
-		t.Errorf("%d updates in %d operations: %.2f%%, want 20%% ± 0.5", updates, ops, share)
+	// Each loop keeps the quota over its hundreds, as a terminal does: the
+	// window's edges, one hundred of each of the 2 loops at each end, are
+	// what move the share.
+	if share, slack := float64(updates)/float64(ops)*100, shareSlack(20, 2, ops); ops < 1000 || math.Abs(share-20) > slack {
+		t.Errorf("%d updates in %d operations: %.2f%%, want 20%% ± %.2f", updates, ops, share, slack)
 	}
 	if len(d.Audit) != 1 || d.Audit[0].Result != "PASS" {
 		t.Errorf("audit %+v, want the update share's PASS", d.Audit)
