@@ -475,7 +475,7 @@ func betterNote(m result.MetricDef) string {
 
 // headlines are the metrics whose gains a sweep draws: the primary one,
 // and each workload's first when others ran beside it (their keys carry
-// the workload's name: "dvd-reports:completion_ms").
+// the workload's name: "WORKLOAD:METRIC").
 func headlines(s *result.Sweep) []result.MetricDef {
 	out := []result.MetricDef{s.Primary()}
 	seen := map[string]bool{}

@@ -122,8 +122,8 @@ func VerdictOf(d *Document) *Verdict {
 // replicationFirst puts commits held for their replicas ahead of the lock
 // waits where both limited the run: a transaction keeps its locks until
 // its commit returns, so every wait for the replicas is also a wait of
-// the transactions queued on its rows (TPROC-C's district rows, on one
-// warehouse).
+// the transactions queued on its rows (a few hot rows every writer
+// updates).
 func replicationFirst(v *Verdict) {
 	kinds := func(kind string) func(Limit) bool { return func(l Limit) bool { return l.Kind == kind } }
 	r, l := slices.IndexFunc(v.Limits, kinds(LimitReplication)), slices.IndexFunc(v.Limits, kinds(LimitLocks))
