@@ -83,7 +83,7 @@ func runPool(ctx context.Context, w Workload, cfg Config) (*Result, error) {
 	if err := cfg.Part.check(cfg.Connections, "sessions"); err != nil {
 		return nil, err
 	}
-	sessions, err := openAll(ctx, cfg.Part.IDs(cfg.Connections), pw.NewSession)
+	sessions, err := openAll(ctx, cfg.Part.IDs(cfg.Connections), placed(cfg, pw.NewSession))
 	if err != nil {
 		return nil, err
 	}
@@ -270,7 +270,7 @@ func (r *runState) serve(ctx context.Context, l *lent, pt *poolTerm, ve *vuEdges
 	t := s.scratch
 	s.began.Store(picked.UnixNano())
 	l.t = pt.t
-	retries, err := attempt(ctx, l, pt.tx, t, cfg)
+	tr, err := attempt(ctx, l, pt.tx, t, cfg)
 	ended := time.Now()
 	p.inUse.Add(-1)
 	s.ended.Store(ended.UnixNano())
@@ -290,7 +290,7 @@ func (r *runState) serve(ctx context.Context, l *lent, pt *poolTerm, ve *vuEdges
 	}
 	waited := picked.Sub(time.Unix(0, pt.sent)) - held
 	took := ended.Sub(time.Unix(0, pt.sent)) - held
-	class := r.count(s, pt.tx, err, retries, t, ended, took)
+	class := r.count(s, pt.tx, err, tr, t, ended, took)
 	if o := outcomeOf(err); o == Committed || o == RolledBack {
 		ws.second.record(&p.seconds, r.started, ended, waited)
 		if Phase(r.phase.Load()) == PhaseMeasure {

@@ -25,8 +25,12 @@ type Config struct {
 	Each int
 	// Classify says what an error from Run means.
 	Classify func(error) dbtarget.ErrClass
-	// MaxRetries bounds the retries of one transaction (default 10).
+	// MaxRetries bounds the retries of one transaction: 0 takes
+	// DefaultMaxRetries, NoRetries retries none.
 	MaxRetries int
+	// Backoff is the wait before each retry; the zero Backoff retries at
+	// once.
+	Backoff Backoff
 	// WindowEdge is called as the measured window starts (start true) and
 	// ends, so that database-side counters are read at the same edges. Its
 	// ctx ends LostAfter after the server was last heard from, or as Quit
@@ -76,6 +80,10 @@ type Config struct {
 	// run before it starts, everything opened closed. Without it the run
 	// starts as its VUs are open, and its window lasts Duration.
 	Meet func(ctx context.Context) (Schedule, error)
+	// Place, where set, is the context VU (pooled, session) id is opened
+	// with, given the run's: what the target reads there (which of its
+	// nodes the session goes to, dbtarget.WithNode).
+	Place func(ctx context.Context, id int) context.Context
 	// StallAfter is how long no transaction may end while virtual users
 	// wait in one before the stretch counts as a stall (default 3 s; runs
 	// of a fixed amount of work, whose transactions may be long, have none).
@@ -171,10 +179,20 @@ type TxResult struct {
 	Errors int64
 	// InDoubt is the transactions whose commit was sent and never
 	// answered (ErrInDoubt), in neither Count nor Errors.
-	InDoubt     int64
-	Retries     int64
-	ErrorSample string
-	Hist        *hdrhistogram.Histogram
+	InDoubt int64
+	Retries int64
+	// Aborts are the Errors that the target said were worth another try
+	// after the last retry (MaxRetries).
+	Aborts int64
+	// Retrying is the time the completed and failed transactions spent,
+	// inside their latency, in attempts that failed and in the backoffs
+	// after them (from the first attempt's start to the last one's), and
+	// Backoff that of the backoffs alone; Busy is the whole time of the
+	// window's completed and failed transactions, from their first
+	// attempts' starts.
+	Retrying, Backoff, Busy time.Duration
+	ErrorSample             string
+	Hist                    *hdrhistogram.Histogram
 }
 
 // Point is one second of the series: completions per type, all phases.
@@ -274,7 +292,7 @@ func Run(ctx context.Context, w Workload, cfg Config) (*Result, error) {
 		return runPool(ctx, w, cfg)
 	}
 	ids := cfg.Part.IDs(cfg.VUs)
-	vus, err := openAll(ctx, ids, w.NewVU)
+	vus, err := openAll(ctx, ids, placed(cfg, w.NewVU))
 	if err != nil {
 		return nil, err
 	}
@@ -317,7 +335,7 @@ func (r *runState) drive(w Workload, finished <-chan struct{}) (*Result, error) 
 // no ramp-up and no stalls.
 func (cfg Config) withDefaults() Config {
 	if cfg.MaxRetries == 0 {
-		cfg.MaxRetries = 10
+		cfg.MaxRetries = DefaultMaxRetries
 	}
 	if cfg.Grace == 0 {
 		cfg.Grace = 30 * time.Second
@@ -355,6 +373,15 @@ func openAll[T interface{ Close() error }](ctx context.Context, ids []int, open 
 		all[i] = v
 	}
 	return all, nil
+}
+
+// placed is open with the context of holder id's opening given by
+// cfg.Place, where it is set.
+func placed[T any](cfg Config, open func(context.Context, int) (T, error)) func(context.Context, int) (T, error) {
+	if cfg.Place == nil {
+		return open
+	}
+	return func(ctx context.Context, id int) (T, error) { return open(cfg.Place(ctx, id), id) }
 }
 
 // closeAll closes what openAll opened, when the run ends before it starts.
@@ -655,6 +682,10 @@ func (r *runState) collect(names []string, tallies int) *Result {
 			tr.Errors += s.errs[i]
 			tr.InDoubt += s.doubts[i]
 			tr.Retries += s.retries[i]
+			tr.Aborts += s.aborts[i]
+			tr.Retrying += time.Duration(s.retrying[i])
+			tr.Backoff += time.Duration(s.backoff[i])
+			tr.Busy += time.Duration(s.busy[i])
 			if tr.ErrorSample == "" {
 				tr.ErrorSample = s.sample[i]
 			}

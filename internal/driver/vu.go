@@ -20,6 +20,14 @@ type vuState struct {
 	errs    []int64
 	doubts  []int64 // the window's transactions in doubt, per type
 	retries []int64
+	// aborts are the window's errors, per type, that the target said were
+	// worth another try after the last retry; retrying the time, in
+	// nanoseconds, its transactions spent in attempts that failed and in
+	// the backoffs after them, and backoff that of the backoffs alone.
+	aborts, retrying, backoff []int64
+	// busy is the time, in nanoseconds, of the window's transactions that
+	// completed or failed, from their first attempt's start.
+	busy    []int64
 	sample  []string
 	byClass [dbtarget.ErrUserRollback + 1]int64 // the window's errors by class
 	hist    []*hdrhistogram.Histogram
@@ -61,7 +69,7 @@ func (sc *secondHist) record(to *seconds, started, ended time.Time, took time.Du
 func newVUState(types, tallies int) *vuState {
 	s := &vuState{
 		done: make([]atomic.Int64, types), count: make([]int64, types), errs: make([]int64, types), doubts: make([]int64, types),
-		retries: make([]int64, types), sample: make([]string, types), hist: make([]*hdrhistogram.Histogram, types),
+		retries: make([]int64, types), aborts: make([]int64, types), retrying: make([]int64, types), backoff: make([]int64, types), busy: make([]int64, types), sample: make([]string, types), hist: make([]*hdrhistogram.Histogram, types),
 		tally: make(Tally, tallies), scratch: make(Tally, tallies), second: secondHist{h: latency.NewSecondHistogram()},
 	}
 	for i := range s.hist {
@@ -114,7 +122,7 @@ func runVU(ctx context.Context, v VU, ve *vuEdges, s *vuState, sh *shared) {
 		t := s.scratch
 		began := time.Now()
 		s.began.Store(began.UnixNano())
-		retries, err := attempt(ctx, v, tx, t, cfg)
+		tr, err := attempt(ctx, v, tx, t, cfg)
 		ended := time.Now()
 		s.ended.Store(ended.UnixNano())
 		sh.health.ended(ended.UnixNano())
@@ -125,7 +133,7 @@ func runVU(ctx context.Context, v VU, ve *vuEdges, s *vuState, sh *shared) {
 		if abandoned(ctx, err) {
 			return
 		}
-		if sh.count(s, tx, err, retries, t, ended, ended.Sub(began)) == dbtarget.ErrConnLost {
+		if sh.count(s, tx, err, tr, t, ended, ended.Sub(began)) == dbtarget.ErrConnLost {
 			// A VU back after the window closed has nothing more to do:
 			// its transactions would count on the database's side alone.
 			if !reconnect(ctx, v, sh, ended) || Phase(sh.phase.Load()) == PhaseDone {
@@ -139,13 +147,13 @@ func runVU(ctx context.Context, v VU, ve *vuEdges, s *vuState, sh *shared) {
 }
 
 // count records in s a transaction of type tx that ended at ended and
-// took took, its counters in t, tells the Observer, and returns its
-// error's class: ErrOther when it completed, ErrConnLost when it is in
-// doubt, whose connection died with its commit.
-func (sh *shared) count(s *vuState, tx int, err error, retries int64, t Tally, ended time.Time, took time.Duration) dbtarget.ErrClass {
+// took took, retries and all, its counters in t, tells the Observer, and
+// returns its error's class: ErrOther when it completed, ErrConnLost when
+// it is in doubt, whose connection died with its commit.
+func (sh *shared) count(s *vuState, tx int, err error, tr tries, t Tally, ended time.Time, took time.Duration) dbtarget.ErrClass {
 	o := outcomeOf(err)
 	if sh.cfg.Observer != nil {
-		sh.cfg.Observer.Transaction(tx, took, int(retries), o)
+		sh.cfg.Observer.Transaction(tx, took, int(tr.retries), o)
 	}
 	class := dbtarget.ErrOther
 	switch o {
@@ -166,7 +174,12 @@ func (sh *shared) count(s *vuState, tx int, err error, retries int64, t Tally, e
 	if Phase(sh.phase.Load()) != PhaseMeasure {
 		return class
 	}
-	s.retries[tx] += retries
+	s.retries[tx] += tr.retries
+	s.retrying[tx] += int64(tr.retrying)
+	s.backoff[tx] += int64(tr.backoff)
+	if o != InDoubt {
+		s.busy[tx] += int64(took)
+	}
 	switch o {
 	case Committed, RolledBack:
 		s.count[tx]++
@@ -177,6 +190,9 @@ func (sh *shared) count(s *vuState, tx int, err error, retries int64, t Tally, e
 	case Failed:
 		s.errs[tx]++
 		s.byClass[class]++
+		if class == dbtarget.ErrRetry {
+			s.aborts[tx]++
+		}
 	}
 	return class
 }
@@ -193,19 +209,41 @@ type runner interface {
 	Run(ctx context.Context, tx int, t Tally) error
 }
 
+// tries is what retrying one transaction took: its retries, the time
+// from its first attempt's start to its last one's (the attempts that
+// failed and the backoffs after them), and the backoffs' own.
+type tries struct {
+	retries           int64
+	retrying, backoff time.Duration
+}
+
 // attempt runs tx, its counters in t, again while the target says its
-// error is worth a retry, up to MaxRetries; it returns the retries and
-// the last error.
-func attempt(ctx context.Context, v runner, tx int, t Tally, cfg *Config) (retries int64, err error) {
+// error is worth a retry, up to MaxRetries, each retry after a backoff;
+// it returns what the retries took and the last error. The VU runs the
+// same transaction again, inputs and all: only Next draws new ones.
+func attempt(ctx context.Context, v runner, tx int, t Tally, cfg *Config) (tr tries, err error) {
 	clear(t)
+	first := time.Now()
 	err = v.Run(ctx, tx, t)
 	// A commit in doubt may have happened: it is never run again.
-	for err != nil && outcomeOf(err) == Failed && cfg.Classify(err) == dbtarget.ErrRetry && retries < int64(cfg.MaxRetries) {
-		retries++
+	for err != nil && outcomeOf(err) == Failed && cfg.Classify(err) == dbtarget.ErrRetry && tr.retries < int64(cfg.MaxRetries) {
+		wait := cfg.Backoff.wait(tr.retries)
+		if wait > 0 {
+			tm := time.NewTimer(wait)
+			select {
+			case <-tm.C:
+			case <-ctx.Done():
+				tm.Stop()
+				return tr, err
+			}
+			tr.backoff += wait
+		}
+		tr.retries++
 		clear(t)
+		tr.retrying = time.Since(first)
 		err = v.Run(ctx, tx, t)
 	}
-	return retries, err
+	return tr, err
 }
 
 // outcomeOf is how a transaction that returned err ended.

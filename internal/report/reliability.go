@@ -47,6 +47,9 @@ func errorRateLine(d *result.Document) string {
 // inDoubtTitle says what a transaction in doubt is.
 const inDoubtTitle = "the commit was sent and the connection lost before its answer, so it may or may not have committed; counted neither as completed nor as failed"
 
+// abortTitle says what an abort is.
+const abortTitle = "errors the database asked the client to retry (a conflict: deadlock, serialization or certification failure) that were still failing after the last retry (--max-retries); counted among the errors"
+
 // inDoubt is how many of d's window's transactions were in doubt.
 func inDoubt(d *result.Document) int64 {
 	var n int64

@@ -184,7 +184,12 @@ func latencyBlock(p *page, d *result.Document) block {
 	if doubt {
 		head = append(head, "#in doubt")
 	}
-	t := &table{Class: "wide", Head: heads(append(head, "#retries", "#mean ms", "#p50 ms", "#p90 ms", "#p95 ms", "#p99 ms", "#max ms")...)}
+	head = append(head, "#retries")
+	retried := result.Retried(d)
+	if retried {
+		head = append(head, "#aborts", "#retrying %")
+	}
+	t := &table{Class: "wide", Head: heads(append(head, "#mean ms", "#p50 ms", "#p90 ms", "#p95 ms", "#p99 ms", "#max ms")...)}
 	var names []string
 	pcts := [4][]float64{}
 	for _, x := range d.Transactions {
@@ -193,7 +198,11 @@ func latencyBlock(p *page, d *result.Document) block {
 		if doubt {
 			cells = append(cells, errCell(x.InDoubt, inDoubtTitle))
 		}
-		t.Rows = append(t.Rows, row{ID: "tx-" + x.Name, Cells: append(cells, num(strconv.FormatInt(x.Retries, 10)),
+		cells = append(cells, num(strconv.FormatInt(x.Retries, 10)))
+		if retried {
+			cells = append(cells, errCell(x.Aborts, abortTitle), num(fmt.Sprintf("%.1f", 100*x.RetryShare())))
+		}
+		t.Rows = append(t.Rows, row{ID: "tx-" + x.Name, Cells: append(cells,
 			num(ms(l.Mean)), num(ms(l.P50)), num(ms(l.P90)), num(ms(l.P95)), num(ms(l.P99)), num(ms(l.Max)))})
 		names = append(names, x.Name)
 		for i, v := range []float64{l.P50, l.P90, l.P95, l.P99} {
@@ -203,6 +212,9 @@ func latencyBlock(p *page, d *result.Document) block {
 	t.Caption = "Latency over the measured window, per transaction type (HdrHistogram, client side). Hover an error count for a sample message."
 	if doubt {
 		t.Caption += " In doubt: " + inDoubtTitle + "."
+	}
+	if retried {
+		t.Caption += " Aborts: " + abortTitle + ". Retrying: the share of the completed and failed transactions' time spent in attempts that failed and the backoffs after them (a latency runs from the first attempt)."
 	}
 	b := block{Heading: "Latency", Table: t}
 	if len(names) > 0 {

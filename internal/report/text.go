@@ -30,14 +30,23 @@ func Text(w io.Writer, d *result.Document) {
 	if doubt {
 		fmt.Fprint(tw, "in doubt\t")
 	}
-	fmt.Fprintln(tw, "retries\tp50 ms\tp90 ms\tp95 ms\tp99 ms\tmax ms\t")
+	retried := result.Retried(d)
+	fmt.Fprint(tw, "retries\t")
+	if retried {
+		fmt.Fprint(tw, "aborts\tretrying %\t")
+	}
+	fmt.Fprintln(tw, "p50 ms\tp90 ms\tp95 ms\tp99 ms\tmax ms\t")
 	for _, t := range d.Transactions {
 		l := t.Latency
 		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%d\t", t.Name, t.Count, t.PerMinute, t.Errors)
 		if doubt {
 			fmt.Fprintf(tw, "%d\t", t.InDoubt)
 		}
-		fmt.Fprintf(tw, "%d\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t\n", t.Retries, l.P50, l.P90, l.P95, l.P99, l.Max)
+		fmt.Fprintf(tw, "%d\t", t.Retries)
+		if retried {
+			fmt.Fprintf(tw, "%d\t%.1f\t", t.Aborts, 100*t.RetryShare())
+		}
+		fmt.Fprintf(tw, "%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t\n", l.P50, l.P90, l.P95, l.P99, l.Max)
 	}
 	tw.Flush()
 	for _, t := range d.Transactions {
@@ -47,6 +56,9 @@ func Text(w io.Writer, d *result.Document) {
 	}
 	if s := d.Sessions; s != nil {
 		fmt.Fprintln(w, sessionsLine(s))
+	}
+	if p := d.Placement; p != nil {
+		fmt.Fprintln(w, p.Line())
 	}
 	fmt.Fprintln(w)
 	Metrics(w, d)

@@ -49,6 +49,10 @@ func mergeTx(parts []partDoc) ([]driver.TxResult, error) {
 			t.Errors += tx.Errors
 			t.InDoubt += tx.InDoubt
 			t.Retries += tx.Retries
+			t.Aborts += tx.Aborts
+			t.Retrying += fromMS(tx.RetryingMS)
+			t.Backoff += fromMS(tx.BackoffMS)
+			t.Busy += fromMS(tx.BusyMS)
 			t.ErrorSample = cmp.Or(t.ErrorSample, tx.ErrorSample)
 			var err error
 			if t.Hist, err = addEncoded(t.Hist, tx.Histogram, p.path, "transaction "+tx.Name); err != nil {

@@ -83,6 +83,9 @@ type Document struct {
 	// Sessions is a pooled run's sessions (--connections); absent in a
 	// run with a session per virtual user, and in older documents.
 	Sessions *Sessions `json:"sessions,omitempty"`
+	// Placement is how the run's sessions went to the nodes of a target
+	// of several; absent on one server, and in older documents.
+	Placement *Placement `json:"placement,omitempty"`
 	// Durability is the durability audit's finding, when the run had one.
 	Durability *Durability `json:"durability,omitempty"`
 	// ErrorRate is the window's errors held to the run's bound
@@ -248,8 +251,20 @@ type Tx struct {
 	// answered, the connection lost with it: they may or may not have
 	// committed, and count neither in Count nor in Errors; absent when
 	// none were, and in older documents.
-	InDoubt     int64           `json:"in_doubt,omitempty"`
-	Retries     int64           `json:"retries"`
+	InDoubt int64 `json:"in_doubt,omitempty"`
+	Retries int64 `json:"retries"`
+	// Aborts are the Errors that the target said were worth another try
+	// after the last retry: conflicts the retries did not get past.
+	Aborts int64 `json:"aborts,omitempty"`
+	// RetryingMS is the time, inside the latencies, that the window's
+	// transactions spent in attempts that failed and in the backoffs after
+	// them, and BackoffMS that of the backoffs alone, in milliseconds.
+	RetryingMS float64 `json:"retrying_ms,omitempty"`
+	BackoffMS  float64 `json:"backoff_ms,omitempty"`
+	// BusyMS is the whole time of the window's completed and failed
+	// transactions, from their first attempts' starts, which RetryingMS
+	// is a part of; absent in older documents.
+	BusyMS      float64         `json:"busy_ms,omitempty"`
 	ErrorSample string          `json:"error_sample,omitempty"`
 	Latency     latency.Latency `json:"latency"`
 	// Histogram is HdrHistogram's compressed base64 form, in microseconds.
@@ -343,6 +358,7 @@ func (d *Document) transactions(txs []driver.TxResult) error {
 		}
 		d.Transactions = append(d.Transactions, Tx{
 			Name: tx.Name, Count: tx.Count, PerMinute: pm, Errors: tx.Errors, InDoubt: tx.InDoubt, Retries: tx.Retries,
+			Aborts: tx.Aborts, RetryingMS: ms(tx.Retrying), BackoffMS: ms(tx.Backoff), BusyMS: ms(tx.Busy),
 			ErrorSample: tx.ErrorSample, Latency: latency.Summarize(tx.Hist), Histogram: enc,
 		})
 	}
@@ -422,3 +438,29 @@ func DefaultPath(dir, wl string, started time.Time) string {
 
 // stampLayout is a document's start time in its default name.
 const stampLayout = "20060102T150405Z"
+
+// ms is d in milliseconds, as a document gives times, and fromMS the
+// duration a document's milliseconds were.
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+func fromMS(m float64) time.Duration { return time.Duration(m * float64(time.Millisecond)) }
+
+// RetryShare is the share, from 0 to 1, of the type's transactions'
+// time that went to attempts that failed and to the backoffs after them
+// (a latency is measured from the first attempt).
+func (tx Tx) RetryShare() float64 {
+	if tx.BusyMS <= 0 || tx.RetryingMS <= 0 {
+		return 0
+	}
+	return min(tx.RetryingMS/tx.BusyMS, 1)
+}
+
+// Retried says whether any transaction of d's window was retried.
+func Retried(d *Document) bool {
+	for _, t := range d.Transactions {
+		if t.Retries > 0 || t.Aborts > 0 {
+			return true
+		}
+	}
+	return false
+}

@@ -110,7 +110,7 @@ func (tx Tx) check() error {
 	for _, f := range []struct {
 		name string
 		n    int64
-	}{{"count", tx.Count}, {"errors", tx.Errors}, {"in_doubt", tx.InDoubt}, {"retries", tx.Retries}} {
+	}{{"count", tx.Count}, {"errors", tx.Errors}, {"in_doubt", tx.InDoubt}, {"retries", tx.Retries}, {"aborts", tx.Aborts}} {
 		if f.n < 0 {
 			return fmt.Errorf("transactions.%s.%s is %d: a count is never negative", tx.Name, f.name, f.n)
 		}
