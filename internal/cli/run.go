@@ -251,6 +251,9 @@ func run(ctx, hard context.Context, w workload.Workload, url string, f runFlags,
 		return err
 	}
 	defer t.Close()
+	if err := runner.Isolate(t, f.Options); err != nil {
+		return err
+	}
 	if !f.Split.Part.Whole() {
 		if err := parts.Check(t.Dialect()); err != nil {
 			return err

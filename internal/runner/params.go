@@ -29,7 +29,8 @@ type Param struct {
 	// Act marks a moment at which the run acts on its system under test:
 	// a run that does not set it does not act, and records nothing of it.
 	Act bool
-	// field is the Options field the parameter sets: *int or *time.Duration.
+	// field is the Options field the parameter sets: *int, *time.Duration
+	// or *string.
 	field func(o *Options) any
 }
 
@@ -53,6 +54,16 @@ var Params = []Param{
 		field: func(o *Options) any { return &o.FailoverAt }},
 	{Name: "switchover_at", Default: "0s", Usage: "hand the primary's role of the run's managed cluster to another node, planned, this long after the run starts (0: never)", Timed: true, Act: true,
 		field: func(o *Options) any { return &o.SwitchoverAt }},
+	{Name: "max_retries", Default: strconv.Itoa(driver.DefaultMaxRetries), Usage: "how many times a transaction the database aborted and asks the client to retry (a serialization failure, a deadlock, a certification conflict) runs again with the same inputs before it counts as aborted (0: never)",
+		field: func(o *Options) any { return &o.MaxRetries }},
+	{Name: "retry_backoff", Default: driver.DefaultBackoff.Base.String(), Usage: "the wait before a transaction's first retry, doubled for each next one up to --retry-backoff-max, each drawn at random below that (0: retry at once)",
+		field: func(o *Options) any { return &o.Backoff.Base }},
+	{Name: "retry_backoff_max", Default: driver.DefaultBackoff.Max.String(), Usage: "the longest wait before a retry",
+		field: func(o *Options) any { return &o.Backoff.Max }},
+	{Name: "isolation", Default: "", Usage: "run every session at this isolation level: read-committed, repeatable-read or serializable (default: the database's own)",
+		field: func(o *Options) any { return &o.Isolation }},
+	{Name: "node_affinity", Default: RoundRobin, Usage: "on a target of several nodes (a URL with several hosts), which node each virtual user's session goes to: round-robin by VU, or the workload's own key (tproc-c: warehouse, each node its own warehouses)", Timed: true,
+		field: func(o *Options) any { return &o.NodeAffinity }},
 	{Name: "stall_after", Default: driver.DefaultStallAfter.String(), Usage: "how long no transaction may end while virtual users wait in one before the run names it a stall; also how long a window's edge waits for the transactions in hand (at least 1s)",
 		field: func(o *Options) any { return &o.StallAfter }},
 }
@@ -101,6 +112,8 @@ func AddFlags(fs *pflag.FlagSet, o *Options, fixedWork bool) {
 			fs.IntVar(f, FlagName(p.Name), *f, p.Usage)
 		case *time.Duration:
 			fs.DurationVar(f, FlagName(p.Name), *f, p.Usage)
+		case *string:
+			fs.StringVar(f, FlagName(p.Name), *f, p.Usage)
 		}
 	}
 }
@@ -124,6 +137,8 @@ func (o *Options) Set(name, value string) error {
 			return fmt.Errorf("want a duration such as 30s or 5m, got %q", value)
 		}
 		*f = d
+	case *string:
+		*f = value
 	}
 	return o.check(name)
 }
@@ -177,6 +192,17 @@ func (o Options) check(name string) error {
 	// driver would take it for its default.
 	case name == "lost_after" && o.LostAfter < time.Second:
 		return fmt.Errorf("must be at least 1s, got %s", o.LostAfter)
+	case name == "max_retries" && o.MaxRetries < 0:
+		return fmt.Errorf("must be 0 or more, got %d", o.MaxRetries)
+	case name == "retry_backoff" && o.Backoff.Base < 0, name == "retry_backoff_max" && o.Backoff.Max < 0:
+		return fmt.Errorf("must not be negative")
+	case name == "isolation":
+		_, err := dbtarget.ParseIsolation(o.Isolation)
+		if err != nil {
+			return fmt.Errorf("%q: want read-committed, repeatable-read or serializable", o.Isolation)
+		}
+	case name == "node_affinity" && o.NodeAffinity == "":
+		return fmt.Errorf("want %s or the workload's own key", RoundRobin)
 	case name == "stall_after" && o.StallAfter < time.Second:
 		return fmt.Errorf("must be at least 1s, got %s", o.StallAfter)
 	case (name == "failover_at" || name == "switchover_at") && (o.FailoverAt < 0 || o.SwitchoverAt < 0):

@@ -51,6 +51,16 @@ type Options struct {
 	// run's target is on, that long after the run starts (0: never);
 	// whoever knows the cluster makes them Actions (ClusterActions).
 	FailoverAt, SwitchoverAt time.Duration
+	// Isolation is the level every session runs at ("": the database's).
+	Isolation string
+	// NodeAffinity is which node of a target of several each VU's session
+	// goes to: RoundRobin, or the name of the workload's Affinity.
+	NodeAffinity string
+	// MaxRetries and Backoff are how the driver retries a transaction the
+	// target asks it to: up to MaxRetries times (0: never), each after a
+	// backoff.
+	MaxRetries int
+	Backoff    driver.Backoff
 	// LostAfter and StallAfter are the driver's: how long a server may be
 	// out of reach before the run gives it up, and how long nothing may
 	// end while virtual users wait before that is a stall.
@@ -105,7 +115,11 @@ func Run(ctx context.Context, t dbtarget.Target, w workload.Workload, r workload
 		return nil, err
 	}
 	cfg := driver.Config{VUs: o.VUs, Connections: o.Connections, Rampup: o.Rampup, Duration: o.Duration, Classify: t.Classify, Observer: o.Live, Actions: o.Actions,
-		LostAfter: o.LostAfter, StallAfter: o.StallAfter, Progress: o.progress(r), Part: o.Split.Part, Quit: o.Quit, Probe: probe(t)}
+		LostAfter: o.LostAfter, StallAfter: o.StallAfter, Progress: o.progress(r), Part: o.Split.Part, Quit: o.Quit, Probe: probe(t),
+		MaxRetries: o.MaxRetries, Backoff: o.Backoff}
+	if o.MaxRetries == 0 {
+		cfg.MaxRetries = driver.NoRetries
+	}
 	if s, ok := t.(dbtarget.Severer); ok {
 		cfg.Sever = s.Sever
 	}
@@ -120,6 +134,11 @@ func Run(ctx context.Context, t dbtarget.Target, w workload.Workload, r workload
 	if err := workload.CheckVUs(r, cfg.VUs); err != nil {
 		return nil, err
 	}
+	place, err := spread(t, r, o)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Place = place
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(o.clientProcs()))
 	version, err := t.Version(ctx)
 	if err != nil {
@@ -400,7 +419,11 @@ func document(t dbtarget.Target, w workload.Workload, r workload.Run, o Options,
 	if marks[1].Values != nil {
 		run.Marks = marks[:]
 	}
-	return result.FromRun(run)
+	doc, err := result.FromRun(run)
+	if err == nil {
+		doc.Placement = placed(t, o)
+	}
+	return doc, err
 }
 
 // runConfig is the run's configuration as its document records it: the
@@ -412,6 +435,10 @@ func runConfig(info workload.Info, r workload.Run, o Options) map[string]any {
 	}
 	if o.Connections > 0 {
 		cfg["connections"] = o.Connections
+	}
+	cfg["max_retries"], cfg["retry_backoff"], cfg["retry_backoff_max"] = o.MaxRetries, o.Backoff.Base.String(), o.Backoff.Max.String()
+	if o.Isolation != "" {
+		cfg["isolation"] = o.Isolation
 	}
 	return cfg
 }

@@ -23,6 +23,11 @@ type Conn struct {
 	// reads counts the transactions ReadRow has run, which MarkServer
 	// leaves out of the database's count.
 	reads int64
+	// node is the node key the session was first opened with, where the
+	// run gave one (dbtarget.WithNode): a session reopened goes back to
+	// that node first, on a target of several.
+	node  int
+	keyed bool
 }
 
 // Flush publishes what the session has done to the database's own
@@ -35,8 +40,14 @@ func (c *Conn) Flush(ctx context.Context) error {
 	return nil
 }
 
-// Reconnect replaces the session with a new one, set up.
+// Reconnect replaces the session with a new one, set up, on the node the
+// first one was opened on where the target has several.
 func (c *Conn) Reconnect(ctx context.Context) error {
+	if k, ok := dbtarget.NodeKey(ctx); ok {
+		c.node, c.keyed = k, true
+	} else if c.keyed {
+		ctx = dbtarget.WithNode(ctx, c.node)
+	}
 	c.Close()
 	s, err := c.T.Session(ctx)
 	if err != nil {

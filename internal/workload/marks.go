@@ -6,6 +6,8 @@ import (
 	"math"
 
 	"github.com/dbrig/dbrig/internal/dbtarget"
+	"github.com/dbrig/dbrig/internal/driver"
+	"github.com/dbrig/dbrig/internal/human"
 )
 
 // Keys of the marks that MarkServer reads.
@@ -106,6 +108,25 @@ func (r Rated) Times(k float64) Rated {
 		r.Value = &v
 	}
 	return r
+}
+
+// LessRetries is r, a transaction counter's rate per second over a
+// window of seconds, less the retried attempts of res's window: the
+// server ran each and rolled it back, and the client counts a
+// transaction once, however many attempts it took. A line says so where
+// there were any; "" where not.
+func (r Rated) LessRetries(res *driver.Result, seconds float64) (Rated, string) {
+	var retries int64
+	for _, tx := range res.Tx {
+		retries += tx.Retries
+	}
+	if r.Value == nil || retries == 0 || seconds <= 0 {
+		return r, ""
+	}
+	v := *r.Value - float64(retries)/seconds
+	r.Value = &v
+	return r, fmt.Sprintf("the database's transaction counter is taken less the %s attempts the client retried, which the server ran and rolled back: the client counts a transaction once, whatever its attempts",
+		human.Thousands(float64(retries)))
 }
 
 // Rate is key's growth per second between two marks. It is none where

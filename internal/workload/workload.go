@@ -376,3 +376,13 @@ func Names() []string {
 	sort.Strings(n)
 	return n
 }
+
+// Affine is a Run whose virtual users have a key of their own that can
+// keep their sessions on one node of a target of several (a cluster whose
+// nodes all take writes): VUs that write the same rows, on one node,
+// contend in its locks, where on two they conflict at commit and one is
+// aborted.
+type Affine interface {
+	// Affinity names the key (tproc-c: "warehouse") and gives VU id's.
+	Affinity() (name string, key func(id int) int)
+}

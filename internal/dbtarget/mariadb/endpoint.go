@@ -13,7 +13,7 @@ import (
 // Endpoint is where the server url names listens: its host and port, or
 // its ?socket=.
 func Endpoint(url string) (dbtarget.Endpoint, error) {
-	cfg, err := config(url)
+	cfg, _, err := config(url)
 	if err != nil {
 		return dbtarget.Endpoint{}, badURL(url, err)
 	}

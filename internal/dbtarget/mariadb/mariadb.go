@@ -5,6 +5,7 @@
 package mariadb
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -13,7 +14,6 @@ import (
 	"net"
 	"net/url"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -69,62 +69,73 @@ func Redact(s string) string {
 //	mariadb://USER:PASSWORD@HOST[:PORT]/DB[?PARAMS]
 //	mariadb://USER:PASSWORD@/DB?socket=/run/mysqld/mysqld.sock
 //	mariadb://USER@HOST[:PORT]/DB?passfile=PATH
+//	mariadb://USER@HOST1[:PORT1],HOST2[:PORT2],.../DB?passfile=PATH
 //
 // PARAMS are the driver's own (tls, timeout, ...), except socket, which
 // names a unix socket instead of a host, and passfile, a file whose first
 // line is the password. The password is the URL's own, else the
 // passfile's, else $MYSQL_PWD (the MySQL clients' variable): a password
-// kept out of the URL never shows in a process list.
-func config(s string) (*mysql.Config, error) {
+// kept out of the URL never shows in a process list. A URL of several
+// hosts names the nodes of a cluster that all take writes: addrs are
+// their addresses, and cfg reaches the first.
+func config(s string) (cfg *mysql.Config, addrs []string, err error) {
 	u, err := url.Parse(s)
 	if err != nil {
-		return nil, errors.New("not a URL: give mariadb://USER:PASSWORD@HOST:PORT/DB, with a '/', '?' or '#' in the password percent-encoded")
+		return nil, nil, errors.New("not a URL: give mariadb://USER:PASSWORD@HOST:PORT/DB, with a '/', '?' or '#' in the password percent-encoded")
 	}
 	if u.User == nil && strings.Contains(s, "@") {
-		return nil, errors.New("cannot tell the user part from the host: percent-encode a '/' or '?' in the password (%2F, %3F)")
+		return nil, nil, errors.New("cannot tell the user part from the host: percent-encode a '/' or '?' in the password (%2F, %3F)")
 	}
 	db := strings.TrimPrefix(u.Path, "/")
 	if db == "" || strings.Contains(db, "/") {
-		return nil, errors.New("name one database: mariadb://USER:PASSWORD@HOST:PORT/DB")
+		return nil, nil, errors.New("name one database: mariadb://USER:PASSWORD@HOST:PORT/DB")
 	}
 	q, err := url.ParseQuery(u.RawQuery)
 	if err != nil {
-		return nil, errors.New(human.Unbroken(err.Error()))
+		return nil, nil, errors.New(human.Unbroken(err.Error()))
 	}
 	socket, passfile := q.Get("socket"), q.Get("passfile")
 	q.Del("socket")
 	q.Del("passfile")
 	// The database is set apart from the DSN: a name holding '?' would
 	// end the DSN's database early, and the driver would open another.
-	cfg, err := mysql.ParseDSN("/?" + q.Encode())
+	cfg, err = mysql.ParseDSN("/?" + q.Encode())
 	if err != nil {
 		// The driver quotes the parameter's value as given, line breaks
 		// included.
-		return nil, errors.New(human.Unbroken(err.Error()))
+		return nil, nil, errors.New(human.Unbroken(err.Error()))
 	}
 	cfg.DBName = db
 	if err := interpolating(cfg, q.Get("charset")); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	switch {
 	case socket != "" && u.Host != "":
-		return nil, errors.New("give a host or ?socket=, not both")
+		return nil, nil, errors.New("give a host or ?socket=, not both")
 	case socket != "":
 		cfg.Net, cfg.Addr = "unix", socket
 	case u.Host == "":
-		return nil, errors.New("give a host (mariadb://USER:PASSWORD@HOST:PORT/DB) or a unix socket (mariadb://USER:PASSWORD@/DB?socket=PATH)")
+		return nil, nil, errors.New("give a host (mariadb://USER:PASSWORD@HOST:PORT/DB) or a unix socket (mariadb://USER:PASSWORD@/DB?socket=PATH)")
 	default:
-		cfg.Net, cfg.Addr = "tcp", u.Host
-		if u.Port() == "" {
-			cfg.Addr = net.JoinHostPort(u.Hostname(), defaultPort)
+		cfg.Net = "tcp"
+		for h := range strings.SplitSeq(u.Host, ",") {
+			switch host, port, err := net.SplitHostPort(h); {
+			case h == "":
+				return nil, nil, errors.New("an empty host in the list: give HOST[:PORT],HOST[:PORT],...")
+			case err != nil:
+				addrs = append(addrs, net.JoinHostPort(strings.Trim(h, "[]"), defaultPort))
+			default:
+				addrs = append(addrs, net.JoinHostPort(host, cmp.Or(port, defaultPort)))
+			}
 		}
+		cfg.Addr = addrs[0]
 	}
 	pw, has := u.User.Password()
 	switch {
 	case has:
 	case passfile != "":
 		if pw, err = readPassfile(passfile); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	default:
 		pw = os.Getenv(PasswordEnv)
@@ -136,7 +147,10 @@ func config(s string) (*mysql.Config, error) {
 	if cfg.Params == nil {
 		cfg.Params = map[string]string{}
 	}
-	return cfg, nil
+	if len(addrs) == 0 {
+		addrs = []string{cfg.Addr}
+	}
+	return cfg, addrs, nil
 }
 
 // interpolating sets the sessions up for batches of statements in one
@@ -191,6 +205,12 @@ type Target struct {
 	attrs  string
 	// ids are the ids of the connections the target opened.
 	ids connIDs
+	// nodes are where sessions go: the one server, or each node of a
+	// cluster that all take writes.
+	nodes nodes
+	// isolation is the level every session is set to; "" leaves the
+	// server's.
+	isolation dbtarget.Isolation
 }
 
 var _ dbtarget.Severer = (*Target)(nil)
@@ -204,11 +224,11 @@ func (t *Target) Sever() { t.conns.Sever() }
 // Open parses url, connects once to prove the target works and sets every
 // session up the same way.
 func Open(ctx context.Context, rawURL string) (dbtarget.Target, error) {
-	cfg, err := config(rawURL)
+	cfg, addrs, err := config(rawURL)
 	if err != nil {
 		return nil, badURL(rawURL, err)
 	}
-	t := &Target{cfg: cfg, url: Redact(rawURL), secret: cfg.Passwd, attrs: cfg.ConnectionAttributes}
+	t := &Target{cfg: cfg, url: Redact(rawURL), secret: cfg.Passwd, attrs: cfg.ConnectionAttributes, nodes: nodes{addrs: addrs}}
 	cfg.DialFunc = t.conns.Dial
 	t.nameSessions(dbtarget.OwnName(), false)
 	localInfile, err := t.sessionSettings(ctx)
@@ -230,8 +250,12 @@ func Open(ctx context.Context, rawURL string) (dbtarget.Target, error) {
 	if localInfile {
 		t.db.Bulk = loadData
 	}
-	if err := db.PingContext(ctx); err != nil {
+	if err := t.openPeers(); err != nil {
 		db.Close()
+		return nil, err
+	}
+	if err := db.PingContext(ctx); err != nil {
+		t.Close()
 		return nil, t.connectError(err)
 	}
 	return t, nil
@@ -330,30 +354,18 @@ func (t *Target) HasRoutines() bool         { return true }
 
 func (t *Target) Version(ctx context.Context) (string, error) {
 	var v string
-	err := t.db.SQL.QueryRowContext(ctx, "SELECT VERSION()").Scan(&v)
+	err := t.anyNode(ctx, func(db *sql.DB) error { return db.QueryRowContext(ctx, "SELECT VERSION()").Scan(&v) })
 	return v, err
 }
 
 // Size is the tables' and indexes' size as InnoDB reports it.
 func (t *Target) Size(ctx context.Context) (int64, error) {
 	var n int64
-	err := t.db.SQL.QueryRowContext(ctx,
-		"SELECT COALESCE(SUM(data_length + index_length), 0) FROM information_schema.tables WHERE table_schema = DATABASE()").Scan(&n)
+	err := t.anyNode(ctx, func(db *sql.DB) error {
+		return db.QueryRowContext(ctx,
+			"SELECT COALESCE(SUM(data_length + index_length), 0) FROM information_schema.tables WHERE table_schema = DATABASE()").Scan(&n)
+	})
 	return n, err
-}
-
-// Xacts is the server's count of COMMIT and ROLLBACK statements, those in
-// routines included. MariaDB keeps it for the whole server, not per
-// database, so another database's traffic counts in it too; a statement
-// that commits by itself (autocommit) does not. The status values are
-// text: summed as they are they make a DOUBLE, which database/sql will not
-// scan into an integer from a million on (it formats it as 1e+06 first),
-// so the sum is cast.
-func (t *Target) Xacts(ctx context.Context) (int64, bool, error) {
-	var n int64
-	err := t.db.SQL.QueryRowContext(ctx,
-		"SELECT CAST(SUM(variable_value) AS SIGNED) FROM information_schema.global_status WHERE variable_name IN ('COM_COMMIT', 'COM_ROLLBACK')").Scan(&n)
-	return n, err == nil, err
 }
 
 var (
@@ -361,27 +373,10 @@ var (
 	_ dbtarget.Located     = (*Target)(nil)
 )
 
-// ServerAddr is the server's host name and port, as it sees itself.
-func (t *Target) ServerAddr(ctx context.Context) (string, error) {
-	var host string
-	var port int
-	err := t.db.SQL.QueryRowContext(ctx, "SELECT @@hostname, @@port").Scan(&host, &port)
-	return net.JoinHostPort(host, strconv.Itoa(port)), err
+func (t *Target) Close() error {
+	t.closePeers()
+	return t.db.SQL.Close()
 }
-
-// Started is when the server started, to the second: UNIX_TIMESTAMP() and
-// Uptime are both read at the statement's start, so their difference is
-// the same on every read within one life of the server.
-func (t *Target) Started(ctx context.Context) (time.Time, error) {
-	var at int64
-	err := t.db.SQL.QueryRowContext(ctx,
-		"SELECT CAST(UNIX_TIMESTAMP() - variable_value AS SIGNED) FROM information_schema.global_status WHERE variable_name = 'UPTIME'").Scan(&at)
-	return time.Unix(at, 0), err
-}
-
-func (t *Target) Session(ctx context.Context) (dbtarget.Session, error) { return t.db.Session(ctx) }
-
-func (t *Target) Close() error { return t.db.SQL.Close() }
 
 func (t *Target) Classify(err error) dbtarget.ErrClass { return t.db.Classify(err) }
 

@@ -25,6 +25,10 @@ func (t *Target) NameSessions(name string) {
 		old := t.db.SQL
 		t.db.SQL = db
 		old.Close()
+		t.closePeers()
+		if t.openPeers() != nil {
+			t.nodes.addrs = t.nodes.addrs[:1]
+		}
 	}
 }
 

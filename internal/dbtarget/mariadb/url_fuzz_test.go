@@ -24,7 +24,7 @@ func FuzzConfig(f *testing.F) {
 		if query != "" {
 			u += "?" + query
 		}
-		cfg, err := config(u)
+		cfg, _, err := config(u)
 		if err != nil {
 			msg := err.Error()
 			if strings.Contains(msg, "\n") {

@@ -27,7 +27,7 @@ func TestConfig(t *testing.T) {
 		{"mariadb://bob:pw@db/a%3Fb?timeout=5s", "tcp", "db:3306", "bob", "pw", "a?b"},
 	}
 	for _, c := range cases {
-		cfg, err := config(c.url)
+		cfg, _, err := config(c.url)
 		if err != nil {
 			t.Errorf("config(%q): %v", c.url, err)
 			continue
@@ -51,7 +51,7 @@ func TestConfig(t *testing.T) {
 		"mariadb://bob:pw@db/x?charset=utf8mb4,SJIS",
 	}
 	for _, u := range bad {
-		if _, err := config(u); err == nil {
+		if _, _, err := config(u); err == nil {
 			t.Errorf("config(%q) accepted it", u)
 		}
 	}
@@ -78,7 +78,7 @@ func TestConfigPassword(t *testing.T) {
 		{"mariadb://db/x?" + pf, "fromfile"},
 	}
 	for _, c := range cases {
-		cfg, err := config(c.url)
+		cfg, _, err := config(c.url)
 		if err != nil {
 			t.Errorf("config(%q): %v", c.url, err)
 			continue
@@ -91,7 +91,7 @@ func TestConfigPassword(t *testing.T) {
 		}
 	}
 	missing := "mariadb://bob@db/x?passfile=" + url.QueryEscape(filepath.Join(dir, "none"))
-	if _, err := config(missing); err == nil || !strings.Contains(err.Error(), "passfile") {
+	if _, _, err := config(missing); err == nil || !strings.Contains(err.Error(), "passfile") {
 		t.Errorf("config(%q) = %v, want an error about the passfile", missing, err)
 	}
 	if got := dbtarget.Redact("mariadb://bob@db/x?" + pf); got != "mariadb://bob@db/x?"+pf {
@@ -137,7 +137,7 @@ func TestRedactOddPasswords(t *testing.T) {
 			if got := dbtarget.Redact(encoded); strings.Contains(got, pw) || strings.Contains(got, url.PathEscape(pw)) {
 				t.Fatalf("Redact(%q) = %q leaks the password", encoded, got)
 			}
-			cfg, err := config(encoded)
+			cfg, _, err := config(encoded)
 			if err != nil || cfg.Passwd != pw {
 				t.Fatalf("config(%q): password %q, %v; want %q", encoded, cfg.Passwd, err, pw)
 			}

@@ -140,6 +140,17 @@ func (r *runner) CheckVUs(vus int) error {
 		vus, warehouses, terminalsPerWarehouse, limit)
 }
 
+var _ workload.Affine = (*runner)(nil)
+
+// Affinity keys a VU by its home warehouse: on a cluster whose nodes all
+// take writes, a warehouse's districts, stock and customers are then
+// written on one node, where its VUs wait for each other's locks instead
+// of failing each other's certification at commit. Only remote order
+// lines (1%) and remote Payments (15%) still cross.
+func (r *runner) Affinity() (string, func(id int) int) {
+	return "warehouse", func(id int) int { return homeOf(&r.cfg, id) - 1 }
+}
+
 func (r *runner) TxNames() []string    { return txNames }
 func (r *runner) TallyNames() []string { return tallyNames }
 
@@ -232,10 +243,14 @@ func (r *runner) Summarize(res *driver.Result, start, end workload.Mark) workloa
 	// sum(d_next_o_id) is table data, which neither a restart resets nor
 	// a failover loses where the standby had it.
 	nopmDB := workload.Rate(start, end, "d_next_o_id", false).Times(60)
-	tpmDB := workload.Rate(start, end, workload.Xacts, true).Times(60)
+	xacts, retried := workload.Rate(start, end, workload.Xacts, true).LessRetries(res, res.WindowSeconds())
+	tpmDB := xacts.Times(60)
 	nopm.DB, tpm.DB = nopmDB.Value, tpmDB.Value
 	s := workload.Summary{Values: map[string]workload.Value{metricNOPM: nopm, metricTPM: tpm}}
 	s.Lines = append(s.Lines, workload.Agreement("NOPM", nopmDB, nopmClient), workload.Agreement("TPM", tpmDB, tpmClient))
+	if retried != "" {
+		s.Lines = append(s.Lines, "TPM: "+retried)
+	}
 	if r.cfg.Keying {
 		// On the figure that stands for NOPM (result's headline): the
 		// database's, unless other clients' New-Orders swelled it.

@@ -43,6 +43,9 @@ type terminal struct {
 	fresh bool
 }
 
+// homeOf is terminal id's home warehouse.
+func homeOf(cfg *runConfig, id int) int { return id%cfg.Warehouses + 1 }
+
 // newTerminal makes terminal id (0-based) of a run: its streams come from
 // the run's seed and id, its home from id, so that any number of
 // terminals spread evenly over the warehouses and districts.
@@ -51,7 +54,7 @@ func newTerminal(cfg *runConfig, id int) terminal {
 	tm := terminal{
 		cfg:   cfg,
 		mix:   workload.NewDeck(mixCards...),
-		home:  id%cfg.Warehouses + 1,
+		home:  homeOf(cfg, id),
 		slevD: (id/cfg.Warehouses)%districtsPerWH + 1,
 	}
 	tm.r.Seed(seed, streamInputs)
