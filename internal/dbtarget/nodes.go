@@ -11,16 +11,35 @@ import "context"
 
 type nodeKey struct{}
 
+// nodePick is what a context says of the node a session goes to.
+type nodePick struct {
+	key int
+	// only: to that node or to none (OnNode).
+	only bool
+}
+
 // WithNode is ctx with the node key of the session it opens: a target
-// of n nodes opens it on node key mod n.
+// of n nodes opens it on node key mod n, or on the next that takes it.
 func WithNode(ctx context.Context, key int) context.Context {
-	return context.WithValue(ctx, nodeKey{}, key)
+	return context.WithValue(ctx, nodeKey{}, nodePick{key: key})
+}
+
+// OnNode is ctx with the session it opens on node i of a target of
+// several, or on none: for what must read each node itself (an audit).
+func OnNode(ctx context.Context, i int) context.Context {
+	return context.WithValue(ctx, nodeKey{}, nodePick{key: i, only: true})
 }
 
 // NodeKey is the node key ctx carries, if any.
 func NodeKey(ctx context.Context) (int, bool) {
-	k, ok := ctx.Value(nodeKey{}).(int)
-	return k, ok
+	k, ok := ctx.Value(nodeKey{}).(nodePick)
+	return k.key, ok
+}
+
+// NodeOnly says ctx's session must go to its key's node or to none.
+func NodeOnly(ctx context.Context) bool {
+	k, _ := ctx.Value(nodeKey{}).(nodePick)
+	return k.only
 }
 
 // Spread is a target of several nodes that all take writes.

@@ -132,6 +132,20 @@ func durabilityLines(d *result.Durability) []string {
 		}
 		lines = append(lines, "Consistency check after the run: "+verdict)
 	}
+	if len(d.Nodes) > 0 {
+		var each []string
+		for _, n := range d.Nodes {
+			switch {
+			case n.Lost != "":
+				each = append(each, n.Addr+" lost, not audited")
+			case n.Consistent != nil && !*n.Consistent:
+				each = append(each, fmt.Sprintf("%s %s missing, consistency FAILED", n.Addr, human.Thousands(float64(n.Missing))))
+			default:
+				each = append(each, fmt.Sprintf("%s %s missing", n.Addr, human.Thousands(float64(n.Missing))))
+			}
+		}
+		lines = append(lines, "Audited on each node, the figures above the worst's: "+strings.Join(each, "; "))
+	}
 	return lines
 }
 

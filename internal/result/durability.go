@@ -24,6 +24,19 @@ type Durability struct {
 	// Consistent is whether the workload's consistency check passed after
 	// the audit; absent for a workload without one.
 	Consistent *bool `json:"consistent,omitempty"`
+	// Nodes are each node's own audit, on a target of several nodes that
+	// all take writes, where the figures above are the worst node's;
+	// absent on one server.
+	Nodes []NodeDurability `json:"nodes,omitempty"`
+}
+
+// NodeDurability is one node's audit.
+type NodeDurability struct {
+	Addr       string `json:"addr"`
+	Missing    int64  `json:"missing"`
+	Consistent *bool  `json:"consistent,omitempty"`
+	// Lost says why the node was not audited: it did not answer.
+	Lost string `json:"lost,omitempty"`
 }
 
 // NewDurability is the document's record of an audit of the log at path,

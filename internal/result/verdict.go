@@ -94,7 +94,7 @@ func VerdictOf(d *Document) *Verdict {
 	cpu := cpuLimits(d, s, v)
 	waits := waitLimits(d, s, v)
 	busy, think, queued := vuTime(d)
-	all := append(cpu, waits...)
+	all := append(append(cpu, waits...), conflictLimits(d, s)...)
 	// Think time is judged where the virtual users spent a tenth of its
 	// ceiling between transactions, and the client had CPU to spare: a
 	// saturated client's users wait between transactions for the CPU.

@@ -421,7 +421,9 @@ func document(t dbtarget.Target, w workload.Workload, r workload.Run, o Options,
 	}
 	doc, err := result.FromRun(run)
 	if err == nil {
-		doc.Placement = placed(t, o)
+		if doc.Placement = placed(t, o); doc.Placement != nil {
+			doc.Lines = append(doc.Lines, fmt.Sprintf("The database's side is the %d nodes' own counters summed: each node counts the transactions of its own clients, not the write sets it applies for the others", len(doc.Placement.Nodes)))
+		}
 	}
 	return doc, err
 }

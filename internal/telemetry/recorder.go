@@ -193,7 +193,8 @@ func (r *Recorder) every(ctx context.Context, period time.Duration, cost *float6
 func (r *Recorder) sample(ctx context.Context, keep bool) float64 {
 	var counters map[string]float64
 	var replicas []Replica
-	var err, replicasErr error
+	var members []Member
+	var err, replicasErr, membersErr error
 	pid := 0
 	// read is when the database's counters were answered: the replicas
 	// and the server's process are asked after, and on a server lost just
@@ -206,6 +207,9 @@ func (r *Recorder) sample(ctx context.Context, keep bool) float64 {
 		read = r.since()
 		if rs, ok := r.src.(ReplicaSource); ok && err == nil {
 			replicas, replicasErr = rs.Replicas(rctx)
+		}
+		if ms, ok := r.src.(MemberSource); ok && err == nil {
+			members, membersErr = ms.Members(rctx)
 		}
 		if err == nil && r.serverGone() {
 			pid = r.findServer(rctx)
@@ -236,9 +240,11 @@ func (r *Recorder) sample(ctx context.Context, keep bool) float64 {
 	}
 	r.note("database_counters", err)
 	r.note(replicasKey, replicasErr)
+	r.note(membersKey, membersErr)
 	if counters != nil {
 		r.rec.DB.Samples = append(r.rec.DB.Samples, DBSample{T: read, Counters: counters})
 		r.rec.DB.addReplicas(read, replicas)
+		r.rec.DB.addMembers(read, members)
 	}
 	if r.rec.DB != nil && r.rec.DB.Sessions != nil && r.bucket.Samples > 0 {
 		r.bucket.T = t
@@ -529,6 +535,9 @@ func (r *Recorder) closeGaps() {
 	}
 	if len(r.rec.DB.Samples) > 0 {
 		delete(r.rec.Unavailable, "database_counters")
+	}
+	if len(r.rec.DB.Members) > 0 {
+		delete(r.rec.Unavailable, membersKey)
 	}
 	if len(r.rec.DB.Replicas) > 0 {
 		delete(r.rec.Unavailable, replicasKey)

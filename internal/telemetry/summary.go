@@ -30,6 +30,9 @@ type Summary struct {
 	Background []BackgroundWait
 	// Replicas are the replicas read in the window, by name.
 	Replicas []ReplicaSummary
+	// Members are a multi-master cluster's nodes read in the window, by
+	// name.
+	Members []MemberSummary
 }
 
 // BackgroundWait is one kind of the server's own processes in one
@@ -121,6 +124,7 @@ func Summarize(r *Recording) Summary {
 		s.DB = r.dbSummary()
 		r.sessionSummary(&s)
 		s.Replicas = r.replicaSummary()
+		s.Members = r.memberSummary()
 	}
 	return s
 }

@@ -268,6 +268,10 @@ type DBRecord struct {
 	// Replicas are the primary's replicas, a series each, read with the
 	// counters (ReplicaSource); none where the server had none.
 	Replicas []ReplicaSeries `json:"replicas,omitempty"`
+	// Members are the nodes of a cluster whose nodes all take writes, a
+	// series each, read with the counters (MemberSource); none where the
+	// server is one.
+	Members []MemberSeries `json:"members,omitempty"`
 }
 
 // DBSample is one reading of the counters.

@@ -99,7 +99,7 @@ func (t *Target) Session(ctx context.Context) (dbtarget.Session, error) {
 			t.place(first, at, why)
 			return s, nil
 		}
-		if n == 1 || t.Classify(err) != dbtarget.ErrConnLost || ctx.Err() != nil {
+		if n == 1 || dbtarget.NodeOnly(ctx) || t.Classify(err) != dbtarget.ErrConnLost || ctx.Err() != nil {
 			return nil, err
 		}
 		if why == nil {

@@ -57,6 +57,25 @@ func TestConfig(t *testing.T) {
 	}
 }
 
+// TestConfigNodes: a URL of several hosts names a cluster's nodes, each
+// with its port or the default, the first the one the config reaches.
+func TestConfigNodes(t *testing.T) {
+	cfg, addrs, err := config("mariadb://bob@10.0.0.1:3307,db2,db3:3309/x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"10.0.0.1:3307", "db2:3306", "db3:3309"}
+	if strings.Join(addrs, " ") != strings.Join(want, " ") || cfg.Addr != want[0] {
+		t.Errorf("addrs %q, config at %s; want %q, at the first", addrs, cfg.Addr, want)
+	}
+	if _, _, err := config("mariadb://bob@db1,,db3/x"); err == nil || !strings.Contains(err.Error(), "empty host") {
+		t.Errorf("an empty host in the list: %v, want it refused", err)
+	}
+	if _, addrs, _ := config("mariadb://bob@db/x"); len(addrs) != 1 || addrs[0] != "db:3306" {
+		t.Errorf("one host: addrs %q, want its own", addrs)
+	}
+}
+
 // TestConfigPassword: a password the URL does not hold comes from its
 // passfile, else from $MYSQL_PWD; the URL's own wins over both, and a
 // passfile wins over the environment. Neither the passfile's name nor its

@@ -1,0 +1,72 @@
+package mariadb
+
+import (
+	"context"
+	"database/sql"
+	"strconv"
+	"strings"
+
+	"github.com/dbrig/dbrig/internal/telemetry"
+)
+
+var _ telemetry.MemberSource = (*source)(nil)
+
+// memberKeys maps a Galera node's status (SHOW GLOBAL STATUS) to the
+// telemetry's member keys.
+var memberKeys = map[string]string{
+	"wsrep_flow_control_paused_ns": telemetry.MemberPausedNS,
+	"wsrep_flow_control_sent":      telemetry.MemberFlowSent,
+	"wsrep_local_cert_failures":    telemetry.MemberCertFailures,
+	"wsrep_local_bf_aborts":        telemetry.MemberBFAborts,
+	"wsrep_local_send_queue":       telemetry.MemberSendQueue,
+	"wsrep_local_recv_queue":       telemetry.MemberRecvQueue,
+	"wsrep_replicated_bytes":       telemetry.MemberReplicatedBytes,
+	"wsrep_received_bytes":         telemetry.MemberReceivedBytes,
+	"wsrep_cluster_size":           telemetry.MemberSize,
+	"Com_commit":                   telemetry.MemberCommits,
+}
+
+// membersQuery reads memberKeys' figures in one statement.
+var membersQuery = func() string {
+	names := make([]string, 0, len(memberKeys))
+	for name := range memberKeys {
+		names = append(names, "'"+name+"'")
+	}
+	return "SHOW GLOBAL STATUS WHERE Variable_name IN (" + strings.Join(names, ",") + ")"
+}()
+
+// Members reads each node of the target that answers, by its address,
+// where it is a node of a Galera cluster; a server without the provider
+// loaded (no cluster size) is none, and a target of one such server
+// gives none.
+func (s *source) Members(ctx context.Context) ([]telemetry.Member, error) {
+	var out []telemetry.Member
+	_, err := s.t.eachNode(ctx, func(i int, db *sql.DB) error {
+		counters, err := memberCounters(ctx, db)
+		if err == nil && counters[telemetry.MemberSize] > 0 {
+			out = append(out, telemetry.Member{Name: s.t.nodes.addrs[i], Counters: counters})
+		}
+		return err
+	})
+	return out, err
+}
+
+// memberCounters reads one node's figures.
+func memberCounters(ctx context.Context, db *sql.DB) (map[string]float64, error) {
+	rows, err := db.QueryContext(ctx, membersQuery)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]float64{}
+	for rows.Next() {
+		var name, value string
+		if err := rows.Scan(&name, &value); err != nil {
+			return nil, err
+		}
+		if v, err := strconv.ParseFloat(value, 64); err == nil {
+			out[memberKeys[name]] = v
+		}
+	}
+	return out, rows.Err()
+}
