@@ -295,6 +295,9 @@ func run(ctx, hard context.Context, w workload.Workload, url string, f runFlags,
 	if err := runner.CheckMemory(r, f.Options); err != nil {
 		return err
 	}
+	if err := runner.CheckPlacement(t, r, f.Options); err != nil {
+		return err
+	}
 	o := f.Options
 	if metrics != nil {
 		o.Live = metrics.Follow(w.Info(), r, nil)

@@ -75,6 +75,13 @@ func Isolate(t dbtarget.Target, o Options) error {
 	return dbtarget.Isolate(t, level)
 }
 
+// CheckPlacement refuses, in one line, a node affinity that r on t
+// cannot have, before anything runs.
+func CheckPlacement(t dbtarget.Target, r workload.Run, o Options) error {
+	_, err := placement(t, r, o)
+	return err
+}
+
 // placement is how a run's VUs are spread over t's nodes, as
 // driver.Config.Place: round-robin by VU (or pooled session), or by the
 // workload's own key; nil on a target of one server. An affinity the
