@@ -21,7 +21,7 @@ import (
 // the server, and note the inputs that attempt carried.
 type conflicting struct {
 	dbtarget.Target
-	mu     sync.Mutex
+	mu sync.Mutex
 	// failed are the failed attempts' inputs, as inputs prints them.
 	failed []string
 	// orders are the committed New-Orders: where, their id, and the
