@@ -218,3 +218,18 @@ type Node struct {
 	// Note says anything else: why it is down.
 	Note string
 }
+
+// ReadStatus fills n from the status of its server s: its pid, and
+// "running", where it runs; else "crashed", with why, where it crashed
+// and was not lost on purpose. It reports whether the node runs.
+func (n *Node) ReadStatus(ctx context.Context, s Server, lost bool) bool {
+	st, err := s.Status(ctx)
+	if err != nil || st.State != Running {
+		if err == nil && st.State == Crashed && !lost {
+			n.State, n.Note = "crashed", st.Reason
+		}
+		return false
+	}
+	n.PID, n.State = st.PID, "running"
+	return true
+}
