@@ -282,7 +282,7 @@ func TestClusterRefusals(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"replicas on mariadb", []string{"server", "start", "--kind", "mariadb", "--replicas", "2", "--dir", filepath.Join(dir, "m")}, "dbrig makes no mariadb clusters yet"},
+		{"replicas on mariadb", []string{"server", "start", "--kind", "mariadb", "--replicas", "2", "--dir", filepath.Join(dir, "m")}, "--replicas N makes a primary and its replicas, and a mariadb cluster's nodes all take writes: give --nodes N"},
 		{"replicas on sqlite", []string{"server", "start", "--kind", "sqlite", "--replicas", "2", "--dir", filepath.Join(dir, "s")}, "sqlite"},
 		{"sync without replicas", []string{"server", "start", "--sync-replicas", "1", "--dir", filepath.Join(dir, "x")}, "give --replicas N"},
 		{"too many sync", []string{"server", "start", "--replicas", "1", "--sync-replicas", "2", "--dir", filepath.Join(dir, "y")}, "want from 0 to the 1 replicas"},

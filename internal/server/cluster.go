@@ -170,6 +170,17 @@ type Progresser interface {
 	SetProgress(say func(string))
 }
 
+// Say is what a Progresser was given to say its lines with; nil says
+// nothing.
+type Say func(string)
+
+// Tell says one line, if anyone asked.
+func (say Say) Tell(format string, args ...any) {
+	if say != nil {
+		say(fmt.Sprintf(format, args...))
+	}
+}
+
 // Node roles.
 const (
 	RolePrimary = "primary"

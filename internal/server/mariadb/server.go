@@ -28,6 +28,10 @@ func init() {
 		Name:   Kind,
 		Target: "mariadb",
 		New:    func(dir, binHint string) server.Server { return New(dir, binHint) },
+		NewCluster: func(dir, binHint string, t server.Topology) server.Cluster {
+			return NewCluster(dir, binHint, t)
+		},
+		MultiMaster: true,
 	})
 }
 
