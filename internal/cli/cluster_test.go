@@ -282,7 +282,13 @@ func TestClusterRefusals(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"replicas on mariadb", []string{"server", "start", "--kind", "mariadb", "--replicas", "2", "--dir", filepath.Join(dir, "m")}, "dbrig makes no mariadb clusters yet"},
+		{"replicas on mariadb", []string{"server", "start", "--kind", "mariadb", "--replicas", "2", "--dir", filepath.Join(dir, "m")}, "--replicas N makes a primary and its replicas, and a mariadb cluster's nodes all take writes: give --nodes N"},
+		{"nodes on postgres", []string{"server", "start", "--kind", "postgres", "--nodes", "3", "--dir", filepath.Join(dir, "p")}, "--nodes N makes a multi-master cluster, which postgres has not: give --replicas N"},
+		{"nodes with sync replicas", []string{"server", "start", "--kind", "mariadb", "--nodes", "3", "--sync-replicas", "1", "--dir", filepath.Join(dir, "n")}, "--sync-replicas is for a primary and its replicas"},
+		{"nodes with replicas", []string{"server", "start", "--kind", "mariadb", "--nodes", "3", "--replicas", "1", "--dir", filepath.Join(dir, "r")}, "--nodes and --replicas are two shapes of cluster"},
+		{"nodes with ha", []string{"server", "start", "--kind", "mariadb", "--nodes", "3", "--ha", "patroni", "--dir", filepath.Join(dir, "h")}, "--ha is for a primary and its replicas"},
+		{"no nodes", []string{"server", "start", "--kind", "mariadb", "--nodes", "0", "--dir", filepath.Join(dir, "o")}, "--nodes 0: want 1 or more"},
+		{"nodes on sqlite", []string{"server", "start", "--kind", "sqlite", "--nodes", "2", "--dir", filepath.Join(dir, "q")}, "sqlite"},
 		{"replicas on sqlite", []string{"server", "start", "--kind", "sqlite", "--replicas", "2", "--dir", filepath.Join(dir, "s")}, "sqlite"},
 		{"sync without replicas", []string{"server", "start", "--sync-replicas", "1", "--dir", filepath.Join(dir, "x")}, "give --replicas N"},
 		{"too many sync", []string{"server", "start", "--replicas", "1", "--sync-replicas", "2", "--dir", filepath.Join(dir, "y")}, "want from 0 to the 1 replicas"},
@@ -296,7 +302,7 @@ func TestClusterRefusals(t *testing.T) {
 			wantIn(t, "refusal", usageError(t, dbrig(t, tc.args...)), tc.want)
 		})
 	}
-	for _, entry := range []string{"m", "s", "x", "y", "z"} {
+	for _, entry := range []string{"m", "s", "x", "y", "z", "p", "n", "r", "h", "o", "q"} {
 		if _, err := os.Stat(filepath.Join(dir, entry)); err == nil {
 			t.Errorf("a refused start made %s", filepath.Join(dir, entry))
 		}

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -115,4 +116,35 @@ func TestMariaDBManagedSweep(t *testing.T) {
 	if docs < 3 || strings.Contains(o.stdout+o.stderr, pw) {
 		t.Errorf("%d documents (want the sweep's and two runs'); password printed: %v", docs, strings.Contains(o.stdout+o.stderr, pw))
 	}
+}
+
+// TestGaleraServerCommands: server start --nodes makes a Galera cluster
+// (of one node here: its table is the point, not the others), start and
+// status print each node's view of the cluster and its URL, a run takes
+// that URL as printed, failover is refused in one line, and stop stops it.
+func TestGaleraServerCommands(t *testing.T) {
+	t.Parallel()
+	mariatest.RequireCluster(t)
+	dir := serverDir(t)
+	row := regexp.MustCompile(`(?m)^\s+node1\s+member\s+Primary\s+1\s+yes\s+Synced\s+127\.0\.0\.1:\d+$`)
+	start := mustRun(t, "server", "start", "--kind", "mariadb", "--nodes", "1", "--dir", dir)
+	wantIn(t, "start", start.stdout, "Topology: a cluster of 1 node, taking writes")
+	wantIn(t, "start's progress", start.stderr, "node1: founding the cluster")
+	if !row.MatchString(start.stdout) {
+		t.Errorf("start printed no row for node1 as a synced member of a cluster of 1:\n%s", start.stdout)
+	}
+	status := mustRun(t, "server", "status", "--dir", dir)
+	if !row.MatchString(status.stdout) {
+		t.Errorf("status printed no row for node1 as a synced member of a cluster of 1:\n%s", status.stdout)
+	}
+	u := field(t, status.stdout, "node1 url")
+	o := mustRun(t, "run", "cpu", "--target", u, "--loops", "100000", "--arith", "float", "--json", filepath.Join(t.TempDir(), "cpu.json"))
+	wantIn(t, "run through node1's URL", o.stdout, "Result ")
+	wantIn(t, "failover", usageError(t, dbrig(t, "server", "failover", "--dir", dir)), "--kill-node-at")
+	wantIn(t, "stop", mustRun(t, "server", "stop", "--dir", dir).stdout, "Stopped the server in "+dir)
+	stopped := dbrig(t, "server", "status", "--dir", dir)
+	if stopped.code != 1 {
+		t.Errorf("status of the stopped cluster: exit %d, want 1", stopped.code)
+	}
+	wantIn(t, "status after stop", stopped.stdout, "node1: stopped last: the next start founds the cluster from it")
 }

@@ -89,7 +89,18 @@ failover or switchover, or a run's --failover-at and --switchover-at. With
 patroni etcd-server), and Patroni promotes a replica once the primary's lease
 (--ttl) runs out, as in production. --replica-delay puts each replica in a
 network namespace of its own, joined to the host by a veth pair whose packets
-are held that long, as in another zone (needs root).`,
+are held that long, as in another zone (needs root).
+
+With --nodes N (mariadb), the server is a Galera cluster of N nodes that all
+take writes (galera-4's provider, rsync and ss are needed: Debian's galera-4,
+rsync and iproute2), each a node in DIR (node1, node2, ...) with its own data,
+socket, client port and group, IST and SST ports on 127.0.0.1, one password for
+all in DIR/dbrig-secret. The first start founds the cluster from node1 and the
+others join it one after another, each taking node1's data by rsync; a start
+after a stop founds it from the node that stopped last. Start prints one URL
+that names every node, and each node's own URL. A --set of wsrep_provider_options
+(gcs.fc_limit=...) is added to dbrig's own; the wsrep settings dbrig sets
+itself cannot be changed. A run's --kill-node-at loses one node.`,
 		Example: `  dbrig server start --dir /srv/dbrig-pg
   dbrig server start --dir /srv/dbrig-pg --set shared_buffers=2GB --set max_connections=200
   dbrig server start --dir /srv/dbrig-pg --bin /usr/lib/postgresql/18/bin --set io_method=io_uring
@@ -97,7 +108,8 @@ are held that long, as in another zone (needs root).`,
   dbrig server start --dir /srv/dbrig-pg --memory 2GB --cpus 1
   dbrig server start --kind mariadb --dir /srv/dbrig-maria --set innodb_buffer_pool_size=2G
   dbrig server start --dir /srv/dbrig-ha --replicas 2 --sync-replicas 1 --ha patroni
-  dbrig server start --dir /srv/dbrig-far --replicas 1 --sync-replicas 1 --replica-delay 5ms`,
+  dbrig server start --dir /srv/dbrig-far --replicas 1 --sync-replicas 1 --replica-delay 5ms
+  dbrig server start --kind mariadb --nodes 3 --dir /srv/dbrig-galera --set wsrep_provider_options=gcs.fc_limit=64`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return o.run(c) },
 	}
@@ -117,6 +129,7 @@ are held that long, as in another zone (needs root).`,
 // addTopologyFlags adds the flags that make a server a cluster.
 func addTopologyFlags(fs *pflag.FlagSet, t *server.Topology) {
 	fs.IntVar(&t.Replicas, "replicas", 0, "make a cluster: a primary and `N` replicas streaming from it (postgres)")
+	fs.IntVar(&t.Nodes, "nodes", 0, "make a cluster of `N` nodes that all take writes (mariadb: Galera)")
 	fs.IntVar(&t.SyncReplicas, "sync-replicas", 0, "with --replicas, how many replicas each commit waits for (0: asynchronous)")
 	fs.StringVar(&t.HA, "ha", "", "with --replicas, the HA manager that keeps the cluster and promotes a replica when the primary is lost: patroni")
 	fs.DurationVar(&t.ReplicaDelay, "replica-delay", 0, "with --replicas, put each replica in a network namespace of its own, this far away (2ms): every packet it sends waits that long")
@@ -134,6 +147,10 @@ type serverStart struct {
 func (o *serverStart) run(c *cobra.Command) error {
 	if err := needDir(o.dir); err != nil {
 		return err
+	}
+	// --nodes 0 reads as no flag at all, which would start one server.
+	if c.Flags().Changed("nodes") && o.topo.Nodes == 0 {
+		return exitcode.Userf("--nodes 0: want 1 or more")
 	}
 	settings, err := parseSettings(o.sets)
 	if err != nil {
@@ -211,7 +228,7 @@ func (o *serverStart) server() (server.Server, error) {
 		return nil, exitcode.Userf("%s holds a %s server of its own, not a cluster: give another directory for one", o.dir, rec.Kind)
 	case o.topo.IsZero():
 		return server.New(o.kind, o.dir, o.bin)
-	case o.topo.Replicas == 0:
+	case o.topo.Replicas == 0 && o.topo.Nodes == 0:
 		return nil, o.topo.Check()
 	}
 	return server.NewCluster(o.kind, o.dir, o.bin, o.topo)
@@ -395,13 +412,56 @@ func handOverCommand(name, short, long string, change func(context.Context, serv
 }
 
 // printNodes prints each node of cluster c: its role, where it listens,
-// and how far behind a replica is.
+// and how far behind a replica is, or, in a cluster whose nodes all take
+// writes, what each one sees of the cluster.
 func printNodes(ctx context.Context, w io.Writer, c server.Cluster) error {
 	nodes, err := c.Nodes(ctx)
 	if err != nil {
 		return err
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	multiMaster := c.Topology().Nodes > 0
+	if multiMaster {
+		memberRows(tw, nodes)
+	} else {
+		replicaRows(tw, nodes)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	// Any node of a multi-master cluster takes a run of its own.
+	if multiMaster {
+		for _, n := range nodes {
+			fmt.Fprintf(w, "  %s url: %s\n", n.Name, dbtarget.Redact(n.URL))
+		}
+	}
+	for _, n := range nodes {
+		if n.Note != "" {
+			fmt.Fprintf(w, "  %s: %s\n", n.Name, n.Note)
+		}
+	}
+	return nil
+}
+
+// memberRows are the nodes of a multi-master cluster: each one's view of
+// the cluster (its primary component or not, how many nodes, whether it
+// takes queries) and what it does.
+func memberRows(tw io.Writer, nodes []server.Node) {
+	fmt.Fprintln(tw, "  node\trole\tcluster\tsize\tready\tstate\taddress")
+	for _, n := range nodes {
+		size, ready := "", ""
+		if n.Role == server.RoleMember {
+			size, ready = fmt.Sprint(n.ClusterSize), "no"
+			if n.Ready {
+				ready = "yes"
+			}
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\n", n.Name, n.Role, n.ClusterStatus, size, ready, n.State, n.Addr)
+	}
+}
+
+// replicaRows are the nodes of a primary and its replicas.
+func replicaRows(tw io.Writer, nodes []server.Node) {
 	fmt.Fprintln(tw, "  node\trole\tsync\tstate\taddress\tdelay\ttimeline\tlsn\tlag")
 	for _, n := range nodes {
 		lag, delay, tl := "", "", ""
@@ -416,15 +476,6 @@ func printNodes(ctx context.Context, w io.Writer, c server.Cluster) error {
 		}
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", n.Name, n.Role, n.Sync, n.State, n.Addr, delay, tl, n.LSN, lag)
 	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	for _, n := range nodes {
-		if n.Note != "" {
-			fmt.Fprintf(w, "  %s: %s\n", n.Name, n.Note)
-		}
-	}
-	return nil
 }
 
 func printStatus(w io.Writer, dir string, st server.Status) {

@@ -27,6 +27,15 @@ type Confinement struct {
 // IsZero tells that nothing is confined.
 func (c Confinement) IsZero() bool { return c == Confinement{} }
 
+// ConfineNodes is a cluster's Confine: a cluster's nodes share the host,
+// and dbrig confines one server at a time, so any confinement is refused.
+func ConfineNodes(c Confinement) error {
+	if c.IsZero() {
+		return nil
+	}
+	return exitcode.Userf("--memory and --cpus confine one server: a cluster's nodes run unconfined")
+}
+
 // String is "memory 2GB, cpus 0-1", or "" when nothing is confined.
 func (c Confinement) String() string {
 	var parts []string

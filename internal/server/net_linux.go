@@ -162,7 +162,7 @@ func (n *Net) make() error {
 	return n.queueDelayed()
 }
 
-func (n *Net) save() error { return writeJSON(netPath(n.Dir), n) }
+func (n *Net) save() error { return WriteJSON(netPath(n.Dir), n) }
 
 func (n *Net) delayed() bool {
 	for _, s := range n.Spaces {

@@ -136,6 +136,9 @@ type Kind struct {
 	NewCluster func(dir, binHint string, t Topology) Cluster
 	// HA names the HA managers that can keep the kind's clusters.
 	HA []string
+	// MultiMaster says the kind's clusters are nodes that all take writes
+	// (Topology.Nodes), not a primary and its replicas.
+	MultiMaster bool
 }
 
 var kinds = map[string]Kind{}
@@ -220,8 +223,8 @@ func NewCluster(kind, dir, binHint string, t Topology) (Cluster, error) {
 }
 
 // CheckCluster refuses, in one line, a cluster of kind and topology t
-// that cannot be: a kind without clusters, an HA manager it cannot be
-// kept by, a topology that is not one.
+// that cannot be: a kind without clusters, or without clusters of that
+// shape, an HA manager it cannot be kept by, a topology that is not one.
 func CheckCluster(kind string, t Topology) error {
 	k, err := Lookup(kind)
 	if err != nil {
@@ -232,7 +235,11 @@ func CheckCluster(kind string, t Topology) error {
 	}
 	switch {
 	case k.NewCluster == nil:
-		return exitcode.Userf("dbrig makes no %s clusters yet: --replicas and the other cluster flags are for --kind %s", kind, strings.Join(clusterKinds(), ", "))
+		return exitcode.Userf("dbrig makes no %s clusters yet: --replicas, --nodes and the other cluster flags are for --kind %s", kind, strings.Join(clusterKinds(), ", "))
+	case t.Nodes > 0 && !k.MultiMaster:
+		return exitcode.Userf("--nodes N makes a multi-master cluster, which %s has not: give --replicas N for a primary and its replicas", kind)
+	case t.Replicas > 0 && k.MultiMaster:
+		return exitcode.Userf("--replicas N makes a primary and its replicas, and a %s cluster's nodes all take writes: give --nodes N", kind)
 	case t.HA != "" && !slices.Contains(k.HA, t.HA):
 		return exitcode.Userf("--ha %s: a %s cluster can be kept by %s", t.HA, kind, strings.Join(append([]string{"dbrig itself (no --ha)"}, k.HA...), " or "))
 	}

@@ -3,6 +3,7 @@ package server
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestRegistry(t *testing.T) {
@@ -79,6 +80,53 @@ func TestHeadTail(t *testing.T) {
 	for _, c := range cases {
 		if got := HeadTail(out, c.head, c.tail); got != c.want {
 			t.Errorf("HeadTail(%d, %d) = %q, want %q", c.head, c.tail, got, c.want)
+		}
+	}
+}
+
+// TestTopologyNodes: a cluster whose nodes all take writes takes none of
+// the flags about replicas, each refused in a line of its own, and only
+// a kind whose clusters have that shape makes one; a kind of the other
+// shape refuses --nodes, and a multi-master kind --replicas.
+func TestTopologyNodes(t *testing.T) {
+	for _, c := range []struct {
+		t    Topology
+		want string
+	}{
+		{Topology{Nodes: 3}, ""},
+		{Topology{Nodes: 1}, ""},
+		{Topology{Nodes: -1}, "--nodes -1: want 1 or more"},
+		{Topology{Nodes: 3, Replicas: 2}, "--nodes and --replicas are two shapes of cluster"},
+		{Topology{Nodes: 3, SyncReplicas: 1}, "--sync-replicas is for a primary and its replicas"},
+		{Topology{Nodes: 3, ReplicaDelay: time.Millisecond}, "--replica-delay is for"},
+		{Topology{Nodes: 3, TTL: time.Second}, "--ttl is for"},
+		{Topology{Nodes: 3, LoopWait: time.Second}, "--loop-wait is for"},
+	} {
+		err := c.t.Check()
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%+v: %v, want %q", c.t, err, c.want)
+		}
+	}
+	if got := (Topology{Nodes: 3}).String(); got != "a cluster of 3 nodes, every one taking writes" {
+		t.Errorf("String() = %q", got)
+	}
+	newCluster := func(string, string, Topology) Cluster { return nil }
+	Register(Kind{Name: "pp", NewCluster: newCluster})
+	Register(Kind{Name: "mm", NewCluster: newCluster, MultiMaster: true})
+	t.Cleanup(func() { kinds = map[string]Kind{} })
+	for _, c := range []struct {
+		kind string
+		t    Topology
+		want string
+	}{
+		{"mm", Topology{Nodes: 3}, ""},
+		{"pp", Topology{Replicas: 2}, ""},
+		{"pp", Topology{Nodes: 3}, "--nodes N makes a multi-master cluster, which pp has not: give --replicas N for a primary and its replicas"},
+		{"mm", Topology{Replicas: 2}, "--replicas N makes a primary and its replicas, and a mm cluster's nodes all take writes: give --nodes N"},
+	} {
+		err := CheckCluster(c.kind, c.t)
+		if c.want == "" && err != nil || c.want != "" && (err == nil || err.Error() != c.want) {
+			t.Errorf("%s %+v: %v, want %q", c.kind, c.t, err, c.want)
 		}
 	}
 }

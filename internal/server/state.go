@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -50,23 +51,47 @@ func statePath(dir string) string { return filepath.Join(dir, StateFile) }
 
 // ReadState reads the record in dir.
 func ReadState(dir string) (*Record, error) {
-	b, err := os.ReadFile(statePath(dir))
-	if err != nil {
-		return nil, err
-	}
 	var st Record
-	if err := json.Unmarshal(b, &st); err != nil {
-		return nil, fmt.Errorf("%s: %w", statePath(dir), err)
+	if err := ReadJSON(statePath(dir), &st); err != nil {
+		return nil, err
 	}
 	return &st, nil
 }
 
-// WriteState replaces the record whole, so a reader never sees half of it.
-func WriteState(dir string, st *Record) error { return writeJSON(statePath(dir), st) }
+// ReadJSON reads the record at path into v; a file that is not one names
+// its path.
+func ReadJSON(path string, v any) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
 
-// writeJSON replaces the file at path with v whole, through a rename, as
+// WriteState replaces the record whole, so a reader never sees half of it.
+func WriteState(dir string, st *Record) error { return WriteJSON(statePath(dir), st) }
+
+// WriteClusterRecord keeps a cluster's record in dir, for AttachDir: rec
+// as the cluster fills it (kind, binaries, user, settings, topology),
+// with its binaries' version, whether it runs, and when it started: now,
+// or for a stopped cluster when the record there says.
+func WriteClusterRecord(ctx context.Context, dir string, rec *Record, running bool, version func(context.Context) (string, error)) error {
+	rec.Running, rec.Started = running, time.Now().UTC().Truncate(time.Second)
+	if old, err := ReadState(dir); err == nil && !running {
+		rec.Started = old.Started
+	}
+	if v, err := version(ctx); err == nil {
+		rec.Version = v
+	}
+	return WriteState(dir, rec)
+}
+
+// WriteJSON replaces the file at path with v whole, through a rename, as
 // every record that another process reads is written.
-func writeJSON(path string, v any) error {
+func WriteJSON(path string, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err

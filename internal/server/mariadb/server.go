@@ -28,6 +28,10 @@ func init() {
 		Name:   Kind,
 		Target: "mariadb",
 		New:    func(dir, binHint string) server.Server { return New(dir, binHint) },
+		NewCluster: func(dir, binHint string, t server.Topology) server.Cluster {
+			return NewCluster(dir, binHint, t)
+		},
+		MultiMaster: true,
 	})
 }
 
@@ -74,6 +78,9 @@ type Server struct {
 	// when it has exited.
 	proc   *os.Process
 	exited chan struct{}
+	// member is the server's place in a Galera cluster, nil for a server
+	// of its own.
+	member *member
 }
 
 // New is the server in dir, run from the binaries in binDir ("": see
@@ -147,8 +154,16 @@ func installDB(binDir string) (string, error) {
 	return "", exitcode.Userf("no mariadb-install-db beside %s/mariadbd nor on PATH", binDir)
 }
 
-func (s *Server) pidFile() string    { return filepath.Join(s.DataDir(), "mariadbd.pid") }
-func (s *Server) secretFile() string { return filepath.Join(s.Dir, "dbrig-secret") }
+func (s *Server) pidFile() string { return filepath.Join(s.DataDir(), "mariadbd.pid") }
+
+// secretFile holds the dbrig account's password: the server's own, or
+// its cluster's, which every node shares.
+func (s *Server) secretFile() string {
+	if s.member != nil {
+		return s.member.secret
+	}
+	return filepath.Join(s.Dir, "dbrig-secret")
+}
 
 // tmpDir is the server's own directory for temporary files. In the shared
 // /tmp, a mariadbd that starts deletes every "#sql..." file there, the
@@ -166,24 +181,38 @@ func (s *Server) makeTmpDir() error {
 	return server.Own(s.tmpDir(), s.Host.Cred)
 }
 
-// Exists reports whether Init created the server's data already.
+// Exists reports whether Init created the server's data already: a
+// joining node's is its empty data directory, which its first start fills.
 func (s *Server) Exists() bool {
-	_, errData := os.Stat(filepath.Join(s.DataDir(), "mysql"))
+	data := filepath.Join(s.DataDir(), "mysql")
+	if s.member.joiner() {
+		data = s.DataDir()
+	}
+	_, errData := os.Stat(data)
 	_, errSecret := os.Stat(s.secretFile())
 	return errData == nil && errSecret == nil
 }
 
 // Create runs mariadb-install-db in the data directory, which also makes
-// the dbrig account with password, kept in the secret file.
+// the dbrig account with password, kept in the secret file. A node of a
+// cluster takes the cluster's password instead, and one that joins it
+// makes nothing: its data comes whole from a node of the cluster.
 func (o own) Create(ctx context.Context, password string) error {
+	if err := o.makeTmpDir(); err != nil {
+		return err
+	}
+	if o.member.joiner() {
+		return nil
+	}
 	install, err := installDB(o.Host.Bin)
 	if err != nil {
 		return err
 	}
-	if err := o.makeTmpDir(); err != nil {
-		return err
-	}
-	if err := os.WriteFile(o.secretFile(), []byte(password+"\n"), 0o600); err != nil {
+	if o.member != nil {
+		if password, err = o.password(); err != nil {
+			return err
+		}
+	} else if err := os.WriteFile(o.secretFile(), []byte(password+"\n"), 0o600); err != nil {
 		return err
 	}
 	// The accounts are made by the bootstrap itself, from a file only the
@@ -203,7 +232,9 @@ func (o own) Create(ctx context.Context, password string) error {
 		"--extra-file="+extra,
 	)
 	if out, err := cmd.CombinedOutput(); err != nil {
-		os.Remove(o.secretFile())
+		if o.member == nil {
+			os.Remove(o.secretFile())
+		}
 		return fmt.Errorf("mariadb-install-db in %s: %v: %s", o.DataDir(), err, server.HeadTail(string(out), 8, 8))
 	}
 	return nil
@@ -238,33 +269,48 @@ func (o own) Prepare(ctx context.Context, settings map[string]string) (map[strin
 	if pid, ok := o.alive(); ok {
 		return nil, exitcode.Userf("a mariadbd (pid %d) is already running in %s: stop it with dbrig server stop --dir %s", pid, o.Dir, o.Dir)
 	}
+	if err := o.member.check(settings); err != nil {
+		return nil, err
+	}
 	// A server created before it had a directory of its own gets one.
 	return settings, o.makeTmpDir()
 }
 
 // Owned tells the settings Start sets itself.
-func (own) Owned(name string) bool { return serverOwned[normalName(name)] }
+func (o own) Owned(name string) bool {
+	name = normalName(name)
+	return serverOwned[name] || o.member.owns(name)
+}
 
 // Launch starts mariadbd with settings passed as --name=value, for this
 // start only, and returns once it accepts connections. A setting the
 // server rejects stops the start with the server's own words, as soon as
 // it exits.
 func (o own) Launch(ctx context.Context, port int, names []string, settings map[string]string) (bool, error) {
+	return o.launch(ctx, o.args(o.Live.Socket(), port, names, settings))
+}
+
+// args are mariadbd's for a server on socket and port, with settings
+// given in the order of names: a node's place in its cluster first.
+func (s *Server) args(socket string, port int, names []string, settings map[string]string) []string {
 	args := []string{
 		"--no-defaults",
-		"--datadir=" + o.DataDir(),
-		"--basedir=" + filepath.Dir(o.Host.Bin),
-		"--tmpdir=" + o.tmpDir(),
-		"--socket=" + o.Live.Socket(),
+		"--datadir=" + s.DataDir(),
+		"--basedir=" + filepath.Dir(s.Host.Bin),
+		"--tmpdir=" + s.tmpDir(),
+		"--socket=" + socket,
 		"--port=" + strconv.Itoa(port),
 		"--bind-address=127.0.0.1",
-		"--log-error=" + o.LogPath(),
-		"--pid-file=" + o.pidFile(),
+		"--log-error=" + s.LogPath(),
+		"--pid-file=" + s.pidFile(),
 	}
+	args = append(args, s.member.args(settings)...)
 	for _, name := range names {
-		args = append(args, "--"+name+"="+settings[name])
+		if !s.member.merges(name) {
+			args = append(args, "--"+name+"="+settings[name])
+		}
 	}
-	return o.launch(ctx, args)
+	return args
 }
 
 // launch starts one mariadbd and waits until dbrig's account can connect
@@ -281,7 +327,8 @@ func (s *Server) launch(ctx context.Context, args []string) (inUse bool, err err
 	exited := make(chan struct{})
 	go func() { cmd.Wait(); close(exited) }()
 	s.proc, s.exited = cmd.Process, exited
-	deadline := time.Now().Add(2 * time.Minute)
+	limit := s.member.startLimit()
+	deadline := time.Now().Add(limit)
 	for {
 		if err := s.ping(ctx); err == nil {
 			return false, nil
@@ -298,8 +345,8 @@ func (s *Server) launch(ctx context.Context, args []string) (inUse bool, err err
 		}
 		if time.Now().After(deadline) {
 			s.kill()
-			return false, fmt.Errorf("mariadbd in %s did not accept connections within 2 minutes: %s",
-				s.Dir, logExcerpt(server.ReadFrom(s.LogPath(), logStart)))
+			return false, fmt.Errorf("mariadbd in %s did not accept connections within %s: %s",
+				s.Dir, limit, logExcerpt(server.ReadFrom(s.LogPath(), logStart)))
 		}
 	}
 }

@@ -4,7 +4,6 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -16,7 +15,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/dbrig/dbrig/internal/atomicfile"
 	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/server"
 )
@@ -192,22 +190,12 @@ func (c *Cluster) removeNet() error {
 // statePath is Dir/cluster.json.
 func (c *Cluster) statePath() string { return filepath.Join(c.dir, "cluster.json") }
 
-func (c *Cluster) writeState() error {
-	b, err := json.MarshalIndent(c.st, "", "  ")
-	if err != nil {
-		return err
-	}
-	return atomicfile.Write(c.statePath(), append(b, '\n'), 0o644)
-}
+func (c *Cluster) writeState() error { return server.WriteJSON(c.statePath(), c.st) }
 
 func (c *Cluster) readState() error {
-	b, err := os.ReadFile(c.statePath())
-	if err != nil {
-		return err
-	}
 	var st clusterState
-	if err := json.Unmarshal(b, &st); err != nil {
-		return fmt.Errorf("%s: %w", c.statePath(), err)
+	if err := server.ReadJSON(c.statePath(), &st); err != nil {
+		return err
 	}
 	if len(st.Nodes) != c.topo.Replicas+1 {
 		return fmt.Errorf("%s: %d nodes, and the topology says %d", c.statePath(), len(st.Nodes), c.topo.Replicas+1)
@@ -312,14 +300,8 @@ func (c *Cluster) Init(ctx context.Context) error {
 	return c.writeState()
 }
 
-// Confine refuses a confinement: a cluster's nodes share the host, and
-// dbrig confines one server at a time.
-func (c *Cluster) Confine(conf server.Confinement) error {
-	if conf.IsZero() {
-		return nil
-	}
-	return exitcode.Userf("--memory and --cpus confine one server: a cluster's nodes run unconfined")
-}
+// Confine refuses a confinement (server.ConfineNodes).
+func (c *Cluster) Confine(conf server.Confinement) error { return server.ConfineNodes(conf) }
 
 // Attach finds the cluster in Dir as another process left it.
 func (c *Cluster) Attach() error {
@@ -396,18 +378,9 @@ func (c *Cluster) Start(ctx context.Context, settings map[string]string) error {
 
 // writeRecord keeps the cluster's record in Dir, for server.AttachDir.
 func (c *Cluster) writeRecord(ctx context.Context, running bool) error {
-	t := c.topo
-	rec := &server.Record{Kind: Kind, BinDir: c.bin, Settings: c.st.Settings, Topology: &t, Running: running,
-		Started: time.Now().UTC().Truncate(time.Second)}
-	if old, err := server.ReadState(c.dir); err == nil && !running {
-		rec.Started = old.Started
-	}
-	p := c.primary()
-	rec.RunAs = p.Host.User
-	if v, err := p.Version(ctx); err == nil {
-		rec.Version = v
-	}
-	return server.WriteState(c.dir, rec)
+	t, p := c.topo, c.primary()
+	rec := &server.Record{Kind: Kind, BinDir: c.bin, RunAs: p.Host.User, Settings: c.st.Settings, Topology: &t}
+	return server.WriteClusterRecord(ctx, c.dir, rec, running, p.Version)
 }
 
 // Stop stops every node, the primary first, so that the replicas receive

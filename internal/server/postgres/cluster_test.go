@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/dbrig/dbrig/internal/server"
+	"github.com/dbrig/dbrig/internal/server/servertest"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -147,13 +148,7 @@ func TestClusterWithoutHA(t *testing.T) {
 	execOn(t, ctx, db, "INSERT INTO t VALUES (3)")
 
 	// Another process finds it as it is.
-	other, err := server.AttachDir(c.dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if oc, ok := other.(server.Cluster); !ok || !other.Running() || oc.Topology() != c.Topology() {
-		t.Fatalf("AttachDir found %T running %v", other, other.Running())
-	}
+	servertest.AttachesRunning(t, c.dir, c)
 
 	// A stopped cluster starts again with the lost node made anew.
 	if err := c.Stop(ctx); err != nil {

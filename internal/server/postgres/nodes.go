@@ -169,14 +169,9 @@ func (c *Cluster) describeNode(ctx context.Context, s *Server, n nodeState) serv
 		node.State = "not made"
 		return node
 	}
-	st, err := s.Status(ctx)
-	if err != nil || st.State != server.Running {
-		if err == nil && st.State == server.Crashed && !n.Lost {
-			node.State, node.Note = "crashed", st.Reason
-		}
+	if !node.ReadStatus(ctx, s, n.Lost) {
 		return node
 	}
-	node.PID, node.State = st.PID, "running"
 	qctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	conn, err := pgx.Connect(qctx, node.URL)

@@ -304,12 +304,21 @@ func DBName(test string, seq int64, max int) string {
 // unless DBRIG_REQUIRE_CGROUPS=1 (CI runs as root on a host that has them).
 func RequireCgroups(t *testing.T, c server.Confinement) {
 	t.Helper()
-	if err := server.NewCgroup(t.TempDir(), c).Check(); err != nil {
-		if os.Getenv("DBRIG_REQUIRE_CGROUPS") == "1" {
-			t.Fatalf("DBRIG_REQUIRE_CGROUPS=1 but %v", err)
-		}
-		t.Skipf("%v (set DBRIG_REQUIRE_CGROUPS=1 to fail instead)", err)
+	RequireWith(t, "DBRIG_REQUIRE_CGROUPS", server.NewCgroup(t.TempDir(), c).Check())
+}
+
+// RequireWith skips the test for err, why this host cannot run it,
+// unless the variable require is set to 1, when it fails: CI sets it, so
+// that what it installed cannot pass missing as a green run.
+func RequireWith(tb testing.TB, require string, err error) {
+	tb.Helper()
+	if err == nil {
+		return
 	}
+	if os.Getenv(require) == "1" {
+		tb.Fatalf("%s=1 but %v", require, err)
+	}
+	tb.Skipf("%v (or %s=1 to fail instead)", err, require)
 }
 
 // SplitPassfile is a managed server's URL u without its passfile

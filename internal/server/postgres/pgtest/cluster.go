@@ -3,13 +3,11 @@
 package pgtest
 
 import (
-	"context"
-	"os"
 	"testing"
-	"time"
 
 	"github.com/dbrig/dbrig/internal/server"
 	"github.com/dbrig/dbrig/internal/server/postgres"
+	"github.com/dbrig/dbrig/internal/server/servertest"
 )
 
 // NewCluster starts a cluster of topology t of the test's own in a
@@ -23,39 +21,12 @@ func NewCluster(tb testing.TB, t server.Topology) *postgres.Cluster {
 	tb.Helper()
 	h.Bin(tb)
 	if t.HA != "" {
-		requireWith(tb, "DBRIG_REQUIRE_PATRONI", postgres.HABinaries())
+		servertest.RequireWith(tb, "DBRIG_REQUIRE_PATRONI", postgres.HABinaries())
 	}
 	if t.ReplicaDelay > 0 {
-		requireWith(tb, "DBRIG_REQUIRE_NETNS", server.NetSupported())
+		servertest.RequireWith(tb, "DBRIG_REQUIRE_NETNS", server.NetSupported())
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
 	c := postgres.NewCluster(tb.TempDir(), "", t)
-	if err := c.Init(ctx); err != nil {
-		tb.Fatalf("pgtest: a cluster of %s: %v", t, err)
-	}
-	tb.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		if err := c.Stop(ctx); err != nil {
-			tb.Errorf("pgtest: stopping the cluster: %v", err)
-		}
-	})
-	if err := c.Start(ctx, nil); err != nil {
-		tb.Fatalf("pgtest: starting a cluster of %s: %v", t, err)
-	}
+	servertest.StartCluster(tb, "pgtest", c)
 	return c
-}
-
-// requireWith skips the test for err, unless the variable require is
-// set to 1, when it fails.
-func requireWith(tb testing.TB, require string, err error) {
-	tb.Helper()
-	if err == nil {
-		return
-	}
-	if os.Getenv(require) == "1" {
-		tb.Fatalf("pgtest: %s=1 but %v", require, err)
-	}
-	tb.Skipf("pgtest: %v (or %s=1 to fail instead)", err, require)
 }
