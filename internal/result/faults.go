@@ -23,6 +23,13 @@ const (
 	AcknowledgedKey = "durability.acknowledged"
 	MissingKey      = "durability.missing"
 	AuditInDoubtKey = "durability.in_doubt"
+	// The conflicts' cost: the window's retries and aborts (after the
+	// last retry) per minute, and the share (%) of the transactions'
+	// time that retrying took (transactions[].retries, aborts,
+	// retrying_ms over busy_ms).
+	RetriesKey    = "retries_per_min"
+	AbortsKey     = "aborts_per_min"
+	RetryShareKey = "retrying_pct"
 )
 
 // FaultDefs are the fault figures, in the order reports show them.
@@ -34,6 +41,9 @@ var FaultDefs = []FaultDef{
 	{AcknowledgedKey, "acknowledged", ""},
 	{MissingKey, "missing", ""},
 	{AuditInDoubtKey, "in doubt at the audit", ""},
+	{RetriesKey, "retries", "/min"},
+	{AbortsKey, "aborts", "/min"},
+	{RetryShareKey, "retrying", "%"},
 }
 
 // Change is the difference of a point's mean of a figure from its
@@ -86,7 +96,10 @@ func (d *Document) LongestOutage() (ActionOutage, bool) {
 // AddFaults adds d's fault figures to the point's: its transactions in
 // doubt always; the longest outage around its actions, with that one's
 // per-VU median and max, where it watched one; its durability audit's
-// counts where it had one.
+// counts where it had one; its retries, aborts and retrying share where
+// it retried, ran at an isolation level of its own or on several nodes
+// (where the others of its point did too, or their means would be of
+// the repetitions that happened to retry).
 func (p *SweepPoint) AddFaults(d *Document) {
 	add := func(key string, v float64) {
 		if p.Faults == nil {
@@ -110,6 +123,19 @@ func (p *SweepPoint) AddFaults(d *Document) {
 		add(AcknowledgedKey, float64(du.Acknowledged))
 		add(MissingKey, float64(du.Missing))
 		add(AuditInDoubtKey, float64(du.InDoubt))
+	}
+	if _, isolated := d.Config["isolation"]; (Retried(d) || isolated || d.Placement != nil) && d.WindowSeconds > 0 {
+		var retries, aborts int64
+		var retrying, busy float64
+		for _, tx := range d.Transactions {
+			retries, aborts, retrying, busy = retries+tx.Retries, aborts+tx.Aborts, retrying+tx.RetryingMS, busy+tx.BusyMS
+		}
+		minutes := d.WindowSeconds / 60
+		add(RetriesKey, float64(retries)/minutes)
+		add(AbortsKey, float64(aborts)/minutes)
+		if busy > 0 {
+			add(RetryShareKey, retrying/busy*100)
+		}
 	}
 }
 

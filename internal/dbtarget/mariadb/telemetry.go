@@ -154,9 +154,13 @@ func (s *source) Settings(ctx context.Context) (string, map[string]string, error
 
 // Local finds the server on this host by its pid file, when that file is
 // here and names a live process; a server elsewhere gives 0 and "".
-func (s *source) Local(ctx context.Context) (int, string, error) {
+func (s *source) Local(ctx context.Context) (int, string, error) { return localServer(ctx, s.stats) }
+
+// localServer is where the server db reaches runs on this host: its
+// process and data directory, or 0 and "" where it is elsewhere.
+func localServer(ctx context.Context, db *sql.DB) (int, string, error) {
 	var pidFile, dataDir string
-	if err := s.stats.QueryRowContext(ctx, "SELECT @@pid_file, @@datadir").Scan(&pidFile, &dataDir); err != nil {
+	if err := db.QueryRowContext(ctx, "SELECT @@pid_file, @@datadir").Scan(&pidFile, &dataDir); err != nil {
 		return 0, "", err
 	}
 	b, err := os.ReadFile(pidFile)

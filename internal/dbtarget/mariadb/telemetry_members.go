@@ -9,7 +9,29 @@ import (
 	"github.com/dbrig/dbrig/internal/telemetry"
 )
 
-var _ telemetry.MemberSource = (*source)(nil)
+var (
+	_ telemetry.MemberSource = (*source)(nil)
+	_ telemetry.NodeSource   = (*source)(nil)
+)
+
+// Nodes names each node of a target of several that answers, by its
+// address, with its server's process where it runs on this host, so
+// that every node's CPU counts as the server's; a target of one server
+// has none.
+func (s *source) Nodes(ctx context.Context) ([]telemetry.Node, error) {
+	if len(s.t.nodes.pools) < 2 {
+		return nil, nil
+	}
+	var out []telemetry.Node
+	_, err := s.t.eachNode(ctx, func(i int, db *sql.DB) error {
+		pid, _, err := localServer(ctx, db)
+		if err == nil {
+			out = append(out, telemetry.Node{Name: s.t.nodes.addrs[i], PID: pid})
+		}
+		return err
+	})
+	return out, err
+}
 
 // memberKeys maps a Galera node's status (SHOW GLOBAL STATUS) to the
 // telemetry's member keys.
