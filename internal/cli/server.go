@@ -142,6 +142,8 @@ type serverStart struct {
 	kind, dir, bin, prewarm, memory, cpus string
 	sets                                  []string
 	topo                                  server.Topology
+	// say tells what a start does, as it does it.
+	say func(string)
 }
 
 func (o *serverStart) run(c *cobra.Command) error {
@@ -166,8 +168,9 @@ func (o *serverStart) run(c *cobra.Command) error {
 	if err != nil {
 		return err
 	}
+	o.say = func(what string) { fmt.Fprintln(c.ErrOrStderr(), what) }
 	if p, ok := s.(server.Progresser); ok {
-		p.SetProgress(func(what string) { fmt.Fprintln(c.ErrOrStderr(), what) })
+		p.SetProgress(o.say)
 	}
 	if err := s.Confine(confined); err != nil {
 		return err
@@ -242,6 +245,16 @@ func (o *serverStart) start(ctx context.Context, s server.Server, settings map[s
 		return "", err
 	}
 	if running, err := server.AttachDir(o.dir); err == nil && running.Running() {
+		// A cluster that lost nodes gets them back, and carries on.
+		if r, ok := running.(server.Rejoiner); ok && len(settings) == 0 {
+			if p, ok := running.(server.Progresser); ok {
+				p.SetProgress(o.say)
+			}
+			back, err := r.Rejoin(ctx)
+			if err != nil || len(back) > 0 {
+				return "running cluster, " + strings.Join(back, ", ") + " back", err
+			}
+		}
 		return "", exitcode.Userf("a server is already running in %s: stop it first with dbrig server stop --dir %s", o.dir, o.dir)
 	}
 	cluster := "existing cluster"

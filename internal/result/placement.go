@@ -41,7 +41,7 @@ func (p *Placement) Line() string {
 	for _, n := range p.Nodes {
 		on = append(on, fmt.Sprintf("%s %s", n.Addr, human.Thousands(float64(n.Sessions))))
 	}
-	s := fmt.Sprintf("Sessions by node (%s): %s", p.Affinity, strings.Join(on, ", "))
+	s := fmt.Sprintf("Sessions opened by node (%s): %s", p.Affinity, strings.Join(on, ", "))
 	for _, m := range p.Moves {
 		s += fmt.Sprintf("; %s moved from %s to %s (%s)", human.Thousands(float64(m.Sessions)), m.From, m.To, m.Why)
 	}

@@ -153,6 +153,13 @@ type Cluster interface {
 	Switchover(ctx context.Context, note func(string)) (Node, error)
 }
 
+// Rejoiner is a cluster that can start again, while the others run, the
+// nodes it lost (NodeKiller), each catching up with them.
+type Rejoiner interface {
+	// Rejoin starts every lost node and names those it started.
+	Rejoin(ctx context.Context) ([]string, error)
+}
+
 // NodeKiller is a cluster that can lose one node while the others go
 // on, as the loss of that node's machine would.
 type NodeKiller interface {

@@ -96,6 +96,14 @@ func (t *Target) Session(ctx context.Context) (dbtarget.Session, error) {
 		db := t.db
 		db.SQL = t.nodes.pools[at]
 		s, err := t.isolated(ctx, &db)
+		if err == nil && n > 1 {
+			// The pool may hand out an idle connection to a node lost
+			// since, which only its first statement finds dead: the
+			// session would go back to the lost node and fail there.
+			if _, err = s.Exec(ctx, "DO 0"); err != nil {
+				s.Close()
+			}
+		}
 		if err == nil {
 			if keyed {
 				t.place(first, at, why)
@@ -216,7 +224,9 @@ func (t *Target) ServerAddr(ctx context.Context) (string, error) {
 		var host string
 		var port int
 		err := db.QueryRowContext(ctx, "SELECT @@hostname, @@port").Scan(&host, &port)
-		at = append(at, net.JoinHostPort(host, strconv.Itoa(port)))
+		if err == nil {
+			at = append(at, net.JoinHostPort(host, strconv.Itoa(port)))
+		}
 		return err
 	})
 	return strings.Join(at, ","), err

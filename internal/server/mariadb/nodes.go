@@ -134,6 +134,43 @@ func (c *Cluster) describeNode(ctx context.Context, i int) server.Node {
 // SIGKILL to its mariadbd. The others go on without it, once they have
 // found it gone; the next start brings it back, and it takes what it
 // missed from them.
+var _ server.Rejoiner = (*Cluster)(nil)
+
+// Rejoin starts again every node KillNode lost, while the others run:
+// each joins them, taking what it missed by state transfer, and is
+// waited for until synced. It names the nodes it started.
+func (c *Cluster) Rejoin(ctx context.Context) ([]string, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.attach(); err != nil {
+		return nil, err
+	}
+	provider, err := findProvider()
+	if err != nil {
+		return nil, err
+	}
+	var back []string
+	for i, s := range c.nodes {
+		n := &c.st.Nodes[i]
+		if !n.Lost || s.Running() {
+			continue
+		}
+		c.say.Tell("%s: rejoining, taking what it missed from a running node", n.Name)
+		s.member.provider, s.member.bootstrap = provider, false
+		if err := s.Start(ctx, c.st.Settings); err == nil {
+			err = c.awaitSynced(ctx, s)
+		} else {
+			return back, fmt.Errorf("%s: %w", n.Name, err)
+		}
+		n.Lost = false
+		back = append(back, n.Name)
+		if err := c.writeState(); err != nil {
+			return back, err
+		}
+	}
+	return back, nil
+}
+
 func (c *Cluster) KillNode(ctx context.Context, name string) (server.Node, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
