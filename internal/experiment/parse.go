@@ -364,7 +364,7 @@ func (p parser) builds(n *yaml.Node) ([]Build, error) {
 }
 
 // topologyKeys are a cluster's keys, in target and in a build.
-var topologyKeys = []string{"replicas", "sync_replicas", "ha", "replica_delay", "ttl", "loop_wait"}
+var topologyKeys = []string{"replicas", "sync_replicas", "nodes", "ha", "replica_delay", "ttl", "loop_wait"}
 
 // topology reads key, if it is one of topologyKeys, into t; known says
 // whether it was.
@@ -378,15 +378,18 @@ func (p parser) topology(key string, v *yaml.Node, where string, t *server.Topol
 	}
 	bad := func(want string) error { return p.errf(v, "%s.%s: want %s, got %q", where, key, want, value) }
 	switch key {
-	case "replicas", "sync_replicas":
+	case "replicas", "sync_replicas", "nodes":
 		n, err := strconv.Atoi(value)
 		if err != nil {
 			return true, bad("a whole number")
 		}
-		if key == "replicas" {
+		switch key {
+		case "replicas":
 			t.Replicas = n
-		} else {
+		case "sync_replicas":
 			t.SyncReplicas = n
+		default:
+			t.Nodes = n
 		}
 	case "ha":
 		t.HA = value

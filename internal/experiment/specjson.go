@@ -54,6 +54,7 @@ func (o orderedBuilds) MarshalJSON() ([]byte, error) {
 type topologyJSON struct {
 	Replicas     string `json:"replicas,omitempty"`
 	SyncReplicas string `json:"sync_replicas,omitempty"`
+	Nodes        string `json:"nodes,omitempty"`
 	HA           string `json:"ha,omitempty"`
 	ReplicaDelay string `json:"replica_delay,omitempty"`
 	TTL          string `json:"ttl,omitempty"`
@@ -79,7 +80,7 @@ func newTopologyJSON(t server.Topology, explicit bool) topologyJSON {
 		}
 		return v.String()
 	}
-	return topologyJSON{replicas, n(t.SyncReplicas), t.HA, d(t.ReplicaDelay), d(t.TTL), d(t.LoopWait)}
+	return topologyJSON{replicas, n(t.SyncReplicas), n(t.Nodes), t.HA, d(t.ReplicaDelay), d(t.TTL), d(t.LoopWait)}
 }
 
 type orderedVary []Vary
