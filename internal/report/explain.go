@@ -49,6 +49,9 @@ func explainBlocks(d *result.Document, s telemetry.Summary) []block {
 	if b, ok := replicaBlock(d, s); ok {
 		out = append(out, b)
 	}
+	if b, ok := memberBlock(d, s); ok {
+		out = append(out, b)
+	}
 	if b, ok := nodeBlock(d, s); ok {
 		out = append(out, b)
 	}

@@ -31,6 +31,10 @@ func explainHTML(p *page, d *result.Document) []block {
 			charts, marks := replicaCharts(p, d)
 			b.Charts = charts
 			b.ChartCaption = "Each replica's lag over the run: its flush lag (solid) and replay lag (dashed), log scale, and how far behind the primary's log it was; a break in a line is a stretch without its readings (the primary could not be read, or the replica did not stream). Shaded: before the measured window." + marks
+		case membersKey:
+			charts, marks := memberCharts(p, d)
+			b.Charts = charts
+			b.ChartCaption = "Each node's certification failures per second, and the share of each interval flow control paused it, over the run; a break in a line is a stretch without its readings (a node lost). Shaded: before the measured window." + marks
 		case nodesKey:
 			chart, marks := nodeChart(p, d)
 			b.Charts = []chartRef{chart}
