@@ -460,12 +460,15 @@ func printResults(w io.Writer, sw *experiment.Sweep) {
 		fmt.Fprint(tw, m.Label+" ± 95% CI\t")
 	}
 	fmt.Fprintf(tw, "p95 ms ± 95%% CI\t%s change %% [95%% interval]\tlimited by\t", primary.Label)
-	outage, audited := doc.HasFault(result.OutageKey), doc.Audited()
+	outage, audited, retried := doc.HasFault(result.OutageKey), doc.Audited(), doc.HasFault(result.RetriesKey)
 	if outage {
 		fmt.Fprint(tw, "outage s ± 95% CI\tper VU median/max s\t")
 	}
 	if audited {
 		fmt.Fprint(tw, "missing\tin doubt\t")
+	}
+	if retried {
+		fmt.Fprint(tw, "retries/min ± 95% CI\taborts/min\tretrying % ± 95% CI\t")
 	}
 	fmt.Fprintln(tw)
 	for i, pt := range doc.Points {
@@ -478,16 +481,7 @@ func printResults(w io.Writer, sw *experiment.Sweep) {
 		}
 		fmt.Fprintf(tw, "%d\t", len(pt.Values[primary.Key]))
 		for _, m := range doc.Metrics {
-			st := pt.Stats[m.Key]
-			if st == nil {
-				fmt.Fprint(tw, "-\t")
-				continue
-			}
-			mean := figure(st.Mean)
-			if st.N > 1 {
-				mean += " ± " + figure((st.CIHigh-st.CILow)/2)
-			}
-			fmt.Fprint(tw, mean+"\t")
+			fmt.Fprint(tw, withCI(pt.Stats[m.Key])+"\t")
 		}
 		p95 := "-"
 		if st := pt.P95Stats(); st != nil {
@@ -507,10 +501,13 @@ func printResults(w io.Writer, sw *experiment.Sweep) {
 		if audited {
 			fmt.Fprint(tw, auditText(pt))
 		}
+		if retried {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t", withCI(pt.FaultStats[result.RetriesKey]), meanOf(pt.FaultStats[result.AbortsKey]), withCI(pt.FaultStats[result.RetryShareKey]))
+		}
 		fmt.Fprintln(tw)
 	}
 	tw.Flush()
-	for _, l := range report.SweepFaultLines(doc) {
+	for _, l := range append(report.SweepFaultLines(doc), report.SweepConflictLines(doc)...) {
 		fmt.Fprintln(w, l)
 	}
 	for _, l := range report.SweepSteadyLines(doc) {
@@ -529,10 +526,7 @@ func outageText(pt result.SweepPoint) string {
 	if st == nil {
 		return "-\t-\t"
 	}
-	mean := figure(st.Mean)
-	if st.N > 1 {
-		mean += " ± " + figure((st.CIHigh-st.CILow)/2)
-	}
+	mean := withCI(st)
 	perVU := "-"
 	if med, mx := pt.FaultStats[result.OutageVUMedianKey], pt.FaultStats[result.OutageVUMaxKey]; med != nil && mx != nil {
 		perVU = figure(med.Mean) + "/" + figure(mx.Mean)
@@ -548,6 +542,19 @@ func auditText(pt result.SweepPoint) string {
 		return "-\t-\t"
 	}
 	return fmt.Sprintf("%s of %s\t%s\t", human.Thousands(float64(du.Missing)), human.Thousands(float64(du.Acknowledged)), human.Thousands(float64(du.InDoubt)))
+}
+
+// withCI prints a mean with the half of its 95% interval, where it has
+// one; "-" for none.
+func withCI(st *result.Stats) string {
+	if st == nil {
+		return "-"
+	}
+	mean := figure(st.Mean)
+	if st.N > 1 {
+		mean += " ± " + figure((st.CIHigh-st.CILow)/2)
+	}
+	return mean
 }
 
 // figure prints a metric's value at a precision fitting its size.
@@ -574,4 +581,12 @@ func gainText(sw *experiment.Sweep, i int) string {
 		return fmt.Sprintf("%+.1f%% [%+.1f, %+.1f] (not significant)", g.Pct, g.Low, g.High)
 	}
 	return fmt.Sprintf("%+.1f%% [%+.1f, %+.1f]", g.Pct, g.Low, g.High)
+}
+
+// meanOf prints a mean alone; "-" for none.
+func meanOf(st *result.Stats) string {
+	if st == nil {
+		return "-"
+	}
+	return figure(st.Mean)
 }

@@ -105,6 +105,14 @@ func TestBrowserReport(t *testing.T) {
 		// stacked on the host's CPU chart, and a line each in the Cluster
 		// nodes section, node1's ending where it was lost.
 		{"nodes-run", func(path string) error { return writeReport(path, "testdata/nodes-run.json") }, 10},
+		// A 3-node Galera cluster, its third node killed 20 s in: each
+		// node's certification failures and flow control per second, the
+		// killed node's lines ending at its loss.
+		{"galera-kill-run", func(path string) error { return writeReport(path, "testdata/galera-kill-run.json") }, 10},
+		// Round-robin against warehouse affinity on 3 Galera nodes: the
+		// retries and aborts per minute at each point, with their
+		// intervals.
+		{"affinity-sweep", func(path string) error { return writeReport(path, "testdata/affinity-sweep/sweep.json") }, 6},
 	}
 	// sections are what a page must show, by CSS selector, with the text
 	// each must hold.
@@ -114,6 +122,8 @@ func TestBrowserReport(t *testing.T) {
 		"replication-run": {"#replication", "node3"},
 		"failover-sweep":  {"#faults", "cut the outage by 5.94 s"},
 		"nodes-run":       {"#nodes", "node3"},
+		"galera-kill-run": {"#members", "127.0.0.1:36443"},
+		"affinity-sweep":  {"#conflicts", "retries/min"},
 	}
 
 	opts := []chromedp.ExecAllocatorOption{

@@ -144,6 +144,16 @@ func signedSeconds(v float64) string {
 // outageChart draws each point's mean outage, overall and per virtual
 // user, with their intervals.
 func outageChart(p *page, s *result.Sweep) chartRef {
+	return faultChart(p, s, "outage at each point", "Outage at each point (lower is better)", "seconds without a completion (mean)",
+		[]faultSeries{{result.OutageKey, "outage"}, {result.OutageVUMedianKey, "per VU, median"}, {result.OutageVUMaxKey, "per VU, max"}})
+}
+
+// faultSeries is one fault figure a chart draws, by key, and its label.
+type faultSeries struct{ key, label string }
+
+// faultChart is a bar chart of fault figures at each point: each one's
+// mean, with its 95% interval as error bars, the baseline marked.
+func faultChart(p *page, s *result.Sweep, name, title, yTitle string, series []faultSeries) chartRef {
 	labels := make([][]string, len(s.Points))
 	for i, pt := range s.Points {
 		note := ""
@@ -153,9 +163,7 @@ func outageChart(p *page, s *result.Sweep) chartRef {
 		labels[i] = pointTick(s, pt, note)
 	}
 	var sets []obj
-	for k, f := range []struct{ key, label string }{
-		{result.OutageKey, "outage"}, {result.OutageVUMedianKey, "per VU, median"}, {result.OutageVUMaxKey, "per VU, max"},
-	} {
+	for k, f := range series {
 		data := gaps(len(s.Points))
 		for i, pt := range s.Points {
 			if st := pt.FaultStats[f.key]; st != nil {
@@ -166,16 +174,16 @@ func outageChart(p *page, s *result.Sweep) chartRef {
 		sets = append(sets, obj{"label": f.label, "data": data, "backgroundColor": fade(c, 0.75), "borderColor": c, "borderWidth": 1,
 			"errorBarColor": "#1d2330", "errorBarWhiskerColor": "#1d2330"})
 	}
-	return p.addChart("outage at each point", true, obj{
+	return p.addChart(name, true, obj{
 		"type": "barWithErrorBars",
 		"data": obj{"labels": labels, "datasets": sets},
 		"options": obj{
 			"datasets": obj{"barWithErrorBars": obj{"maxBarThickness": 40}},
 			"scales": obj{
 				"x": pointTicks(obj{}),
-				"y": obj{"beginAtZero": true, "title": axisTitle("seconds without a completion (mean)")},
+				"y": obj{"beginAtZero": true, "title": axisTitle(yTitle)},
 			},
-			"plugins": obj{"title": chartTitle("Outage at each point (lower is better)")},
+			"plugins": obj{"title": chartTitle(title)},
 		},
 	})
 }

@@ -172,6 +172,9 @@ func sweepPage(d *Doc) *page {
 	if b, ok := gainBlock(p, s, l); ok {
 		p.Blocks = append(p.Blocks, b)
 	}
+	if b, ok := conflictsBlock(p, s); ok {
+		p.Blocks = append(p.Blocks, b)
+	}
 	if b, ok := faultsBlock(p, s, l); ok {
 		p.Blocks = append(p.Blocks, b)
 	}
