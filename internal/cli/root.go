@@ -36,7 +36,7 @@ const (
 // targetFlag is --target's usage line, targetLong what its URL forms and
 // passwords are, for the help of every command that takes one.
 const (
-	targetFlag = "PostgreSQL URL or keyword DSN, mariadb:// or mysql:// URL, or sqlite:PATH"
+	targetFlag = "PostgreSQL URL or keyword DSN, mariadb:// or mysql:// URL, or sqlite:PATH; again for another node of the same cluster"
 	targetLong = `
 
 --target takes postgres://USER@HOST:PORT/DB (or a libpq keyword/value DSN;
@@ -213,7 +213,8 @@ func workloadCommand(use, short string, sub func(w workload.Workload, url *strin
 		s := sub(w, &url)
 		s.Use = name
 		s.Args = cobra.NoArgs
-		s.Flags().StringVar(&url, "target", DefaultTarget, targetFlag)
+		url = DefaultTarget
+		s.Flags().Var(&targetValue{url: &url}, "target", targetFlag)
 		if s.Long == "" {
 			s.Long = s.Short + "."
 		}

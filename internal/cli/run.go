@@ -166,7 +166,21 @@ reconnect, errors are counted by class, transactions whose commit the kill
 left unanswered are counted in doubt, and the result records the kill and
 the restart, which the report marks on the throughput chart, and the
 outage: the longest stretch in which no transaction completed, overall and
-for each virtual user, until every one has completed one again.`
+for each virtual user, until every one has completed one again.
+--kill-node-at 20s kills one node (--kill-node, the last by default) of the
+multi-master cluster in --server-dir (dbrig server start --kind mariadb
+--nodes 3) for good: the others carry on, the virtual users on it move to
+the next node, and the outage is measured the same way.
+
+On a target of several nodes (a URL of several hosts, or --target again
+for each node) each virtual user's session goes to one node, round-robin
+or by --node-affinity, and to the next node where its own is lost. What the
+database aborts and asks the client to retry (a serialization failure, a
+deadlock, a certification conflict) runs again with the same inputs, up to
+--max-retries times, each after a random wait below --retry-backoff doubled
+per retry (at most --retry-backoff-max); the result counts per type the
+retries, the aborts still failing after the last one, and the time they
+took, inside each transaction's latency, which runs from its first attempt.`
 
 // auditLong tells what --audit-durability does.
 const auditLong = `
@@ -200,6 +214,11 @@ func runExamples(w workload.Workload) string {
 		kill += " --audit-durability   # URL: what dbrig server start --dir DIR printed"
 	}
 	live += "\n  dbrig run " + w.Name() + " " + kill
+	live += "\n  dbrig run " + w.Name() + " --target mariadb://bench@n1/bench --target mariadb://bench@n2/bench --target mariadb://bench@n3/bench   # a cluster whose nodes all take writes: the VUs spread over them"
+	if _, ok := w.(workload.DurabilityAuditor); ok {
+		live += "\n  dbrig run " + w.Name() + " --target URL --server-dir DIR --kill-node-at 20s --kill-node node2 --audit-durability   # DIR: dbrig server start --kind mariadb --nodes 3 --dir DIR"
+	}
+	live += "\n  dbrig run " + w.Name() + " --isolation serializable --max-retries 20 --retry-backoff 2ms"
 	live += "\n  dbrig run " + w.Name() + " --threshold '" + result.ThresholdExample(w.Info()) + "' --threshold 'errors<0.1%'   # exit code 1 if one is missed"
 	if _, ok := w.(workload.Resummarizer); ok {
 		live += "\n  dbrig run " + w.Name() + " --target postgres://bench@db/bench --vus 300 --part 1/3 --json p1.json   # and 2/3, 3/3 on two other hosts, then: dbrig merge p1.json p2.json p3.json"

@@ -129,9 +129,9 @@ var specErrors = []struct{ name, yaml, want string }{
 	{"unknown top-level key", managedSpec + "repaet: 3\n",
 		`s.yaml line 4: unknown key "repaet" at the top level (known: name, target, workload, build, run, vary, follow, baseline, repeat, with, thresholds)`},
 	{"unknown nested key", managedSpec + "run:\n  rampup: 1s\n  duraton: 60s\n",
-		`s.yaml line 6: unknown key "duraton" in run (known: rampup, duration, vus, connections, client_cpus, sample, lost_after, failover_at, switchover_at, stall_after, prewarm, audit_durability, all_warehouses, keying_thinking, mode, terminals_per_warehouse)`},
+		`s.yaml line 6: unknown key "duraton" in run (known: rampup, duration, vus, connections, client_cpus, sample, lost_after, failover_at, switchover_at, max_retries, retry_backoff, retry_backoff_max, isolation, node_affinity, stall_after, prewarm, audit_durability, all_warehouses, keying_thinking, mode, terminals_per_warehouse)`},
 	{"unknown target key", "target: {managed: true, setings: {a: b}}\nworkload: tproc-c\n",
-		`s.yaml line 1: unknown key "setings" in target (known: managed, settings, pg_bin, servers, memory, cpus, url, replicas, sync_replicas, ha, replica_delay, ttl, loop_wait)`},
+		`s.yaml line 1: unknown key "setings" in target (known: managed, settings, pg_bin, servers, memory, cpus, url, replicas, sync_replicas, nodes, ha, replica_delay, ttl, loop_wait)`},
 	{"bad memory", "target:\n  managed: true\n  memory: 2 gigs\nworkload: tproc-c\n",
 		`s.yaml line 3: target.memory: want a size such as 512MB, 2GB or 1.5GiB, got "2 gigs"`},
 	{"bad cpus", "target: {managed: true, cpus: 0-}\nworkload: tproc-c\n",
@@ -369,7 +369,7 @@ func TestSpecBuildsOfTheirOwn(t *testing.T) {
 	}
 	for _, c := range []struct{ servers, want string }{
 		{"{a: {managed: nosuch}}", `x.yaml line 1: target.servers.a.managed: unknown server kind "nosuch"`},
-		{"{a: {bin: /x, port: 1}}", `unknown key "port" in target.servers.a (known: managed, bin, settings, replicas, sync_replicas, ha, replica_delay, ttl, loop_wait)`},
+		{"{a: {bin: /x, port: 1}}", `unknown key "port" in target.servers.a (known: managed, bin, settings, replicas, sync_replicas, nodes, ha, replica_delay, ttl, loop_wait)`},
 		{"{a: {settings: [1]}}", "target.servers.a.settings: want a mapping"},
 		{"{a: [1]}", "target.servers.a: want a single value, got a list"},
 	} {
@@ -520,7 +520,8 @@ func TestSpecClusters(t *testing.T) {
 	}
 	for _, c := range []struct{ spec, want string }{
 		{clusterSpec, "failover_at changes a cluster's primary, and the run's server (at the point server=one) is one server"},
-		{"target: {managed: mariadb, replicas: 2}\nworkload: tproc-c\n", "dbrig makes no mariadb clusters yet"},
+		{"target: {managed: mariadb, replicas: 2}\nworkload: tproc-c\n", "a mariadb cluster's nodes all take writes: give --nodes N"},
+		{"target: {managed: postgres, nodes: 3}\nworkload: tproc-c\n", "--replicas N for a primary and its replicas"},
 		{"target: {url: 'sqlite:x.db', replicas: 2}\nworkload: tproc-c\n", "only a managed target"},
 		{"target: {managed: postgres, replicas: 1, sync_replicas: 2}\nworkload: tproc-c\n", "--sync-replicas 2: want from 0 to the 1 replicas"},
 		{"target: {managed: postgres, replicas: two}\nworkload: tproc-c\n", "target.replicas: want a whole number"},
