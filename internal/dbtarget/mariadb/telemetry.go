@@ -97,22 +97,8 @@ func (s *source) Close() error {
 }
 
 func (s *source) Counters(ctx context.Context) (map[string]float64, error) {
-	rows, err := s.stats.QueryContext(ctx, statusQuery)
+	out, err := readStatus(ctx, s.stats, statusQuery, statusKeys)
 	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := map[string]float64{}
-	for rows.Next() {
-		var name, value string
-		if err := rows.Scan(&name, &value); err != nil {
-			return nil, err
-		}
-		if v, err := strconv.ParseFloat(value, 64); err == nil {
-			out[statusKeys[name]] = v
-		}
-	}
-	if err := rows.Err(); err != nil {
 		return nil, err
 	}
 	var size int64
@@ -178,4 +164,26 @@ func localServer(ctx context.Context, db *sql.DB) (int, string, error) {
 		return 0, "", nil
 	}
 	return pid, strings.TrimSuffix(dataDir, "/"), nil
+}
+
+// readStatus reads a SHOW GLOBAL STATUS query on db into the values of
+// keys, each status variable under its key; a value that is not a number
+// is left out.
+func readStatus(ctx context.Context, db *sql.DB, query string, keys map[string]string) (map[string]float64, error) {
+	rows, err := db.QueryContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]float64{}
+	for rows.Next() {
+		var name, value string
+		if err := rows.Scan(&name, &value); err != nil {
+			return nil, err
+		}
+		if v, err := strconv.ParseFloat(value, 64); err == nil {
+			out[keys[name]] = v
+		}
+	}
+	return out, rows.Err()
 }

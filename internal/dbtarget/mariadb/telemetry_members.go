@@ -3,7 +3,6 @@ package mariadb
 import (
 	"context"
 	"database/sql"
-	"strconv"
 	"strings"
 
 	"github.com/dbrig/dbrig/internal/telemetry"
@@ -64,31 +63,11 @@ var membersQuery = func() string {
 func (s *source) Members(ctx context.Context) ([]telemetry.Member, error) {
 	var out []telemetry.Member
 	_, err := s.t.eachNode(ctx, func(i int, db *sql.DB) error {
-		counters, err := memberCounters(ctx, db)
+		counters, err := readStatus(ctx, db, membersQuery, memberKeys)
 		if err == nil && counters[telemetry.MemberSize] > 0 {
 			out = append(out, telemetry.Member{Name: s.t.nodes.addrs[i], Counters: counters})
 		}
 		return err
 	})
 	return out, err
-}
-
-// memberCounters reads one node's figures.
-func memberCounters(ctx context.Context, db *sql.DB) (map[string]float64, error) {
-	rows, err := db.QueryContext(ctx, membersQuery)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := map[string]float64{}
-	for rows.Next() {
-		var name, value string
-		if err := rows.Scan(&name, &value); err != nil {
-			return nil, err
-		}
-		if v, err := strconv.ParseFloat(value, 64); err == nil {
-			out[memberKeys[name]] = v
-		}
-	}
-	return out, rows.Err()
 }
