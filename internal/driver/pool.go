@@ -270,7 +270,7 @@ func (r *runState) serve(ctx context.Context, l *lent, pt *poolTerm, ve *vuEdges
 	t := s.scratch
 	s.began.Store(picked.UnixNano())
 	l.t = pt.t
-	tr, err := attempt(ctx, l, pt.tx, t, cfg)
+	tr, err := attempt(ctx, l, pt.tx, t, cfg, &r.phase)
 	ended := time.Now()
 	p.inUse.Add(-1)
 	s.ended.Store(ended.UnixNano())

@@ -180,6 +180,8 @@ type TxResult struct {
 	// InDoubt is the transactions whose commit was sent and never
 	// answered (ErrInDoubt), in neither Count nor Errors.
 	InDoubt int64
+	// Retries counts the failed attempts that were retried and ended in
+	// the window, whichever transaction they were of.
 	Retries int64
 	// Aborts are the Errors that the target said were worth another try
 	// after the last retry (MaxRetries).

@@ -122,7 +122,7 @@ func runVU(ctx context.Context, v VU, ve *vuEdges, s *vuState, sh *shared) {
 		t := s.scratch
 		began := time.Now()
 		s.began.Store(began.UnixNano())
-		tr, err := attempt(ctx, v, tx, t, cfg)
+		tr, err := attempt(ctx, v, tx, t, cfg, &sh.phase)
 		ended := time.Now()
 		s.ended.Store(ended.UnixNano())
 		sh.health.ended(ended.UnixNano())
@@ -171,10 +171,13 @@ func (sh *shared) count(s *vuState, tx int, err error, tr tries, t Tally, ended 
 			s.sample[tx] = human.OneLine(err)
 		}
 	}
+	// A retry counts where its failed attempt ended, as the server's
+	// counters count that attempt: a transaction that straddles an edge
+	// (its backoffs can take seconds) has only its window's share.
+	s.retries[tx] += tr.windowed
 	if Phase(sh.phase.Load()) != PhaseMeasure {
 		return class
 	}
-	s.retries[tx] += tr.retries
 	s.retrying[tx] += int64(tr.retrying)
 	s.backoff[tx] += int64(tr.backoff)
 	if o != InDoubt {
@@ -209,11 +212,13 @@ type runner interface {
 	Run(ctx context.Context, tx int, t Tally) error
 }
 
-// tries is what retrying one transaction took: its retries, the time
-// from its first attempt's start to its last one's (the attempts that
-// failed and the backoffs after them), and the backoffs' own.
+// tries is what retrying one transaction took: its retries, those of
+// them whose failed attempt ended in the measured window (the server
+// counted that attempt there), the time from its first attempt's start to
+// its last one's (the attempts that failed and the backoffs after them),
+// and the backoffs' own.
 type tries struct {
-	retries           int64
+	retries, windowed int64
 	retrying, backoff time.Duration
 }
 
@@ -221,7 +226,7 @@ type tries struct {
 // error is worth a retry, up to MaxRetries, each retry after a backoff;
 // it returns what the retries took and the last error. The VU runs the
 // same transaction again, inputs and all: only Next draws new ones.
-func attempt(ctx context.Context, v runner, tx int, t Tally, cfg *Config) (tr tries, err error) {
+func attempt(ctx context.Context, v runner, tx int, t Tally, cfg *Config, phase *atomic.Int32) (tr tries, err error) {
 	clear(t)
 	first := time.Now()
 	err = v.Run(ctx, tx, t)
@@ -239,6 +244,9 @@ func attempt(ctx context.Context, v runner, tx int, t Tally, cfg *Config) (tr tr
 			tr.backoff += wait
 		}
 		tr.retries++
+		if Phase(phase.Load()) == PhaseMeasure {
+			tr.windowed++
+		}
 		clear(t)
 		tr.retrying = time.Since(first)
 		err = v.Run(ctx, tx, t)

@@ -265,6 +265,9 @@ func (o Options) withDefaults() Options {
 	if o.Warn == nil {
 		o.Warn = func(string) {}
 	}
+	if o.NodeAffinity == "" {
+		o.NodeAffinity = RoundRobin
+	}
 	return o
 }
 
