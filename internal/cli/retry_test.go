@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -43,9 +44,16 @@ func TestSerializablePostgres(t *testing.T) {
 		if retries == 0 {
 			t.Errorf("%s: no retry under serializable with 8 VUs on 1 warehouse", mode)
 		}
+		// Within 1%, or a dozen transactions over the window where that is
+		// more: autovacuum's and analyze's count in the database's too,
+		// and a window under load holds a few hundred.
 		tpm, _ := doc.Metric("tpm")
-		if tpm.DB == nil || *tpm.Client / *tpm.DB > 1.01 || *tpm.Client / *tpm.DB < 0.99 {
-			t.Errorf("%s: TPM %v by the database and %.0f by the client, want within 1%%", mode, tpm.DB, *tpm.Client)
+		if tpm.DB == nil {
+			t.Fatalf("%s: no database-side TPM", mode)
+		}
+		apart := (*tpm.DB - *tpm.Client) * doc.WindowSeconds / 60
+		if bound := max(12, *tpm.Client*doc.WindowSeconds/60/100); math.Abs(apart) > bound {
+			t.Errorf("%s: TPM %.0f by the database and %.0f by the client: %.0f transactions apart over the window, more than %.0f", mode, *tpm.DB, *tpm.Client, apart, bound)
 		}
 		if !strings.Contains(o.stdout, "aborts") || !strings.Contains(o.stdout, "retrying %") {
 			t.Errorf("%s: the summary's table lacks the aborts and the retrying share", mode)

@@ -13,7 +13,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/dbrig/dbrig/internal/atomicfile"
@@ -511,10 +513,23 @@ func (h *patroni) awaitLeader(ctx context.Context, not string, limit time.Durati
 func (h *patroni) ended(not string) error {
 	for _, n := range h.c.st.Nodes {
 		if n.Name != not && h.started[n.Name] && !n.Patroni.Alive() {
-			return fmt.Errorf("%s's patroni ended: %s", n.Name, server.LastLines(string(readLog(n.Patroni.Log)), 3))
+			return fmt.Errorf("%s's patroni ended: %s", n.Name, patroniWhy(string(readLog(n.Patroni.Log))))
 		}
 	}
 	return nil
+}
+
+// patroniWhy is why a Patroni ended, from its log: its last error lines
+// (its own, and what it relays of initdb's and the postmaster's), which
+// come before the traceback its last lines are, with the traceback's end.
+func patroniWhy(log string) string {
+	errs := server.Messages(log, regexp.MustCompile(`^\S+ \S+ `), func(l string) bool {
+		return strings.HasPrefix(l, "ERROR") || strings.HasPrefix(l, "CRITICAL") || strings.Contains(l, "FATAL")
+	})
+	if len(errs) > 3 {
+		errs = errs[len(errs)-3:]
+	}
+	return strings.Join(append(errs, server.LastLines(log, 1)), "; ")
 }
 
 // awaitWrites waits until the leader name has left recovery and takes

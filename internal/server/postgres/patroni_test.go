@@ -29,3 +29,20 @@ func TestPatroniForget(t *testing.T) {
 		t.Errorf("nodes %+v, started %v; want neither a Patroni nor watched", h.c.st.Nodes, h.started)
 	}
 }
+
+// TestPatroniWhy: a Patroni that gave up is explained by its last error
+// lines, not only by the traceback that ends its log.
+func TestPatroniWhy(t *testing.T) {
+	log := `2026-12-02 09:45:01,100 INFO: trying to bootstrap a new cluster
+2026-12-02 09:45:03,200 ERROR: postmaster is not running
+2026-12-02 09:45:03,201 INFO: removing initialize key after failed attempt to bootstrap the cluster
+Traceback (most recent call last):
+  File "/usr/lib/python3/dist-packages/patroni/ha.py", line 1476, in cancel_initialization
+patroni.exceptions.PatroniFatalException: 'Failed to bootstrap cluster'
+`
+	got := patroniWhy(log)
+	want := "ERROR: postmaster is not running; patroni.exceptions.PatroniFatalException: 'Failed to bootstrap cluster'"
+	if got != want {
+		t.Errorf("patroniWhy = %q, want %q", got, want)
+	}
+}
