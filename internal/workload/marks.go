@@ -111,22 +111,23 @@ func (r Rated) Times(k float64) Rated {
 }
 
 // LessRetries is r, a transaction counter's rate per second over a
-// window of seconds, less the retried attempts of res's window: the
-// server ran each and rolled it back, and the client counts a
-// transaction once, however many attempts it took. A line says so where
-// there were any; "" where not.
+// window of seconds, less the attempts of res's window that did not
+// complete: each retried attempt, and the last attempt of each abort (a
+// transaction still failing after its last retry), which the server ran
+// and rolled back, where the client counts only the transactions that
+// completed, once each. A line says so where there were any; "" where not.
 func (r Rated) LessRetries(res *driver.Result, seconds float64) (Rated, string) {
-	var retries int64
+	var retries, aborts int64
 	for _, tx := range res.Tx {
-		retries += tx.Retries
+		retries, aborts = retries+tx.Retries, aborts+tx.Aborts
 	}
-	if r.Value == nil || retries == 0 || seconds <= 0 {
+	if r.Value == nil || retries+aborts == 0 || seconds <= 0 {
 		return r, ""
 	}
-	v := *r.Value - float64(retries)/seconds
+	v := *r.Value - float64(retries+aborts)/seconds
 	r.Value = &v
-	return r, fmt.Sprintf("the database's transaction counter is taken less the %s attempts the client retried, which the server ran and rolled back: the client counts a transaction once, whatever its attempts",
-		human.Thousands(float64(retries)))
+	return r, fmt.Sprintf("the database's transaction counter is taken less the %s attempts the client retried and the %s aborts' last ones, which the server ran and rolled back: the client counts a transaction once, whatever its attempts",
+		human.Thousands(float64(retries)), human.Thousands(float64(aborts)))
 }
 
 // Rate is key's growth per second between two marks. It is none where
