@@ -24,8 +24,8 @@ type Backoff struct {
 	Base, Max time.Duration
 }
 
-// DefaultBackoff is what a run that gives none waits: a few of a TPROC-C
-// transaction's milliseconds at first, at most a second.
+// DefaultBackoff is what a run that gives none waits: a few milliseconds,
+// about an OLTP transaction's own, at first, at most a second.
 var DefaultBackoff = Backoff{Base: 5 * time.Millisecond, Max: time.Second}
 
 // wait is the wait before the retry after n retries.

@@ -555,8 +555,8 @@ type change struct {
 	significant bool
 }
 
-// changeChart is what change charts draw: their title ("Change in NOPM
-// over the baseline, %"), the y axis's title, which way is better, each
+// changeChart is what change charts draw: their title ("Change in a
+// metric over the baseline, %"), the y axis's title, which way is better, each
 // point's change (false where it has none) and the y axis of the range
 // lo to hi that every series' changes span, 0 included.
 type changeChart struct {

@@ -11,7 +11,7 @@ import (
 // several that all take writes.
 type Placement struct {
 	// Affinity is what picked each VU's node: "round-robin", or the
-	// workload's key (tproc-c's "warehouse").
+	// name of the workload's own key (its Affinity).
 	Affinity string          `json:"affinity"`
 	Nodes    []PlacementNode `json:"nodes"`
 	// Moves are the sessions that went to another node than their own,

@@ -62,7 +62,7 @@ var Params = []Param{
 		field: func(o *Options) any { return &o.Backoff.Max }},
 	{Name: "isolation", Default: "", Usage: "run every session at this isolation level: read-committed, repeatable-read or serializable (default: the database's own)",
 		field: func(o *Options) any { return &o.Isolation }},
-	{Name: "node_affinity", Default: RoundRobin, Usage: "on a target of several nodes (a URL with several hosts), which node each virtual user's session goes to: round-robin by VU, or the workload's own key (tproc-c: warehouse, each node its own warehouses)",
+	{Name: "node_affinity", Default: RoundRobin, Usage: "on a target of several nodes (a URL with several hosts), which node each virtual user's session goes to: round-robin by VU, or the workload's own key by name (a wrong name is refused with the right one), each node then the VUs of its own keys",
 		field: func(o *Options) any { return &o.NodeAffinity }},
 	{Name: "stall_after", Default: driver.DefaultStallAfter.String(), Usage: "how long no transaction may end while virtual users wait in one before the run names it a stall; also how long a window's edge waits for the transactions in hand (at least 1s)",
 		field: func(o *Options) any { return &o.StallAfter }},
