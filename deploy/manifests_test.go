@@ -1,8 +1,9 @@
 // Package deploy holds no code: its tests keep the container image's
 // recipe (Dockerfile) and the Kubernetes manifests (kubernetes/) true to
-// what a run split over pods needs, without a cluster or a Docker daemon.
-// The Kubernetes API types they decode with are the tests' only: the
-// binary links none of them.
+// what a run split over pods needs, without a cluster or a Docker daemon,
+// and the Grafana dashboard (grafana/) true to the metrics the exporter
+// serves, without a Grafana or a Prometheus. The Kubernetes API types they
+// decode with are the tests' only: the binary links none of them.
 package deploy
 
 import (
