@@ -30,6 +30,10 @@ var (
 	pageHTML string
 )
 
+// ChartScripts are the chart libraries every page inlines, for a page
+// of another package's that draws as the reports do (dbrig serve's).
+func ChartScripts() (chart, errorBars string) { return chartJS, errorBarsJS }
+
 var pageTmpl = template.Must(template.New("page").Parse(pageHTML))
 
 // page is everything the template shows: a header, then blocks in order.
@@ -147,6 +151,12 @@ func Load(path string) (*Doc, error) {
 	if err != nil {
 		return nil, err
 	}
+	return Parse(path, b)
+}
+
+// Parse is Load of the document b, read from path; a sweep's runs are
+// read from beside path, where they are.
+func Parse(path string, b []byte) (*Doc, error) {
 	if result.IsSweep(b) {
 		s, err := result.ParseSweep(path, b)
 		if err != nil {

@@ -217,3 +217,16 @@ func refresh[C any](key string, values, base map[string][]float64, stats map[str
 	changes[key] = c
 	return len(xs) < 2 || len(base[key]) < 2
 }
+
+// TwoSidedP is the two-sided p-value of Student's t statistic t with df
+// degrees of freedom: P(|T| ≥ |t|) = I_x(df/2, 1/2), x = df/(df+t²); the
+// normal's beyond 1000 degrees of freedom, or for infinite df.
+func TwoSidedP(t, df float64) float64 {
+	switch {
+	case math.IsNaN(t) || math.IsNaN(df) || df <= 0:
+		return math.NaN()
+	case df > 1000:
+		return math.Erfc(math.Abs(t) / math.Sqrt2)
+	}
+	return regIncBeta(df/2, 0.5, df/(df+t*t))
+}
