@@ -1,0 +1,376 @@
+package catalog
+
+import (
+	"context"
+	"database/sql"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dbrig/dbrig/internal/exitcode"
+)
+
+// Filter picks entries; its zero value picks every one.
+type Filter struct {
+	Workload string
+	// Target is a target kind, optionally with the start of its version
+	// after a space or a colon ("postgres", "postgres:15").
+	Target string
+	Host   string
+	Kind   string
+	Tool   string
+	Tags   []string
+	Where  []Cond
+	Since  time.Time
+	Until  time.Time
+	// Limit keeps the newest Limit entries; 0 keeps all.
+	Limit int
+}
+
+// Cond is one --where: a field, an operator and a value.
+type Cond struct {
+	Key, Op, Value string
+}
+
+// The fields of an entry a condition may name, besides config.KEY and
+// metric.KEY, with their columns.
+var columns = map[string]string{
+	"workload": "workload", "kind": "kind", "tool": "tool", "host": "host", "name": "name",
+	"commit": "commit_ref", "target.kind": "target_kind", "target.version": "target_version",
+	"verdict": "verdict", "id": "id",
+}
+
+var ops = []string{"!=", ">=", "<=", "=", ">", "<", "~"}
+
+// ParseCond reads KEY OP VALUE, OP one of = != < <= > >= and ~ (the value
+// is a part of the field's text).
+func ParseCond(s string) (Cond, error) {
+	for i := 0; i < len(s); i++ {
+		for _, op := range ops {
+			if strings.HasPrefix(s[i:], op) {
+				c := Cond{Key: strings.TrimSpace(s[:i]), Op: op, Value: strings.TrimSpace(s[i+len(op):])}
+				return c, c.check()
+			}
+		}
+	}
+	return Cond{}, exitcode.Userf("--where %q: want KEY=VALUE (or != < <= > >= ~), such as config.vus=8 or metric.nopm>50000", s)
+}
+
+func (c Cond) check() error {
+	_, col := columns[c.Key]
+	cfg := strings.HasPrefix(c.Key, "config.") && len(c.Key) > len("config.")
+	met := strings.HasPrefix(c.Key, "metric.") && len(c.Key) > len("metric.")
+	switch {
+	case c.Key == "tag" && (c.Op == "=" || c.Op == "!="):
+	case !col && !cfg && !met && c.Key != "tag":
+		return exitcode.Userf("--where %s: no field %q; name config.KEY, metric.KEY, tag or one of %s", c, c.Key, strings.Join(fieldNames(), ", "))
+	case met && c.Op == "~":
+		return exitcode.Userf("--where %s: a metric compares as a number, with = != < <= > >=", c)
+	case c.Key == "tag":
+		return exitcode.Userf("--where %s: a tag is there or not: tag=NAME or tag!=NAME", c)
+	}
+	if met || c.Op == "<" || c.Op == ">" || c.Op == "<=" || c.Op == ">=" {
+		if _, err := strconv.ParseFloat(c.Value, 64); err != nil && (met || !col) {
+			return exitcode.Userf("--where %s: %q is not a number", c, c.Value)
+		}
+	}
+	return nil
+}
+
+func (c Cond) String() string { return c.Key + c.Op + c.Value }
+
+func fieldNames() []string {
+	var out []string
+	for k := range columns {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// where is f as SQL conditions on entries e, with their arguments from
+// $first on.
+type where struct {
+	parts []string
+	args  []any
+}
+
+func (w *where) arg(v any) string {
+	w.args = append(w.args, v)
+	return "$" + strconv.Itoa(len(w.args))
+}
+
+func (w *where) add(s string) { w.parts = append(w.parts, s) }
+
+func (w *where) sql() string {
+	if len(w.parts) == 0 {
+		return ""
+	}
+	return " WHERE " + strings.Join(w.parts, " AND ")
+}
+
+func (f Filter) where() *where {
+	w := &where{}
+	eq := func(col, v string) {
+		if v != "" {
+			w.add(col + " = " + w.arg(v))
+		}
+	}
+	eq("e.workload", f.Workload)
+	eq("e.host", f.Host)
+	eq("e.kind", f.Kind)
+	eq("e.tool", f.Tool)
+	if f.Target != "" {
+		kind, version, _ := strings.Cut(strings.Replace(f.Target, ":", " ", 1), " ")
+		eq("e.target_kind", kind)
+		if version != "" {
+			w.add("e.target_version LIKE " + w.arg(likeEscape(version)+"%") + ` ESCAPE '\'`)
+		}
+	}
+	for _, t := range f.Tags {
+		w.add("EXISTS (SELECT 1 FROM tags t WHERE t.entry = e.id AND t.tag = " + w.arg(t) + ")")
+	}
+	if !f.Since.IsZero() {
+		w.add("e.started_at >= " + w.arg(f.Since.UnixMicro()))
+	}
+	if !f.Until.IsZero() {
+		w.add("e.started_at < " + w.arg(f.Until.UnixMicro()))
+	}
+	for _, c := range f.Where {
+		w.add(c.sql(w))
+	}
+	return w
+}
+
+func (c Cond) sql(w *where) string {
+	op := c.Op
+	if op == "~" {
+		op = "LIKE"
+	}
+	value := func() string {
+		if c.Op == "~" {
+			return w.arg("%"+likeEscape(c.Value)+"%") + ` ESCAPE '\'`
+		}
+		return w.arg(c.Value)
+	}
+	num, isNum := strconv.ParseFloat(c.Value, 64)
+	switch {
+	case c.Key == "tag":
+		s := "EXISTS (SELECT 1 FROM tags t WHERE t.entry = e.id AND t.tag = " + w.arg(c.Value) + ")"
+		if c.Op == "!=" {
+			return "NOT " + s
+		}
+		return s
+	case strings.HasPrefix(c.Key, "metric."):
+		return "EXISTS (SELECT 1 FROM metrics m WHERE m.entry = e.id AND m.key = " + w.arg(strings.TrimPrefix(c.Key, "metric.")) +
+			" AND m.value " + op + " " + w.arg(num) + ")"
+	case strings.HasPrefix(c.Key, "config."):
+		key := w.arg(strings.TrimPrefix(c.Key, "config."))
+		// A number compares as one, so that vus=8 finds 8 however written;
+		// != is true of an entry without the key too.
+		var cmp string
+		if isNum == nil && c.Op != "~" {
+			cmp = "c.num " + op + " " + w.arg(num)
+		} else {
+			cmp = "c.value " + op + " " + value()
+		}
+		if c.Op == "!=" {
+			return "NOT EXISTS (SELECT 1 FROM config c WHERE c.entry = e.id AND c.key = " + key + " AND " + strings.Replace(cmp, "!=", "=", 1) + ")"
+		}
+		return "EXISTS (SELECT 1 FROM config c WHERE c.entry = e.id AND c.key = " + key + " AND " + cmp + ")"
+	}
+	return "e." + columns[c.Key] + " " + op + " " + value()
+}
+
+func likeEscape(s string) string {
+	return strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(s)
+}
+
+const entryColumns = `e.id, e.kind, e.tool, e.workload, e.target_kind, e.target_version, e.target_url, e.host, e.name,
+	e.started_at, e.seconds, e.primary_metric, e.verdict, e.commit_ref, e.path, e.size, e.schema_version, e.recorded_at`
+
+// List is the entries f picks, the newest first, each with its config,
+// metrics and tags.
+func (c *Catalog) List(ctx context.Context, f Filter) ([]*Entry, error) {
+	return c.list(ctx, f, "DESC")
+}
+
+func (c *Catalog) list(ctx context.Context, f Filter, order string) ([]*Entry, error) {
+	w := f.where()
+	sel := `SELECT ` + entryColumns + ` FROM entries e` + w.sql() + ` ORDER BY e.started_at ` + order + `, e.id`
+	ids := `SELECT e.id FROM entries e` + w.sql()
+	if f.Limit > 0 {
+		// The newest Limit, whichever order they are returned in.
+		lim := ` LIMIT ` + strconv.Itoa(f.Limit)
+		ids = `SELECT e.id FROM entries e` + w.sql() + ` ORDER BY e.started_at DESC, e.id` + lim
+		sel = `SELECT * FROM (SELECT ` + entryColumns + ` FROM entries e` + w.sql() + ` ORDER BY e.started_at DESC, e.id` + lim + `) e ORDER BY e.started_at ` + order + `, e.id`
+	}
+	rows, err := c.db.QueryContext(ctx, c.q(sel), w.args...)
+	if err != nil {
+		return nil, c.fail("cannot read it", err)
+	}
+	var out []*Entry
+	byID := map[string]*Entry{}
+	for rows.Next() {
+		e, err := scanEntry(rows)
+		if err != nil {
+			rows.Close()
+			return nil, c.fail("cannot read it", err)
+		}
+		out = append(out, e)
+		byID[e.ID] = e
+	}
+	if err := closeRows(rows); err != nil {
+		return nil, c.fail("cannot read it", err)
+	}
+	if len(out) == 0 {
+		return out, nil
+	}
+	return out, c.details(ctx, ids, w.args, byID)
+}
+
+// details fills the entries in byID, those the query ids picks, with
+// their config, metrics and tags: three queries, whatever their number.
+func (c *Catalog) details(ctx context.Context, ids string, args []any, byID map[string]*Entry) error {
+	for _, e := range byID {
+		e.Config = map[string]string{}
+		e.Tags = []string{}
+	}
+	in := ` WHERE entry IN (` + ids + `)`
+	err := c.each(ctx, `SELECT entry, key, value FROM config`+in, args, func(r *sql.Rows) error {
+		var id, k, v string
+		if err := r.Scan(&id, &k, &v); err != nil {
+			return err
+		}
+		byID[id].Config[k] = v
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	err = c.each(ctx, `SELECT entry, key, label, unit, higher, value, low, high, db, client FROM metrics`+in+` ORDER BY entry, key`, args, func(r *sql.Rows) error {
+		var id string
+		var m Metric
+		var higher int
+		var low, high, db, client sql.NullFloat64
+		if err := r.Scan(&id, &m.Key, &m.Label, &m.Unit, &higher, &m.Value, &low, &high, &db, &client); err != nil {
+			return err
+		}
+		m.Higher = higher != 0
+		m.Low, m.High, m.DB, m.Client = ptr(low), ptr(high), ptr(db), ptr(client)
+		byID[id].Metrics = append(byID[id].Metrics, m)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return c.each(ctx, `SELECT entry, tag FROM tags`+in+` ORDER BY entry, tag`, args, func(r *sql.Rows) error {
+		var id, t string
+		if err := r.Scan(&id, &t); err != nil {
+			return err
+		}
+		byID[id].Tags = append(byID[id].Tags, t)
+		return nil
+	})
+}
+
+func (c *Catalog) each(ctx context.Context, q string, args []any, f func(*sql.Rows) error) error {
+	rows, err := c.db.QueryContext(ctx, c.q(q), args...)
+	if err != nil {
+		return c.fail("cannot read it", err)
+	}
+	for rows.Next() {
+		if err := f(rows); err != nil {
+			rows.Close()
+			return c.fail("cannot read it", err)
+		}
+	}
+	if err := closeRows(rows); err != nil {
+		return c.fail("cannot read it", err)
+	}
+	return nil
+}
+
+func closeRows(r *sql.Rows) error {
+	err := r.Err()
+	if cerr := r.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func scanEntry(r *sql.Rows) (*Entry, error) {
+	var e Entry
+	var started, recorded int64
+	err := r.Scan(&e.ID, &e.Kind, &e.Tool, &e.Workload, &e.TargetKind, &e.TargetVersion, &e.TargetURL, &e.Host, &e.Name,
+		&started, &e.Seconds, &e.Primary, &e.Verdict, &e.Commit, &e.Path, &e.Size, &e.Schema, &recorded)
+	e.StartedAt = time.UnixMicro(started).UTC()
+	e.RecordedAt = time.UnixMicro(recorded).UTC()
+	return &e, err
+}
+
+func ptr(n sql.NullFloat64) *float64 {
+	if !n.Valid {
+		return nil
+	}
+	return &n.Float64
+}
+
+// Get is the entry id names: the whole ID, or a start of it that only
+// it has (four characters at least).
+func (c *Catalog) Get(ctx context.Context, id string) (*Entry, error) {
+	full, err := c.resolve(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	got, err := c.List(ctx, Filter{Where: []Cond{{Key: "id", Op: "=", Value: full}}})
+	if err != nil {
+		return nil, err
+	}
+	if len(got) == 0 {
+		return nil, ErrNotFound{id}
+	}
+	return got[0], nil
+}
+
+// resolve is the whole ID that id, or a start of it, names.
+func (c *Catalog) resolve(ctx context.Context, id string) (string, error) {
+	id = strings.ToLower(strings.TrimSpace(id))
+	if len(id) < 4 || strings.Trim(id, "0123456789abcdef") != "" {
+		return "", exitcode.Userf("%q is not a run ID: give at least four of the hex digits dbrig runs prints", id)
+	}
+	rows, err := c.db.QueryContext(ctx, c.q(`SELECT id FROM entries WHERE id >= $1 AND id < $2 ORDER BY id LIMIT 2`), id, id+"g")
+	if err != nil {
+		return "", c.fail("cannot read it", err)
+	}
+	var found []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			rows.Close()
+			return "", c.fail("cannot read it", err)
+		}
+		found = append(found, s)
+	}
+	if err := closeRows(rows); err != nil {
+		return "", c.fail("cannot read it", err)
+	}
+	switch len(found) {
+	case 0:
+		return "", exitcode.Userf("%s", ErrNotFound{id}.Error())
+	case 1:
+		return found[0], nil
+	}
+	return "", exitcode.Userf("run ID %s is ambiguous: %s and %s both start so; give more of it", id, ShortID(found[0]), ShortID(found[1]))
+}
+
+// Count is the number of entries f picks, whatever its limit.
+func (c *Catalog) Count(ctx context.Context, f Filter) (int, error) {
+	w := f.where()
+	var n int
+	if err := c.db.QueryRowContext(ctx, c.q(`SELECT count(*) FROM entries e`+w.sql()), w.args...).Scan(&n); err != nil {
+		return 0, c.fail("cannot read it", err)
+	}
+	return n, nil
+}
