@@ -17,6 +17,7 @@ import (
 func newMerge() *cobra.Command {
 	var out, dir string
 	var allowMissing bool
+	var cat catalogFlags
 	c := &cobra.Command{
 		Use:   "merge PART.json...",
 		Short: "Merge the documents of a run's parts into one",
@@ -43,49 +44,59 @@ line naming it and the field.`,
 			return nil
 		},
 		RunE: func(c *cobra.Command, args []string) error {
-			return merge(args, out, dir, allowMissing, c.OutOrStdout())
+			if err := cat.check(c.Context()); err != nil {
+				return err
+			}
+			written, err := merge(args, out, dir, allowMissing, c.OutOrStdout())
+			if err != nil {
+				return err
+			}
+			cat.record(c.Context(), c.OutOrStdout(), c.ErrOrStderr(), written)
+			return nil
 		},
 	}
 	fs := c.Flags()
 	fs.StringVar(&out, "json", "", "write the merged document here (default: in --results-dir, named by workload and start)")
 	fs.StringVar(&dir, "results-dir", "dbrig-results", "where the merged document goes when --json is not given")
 	fs.BoolVar(&allowMissing, "allow-missing", false, "merge the parts present when some are missing (a part that died), and say so in the summary")
+	addRecordFlags(fs, &cat)
 	return c
 }
 
 // merge reads the parts' documents, merges them with their workload's
-// summary, writes the run's document and prints its summary.
-func merge(paths []string, out, dir string, allowMissing bool, stdout io.Writer) error {
+// summary, writes the run's document, prints its summary and says where
+// it went.
+func merge(paths []string, out, dir string, allowMissing bool, stdout io.Writer) (string, error) {
 	docs := make([]*result.Document, len(paths))
 	for i, p := range paths {
 		d, err := result.Read(p)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			return exitcode.Userf("%s: no such file; name the documents the parts wrote (run --part I/N --json)", p)
+			return "", exitcode.Userf("%s: no such file; name the documents the parts wrote (run --part I/N --json)", p)
 		case err != nil:
-			return exitcode.Userf("%s", human.OneLine(err))
+			return "", exitcode.Userf("%s", human.OneLine(err))
 		}
 		docs[i] = d
 	}
 	w, ok := workload.New(docs[0].Workload)
 	if !ok {
-		return exitcode.Userf("%s: workload %q is not one this dbrig knows", paths[0], docs[0].Workload)
+		return "", exitcode.Userf("%s: workload %q is not one this dbrig knows", paths[0], docs[0].Workload)
 	}
 	rs, ok := w.(workload.Resummarizer)
 	if !ok {
-		return exitcode.Userf("%s: dbrig cannot merge %s's parts", paths[0], w.Name())
+		return "", exitcode.Userf("%s: dbrig cannot merge %s's parts", paths[0], w.Name())
 	}
 	d, err := result.Merge(docs, paths, result.MergeOptions{AllowMissing: allowMissing, Summarize: rs.Resummarize, Info: w.Info()})
 	if err != nil {
-		return err
+		return "", err
 	}
 	if out == "" {
 		out = result.DefaultPath(dir, d.Workload, d.StartedAt)
 	}
 	if err := result.Write(out, d); err != nil {
-		return exitcode.Userf("cannot write %s: %v", out, unwrapPath(err))
+		return "", exitcode.Userf("cannot write %s: %v", out, unwrapPath(err))
 	}
 	report.Text(stdout, d)
 	fmt.Fprintf(stdout, "\nResult: %s\n", out)
-	return nil
+	return out, nil
 }

@@ -39,6 +39,7 @@ type runFlags struct {
 	thresholdsOnInterrupt bool
 	// maxErrors is --max-error-rate.
 	maxErrors errorBound
+	cat       catalogFlags
 }
 
 func newRun() *cobra.Command {
@@ -62,6 +63,7 @@ func newRun() *cobra.Command {
 		fs.StringVar(&f.jsonPath, "json", "", "write the result document here")
 		fs.StringVar(&f.resultsDir, "results-dir", "dbrig-results", "where result documents go when --json is not given")
 		addMetricsFlag(fs, &f.metricsAddr)
+		addRecordFlags(fs, &f.cat)
 		addThresholdFlags(fs, &f, w.Info())
 		addErrorBoundFlag(fs, &f.maxErrors, "the run")
 		if !w.Info().FixedWork {
@@ -244,6 +246,9 @@ func run(ctx, hard context.Context, w workload.Workload, url string, f runFlags,
 		return err
 	}
 	if err := f.checkOutput(); err != nil {
+		return err
+	}
+	if err := f.cat.check(ctx); err != nil {
 		return err
 	}
 	runs := time.Duration(0)
@@ -444,6 +449,7 @@ func (f *runFlags) keep(ctx context.Context, doc *result.Document, path string, 
 	report.Text(stdout, doc)
 	if written != "" {
 		fmt.Fprintf(stdout, "\nResult: %s\n", written)
+		f.cat.record(context.WithoutCancel(ctx), stdout, stderr, written)
 	}
 	if log != "" && written != "" && written != path {
 		log = runner.AckLogPath(written) // writeResult took it along

@@ -87,6 +87,7 @@ type sweepFlags struct {
 	dryRun                        bool
 	out, resume, url, metricsAddr string
 	maxErrors                     errorBound
+	cat                           catalogFlags
 }
 
 func newSweep() *cobra.Command {
@@ -106,6 +107,7 @@ func newSweep() *cobra.Command {
 	fs.StringVar(&f.url, "target", "", "with --resume: the target URL again, when it holds a password (never stored)")
 	addMetricsFlag(fs, &f.metricsAddr)
 	addErrorBoundFlag(fs, &f.maxErrors, "a run")
+	addRecordFlags(fs, &f.cat)
 	return c
 }
 
@@ -126,6 +128,9 @@ func (f *sweepFlags) run(c *cobra.Command, args []string) error {
 		fmt.Fprintf(stderr, "The sweep in %s is already complete.\n", sw.Dir)
 		printResults(stdout, sw)
 		return sweepThresholds(stdout, sw)
+	}
+	if err := f.cat.check(c.Context()); err != nil {
+		return err
 	}
 	// Every build is checked before the sweep's first line, so a
 	// missing one is refused in one line and leaves nothing behind;
@@ -248,6 +253,7 @@ func runSweep(sw *experiment.Sweep, f *sweepFlags, stdout, stderr io.Writer) err
 	}
 	err = sw.Run(ctx, opt)
 	p.done()
+	f.cat.record(context.Background(), stdout, stderr, sweepDocuments(sw)...)
 	if err != nil {
 		if ctx.Err() != nil && !errors.As(err, new(*exitcode.UserError)) {
 			return &interrupted{fmt.Sprintf("sweep interrupted: %v; carry on with `dbrig sweep --resume %s`", human.OneLine(err), sw.Dir)}
@@ -264,6 +270,23 @@ func runSweep(sw *experiment.Sweep, f *sweepFlags, stdout, stderr io.Writer) err
 	// A sweep a signal stopped before its end did not do what it was
 	// asked, though every run it finished counts.
 	return &interrupted{}
+}
+
+// sweepDocuments are the documents of sw's finished runs, then its own,
+// for the catalogue; nothing where the sweep document was never written.
+func sweepDocuments(sw *experiment.Sweep) []string {
+	if _, err := os.Stat(sw.Path()); err != nil {
+		return nil
+	}
+	var out []string
+	for _, p := range sw.Doc.Points {
+		for _, r := range p.Runs {
+			if r != "" {
+				out = append(out, filepath.Join(filepath.Dir(sw.Path()), r))
+			}
+		}
+	}
+	return append(out, sw.Path())
 }
 
 // runCount is "8 points × 3 repetitions = 24 runs".
