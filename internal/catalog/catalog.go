@@ -103,3 +103,6 @@ type ErrNotFound struct{ ID string }
 func (e ErrNotFound) Error() string {
 	return fmt.Sprintf("no run %s in the catalogue (dbrig runs lists them)", e.ID)
 }
+
+// Unwrap makes it a user's error, exit 2.
+func (e ErrNotFound) Unwrap() error { return exitcode.Userf("%s", e.Error()) }

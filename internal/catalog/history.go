@@ -96,3 +96,20 @@ func (c *Catalog) ConfigKeys(ctx context.Context, f Filter) (map[string]int, err
 	})
 	return out, err
 }
+
+// Workloads are the workloads of the entries f picks, by name.
+func (c *Catalog) Workloads(ctx context.Context, f Filter) ([]string, error) {
+	w := f.where()
+	out := []string{}
+	err := c.each(ctx, `SELECT DISTINCT e.workload FROM entries e`+w.sql()+` ORDER BY e.workload`, w.args, func(r *sql.Rows) error {
+		var s string
+		if err := r.Scan(&s); err != nil {
+			return err
+		}
+		if s != "" {
+			out = append(out, s)
+		}
+		return nil
+	})
+	return out, err
+}

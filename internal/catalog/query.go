@@ -358,7 +358,7 @@ func (c *Catalog) resolve(ctx context.Context, id string) (string, error) {
 	}
 	switch len(found) {
 	case 0:
-		return "", exitcode.Userf("%s", ErrNotFound{id}.Error())
+		return "", ErrNotFound{id}
 	case 1:
 		return found[0], nil
 	}

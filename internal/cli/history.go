@@ -44,7 +44,7 @@ with its own change points. METRIC is a key of the workload's metrics
 			if err := out.check(); err != nil {
 				return err
 			}
-			f, err := ff.filter(time.Now())
+			f, err := ff.Filter(time.Now())
 			if err != nil {
 				return err
 			}

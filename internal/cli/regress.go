@@ -53,7 +53,7 @@ a baseline that means nothing.`,
 			if err != nil {
 				return err
 			}
-			f, err := ff.filter(time.Now())
+			f, err := ff.Filter(time.Now())
 			if err != nil {
 				return err
 			}

@@ -189,7 +189,7 @@ file under ./dbrig-data/.` + exitCodes,
 	}
 	root.AddCommand(newBuild(), newRun(), newCheck(), newDrop(), newServer(), newSweep())
 	root.AddCommand(newReport(), newCompare(), newMerge(), newAudit())
-	root.AddCommand(newCatalog(), newRuns(), newHistory(), newRegress())
+	root.AddCommand(newCatalog(), newRuns(), newHistory(), newRegress(), newServe())
 	return root
 }
 

@@ -18,67 +18,19 @@ import (
 )
 
 // filterFlags pick catalogue entries.
-type filterFlags struct {
-	workload, target, host, kind, tool, since, until string
-	tags, where                                      []string
-	limit                                            int
-}
+type filterFlags struct{ catalog.Query }
 
 func (f *filterFlags) add(fs *pflag.FlagSet, limit int) {
-	fs.StringVar(&f.workload, "workload", "", "only this workload's runs")
-	fs.StringVar(&f.target, "target", "", "only runs on this target kind, optionally with the start of its version: postgres, postgres:15")
-	fs.StringVar(&f.host, "host", "", "only runs from this host")
-	fs.StringVar(&f.kind, "kind", "", "only entries of this kind: run, merged, part, sweep")
-	fs.StringVar(&f.tool, "tool", "", "only documents of this tool: dbrig, hammerdb, benchbase, k6")
-	fs.StringArrayVar(&f.tags, "tag", nil, "only runs with this tag (repeatable: all of them)")
-	fs.StringArrayVar(&f.where, "where", nil, "only runs where KEY OP VALUE holds (repeatable: all of them): config.vus=8, metric.nopm>50000, target.version~15, commit=4f2a9c1; OP one of = != < <= > >= ~")
-	fs.StringVar(&f.since, "since", "", "only runs started since: a date (2026-11-01), a time (2026-11-01T12:00:00Z) or an age (7d, 12h)")
-	fs.StringVar(&f.until, "until", "", "only runs started before: a date, a time or an age")
-	fs.IntVar(&f.limit, "limit", limit, "at most this many, the newest (0: all)")
-}
-
-// filter is the flags as the catalogue's filter, or the one line that
-// says which is wrong.
-func (f *filterFlags) filter(now time.Time) (catalog.Filter, error) {
-	out := catalog.Filter{Workload: f.workload, Target: f.target, Host: f.host, Kind: f.kind, Tool: f.tool, Tags: f.tags, Limit: f.limit}
-	if f.limit < 0 {
-		return out, exitcode.Userf("--limit %d: want 0 (all) or more", f.limit)
-	}
-	for _, w := range f.where {
-		c, err := catalog.ParseCond(w)
-		if err != nil {
-			return out, err
-		}
-		out.Where = append(out.Where, c)
-	}
-	var err error
-	if out.Since, err = when("--since", f.since, now); err != nil {
-		return out, err
-	}
-	out.Until, err = when("--until", f.until, now)
-	return out, err
-}
-
-// when reads a date, a time or an age back from now; "" is no bound.
-func when(flag, s string, now time.Time) (time.Time, error) {
-	if s == "" {
-		return time.Time{}, nil
-	}
-	for _, layout := range []string{time.RFC3339, "2006-01-02T15:04", "2006-01-02"} {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t, nil
-		}
-	}
-	if strings.HasSuffix(s, "d") {
-		var days float64
-		if _, err := fmt.Sscanf(strings.TrimSuffix(s, "d"), "%g", &days); err == nil && days >= 0 {
-			return now.Add(-time.Duration(days * 24 * float64(time.Hour))), nil
-		}
-	}
-	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
-		return now.Add(-d), nil
-	}
-	return time.Time{}, exitcode.Userf("%s %q: want a date (2026-11-01), a time (2026-11-01T12:00:00Z) or an age (7d, 12h)", flag, s)
+	fs.StringVar(&f.Workload, "workload", "", "only this workload's runs")
+	fs.StringVar(&f.Target, "target", "", "only runs on this target kind, optionally with the start of its version: postgres, postgres:15")
+	fs.StringVar(&f.Host, "host", "", "only runs from this host")
+	fs.StringVar(&f.Kind, "kind", "", "only entries of this kind: run, merged, part, sweep")
+	fs.StringVar(&f.Tool, "tool", "", "only documents of this tool: dbrig, hammerdb, benchbase, k6")
+	fs.StringArrayVar(&f.Tags, "tag", nil, "only runs with this tag (repeatable: all of them)")
+	fs.StringArrayVar(&f.Where, "where", nil, "only runs where KEY OP VALUE holds (repeatable: all of them): config.vus=8, metric.nopm>50000, target.version~15, commit=4f2a9c1; OP one of = != < <= > >= ~")
+	fs.StringVar(&f.Since, "since", "", "only runs started since: a date (2026-11-01), a time (2026-11-01T12:00:00Z) or an age (7d, 12h)")
+	fs.StringVar(&f.Until, "until", "", "only runs started before: a date, a time or an age")
+	fs.IntVar(&f.Limit, "limit", limit, "at most this many, the newest (0: all)")
 }
 
 func newRuns() *cobra.Command {
@@ -106,7 +58,7 @@ limited it.`,
 			if err := out.check(); err != nil {
 				return err
 			}
-			f, err := ff.filter(time.Now())
+			f, err := ff.Filter(time.Now())
 			if err != nil {
 				return err
 			}
@@ -139,7 +91,9 @@ func listRuns(ctx context.Context, cg *catalog.Catalog, f catalog.Filter, out *o
 		return err
 	}
 	if !out.json && !out.csv && !out.markdown {
-		n, err := cg.Count(ctx, catalog.Filter{Workload: f.Workload, Target: f.Target, Host: f.Host, Kind: f.Kind, Tool: f.Tool, Tags: f.Tags, Where: f.Where, Since: f.Since, Until: f.Until})
+		all := f
+		all.Limit = 0
+		n, err := cg.Count(ctx, all)
 		switch {
 		case err != nil:
 			return err

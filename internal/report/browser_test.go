@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -17,28 +16,12 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/dbrig/dbrig/internal/report"
+	"github.com/dbrig/dbrig/internal/report/browsertest"
 )
-
-// chromium finds Debian's Chromium. Without it the browser test skips,
-// unless DBRIG_REQUIRE_CHROMIUM=1 (CI installs it) makes that a failure.
-func chromium(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("DBRIG_REQUIRE_CHROMIUM") == "1" {
-		t.Fatal("no chromium or chromium-browser on PATH, and DBRIG_REQUIRE_CHROMIUM=1: install Debian's chromium package")
-	}
-	t.Skip("no chromium or chromium-browser on PATH: the HTML report is not checked in a browser (apt-get install chromium)")
-	return ""
-}
 
 // TestBrowserReport opens generated reports in headless Chromium and checks
 // that they load cleanly, stay off the network and draw their charts.
 func TestBrowserReport(t *testing.T) {
-	exe := chromium(t)
 	dir := t.TempDir()
 	pages := []struct {
 		name     string
@@ -126,29 +109,7 @@ func TestBrowserReport(t *testing.T) {
 		"affinity-sweep":  {"#conflicts", "retries/min"},
 	}
 
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(exe),
-		chromedp.Flag("headless", true),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-quic", true),
-		chromedp.NoFirstRun,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("hide-scrollbars", true),
-		chromedp.UserDataDir(filepath.Join(dir, "chromium-profile")),
-		chromedp.WindowSize(1280, 900),
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
-	defer cancelAlloc()
-	bctx, cancelBrowser := chromedp.NewContext(actx)
-	defer cancelBrowser()
-	if err := chromedp.Do(bctx); err != nil {
-		t.Fatalf("start %s: %v", exe, err)
-	}
+	bctx := browsertest.Start(t, dir, 2*time.Minute)
 
 	shots := os.Getenv("DBRIG_SCREENSHOT_DIR")
 	if shots == "" {
