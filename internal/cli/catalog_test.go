@@ -102,6 +102,12 @@ func TestCatalogSQLite(t *testing.T) {
 		{[]string{"regress", "--metric", "nopm", "--baseline", "last:0", "--catalog", cat}, "last:N"},
 		{[]string{"runs", "--catalog", cat, "--json", "--csv"}, "choose one"},
 		{[]string{"catalog", "import", "--catalog", cat, filepath.Join(dir, "missing")}, "no such file"},
+		{[]string{"serve", "--catalog", cat, "--addr", "0.0.0.0:0"}, "--token-file"},
+		{[]string{"serve", "--catalog", cat, "--addr", "0.0.0.0:0", "--token", "short"}, "16 or more"},
+		{[]string{"serve", "--catalog", cat, "--addr", "nowhere"}, "HOST:PORT"},
+		{[]string{"serve", "--catalog", cat, "--max-upload", "lots"}, "--max-upload"},
+		{[]string{"compare", path, "abcdef12", "--catalog", cat}, "no run abcdef12"},
+		{[]string{"compare", path, path, path, "--html", filepath.Join(dir, "c.html"), "--catalog", cat}, "--html compares two"},
 	} {
 		msg := usageError(t, dbrig(t, tc.args...))
 		wantIn(t, strings.Join(tc.args, " "), msg, tc.want)
@@ -147,6 +153,9 @@ func TestRegressExitsSQLite(t *testing.T) {
 		wantAll(t, strings.Join(args, " "), o.stdout, "Change point at run "+ids[19], "the 20th of 30")
 	}
 	wantIn(t, "history", mustRun(t, "history", "nopm", "--tag", "step", "--catalog", cat).stdout, "changed at run "+ids[19])
+	// Three runs side by side, by ID: the 20th 10% or so below the first.
+	o := mustRun(t, "compare", ids[0], ids[19], ids[29], "--catalog", cat)
+	wantAll(t, "compare of three", o.stdout, ids[19]+" 2026-11-01 19:00", "NOPM", "%)")
 }
 
 // raiseCatalog makes the catalogue at url look like a newer dbrig's,
