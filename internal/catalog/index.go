@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"math"
 	"slices"
 	"strconv"
@@ -87,10 +88,19 @@ func Hash(b []byte) string {
 // Index reads the document b into its entry, refusing anything that is
 // not a document this dbrig (or an importer) reads.
 func Index(path string, b []byte) (*Entry, error) {
+	// One pass for what the document is; decoding a document is most of
+	// what its ingest costs.
+	var head struct {
+		Kind          string `json:"kind"`
+		SchemaVersion int    `json:"schema_version"`
+	}
 	var e *Entry
 	var err error
+	if err := json.Unmarshal(b, &head); err != nil {
+		return nil, fmt.Errorf("%s: not a result document: %v", path, err)
+	}
 	switch {
-	case result.IsSweep(b):
+	case head.Kind == result.SweepKind:
 		e, err = indexSweep(path, b)
 	default:
 		if imp, ok := foreign(b); ok {
@@ -103,6 +113,9 @@ func Index(path string, b []byte) (*Entry, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	if e.Schema == 0 {
+		e.Schema = head.SchemaVersion
 	}
 	e.ID = Hash(b)
 	e.Size = int64(len(b))
@@ -120,7 +133,7 @@ func indexRun(path string, b []byte) (*Entry, error) {
 		Kind: KindRun, Tool: "dbrig", Workload: d.Workload,
 		TargetKind: d.Target.Kind, TargetVersion: d.Target.Version, TargetURL: d.Target.URL,
 		Host: d.Host.Hostname, StartedAt: d.StartedAt, Seconds: d.WindowSeconds,
-		Primary: d.PrimaryMetric, Schema: schemaOf(b), Config: flatten(d.Config),
+		Primary: d.PrimaryMetric, Config: flatten(d.Config),
 	}
 	switch {
 	case d.Part != nil:
@@ -188,16 +201,8 @@ func indexSweep(path string, b []byte) (*Entry, error) {
 		Kind: KindSweep, Tool: "dbrig", Workload: s.Workload, Name: s.Name,
 		TargetKind: s.Target.Kind, TargetVersion: s.Target.Version, TargetURL: s.Target.URL,
 		Host: s.Host.Hostname, StartedAt: s.StartedAt, Primary: s.PrimaryMetric,
-		Schema: schemaOf(b), Config: cfg,
+		Config: cfg,
 	}, nil
-}
-
-func schemaOf(b []byte) int {
-	var v struct {
-		SchemaVersion int `json:"schema_version"`
-	}
-	json.Unmarshal(b, &v)
-	return v.SchemaVersion
 }
 
 // flatten is cfg's values by dotted key, each as its JSON text and a

@@ -3,6 +3,7 @@ package catalog
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"slices"
 	"strconv"
 	"strings"
@@ -188,7 +189,8 @@ func likeEscape(s string) string {
 }
 
 const entryColumns = `e.id, e.kind, e.tool, e.workload, e.target_kind, e.target_version, e.target_url, e.host, e.name,
-	e.started_at, e.seconds, e.primary_metric, e.verdict, e.commit_ref, e.path, e.size, e.schema_version, e.recorded_at`
+	e.started_at, e.seconds, e.primary_metric, e.verdict, e.commit_ref, e.path, e.size, e.schema_version, e.recorded_at,
+	e.config_json, e.metrics_json`
 
 // List is the entries f picks, the newest first, each with its config,
 // metrics and tags.
@@ -231,41 +233,12 @@ func (c *Catalog) list(ctx context.Context, f Filter, order string) ([]*Entry, e
 }
 
 // details fills the entries in byID, those the query ids picks, with
-// their config, metrics and tags: three queries, whatever their number.
+// their tags: one query, whatever their number.
 func (c *Catalog) details(ctx context.Context, ids string, args []any, byID map[string]*Entry) error {
 	for _, e := range byID {
-		e.Config = map[string]string{}
 		e.Tags = []string{}
 	}
-	in := ` WHERE entry IN (` + ids + `)`
-	err := c.each(ctx, `SELECT entry, key, value FROM config`+in, args, func(r *sql.Rows) error {
-		var id, k, v string
-		if err := r.Scan(&id, &k, &v); err != nil {
-			return err
-		}
-		byID[id].Config[k] = v
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	err = c.each(ctx, `SELECT entry, key, label, unit, higher, value, low, high, db, client FROM metrics`+in+` ORDER BY entry, key`, args, func(r *sql.Rows) error {
-		var id string
-		var m Metric
-		var higher int
-		var low, high, db, client sql.NullFloat64
-		if err := r.Scan(&id, &m.Key, &m.Label, &m.Unit, &higher, &m.Value, &low, &high, &db, &client); err != nil {
-			return err
-		}
-		m.Higher = higher != 0
-		m.Low, m.High, m.DB, m.Client = ptr(low), ptr(high), ptr(db), ptr(client)
-		byID[id].Metrics = append(byID[id].Metrics, m)
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	return c.each(ctx, `SELECT entry, tag FROM tags`+in+` ORDER BY entry, tag`, args, func(r *sql.Rows) error {
+	return c.each(ctx, `SELECT entry, tag FROM tags WHERE entry IN (`+ids+`) ORDER BY entry, tag`, args, func(r *sql.Rows) error {
 		var id, t string
 		if err := r.Scan(&id, &t); err != nil {
 			return err
@@ -303,11 +276,18 @@ func closeRows(r *sql.Rows) error {
 func scanEntry(r *sql.Rows) (*Entry, error) {
 	var e Entry
 	var started, recorded int64
+	var cfg, mets string
 	err := r.Scan(&e.ID, &e.Kind, &e.Tool, &e.Workload, &e.TargetKind, &e.TargetVersion, &e.TargetURL, &e.Host, &e.Name,
-		&started, &e.Seconds, &e.Primary, &e.Verdict, &e.Commit, &e.Path, &e.Size, &e.Schema, &recorded)
+		&started, &e.Seconds, &e.Primary, &e.Verdict, &e.Commit, &e.Path, &e.Size, &e.Schema, &recorded, &cfg, &mets)
+	if err != nil {
+		return nil, err
+	}
 	e.StartedAt = time.UnixMicro(started).UTC()
 	e.RecordedAt = time.UnixMicro(recorded).UTC()
-	return &e, err
+	if err := json.Unmarshal([]byte(cfg), &e.Config); err != nil {
+		return nil, err
+	}
+	return &e, json.Unmarshal([]byte(mets), &e.Metrics)
 }
 
 func ptr(n sql.NullFloat64) *float64 {

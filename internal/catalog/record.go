@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"io"
 	"math"
 	"slices"
@@ -53,32 +54,45 @@ func (c *Catalog) insert(ctx context.Context, e *Entry, b []byte) (bool, error) 
 		return false, c.fail("cannot write to it", err)
 	}
 	defer tx.Rollback()
+	// The config and metrics go in twice: as rows, which conditions
+	// find by an index, and as JSON in the entry, which a list reads
+	// with the entry in one row.
+	cfg, err := json.Marshal(e.Config)
+	if err != nil {
+		return false, err
+	}
+	mets, err := json.Marshal(e.Metrics)
+	if err != nil {
+		return false, err
+	}
 	res, err := tx.ExecContext(ctx, c.q(`INSERT INTO entries (id, kind, tool, workload, target_kind, target_version, target_url, host, name,
-		started_at, seconds, primary_metric, verdict, commit_ref, path, size, schema_version, recorded_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18) ON CONFLICT (id) DO NOTHING`),
+		started_at, seconds, primary_metric, verdict, commit_ref, path, size, schema_version, recorded_at, config_json, metrics_json)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20) ON CONFLICT (id) DO NOTHING`),
 		e.ID, e.Kind, e.Tool, e.Workload, e.TargetKind, e.TargetVersion, e.TargetURL, e.Host, e.Name,
-		e.StartedAt.UnixMicro(), e.Seconds, e.Primary, e.Verdict, e.Commit, e.Path, e.Size, e.Schema, e.RecordedAt.UnixMicro())
+		e.StartedAt.UnixMicro(), e.Seconds, e.Primary, e.Verdict, e.Commit, e.Path, e.Size, e.Schema, e.RecordedAt.UnixMicro(), string(cfg), string(mets))
 	if err != nil {
 		return false, c.fail("cannot write to it", err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return false, nil
 	}
+	var rows [][]any
 	for k, v := range e.Config {
 		var num any
 		if f, err := strconv.ParseFloat(v, 64); err == nil && !math.IsNaN(f) && !math.IsInf(f, 0) {
 			num = f
 		}
-		if _, err := tx.ExecContext(ctx, c.q(`INSERT INTO config (entry, key, value, num) VALUES ($1, $2, $3, $4)`), e.ID, k, v, num); err != nil {
-			return false, c.fail("cannot write to it", err)
-		}
+		rows = append(rows, []any{e.ID, k, v, num})
 	}
+	if err := c.insertRows(ctx, tx, "config (entry, key, value, num)", rows); err != nil {
+		return false, err
+	}
+	rows = rows[:0]
 	for _, m := range e.Metrics {
-		if _, err := tx.ExecContext(ctx, c.q(`INSERT INTO metrics (entry, key, label, unit, higher, value, low, high, db, client)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`),
-			e.ID, m.Key, m.Label, m.Unit, boolInt(m.Higher), m.Value, nullable(m.Low), nullable(m.High), nullable(m.DB), nullable(m.Client)); err != nil {
-			return false, c.fail("cannot write to it", err)
-		}
+		rows = append(rows, []any{e.ID, m.Key, m.Label, m.Unit, boolInt(m.Higher), m.Value, nullable(m.Low), nullable(m.High), nullable(m.DB), nullable(m.Client)})
+	}
+	if err := c.insertRows(ctx, tx, "metrics (entry, key, label, unit, higher, value, low, high, db, client)", rows); err != nil {
+		return false, err
 	}
 	if err := c.addTags(ctx, tx, e.ID, e.Tags); err != nil {
 		return false, err
@@ -90,6 +104,38 @@ func (c *Catalog) insert(ctx context.Context, e *Entry, b []byte) (bool, error) 
 		return false, c.fail("cannot write to it", err)
 	}
 	return true, nil
+}
+
+// insertRows inserts rows into table (with its columns) in statements
+// of many rows each: a statement per row cost an ingest more than its
+// document's decoding.
+func (c *Catalog) insertRows(ctx context.Context, tx *sql.Tx, table string, rows [][]any) error {
+	const perStatement = 100
+	for len(rows) > 0 {
+		n := min(len(rows), perStatement)
+		var q strings.Builder
+		q.WriteString("INSERT INTO " + table + " VALUES ")
+		var args []any
+		for i, r := range rows[:n] {
+			if i > 0 {
+				q.WriteString(", ")
+			}
+			q.WriteString("(")
+			for j, v := range r {
+				if j > 0 {
+					q.WriteString(", ")
+				}
+				args = append(args, v)
+				q.WriteString("$" + strconv.Itoa(len(args)))
+			}
+			q.WriteString(")")
+		}
+		if _, err := tx.ExecContext(ctx, c.q(q.String()), args...); err != nil {
+			return c.fail("cannot write to it", err)
+		}
+		rows = rows[n:]
+	}
+	return nil
 }
 
 func (c *Catalog) addTags(ctx context.Context, tx *sql.Tx, id string, tags []string) error {

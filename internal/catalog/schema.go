@@ -34,7 +34,9 @@ var migrations = [][]string{
 			path TEXT NOT NULL,
 			size BIGINT NOT NULL,
 			schema_version INTEGER NOT NULL,
-			recorded_at BIGINT NOT NULL)`,
+			recorded_at BIGINT NOT NULL,
+			config_json TEXT NOT NULL,
+			metrics_json TEXT NOT NULL)`,
 		`CREATE INDEX entries_started ON entries (started_at)`,
 		`CREATE INDEX entries_workload ON entries (workload, started_at)`,
 		`CREATE TABLE config (

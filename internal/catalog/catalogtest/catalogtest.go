@@ -16,10 +16,14 @@ import (
 
 // Template is a real tproc-c document (a PostgreSQL run with its
 // telemetry), decoded, for a test to make its own series of.
-func Template(t testing.TB) map[string]any {
+func Template(t testing.TB) map[string]any { return TemplateFrom(t, "durability-run.json") }
+
+// TemplateFrom is the report's test document name, decoded: a real run's
+// (pooled-run.json is a small one, for thousands of copies).
+func TemplateFrom(t testing.TB, name string) map[string]any {
 	t.Helper()
 	_, here, _, _ := runtime.Caller(0)
-	b, err := os.ReadFile(filepath.Join(filepath.Dir(here), "../../report/testdata/durability-run.json"))
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(here), "../../report/testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}
