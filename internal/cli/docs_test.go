@@ -282,7 +282,9 @@ func parseCheck(args []string) error {
 	if err != nil {
 		return err
 	}
-	if cmd.HasSubCommands() {
+	// A command of subcommands that runs alone (dbrig runs) names no
+	// argument in its use line; one that wants a subcommand does.
+	if cmd.HasSubCommands() && (!cmd.Runnable() || len(pos) > 0 || strings.Contains(cmd.Use, " ")) {
 		if len(pos) > 0 {
 			return fmt.Errorf("%s has no subcommand %q", cmd.CommandPath(), pos[0])
 		}
