@@ -3,6 +3,7 @@ package catalog
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -34,9 +35,7 @@ var migrations = [][]string{
 			path TEXT NOT NULL,
 			size BIGINT NOT NULL,
 			schema_version INTEGER NOT NULL,
-			recorded_at BIGINT NOT NULL,
-			config_json TEXT NOT NULL,
-			metrics_json TEXT NOT NULL)`,
+			recorded_at BIGINT NOT NULL)`,
 		`CREATE INDEX entries_started ON entries (started_at)`,
 		`CREATE INDEX entries_workload ON entries (workload, started_at)`,
 		`CREATE TABLE config (
@@ -68,7 +67,17 @@ var migrations = [][]string{
 			entry TEXT PRIMARY KEY,
 			gz BLOB NOT NULL)`,
 	},
+	// 2: each entry's config and metrics as JSON beside their rows, so
+	// that a list reads an entry in one row; filled for the entries
+	// already there by fillJSON.
+	{
+		`ALTER TABLE entries ADD COLUMN config_json TEXT NOT NULL DEFAULT '{}'`,
+		`ALTER TABLE entries ADD COLUMN metrics_json TEXT NOT NULL DEFAULT '[]'`,
+	},
 }
+
+// fills are what a step does beyond its SQL, by the version it makes.
+var fills = map[int]func(ctx context.Context, c *Catalog, tx *sql.Tx) error{2: fillJSON}
 
 // SchemaVersion is the catalogue schema this dbrig writes.
 var SchemaVersion = len(migrations)
@@ -140,8 +149,79 @@ func (c *Catalog) step(ctx context.Context, v int) error {
 			return c.fail(fmt.Sprintf("cannot update its schema to version %d", v+1), err)
 		}
 	}
+	if fill := fills[v+1]; fill != nil {
+		if err := fill(ctx, c, tx); err != nil {
+			return c.fail(fmt.Sprintf("cannot update its schema to version %d", v+1), err)
+		}
+	}
 	if err := tx.Commit(); err != nil {
 		return c.fail("cannot update its schema", err)
+	}
+	return nil
+}
+
+// fillJSON writes each entry's config and metrics rows into its JSON
+// columns.
+func fillJSON(ctx context.Context, c *Catalog, tx *sql.Tx) error {
+	cfg := map[string]map[string]string{}
+	mets := map[string][]Metric{}
+	rows, err := tx.QueryContext(ctx, `SELECT entry, key, value FROM config`)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var id, k, v string
+		if err := rows.Scan(&id, &k, &v); err != nil {
+			rows.Close()
+			return err
+		}
+		if cfg[id] == nil {
+			cfg[id] = map[string]string{}
+		}
+		cfg[id][k] = v
+	}
+	if err := closeRows(rows); err != nil {
+		return err
+	}
+	rows, err = tx.QueryContext(ctx, `SELECT entry, key, label, unit, higher, value, low, high, db, client FROM metrics ORDER BY entry, key`)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var id string
+		var m Metric
+		var higher int
+		var low, high, db, client sql.NullFloat64
+		if err := rows.Scan(&id, &m.Key, &m.Label, &m.Unit, &higher, &m.Value, &low, &high, &db, &client); err != nil {
+			rows.Close()
+			return err
+		}
+		m.Higher = higher != 0
+		m.Low, m.High, m.DB, m.Client = ptr(low), ptr(high), ptr(db), ptr(client)
+		mets[id] = append(mets[id], m)
+	}
+	if err := closeRows(rows); err != nil {
+		return err
+	}
+	ids := map[string]bool{}
+	for id := range cfg {
+		ids[id] = true
+	}
+	for id := range mets {
+		ids[id] = true
+	}
+	for id := range ids {
+		cj, _ := json.Marshal(cfg[id])
+		mj, _ := json.Marshal(mets[id])
+		if mets[id] == nil {
+			mj = []byte("[]")
+		}
+		if cfg[id] == nil {
+			cj = []byte("{}")
+		}
+		if _, err := tx.ExecContext(ctx, c.q(`UPDATE entries SET config_json = $1, metrics_json = $2 WHERE id = $3`), string(cj), string(mj), id); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -18,7 +18,9 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	// The catalogue's backends register themselves.
+	// The catalogue's backends, and the importers of other tools'
+	// results, register themselves.
+	_ "github.com/dbrig/dbrig/internal/catalog/foreign"
 	_ "github.com/dbrig/dbrig/internal/catalog/postgres"
 	_ "github.com/dbrig/dbrig/internal/catalog/sqlite"
 )
