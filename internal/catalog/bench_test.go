@@ -64,8 +64,8 @@ func cond(b *testing.B, s string) catalog.Cond {
 }
 
 // BenchmarkCatalog times, on 10,000 catalogued runs, what dbrig runs,
-// history and serve ask: the newest 50; every run of one setup (2,500)
-// filtered by a config key and a metric; one setup's history with its
+// history and serve ask: the newest 50; the newest 50 of one setup, and
+// every run of it (2,500), filtered by a config key and a metric; one setup's history with its
 // change points; the whole catalogue's history of a metric; and the
 // ingest of one document with telemetry (158 KB).
 func BenchmarkCatalog(b *testing.B) {
@@ -76,6 +76,14 @@ func BenchmarkCatalog(b *testing.B) {
 			b.Run("list-newest-50", func(b *testing.B) {
 				for b.Loop() {
 					if es, err := c.List(ctx, catalog.Filter{Limit: 50}); err != nil || len(es) != 50 {
+						b.Fatal(len(es), err)
+					}
+				}
+			})
+			b.Run("filter-newest-50", func(b *testing.B) {
+				f := catalog.Filter{Workload: "tproc-c", Where: []catalog.Cond{cond(b, "config.vus=8"), cond(b, "metric.nopm>0")}, Limit: 50}
+				for b.Loop() {
+					if es, err := c.List(ctx, f); err != nil || len(es) != 50 {
 						b.Fatal(len(es), err)
 					}
 				}

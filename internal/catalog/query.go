@@ -130,7 +130,7 @@ func (f Filter) where() *where {
 		}
 	}
 	for _, t := range f.Tags {
-		w.add("EXISTS (SELECT 1 FROM tags t WHERE t.entry = e.id AND t.tag = " + w.arg(t) + ")")
+		w.add("e.id IN (SELECT entry FROM tags WHERE tag = " + w.arg(t) + ")")
 	}
 	if !f.Since.IsZero() {
 		w.add("e.started_at >= " + w.arg(f.Since.UnixMicro()))
@@ -157,29 +157,32 @@ func (c Cond) sql(w *where) string {
 	}
 	num, isNum := strconv.ParseFloat(c.Value, 64)
 	switch {
+	// Each condition is a set of entries, found once by its index, not a
+	// subquery per entry: on 10,000 entries the planner took the latter
+	// through the (key, value) index, and a filter took 360 ms.
 	case c.Key == "tag":
-		s := "EXISTS (SELECT 1 FROM tags t WHERE t.entry = e.id AND t.tag = " + w.arg(c.Value) + ")"
+		s := "e.id IN (SELECT entry FROM tags WHERE tag = " + w.arg(c.Value) + ")"
 		if c.Op == "!=" {
 			return "NOT " + s
 		}
 		return s
 	case strings.HasPrefix(c.Key, "metric."):
-		return "EXISTS (SELECT 1 FROM metrics m WHERE m.entry = e.id AND m.key = " + w.arg(strings.TrimPrefix(c.Key, "metric.")) +
-			" AND m.value " + op + " " + w.arg(num) + ")"
+		return "e.id IN (SELECT entry FROM metrics WHERE key = " + w.arg(strings.TrimPrefix(c.Key, "metric.")) +
+			" AND value " + op + " " + w.arg(num) + ")"
 	case strings.HasPrefix(c.Key, "config."):
 		key := w.arg(strings.TrimPrefix(c.Key, "config."))
 		// A number compares as one, so that vus=8 finds 8 however written;
 		// != is true of an entry without the key too.
 		var cmp string
 		if isNum == nil && c.Op != "~" {
-			cmp = "c.num " + op + " " + w.arg(num)
+			cmp = "num " + op + " " + w.arg(num)
 		} else {
-			cmp = "c.value " + op + " " + value()
+			cmp = "value " + op + " " + value()
 		}
 		if c.Op == "!=" {
-			return "NOT EXISTS (SELECT 1 FROM config c WHERE c.entry = e.id AND c.key = " + key + " AND " + strings.Replace(cmp, "!=", "=", 1) + ")"
+			return "e.id NOT IN (SELECT entry FROM config WHERE key = " + key + " AND " + strings.Replace(cmp, "!=", "=", 1) + ")"
 		}
-		return "EXISTS (SELECT 1 FROM config c WHERE c.entry = e.id AND c.key = " + key + " AND " + cmp + ")"
+		return "e.id IN (SELECT entry FROM config WHERE key = " + key + " AND " + cmp + ")"
 	}
 	return "e." + columns[c.Key] + " " + op + " " + value()
 }

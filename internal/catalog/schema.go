@@ -74,6 +74,11 @@ var migrations = [][]string{
 		`ALTER TABLE entries ADD COLUMN config_json TEXT NOT NULL DEFAULT '{}'`,
 		`ALTER TABLE entries ADD COLUMN metrics_json TEXT NOT NULL DEFAULT '[]'`,
 	},
+	// 3: conditions on a number find their entries by an index.
+	{
+		`CREATE INDEX config_num ON config (key, num)`,
+		`CREATE INDEX metrics_value ON metrics (key, value)`,
+	},
 }
 
 // fills are what a step does beyond its SQL, by the version it makes.
