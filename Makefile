@@ -45,7 +45,8 @@ test:
 # for FUZZTIME in turn, with FUZZPARALLEL workers (one core by default).
 FUZZERS = ./internal/experiment:FuzzParse ./internal/dbtarget:FuzzRedact \
 	./internal/dbtarget:FuzzRedactString ./internal/dbtarget/mariadb:FuzzConfig \
-	./internal/workload:FuzzParseSQL ./internal/result:FuzzRead
+	./internal/workload:FuzzParseSQL ./internal/result:FuzzRead \
+	./internal/web:FuzzEscapes ./internal/catalog/foreign:FuzzIndex
 FUZZTIME ?= 60s
 FUZZPARALLEL ?= 1
 

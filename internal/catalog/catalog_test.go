@@ -2,6 +2,7 @@ package catalog_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -182,6 +183,32 @@ func TestSchemaVersions(t *testing.T) {
 			t.Fatalf("a newer catalogue: %v", err)
 		}
 	})
+}
+
+// TestNoSecretStored: a target URL with a password in a document given to
+// the catalogue is indexed without it.
+func TestNoSecretStored(t *testing.T) {
+	c := open(t, "sqlite:"+filepath.Join(t.TempDir(), "c.db"))
+	b, err := os.ReadFile("../report/testdata/cpu-run.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d map[string]any
+	json.Unmarshal(b, &d)
+	d["target"].(map[string]any)["url"] = "postgres://bench:s3cret-pw@db:5432/bench"
+	b, _ = json.Marshal(d)
+	e, _, err := c.Add(context.Background(), "", b, catalog.Meta{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.Get(context.Background(), e.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := json.Marshal(got)
+	if strings.Contains(string(out), "s3cret") || !strings.Contains(got.TargetURL, "@db:5432/bench") {
+		t.Fatalf("the entry: %s", out)
+	}
 }
 
 // raise sets the catalogue at url to a schema version past this dbrig's.

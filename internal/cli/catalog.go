@@ -201,7 +201,8 @@ func importPaths(ctx context.Context, f *catalogFlags, paths []string, stdout, s
 			if err != nil {
 				return err
 			}
-			if !d.IsDir() && (strings.HasSuffix(path, ".json") || strings.HasSuffix(path, ".db")) {
+			// HammerDB names its jobs database hammer.DB.
+			if ext := strings.ToLower(filepath.Ext(path)); !d.IsDir() && (ext == ".json" || ext == ".db") {
 				files = append(files, path)
 			}
 			return nil
