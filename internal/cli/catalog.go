@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/dbrig/dbrig/internal/catalog"
 	"github.com/dbrig/dbrig/internal/exitcode"
@@ -58,6 +59,17 @@ func (f *catalogFlags) URL() string {
 
 func (f *catalogFlags) open(ctx context.Context) (*catalog.Catalog, error) {
 	return catalog.Open(ctx, f.URL())
+}
+
+// openFiltered reads ff's filter, then opens the catalogue it applies
+// to: a wrong filter is refused before the catalogue is touched.
+func (f *catalogFlags) openFiltered(ctx context.Context, ff *filterFlags) (*catalog.Catalog, catalog.Filter, error) {
+	filter, err := ff.Filter(time.Now())
+	if err != nil {
+		return nil, filter, err
+	}
+	c, err := f.open(ctx)
+	return c, filter, err
 }
 
 // check opens the catalogue a run will record into before the run, so

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/dbrig/dbrig/internal/catalog"
 	"github.com/dbrig/dbrig/internal/exitcode"
@@ -44,11 +43,7 @@ with its own change points. METRIC is a key of the workload's metrics
 			if err := out.check(); err != nil {
 				return err
 			}
-			f, err := ff.Filter(time.Now())
-			if err != nil {
-				return err
-			}
-			cg, err := cat.open(c.Context())
+			cg, f, err := cat.openFiltered(c.Context(), &ff)
 			if err != nil {
 				return err
 			}

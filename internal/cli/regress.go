@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/dbrig/dbrig/internal/catalog"
 	"github.com/dbrig/dbrig/internal/exitcode"
@@ -53,11 +52,7 @@ a baseline that means nothing.`,
 			if err != nil {
 				return err
 			}
-			f, err := ff.Filter(time.Now())
-			if err != nil {
-				return err
-			}
-			cg, err := cat.open(c.Context())
+			cg, f, err := cat.openFiltered(c.Context(), &ff)
 			if err != nil {
 				return err
 			}

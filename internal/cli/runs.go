@@ -58,11 +58,7 @@ limited it.`,
 			if err := out.check(); err != nil {
 				return err
 			}
-			f, err := ff.Filter(time.Now())
-			if err != nil {
-				return err
-			}
-			cg, err := cat.open(c.Context())
+			cg, f, err := cat.openFiltered(c.Context(), &ff)
 			if err != nil {
 				return err
 			}
