@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/dbrig/dbrig/internal/human"
+	"github.com/dbrig/dbrig/internal/report"
 	"github.com/dbrig/dbrig/internal/result"
 	"github.com/dbrig/dbrig/internal/server/mariadb/mariatest"
 	"github.com/dbrig/dbrig/internal/server/postgres/pgtest"
@@ -97,10 +98,13 @@ func twoRunsAtOnce(t *testing.T, u string) ([]outcome, []*result.Document) {
 		if v := nopm.Value(); v != *nopm.Client {
 			t.Errorf("run %d: the headline nopm is %.0f, want the client's %.0f, not the database's %.0f", i, v, *nopm.Client, *nopm.DB)
 		}
-		if th := doc.Thresholds; len(th) != 1 || th[0].Measured == nil || *th[0].Measured != *nopm.Client {
-			t.Errorf("run %d: threshold %+v, want it judged on the client's nopm %.0f", i, th, *nopm.Client)
+		th := doc.Thresholds
+		if len(th) != 1 || th[0].Measured == nil || *th[0].Measured != *nopm.Client || th[0].Side != result.SideClient || !th[0].Met {
+			t.Fatalf("run %d: threshold %+v, want it judged on the client's nopm %.0f", i, th, *nopm.Client)
 		}
-		wantIn(t, "stdout", o.stdout, "PASS nopm>1: "+human.Thousands(*nopm.Client)+" (client)")
+		// The figure as the summary writes it: under 1,000 with a
+		// decimal, above it grouped.
+		wantIn(t, "stdout", o.stdout, "  "+report.ThresholdLine(th[0]))
 		wantIn(t, "the headline's line", headlineLine(t, o.stdout),
 			fmt.Sprintf("the client's figure stands for NOPM (%s, where the database counted %s)", human.Thousands(*nopm.Client), human.Thousands(*nopm.DB)))
 	}
