@@ -109,6 +109,12 @@ func build16MB(t *testing.T, url string) (*blockio, dbtarget.Target) {
 // run runs w on tg for a few seconds.
 func run(t *testing.T, tg dbtarget.Target, w *blockio, vus int) *result.Document {
 	t.Helper()
+	return runFor(t, tg, w, vus, 5*time.Second)
+}
+
+// runFor is run with a window of d.
+func runFor(t *testing.T, tg dbtarget.Target, w *blockio, vus int, d time.Duration) *result.Document {
+	t.Helper()
 	ctx := context.Background()
 	r, err := w.Open(ctx, tg)
 	if err != nil {
@@ -116,17 +122,17 @@ func run(t *testing.T, tg dbtarget.Target, w *blockio, vus int) *result.Document
 	}
 	defer r.Close()
 	o := runpkg.Defaults()
-	o.VUs, o.Rampup, o.Duration = vus, time.Second, 5*time.Second
-	d, err := runpkg.Run(ctx, tg, w, r, o)
+	o.VUs, o.Rampup, o.Duration = vus, time.Second, d
+	doc, err := runpkg.Run(ctx, tg, w, r, o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tx := range d.Transactions {
+	for _, tx := range doc.Transactions {
 		if tx.Errors != 0 {
 			t.Errorf("%s: %d errors: %s", tx.Name, tx.Errors, tx.ErrorSample)
 		}
 	}
-	return d
+	return doc
 }
 
 func metric(t *testing.T, d *result.Document, key string) result.Metric {
