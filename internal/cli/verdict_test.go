@@ -169,10 +169,13 @@ func TestVerdictPageCachePostgres(t *testing.T) {
 }
 
 // TestVerdictReplicationPostgres: a standby 5 ms away that every commit
-// waits for holds a run of four virtual users, whose document keeps the
+// waits for holds a run of two virtual users, whose document keeps the
 // standby's lag second by second; the same standby, asynchronous, holds
 // nothing. (On one warehouse the terminals also queue on the rows each
-// keeps locked until its commit returns.) Both nodes' CPU is kept, the
+// keeps locked until its commit returns: with four, three queued behind
+// the one waiting for the standby, whose wait came to 25-30% of database
+// time, at the ceiling, and the verdict named the locks alone one run in
+// a few.) Both nodes' CPU is kept, the
 // standby's in its network namespace too, and the verdict's server CPU
 // is theirs together.
 func TestVerdictReplicationPostgres(t *testing.T) {
@@ -184,7 +187,7 @@ func TestVerdictReplicationPostgres(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			u := pgtest.NewCluster(t, server.Topology{Replicas: 1, SyncReplicas: c.sync, ReplicaDelay: 5 * time.Millisecond}).URLFor("postgres")
 			mustRun(t, "build", "tproc-c", "--target", u, "--warehouses", "1")
-			v, doc := verdictAndDoc(t, "run", "tproc-c", "--target", u, "--vus", "4", "--rampup", "1s", "--duration", "3s")
+			v, doc := verdictAndDoc(t, "run", "tproc-c", "--target", u, "--vus", "2", "--rampup", "1s", "--duration", "3s")
 			held := slices.ContainsFunc(v.Limits, func(l result.Limit) bool { return l.Kind == result.LimitReplication })
 			if held != (c.sync > 0) {
 				t.Errorf("verdict %q: want replication among its limits %v", v.Line(), c.sync > 0)
