@@ -231,10 +231,11 @@ func benchbaseWant(t *testing.T, path string) want {
 // values are, rate what a rate's share is called there.
 func k6Want(t *testing.T, path string) want {
 	b := read(t, path)
-	w := want{tool: "k6", workload: "k6", target: "http", primary: "http_reqs_per_s", config: map[string]string{"vus": "2"},
-		lower: []string{"latency.p95_ms", "http_req_failed_pct"}}
+	w := want{tool: "k6", workload: "k6", target: "http", primary: "http_reqs_per_s", config: map[string]string{},
+		lower: []string{"latency.p95_ms", "latency.p99_ms", "http_req_failed_pct"}}
 	switch {
 	case strings.Contains(path, "export"):
+		w.config["vus"] = strconv.FormatFloat(num(t, b, "metrics", "vus_max", "max"), 'f', -1, 64)
 		w.seconds = num(t, b, "metrics", "iterations", "count") / num(t, b, "metrics", "iterations", "rate")
 		w.metrics = map[string]float64{
 			"http_reqs_per_s":     num(t, b, "metrics", "http_reqs", "rate"),
@@ -244,15 +245,19 @@ func k6Want(t *testing.T, path string) want {
 			"http_req_failed_pct": 100 * num(t, b, "metrics", "http_req_failed", "value"),
 		}
 	case strings.Contains(path, "handlesummary"):
+		w.config["vus"] = strconv.FormatFloat(num(t, b, "metrics", "vus_max", "values", "max"), 'f', -1, 64)
 		w.seconds = num(t, b, "state", "testRunDurationMs") / 1000
 		w.metrics = map[string]float64{
-			"http_reqs_per_s":     num(t, b, "metrics", "http_reqs", "values", "rate"),
-			"iterations_per_s":    num(t, b, "metrics", "iterations", "values", "rate"),
-			"latency.p95_ms":      num(t, b, "metrics", "http_req_duration", "values", "p(95)"),
+			"http_reqs_per_s":  num(t, b, "metrics", "http_reqs", "values", "rate"),
+			"iterations_per_s": num(t, b, "metrics", "iterations", "values", "rate"),
+			"latency.p95_ms":   num(t, b, "metrics", "http_req_duration", "values", "p(95)"),
+			// Its script's summaryTrendStats asked for p(99) too.
+			"latency.p99_ms":      num(t, b, "metrics", "http_req_duration", "values", "p(99)"),
 			"checks_passed_pct":   100 * num(t, b, "metrics", "checks", "values", "rate"),
 			"http_req_failed_pct": 100 * num(t, b, "metrics", "http_req_failed", "values", "rate"),
 		}
 	default:
+		w.config["vus"] = strconv.FormatFloat(num(t, b, "results", "metrics", "vus_max", "values", "max"), 'f', -1, 64)
 		w.seconds = num(t, b, "config", "duration")
 		w.name = jsonAt(t, b, "config", "script").(string)
 		w.config["script"] = w.name
@@ -279,8 +284,8 @@ func TestImport(t *testing.T) {
 		{hammerdbFixture, func(t *testing.T) []want { return hammerdbWants(t, hammerdbFixture) }},
 		{hammerdbFailedFixture, func(t *testing.T) []want { return hammerdbWants(t, hammerdbFailedFixture) }},
 		{"testdata/benchbase-tpcc.summary.json", func(t *testing.T) []want { return []want{benchbaseWant(t, "testdata/benchbase-tpcc.summary.json")} }},
-		{"testdata/k6-summary-export-made.json", func(t *testing.T) []want { return []want{k6Want(t, "testdata/k6-summary-export-made.json")} }},
-		{"testdata/k6-handlesummary-made.json", func(t *testing.T) []want { return []want{k6Want(t, "testdata/k6-handlesummary-made.json")} }},
+		{"testdata/k6-summary-export.json", func(t *testing.T) []want { return []want{k6Want(t, "testdata/k6-summary-export.json")} }},
+		{"testdata/k6-handlesummary.json", func(t *testing.T) []want { return []want{k6Want(t, "testdata/k6-handlesummary.json")} }},
 		{"testdata/k6-machine-readable-made.json", func(t *testing.T) []want { return []want{k6Want(t, "testdata/k6-machine-readable-made.json")} }},
 	} {
 		t.Run(filepath.Base(tc.path), func(t *testing.T) {
@@ -453,7 +458,7 @@ func openRW(t *testing.T, path string) *sql.DB {
 // HammerDB job's document.
 func jsonFixtures(t testing.TB) map[string][]byte {
 	out := map[string][]byte{}
-	for _, f := range []string{"benchbase-tpcc.summary.json", "k6-summary-export-made.json", "k6-handlesummary-made.json", "k6-machine-readable-made.json"} {
+	for _, f := range []string{"benchbase-tpcc.summary.json", "k6-summary-export.json", "k6-handlesummary.json", "k6-machine-readable-made.json"} {
 		b, err := os.ReadFile(filepath.Join("testdata", f))
 		if err != nil {
 			t.Fatal(err)
