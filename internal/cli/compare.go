@@ -147,7 +147,7 @@ func compareMany(w io.Writer, docs []comparedDoc, out *outFormat) error {
 	head := []string{""}
 	for _, d := range docs {
 		es = append(es, d.entry)
-		head = append(head, catalog.ShortID(d.entry.ID)+" "+d.entry.StartedAt.Format("2006-01-02 15:04"))
+		head = append(head, catalog.ShortID(d.entry.ID)+" "+stamp(d.entry.StartedAt, "2006-01-02 15:04"))
 	}
 	cmp := catalog.Compare(es)
 	t := &table{head: head}

@@ -82,7 +82,7 @@ func printTrend(w io.Writer, h *catalog.Trend, out *outFormat) error {
 			if c, ok := at[i]; ok {
 				mark = changeLine(c)
 			}
-			row := []string{catalog.ShortID(r.ID), r.StartedAt.Format("2006-01-02 15:04:05"), num(r.Value), interval, mark}
+			row := []string{catalog.ShortID(r.ID), stamp(r.StartedAt, "2006-01-02 15:04:05"), num(r.Value), interval, mark}
 			if split {
 				row = append([]string{s.Group}, row...)
 			}
@@ -105,7 +105,7 @@ func printTrend(w io.Writer, h *catalog.Trend, out *outFormat) error {
 			fmt.Fprintf(w, "%s: no change point in %d runs\n", name, len(s.Samples))
 		}
 		for _, c := range s.Changes {
-			fmt.Fprintf(w, "%s changed at run %s (%s, the %s of %d): %s\n", name, catalog.ShortID(c.ID), c.StartedAt.Format("2006-01-02 15:04"), ordinal(c.Index+1), len(s.Samples), changeLine(c))
+			fmt.Fprintf(w, "%s changed at run %s (%s, the %s of %d): %s\n", name, catalog.ShortID(c.ID), stamp(c.StartedAt, "2006-01-02 15:04"), ordinal(c.Index+1), len(s.Samples), changeLine(c))
 		}
 	}
 	return nil

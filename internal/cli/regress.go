@@ -93,7 +93,7 @@ func printCheck(w io.Writer, chk *catalog.Check, b catalog.Baseline, out *outFor
 		return err
 	}
 	fmt.Fprintf(w, "\n%s of run %s (%s) against %s: %s (%s).\n", m.Label, catalog.ShortID(tested.ID),
-		tested.StartedAt.Format("2006-01-02 15:04"), b, t.Verdict, t.Method)
+		stamp(tested.StartedAt, "2006-01-02 15:04"), b, t.Verdict, t.Method)
 	s := chk.Series
 	switch {
 	case len(s.Samples) < catalog.MinChangeRuns:
@@ -102,7 +102,7 @@ func printCheck(w io.Writer, chk *catalog.Check, b catalog.Baseline, out *outFor
 		fmt.Fprintf(w, "No change point in the series' %d runs.\n", len(s.Samples))
 	}
 	for _, c := range s.Changes {
-		fmt.Fprintf(w, "Change point at run %s (%s, the %s of %d): %s\n", catalog.ShortID(c.ID), c.StartedAt.Format("2006-01-02 15:04"), ordinal(c.Index+1), len(s.Samples), changeLine(c))
+		fmt.Fprintf(w, "Change point at run %s (%s, the %s of %d): %s\n", catalog.ShortID(c.ID), stamp(c.StartedAt, "2006-01-02 15:04"), ordinal(c.Index+1), len(s.Samples), changeLine(c))
 	}
 	return nil
 }

@@ -81,7 +81,7 @@ func listRuns(ctx context.Context, cg *catalog.Catalog, f catalog.Filter, out *o
 	t := &table{head: []string{"ID", "STARTED (UTC)", "KIND", "WORKLOAD", "TARGET", "HOST", "HEADLINE", "95% INTERVAL", "LIMITED BY", "TAGS"}}
 	for _, e := range es {
 		head, interval := headline(e)
-		t.add(catalog.ShortID(e.ID), e.StartedAt.Format("2006-01-02 15:04:05"), entryKind(e), cmpOr(e.Workload, e.Name), strings.TrimSpace(e.TargetKind+" "+e.TargetVersion), e.Host, head, interval, e.Verdict, strings.Join(e.Tags, ","))
+		t.add(catalog.ShortID(e.ID), stamp(e.StartedAt, "2006-01-02 15:04:05"), entryKind(e), cmpOr(e.Workload, e.Name), strings.TrimSpace(e.TargetKind+" "+e.TargetVersion), e.Host, head, interval, e.Verdict, strings.Join(e.Tags, ","))
 	}
 	if err := out.print(stdout, t, es); err != nil {
 		return err

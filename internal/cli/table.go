@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/dbrig/dbrig/internal/exitcode"
 	"github.com/dbrig/dbrig/internal/human"
@@ -94,4 +95,13 @@ func mdCells(cells []string) []string {
 		out[i] = r.Replace(c)
 	}
 	return out
+}
+
+// stamp is a start time as a table shows it, "—" where the document gave
+// none (k6's export keeps no time).
+func stamp(t time.Time, layout string) string {
+	if t.IsZero() {
+		return "—"
+	}
+	return t.Format(layout)
 }

@@ -23,6 +23,9 @@ function pct(v) {
 }
 
 function short(id) { return id.slice(0, 12); }
+// stamp is a start time as the tables show it, its first n characters;
+// "—" where the document gave none (k6's export keeps no time).
+function stamp(s, n) { return s.startsWith("0001-") ? "—" : s.replace("T", " ").replace("Z", "").slice(0, n); }
 
 function showError(msg) {
   const e = $("error");
@@ -107,7 +110,7 @@ async function showRuns() {
     const [head, iv] = headline(e);
     const kind = e.tool === "dbrig" ? e.kind : e.tool + " " + e.kind;
     const target = ((e.target_kind || "") + " " + (e.target_version || "")).trim();
-    for (const [v, cls] of [[e.started_at.replace("T", " ").replace("Z", ""), ""], [kind, ""], [e.workload || e.name, ""],
+    for (const [v, cls] of [[stamp(e.started_at, 19), ""], [kind, ""], [e.workload || e.name, ""],
       [target, ""], [e.host, ""], [head, "num"], [iv, "num"], [e.verdict, ""], [(e.tags || []).join(", "), ""]]) {
       tr.appendChild(el("td", v, cls));
     }
@@ -195,7 +198,7 @@ function drawTrend(trend) {
     const name = trend.by ? trend.by + "=" + s.group : trend.metric.Label;
     for (const ch of s.changes) {
       changeAt.push({ index: at.get(ch.started_at), color: c });
-      const li = el("li", name + ": changed at run " + short(ch.id) + " (" + ch.started_at.replace("T", " ").replace("Z", "") +
+      const li = el("li", name + ": changed at run " + short(ch.id) + " (" + stamp(ch.started_at, 19) +
         "): " + num(ch.before) + " → " + num(ch.after) + " (" + pct(ch.change) + "), p = " + ch.p_value.toFixed(3), "change");
       list.appendChild(li);
     }
@@ -265,7 +268,7 @@ async function showCompare(params) {
     showError(err.message);
     return;
   }
-  const head = ["", ...c.entries.map((e) => short(e.id) + " " + e.started_at.slice(0, 16).replace("T", " "))];
+  const head = ["", ...c.entries.map((e) => short(e.id) + " " + stamp(e.started_at, 16))];
   rowsTable($("compare-metrics"), head, c.metrics.map(metricRow));
   rowsTable($("compare-telemetry"), head, c.telemetry.map(metricRow));
   rowsTable($("compare-config"), head, c.config_differences.map((r) => [[r.key, ""], ...r.values.map((v) => [v, ""])]));
