@@ -158,6 +158,57 @@ func TestRegressExitsSQLite(t *testing.T) {
 	wantAll(t, "compare of three", o.stdout, ids[19]+" 2026-11-01 19:00", "NOPM", "%)")
 }
 
+// TestImportOtherToolsSQLite: a HammerDB jobs database, a BenchBase
+// summary and a k6 summary, each written by its tool, list beside a dbrig
+// run, each marked with its tool and its own headline figure.
+func TestImportOtherToolsSQLite(t *testing.T) {
+	t.Parallel()
+	cat := "sqlite:" + filepath.Join(t.TempDir(), "catalog.db")
+	fixtures := "../catalog/foreign/testdata/"
+	o := mustRun(t, "catalog", "import", "--catalog", cat, fixtures+"hammerdb-jobs.db", fixtures+"benchbase-tpcc.summary.json",
+		fixtures+"k6-summary-export.json", "../report/testdata/telemetry-run.json")
+	wantIn(t, "import", o.stdout, "0 files skipped")
+	var es []catalog.Entry
+	if err := json.Unmarshal([]byte(mustRun(t, "runs", "--catalog", cat, "--json").stdout), &es); err != nil {
+		t.Fatal(err)
+	}
+	table := mustRun(t, "runs", "--catalog", cat).stdout
+	tools := map[string]int{}
+	for _, e := range es {
+		tools[e.Tool]++
+		m, ok := e.Metric(e.Primary)
+		if e.Tool == "dbrig" || e.Workload != "tproc-h" { // a TPROC-H build measures nothing
+			if !ok || m.Value <= 0 {
+				t.Errorf("%s entry %s: headline %q %+v, want a figure", e.Tool, catalog.ShortID(e.ID), e.Primary, m)
+			}
+		}
+		line := tableLine(t, table, catalog.ShortID(e.ID))
+		kind := e.Tool + " run"
+		if e.Tool == "dbrig" {
+			kind = "run"
+		}
+		wantAll(t, "its line", line, kind, e.Workload)
+		if ok {
+			wantIn(t, "its line", line, m.Label)
+		}
+	}
+	if tools["dbrig"] != 1 || tools["hammerdb"] == 0 || tools["benchbase"] != 1 || tools["k6"] != 1 {
+		t.Errorf("entries by tool %v, want the dbrig run, HammerDB's jobs, BenchBase's and k6's run", tools)
+	}
+}
+
+// tableLine is the line of table that starts with id.
+func tableLine(t *testing.T, table, id string) string {
+	t.Helper()
+	for _, l := range strings.Split(table, "\n") {
+		if strings.HasPrefix(l, id+" ") {
+			return l
+		}
+	}
+	t.Errorf("no line of the table starts with %s:\n%s", id, table)
+	return ""
+}
+
 // raiseCatalog makes the catalogue at url look like a newer dbrig's,
 // through whichever SQLite driver the binary links.
 func raiseCatalog(t *testing.T, url string) {
