@@ -204,12 +204,10 @@ func (c *Catalog) List(ctx context.Context, f Filter) ([]*Entry, error) {
 func (c *Catalog) list(ctx context.Context, f Filter, order string) ([]*Entry, error) {
 	w := f.where()
 	sel := `SELECT ` + entryColumns + ` FROM entries e` + w.sql() + ` ORDER BY e.started_at ` + order + `, e.id`
-	ids := `SELECT e.id FROM entries e` + w.sql()
 	if f.Limit > 0 {
 		// The newest Limit, whichever order they are returned in.
-		lim := ` LIMIT ` + strconv.Itoa(f.Limit)
-		ids = `SELECT e.id FROM entries e` + w.sql() + ` ORDER BY e.started_at DESC, e.id` + lim
-		sel = `SELECT * FROM (SELECT ` + entryColumns + ` FROM entries e` + w.sql() + ` ORDER BY e.started_at DESC, e.id` + lim + `) e ORDER BY e.started_at ` + order + `, e.id`
+		sel = `SELECT * FROM (SELECT ` + entryColumns + ` FROM entries e` + w.sql() + ` ORDER BY e.started_at DESC, e.id LIMIT ` +
+			strconv.Itoa(f.Limit) + `) e ORDER BY e.started_at ` + order + `, e.id`
 	}
 	rows, err := c.db.QueryContext(ctx, c.q(sel), w.args...)
 	if err != nil {
@@ -223,32 +221,44 @@ func (c *Catalog) list(ctx context.Context, f Filter, order string) ([]*Entry, e
 			rows.Close()
 			return nil, c.fail("cannot read it", err)
 		}
+		e.Tags = []string{}
 		out = append(out, e)
 		byID[e.ID] = e
 	}
 	if err := closeRows(rows); err != nil {
 		return nil, c.fail("cannot read it", err)
 	}
-	if len(out) == 0 {
-		return out, nil
-	}
-	return out, c.details(ctx, ids, w.args, byID)
+	return out, c.tags(ctx, out, byID)
 }
 
-// details fills the entries in byID, those the query ids picks, with
-// their tags: one query, whatever their number.
-func (c *Catalog) details(ctx context.Context, ids string, args []any, byID map[string]*Entry) error {
-	for _, e := range byID {
-		e.Tags = []string{}
-	}
-	return c.each(ctx, `SELECT entry, tag FROM tags WHERE entry IN (`+ids+`) ORDER BY entry, tag`, args, func(r *sql.Rows) error {
-		var id, t string
-		if err := r.Scan(&id, &t); err != nil {
+// tagsAtOnce is how many entries' tags one query reads: fewer than
+// either backend's limit on a statement's parameters.
+const tagsAtOnce = 500
+
+// tags fills the entries es, byID by their IDs, with their tags: a query
+// per tagsAtOnce entries, by their IDs, not the filter again (which, run
+// twice, was half of a filtered list's time).
+func (c *Catalog) tags(ctx context.Context, es []*Entry, byID map[string]*Entry) error {
+	for len(es) > 0 {
+		n := min(len(es), tagsAtOnce)
+		marks, args := make([]string, n), make([]any, n)
+		for i, e := range es[:n] {
+			marks[i], args[i] = "$"+strconv.Itoa(i+1), e.ID
+		}
+		es = es[n:]
+		err := c.each(ctx, `SELECT entry, tag FROM tags WHERE entry IN (`+strings.Join(marks, ", ")+`) ORDER BY entry, tag`, args, func(r *sql.Rows) error {
+			var id, t string
+			if err := r.Scan(&id, &t); err != nil {
+				return err
+			}
+			byID[id].Tags = append(byID[id].Tags, t)
+			return nil
+		})
+		if err != nil {
 			return err
 		}
-		byID[id].Tags = append(byID[id].Tags, t)
-		return nil
-	})
+	}
+	return nil
 }
 
 func (c *Catalog) each(ctx context.Context, q string, args []any, f func(*sql.Rows) error) error {
