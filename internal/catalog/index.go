@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -88,34 +89,22 @@ func Hash(b []byte) string {
 // Index reads the document b into its entry, refusing anything that is
 // not a document this dbrig (or an importer) reads.
 func Index(path string, b []byte) (*Entry, error) {
-	// One pass for what the document is; decoding a document is most of
-	// what its ingest costs.
-	var head struct {
-		Kind          string `json:"kind"`
-		SchemaVersion int    `json:"schema_version"`
-	}
+	// Decoding a document is most of what its ingest costs: each of these
+	// decodes it once, what tells them apart costs no decoding, but where
+	// a document could be a sweep.
 	var e *Entry
 	var err error
-	if err := json.Unmarshal(b, &head); err != nil {
-		return nil, fmt.Errorf("%s: not a result document: %v", path, err)
-	}
-	switch {
-	case head.Kind == result.SweepKind:
-		e, err = indexSweep(path, b)
-	default:
-		if imp, ok := foreign(b); ok {
-			if e, err = imp.Index(b); err == nil {
-				e.Tool = imp.Tool
-			}
-		} else {
-			e, err = indexRun(path, b)
+	if imp, ok := foreign(b); ok {
+		if e, err = imp.Index(b); err == nil {
+			e.Tool = imp.Tool
 		}
+	} else if mayBeSweep(b) && result.IsSweep(b) {
+		e, err = indexSweep(path, b)
+	} else {
+		e, err = indexRun(path, b)
 	}
 	if err != nil {
 		return nil, err
-	}
-	if e.Schema == 0 {
-		e.Schema = head.SchemaVersion
 	}
 	e.ID = Hash(b)
 	e.Size = int64(len(b))
@@ -124,13 +113,17 @@ func Index(path string, b []byte) (*Entry, error) {
 	return e, nil
 }
 
+// mayBeSweep is false of a document that cannot be a sweep, which has no
+// "sweep" string for its kind.
+func mayBeSweep(b []byte) bool { return bytes.Contains(b, []byte(`"`+result.SweepKind+`"`)) }
+
 func indexRun(path string, b []byte) (*Entry, error) {
-	d, err := result.ParseRun(path, b)
+	d, version, err := result.ParseRunVersion(path, b)
 	if err != nil {
 		return nil, err
 	}
 	e := &Entry{
-		Kind: KindRun, Tool: "dbrig", Workload: d.Workload,
+		Kind: KindRun, Tool: "dbrig", Workload: d.Workload, Schema: version,
 		TargetKind: d.Target.Kind, TargetVersion: d.Target.Version, TargetURL: d.Target.URL,
 		Host: d.Host.Hostname, StartedAt: d.StartedAt, Seconds: d.WindowSeconds,
 		Primary: d.PrimaryMetric, Config: flatten(d.Config),
@@ -188,6 +181,12 @@ func (e *Entry) add(m Metric) {
 // what it varied; its runs are entries of their own, with their points'
 // parameters in their config.
 func indexSweep(path string, b []byte) (*Entry, error) {
+	var head struct {
+		SchemaVersion int `json:"schema_version"`
+	}
+	if err := json.Unmarshal(b, &head); err != nil {
+		return nil, fmt.Errorf("%s: not a dbrig sweep document: %v", path, err)
+	}
 	s, err := result.ParseSweep(path, b)
 	if err != nil {
 		return nil, err
@@ -198,7 +197,7 @@ func indexSweep(path string, b []byte) (*Entry, error) {
 		cfg["varied"] = string(v)
 	}
 	return &Entry{
-		Kind: KindSweep, Tool: "dbrig", Workload: s.Workload, Name: s.Name,
+		Kind: KindSweep, Tool: "dbrig", Workload: s.Workload, Name: s.Name, Schema: head.SchemaVersion,
 		TargetKind: s.Target.Kind, TargetVersion: s.Target.Version, TargetURL: s.Target.URL,
 		Host: s.Host.Hostname, StartedAt: s.StartedAt, Primary: s.PrimaryMetric,
 		Config: cfg,

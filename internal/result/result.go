@@ -403,24 +403,33 @@ func Read(path string) (*Document, error) {
 // ParseRun is Read of the document b, read from path. An upgraded document
 // says schema 2, as it now is, so that written back it reads back the same.
 func ParseRun(path string, b []byte) (*Document, error) {
-	version, err := schemaVersion(b)
-	if err != nil {
-		return nil, fmt.Errorf("%s: not a dbrig result: %v", path, err)
-	}
-	if version < 1 || version > SchemaVersion {
-		return nil, fmt.Errorf("%s: result schema version %d, this dbrig reads up to %d", path, version, SchemaVersion)
-	}
+	d, _, err := ParseRunVersion(path, b)
+	return d, err
+}
+
+// ParseRunVersion is ParseRun, with the schema version the document was
+// written in (the document it returns is in this dbrig's). It decodes
+// the document once: most of what reading a large one costs.
+func ParseRunVersion(path string, b []byte) (*Document, int, error) {
 	var d Document
 	if err := json.Unmarshal(b, &d); err != nil {
-		return nil, fmt.Errorf("%s: not a dbrig result: %v", path, err)
+		// A newer schema may not decode into this one: say so, not why.
+		if v, verr := schemaVersion(b); verr == nil && v > SchemaVersion {
+			return nil, 0, fmt.Errorf("%s: result schema version %d, this dbrig reads up to %d", path, v, SchemaVersion)
+		}
+		return nil, 0, fmt.Errorf("%s: not a dbrig result: %v", path, err)
+	}
+	version := d.SchemaVersion
+	if version < 1 || version > SchemaVersion {
+		return nil, 0, fmt.Errorf("%s: result schema version %d, this dbrig reads up to %d", path, version, SchemaVersion)
 	}
 	if version == 1 {
 		if err := upgradeRun(b, &d); err != nil {
-			return nil, fmt.Errorf("%s: not a dbrig result: %v", path, err)
+			return nil, 0, fmt.Errorf("%s: not a dbrig result: %v", path, err)
 		}
 		d.SchemaVersion = SchemaVersion
 	}
-	return &d, nil
+	return &d, version, nil
 }
 
 func schemaVersion(b []byte) (int, error) {
