@@ -36,7 +36,9 @@ func TestGaleraMariaDB(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	mustRun(t, "build", "tproc-c", "--target", u, "--warehouses", "2")
+	// One warehouse: every node writes it (two took 54 s to build over
+	// Galera's replication).
+	mustRun(t, "build", "tproc-c", "--target", u, "--warehouses", "1")
 
 	path := filepath.Join(dir, "spread.json")
 	o := mustRun(t, "run", "tproc-c", "--target", u, "--vus", "6", "--rampup", "2s", "--duration", "12s", "--json", path)
@@ -62,7 +64,7 @@ func TestGaleraMariaDB(t *testing.T) {
 		}
 	}
 	if retries == 0 {
-		t.Error("no retries with two nodes writing each warehouse")
+		t.Error("no retries with three nodes writing the one warehouse")
 	}
 	tpm, _ := doc.Metric("tpm")
 	if tpm.DB == nil {
