@@ -44,13 +44,23 @@ func (n *Net) In(i int, fn func() error) error {
 
 // onOwnThread runs fn on an OS thread of its own, which fn may move into
 // another namespace: a goroutine that ends locked to its thread takes the
-// thread with it, so no other goroutine ever runs there. A panic in fn
-// comes back as the error.
+// thread with it, so no other goroutine ever runs there. But for the
+// process's main thread, which Go parks for good rather than ends: that
+// one would stay in the namespace (one test run in a few saw it), so the
+// thread is moved back into the namespace it started in first. A panic
+// in fn comes back as the error.
 func onOwnThread(fn func() error) error {
 	errc := make(chan error, 1)
 	go func() {
 		defer exitcode.Recover(func(err error) { errc <- err })
 		runtime.LockOSThread()
+		home, err := netns.Get()
+		if err != nil {
+			errc <- fmt.Errorf("reading this thread's network namespace: %w", err)
+			return
+		}
+		defer home.Close()
+		defer func() { _ = netns.Set(home) }()
 		errc <- fn()
 	}()
 	return <-errc
