@@ -14,7 +14,6 @@ import (
 // errors with goroutine dumps, --warehouses, --schemas and --size in the
 // kernel's OOM kill, --loaders in a hang, and --n-searches in a panic.
 func TestHugeCountsSQLite(t *testing.T) {
-	t.Parallel()
 	dir := t.TempDir()
 	tprocc := sqliteTPROCC(t)
 	dvd := "sqlite:" + filepath.Join(dir, "d.db")

@@ -75,7 +75,6 @@ func TestCheckResultSQLite(t *testing.T) {
 // up, with the totals and checksum of the run in one process, and it
 // passes check --result.
 func TestCheckResultPartsPostgres(t *testing.T) {
-	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs two dbrig processes")
 	}

@@ -22,7 +22,6 @@ import (
 // finds the same again; once an acknowledged order is deleted, it names
 // that order and fails.
 func TestDurabilityAudit(t *testing.T) {
-	t.Parallel()
 	if testing.Short() {
 		t.Skip("kills and restarts a server of its own")
 	}
@@ -50,7 +49,6 @@ func TestDurabilityAudit(t *testing.T) {
 // to lose nothing in every try proves nothing either way; the audit's
 // failing is then shown on an order deleted by hand.
 func TestDurabilityAuditSyncOff(t *testing.T) {
-	t.Parallel()
 	if testing.Short() {
 		t.Skip("kills and restarts a server of its own")
 	}

@@ -28,7 +28,6 @@ import (
 // figure, for the right reason. In a sweep, such a run is kept apart, not
 // counted, and fails the sweep.
 func TestServerLostPostgres(t *testing.T) {
-	t.Parallel()
 	if testing.Short() {
 		t.Skip("kills a server of its own")
 	}
@@ -135,7 +134,6 @@ func TestServerLostPostgres(t *testing.T) {
 // (SIGSTOP) for 3 s mid-window is named a stall of that length, and the
 // seconds around it carry latency percentiles that the report draws.
 func TestStallPostgres(t *testing.T) {
-	t.Parallel()
 	if testing.Short() {
 		t.Skip("stops a server of its own")
 	}
@@ -200,7 +198,6 @@ func TestStallPostgres(t *testing.T) {
 // database's side reads the new server; the gap between is recorded and
 // reported.
 func TestTelemetryFollowsRestartPostgres(t *testing.T) {
-	t.Parallel()
 	if testing.Short() {
 		t.Skip("kills and restarts a server of its own")
 	}

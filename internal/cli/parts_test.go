@@ -79,7 +79,6 @@ func (p *part) lastLine() string {
 // agrees with the database and holds their figures added up. Then a part
 // killed mid-run: the others finish, and the merge names it.
 func TestPartsPostgres(t *testing.T) {
-	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs three dbrig processes for half a minute")
 	}
@@ -372,7 +371,6 @@ func checkHistogram(t *testing.T, name, enc string, want *hdrhistogram.Histogram
 // TestPartRefused: --part's own mistakes, and a target it cannot work
 // with, are one line each, before anything runs.
 func TestPartRefused(t *testing.T) {
-	t.Parallel()
 	dir := t.TempDir()
 	u := "sqlite:" + dir + "/x.db"
 	mustRun(t, "build", "tproc-c", "--target", u, "--warehouses", "1", "--loaders", "1")

@@ -14,7 +14,6 @@ import (
 // pool of sessions, end to end through the command line, and is refused
 // in one line where it cannot apply.
 func TestConnectionsSQLite(t *testing.T) {
-	t.Parallel()
 	dir := t.TempDir()
 	u := "sqlite:" + dir + "/x.db"
 	mustRun(t, "build", "tproc-c", "--target", u, "--warehouses", "1", "--loaders", "1")

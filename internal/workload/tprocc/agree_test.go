@@ -20,7 +20,6 @@ import (
 // and its visits to the database, a couple of transactions each, which
 // nothing can tell apart.
 func TestTPMAgreesPostgres(t *testing.T) {
-	t.Parallel()
 	if testing.Short() {
 		t.Skip("a minute-long run")
 	}

@@ -29,7 +29,6 @@ import (
 // agree with the client's within 1%: the sessions' flushes at the
 // window's edges reach every server connection (postgres.pooledFlush).
 func TestBouncerPostgres(t *testing.T) {
-	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	url := pgtest.NewDB(t)

@@ -17,12 +17,10 @@ import (
 )
 
 func TestCheckSQLite(t *testing.T) {
-	t.Parallel()
 	testCheck(t, "sqlite:"+t.TempDir()+"/t.db")
 }
 
 func TestCheckPostgres(t *testing.T) {
-	t.Parallel()
 	testCheck(t, pgtest.NewDB(t))
 }
 
@@ -189,7 +187,6 @@ func expect(t *testing.T, w *tprocc, tg dbtarget.Target, what string, fail, skip
 }
 
 func TestWarehouseList(t *testing.T) {
-	t.Parallel()
 	for _, c := range []struct {
 		ws   []int
 		want string
@@ -213,7 +210,6 @@ func TestWarehouseList(t *testing.T) {
 // TestCheckBlocks catches a condition without its query in any dialect,
 // and a block check never runs.
 func TestCheckBlocks(t *testing.T) {
-	t.Parallel()
 	for _, d := range []dbtarget.Dialect{postgres.Dialect, sqlite.Dialect, mariadb.Dialect} {
 		q, err := workload.LoadSQL(sqlFiles, "sql", d, "check.sql")
 		if err != nil {
@@ -241,7 +237,6 @@ func TestCheckBlocks(t *testing.T) {
 // TestCheckError: a query that fails stops the check, and the error names
 // what was being checked.
 func TestCheckError(t *testing.T) {
-	t.Parallel()
 	ctx := context.Background()
 	tg, err := dbtarget.Open(ctx, "sqlite:"+t.TempDir()+"/empty.db")
 	if err != nil {

@@ -16,12 +16,10 @@ import (
 )
 
 func TestDurabilityAuditSQLite(t *testing.T) {
-	t.Parallel()
 	testDurabilityAudit(t, "sqlite:"+t.TempDir()+"/t.db")
 }
 
 func TestDurabilityAuditPostgres(t *testing.T) {
-	t.Parallel()
 	testDurabilityAudit(t, pgtest.NewDB(t))
 }
 
@@ -110,7 +108,6 @@ func orderOf(t *testing.T, s dbtarget.Session, d, o int) (c, lines int) {
 // audit with its line number, rather than being skipped as if it were
 // not there.
 func TestReadAcksRefusesGarbage(t *testing.T) {
-	t.Parallel()
 	for _, line := range []string{"x 1 2 3", "c 1 2 3", "c 1 2 3 4 five", "? 1 2", "c 1 2 3 4 5 6 7"} {
 		_, _, err := readAcks(strings.NewReader("c 1 2 3 4 5\n" + line + "\n"))
 		if err == nil || !strings.Contains(err.Error(), "line 2") {

@@ -17,7 +17,6 @@ import (
 var testGen = genConfig{Seed: 42, CLoad: 157, Now: time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)}
 
 func TestLastName(t *testing.T) {
-	t.Parallel()
 	for _, c := range []struct {
 		n    int
 		want string
@@ -89,7 +88,6 @@ func drainOne(j workload.LoadJob, f func(v []any)) {
 }
 
 func TestRowCounts(t *testing.T) {
-	t.Parallel()
 	for _, warehouses := range []int{1, 2} {
 		t.Run(strconv.Itoa(warehouses), func(t *testing.T) {
 			jobs := loadJobs(testGen, warehouses)
@@ -147,7 +145,6 @@ func schemaColumns(t *testing.T) map[string][][2]string {
 // against the schema: column names and order, Go types, string lengths,
 // numeric precision and scale, and where NULL may appear.
 func TestValuesMatchSchema(t *testing.T) {
-	t.Parallel()
 	schema := schemaColumns(t)
 	nullable := map[string]bool{"o_carrier_id": true, "ol_delivery_d": true}
 	typeRe := regexp.MustCompile(`^(\w+)(?:\((\d+)(?:,(\d+))?\))?$`)
@@ -223,7 +220,6 @@ func atoi(s string) int {
 // TestPrimaryKeyOrder checks that every table comes out in primary-key
 // order, with no duplicate keys.
 func TestPrimaryKeyOrder(t *testing.T) {
-	t.Parallel()
 	keys := map[string][]string{
 		"item":       {"i_id"},
 		"warehouse":  {"w_id"},
@@ -290,7 +286,6 @@ func rowsHash(t testing.TB, j workload.LoadJob) uint64 {
 }
 
 func TestDeterministic(t *testing.T) {
-	t.Parallel()
 	jobs := loadJobs(testGen, 2)
 	again := loadJobs(testGen, 2)
 	slices.Reverse(again) // the order jobs run in must not matter
@@ -330,7 +325,6 @@ func share(t *testing.T, j workload.LoadJob, is func(v []any) bool) float64 {
 }
 
 func TestProportions(t *testing.T) {
-	t.Parallel()
 	jobs := loadJobs(testGen, 1)
 	hasOriginal := func(col int) func([]any) bool {
 		return func(v []any) bool { return strings.Contains(v[col].(string), original) }
@@ -355,7 +349,6 @@ func TestProportions(t *testing.T) {
 }
 
 func TestOrdersAndOrderLines(t *testing.T) {
-	t.Parallel()
 	jobs := loadJobs(testGen, 2)
 	for _, w := range []int{1, 2} {
 		type order struct{ d, o int }
@@ -420,7 +413,6 @@ func TestOrdersAndOrderLines(t *testing.T) {
 }
 
 func TestNewOrders(t *testing.T) {
-	t.Parallel()
 	jobs := loadJobs(testGen, 2)
 	for _, w := range []int{1, 2} {
 		perDistrict := map[int][]int{}
@@ -442,7 +434,6 @@ func TestNewOrders(t *testing.T) {
 }
 
 func TestCustomers(t *testing.T) {
-	t.Parallel()
 	names := map[string]bool{}
 	for n := range 1000 {
 		names[lastName(n)] = true
@@ -484,7 +475,6 @@ func TestCustomers(t *testing.T) {
 }
 
 func TestDistrictsAndWarehouses(t *testing.T) {
-	t.Parallel()
 	jobs := loadJobs(testGen, 2)
 	for _, w := range []int{1, 2} {
 		drain(t, jobFor(t, jobs, "warehouse", w), func(v []any) {
@@ -506,7 +496,6 @@ func TestDistrictsAndWarehouses(t *testing.T) {
 }
 
 func TestHistory(t *testing.T) {
-	t.Parallel()
 	drain(t, jobFor(t, loadJobs(testGen, 2), "history", 2), func(v []any) {
 		if v[1] != v[3] || v[2] != 2 || v[4] != 2 || v[6] != 10.0 {
 			t.Fatalf("history row %v", v)
@@ -547,7 +536,6 @@ func BenchmarkGenerate(b *testing.B) {
 // generator must make the same data. A deliberate change of the data
 // updates these.
 func TestRowsUnchanged(t *testing.T) {
-	t.Parallel()
 	want := map[string]uint64{
 		"item": 0x647851b91731fa35, "warehouse": 0xd65dd726e4fb920e, "district": 0xcbf1d9bf0a8e1884,
 		"stock": 0xd14c51fe381998f7, "customer": 0x0efe47be497c1b21, "history": 0xaafccbeb535a243b,

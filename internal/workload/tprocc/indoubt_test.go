@@ -23,7 +23,6 @@ import (
 // its server connection: the commit was sent, and its answer never comes.
 // A New-Order in doubt is logged so.
 func TestInDoubtPostgres(t *testing.T) {
-	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds a warehouse")
 	}

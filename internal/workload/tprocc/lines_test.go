@@ -17,17 +17,14 @@ import (
 // the row once, so their client updates such an order line by line;
 // SQLite updates every order line by line.
 func TestNewOrderRepeatedLinesMariaDB(t *testing.T) {
-	t.Parallel()
 	testNewOrderRepeatedLines(t, mariatest.NewDB(t))
 }
 
 func TestNewOrderRepeatedLinesPostgres(t *testing.T) {
-	t.Parallel()
 	testNewOrderRepeatedLines(t, pgtest.NewDB(t))
 }
 
 func TestNewOrderRepeatedLinesSQLite(t *testing.T) {
-	t.Parallel()
 	testNewOrderRepeatedLines(t, "sqlite:"+t.TempDir()+"/x.db")
 }
 
@@ -99,7 +96,6 @@ func testNewOrderRepeatedLines(t *testing.T, url string) {
 // stock come last, looked up by its key: then the rows are locked in the
 // lines' order, one global order for every New-Order.
 func TestNewOrderStockLockOrderMariaDB(t *testing.T) {
-	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds a warehouse")
 	}

@@ -15,7 +15,6 @@ import (
 // TestBuildInterrupted: a build cancelled while its loaders are at work
 // (Ctrl-C) stops them and drops the tables it made.
 func TestBuildInterrupted(t *testing.T) {
-	t.Parallel()
 	ctx := context.Background()
 	tg, err := dbtarget.Open(ctx, pgtest.NewDB(t))
 	if err != nil {

@@ -13,17 +13,14 @@ import (
 // client statements split each step that PostgreSQL writes as UPDATE ...
 // RETURNING, and its procedures commit and roll back by themselves.
 func TestTransactionsMariaDBSQL(t *testing.T) {
-	t.Parallel()
 	testTransactions(t, mariatest.NewDB(t), workload.ModeSQL)
 }
 
 func TestTransactionsMariaDBProcs(t *testing.T) {
-	t.Parallel()
 	testTransactions(t, mariatest.NewDB(t), workload.ModeProcs)
 }
 
 func TestCheckMariaDB(t *testing.T) {
-	t.Parallel()
 	testCheck(t, mariatest.NewDB(t))
 }
 
@@ -34,7 +31,6 @@ func TestCheckMariaDB(t *testing.T) {
 // holds, after it has added to its warehouse's YTD: the error must reach
 // the client with that addition undone and no transaction left open.
 func TestProcErrorRollsBackMariaDB(t *testing.T) {
-	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds a warehouse")
 	}

@@ -14,7 +14,6 @@ import (
 // TestSetFormsPostgres holds the plans and arithmetic of sql mode's set
 // forms on PostgreSQL.
 func TestSetFormsPostgres(t *testing.T) {
-	t.Parallel()
 	url, conn := builtConn(t, 1)
 	q := txSQLFile(t, postgres.Dialect)
 	t.Run("delivery race", func(t *testing.T) { testDeliveryRace(t, url, conn, q.Get("dl_new_order")) })

@@ -21,7 +21,6 @@ import (
 // run the mix with no errors, never more than 3 sessions lent, each
 // transaction's wait for a session recorded, and New-Orders committed.
 func TestPooledRunSQLite(t *testing.T) {
-	t.Parallel()
 	ctx := context.Background()
 	w, tg := buildOn(t, "sqlite:"+filepath.Join(t.TempDir(), "p.db"), 1)
 	r, err := w.Open(ctx, tg)
@@ -43,7 +42,6 @@ func TestPooledRunSQLite(t *testing.T) {
 // one per terminal. The database's transaction count agrees with the
 // client's within 1%, the pool's flushes at the edges included.
 func TestPooledSessionsPostgres(t *testing.T) {
-	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	url := pgtest.NewDB(t)

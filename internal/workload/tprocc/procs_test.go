@@ -24,7 +24,6 @@ import (
 // under a generic plan, the lines, amounts, dist_info, stock and total are
 // the spec's, and the unused item rolls everything back as DR001.
 func TestNewOrderProcPostgres(t *testing.T) {
-	t.Parallel()
 	_, conn := builtConn(t, 2)
 	t.Run("plan", func(t *testing.T) { testNewOrderPlan(t, conn) })
 	t.Run("lines", func(t *testing.T) { testNewOrderLines(t, conn, newOrderCase) })
@@ -312,8 +311,7 @@ func testNewOrderRollback(t *testing.T, conn *pgx.Conn) {
 // in the server log when the role may set the log settings (a superuser,
 // or one granted SET on both), and one ERROR each when it may not, with
 // DR001 either way; the database counts every one as a rollback, and
-// dbrig check's note says which it is. Not in parallel: it counts lines
-// of the shared server's log, which the other tests' sessions write to.
+// dbrig check's note says which it is.
 func TestQuietRollbackPostgres(t *testing.T) {
 	url, conn := builtConn(t, 1)
 	ctx := context.Background()
@@ -418,7 +416,6 @@ func TestQuietRollbackPostgres(t *testing.T) {
 // item's stock with one probe of stock's key, never a scan or a join over
 // the warehouse's stock, whatever the range of orders is estimated at.
 func TestStockLevelPlanPostgres(t *testing.T) {
-	t.Parallel()
 	_, conn := builtConn(t, 1)
 	stmt := procStatement(t, "proc:tprocc_slev", `(?s)SELECT count\(\*\) INTO low.*?;`, "p_w_id", "p_d_id", "p_threshold", "v_next")
 	plan, root := explainGeneric(t, conn, "(int, int, int, int)", stmt, "(1, 1, 15, 3001)")

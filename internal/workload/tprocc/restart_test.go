@@ -34,7 +34,6 @@ import (
 // database-side marks: NOPM from sum(d_next_o_id), which survives the
 // crash, and the transaction counter reported as reset, not as a rate.
 func TestServerRestartMidWindow(t *testing.T) {
-	t.Parallel()
 	if testing.Short() {
 		t.Skip("kills and restarts a server of its own")
 	}

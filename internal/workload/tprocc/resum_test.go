@@ -32,7 +32,6 @@ func drawsOf(t *testing.T, r *runner, id, n int) []any {
 // a run with, so a part that takes another's seed runs that part's
 // streams.
 func TestReseed(t *testing.T) {
-	t.Parallel()
 	ctx := context.Background()
 	w, tg := buildOn(t, "sqlite:"+filepath.Join(t.TempDir(), "s.db"), 2)
 	w.keying = true
@@ -52,7 +51,6 @@ func TestReseed(t *testing.T) {
 // home warehouse, Stock-Level district and first draws, so a terminal
 // depends on its global id only.
 func TestPartTerminalsUnion(t *testing.T) {
-	t.Parallel()
 	const terminals, parts = 23, 3
 	whole := &runner{cfg: *testConfig(t, 2)}
 	whole.cfg.Keying = true
@@ -87,7 +85,6 @@ func TestPartTerminalsUnion(t *testing.T) {
 // keyed pooled run the efficiency counts the whole run's terminals and
 // the audit its sessions.
 func TestResummarizeMatchesSummarize(t *testing.T) {
-	t.Parallel()
 	ctx := context.Background()
 	w, tg := buildOn(t, "sqlite:"+filepath.Join(t.TempDir(), "r.db"), 2)
 	for _, c := range []struct {
@@ -119,7 +116,6 @@ func TestResummarizeMatchesSummarize(t *testing.T) {
 // figures of other transactions or without a counter, are refused with
 // what is wrong.
 func TestResummarizeRefuses(t *testing.T) {
-	t.Parallel()
 	res := &driver.Result{}
 	for _, n := range txNames {
 		res.Tx = append(res.Tx, driver.TxResult{Name: n})

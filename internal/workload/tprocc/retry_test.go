@@ -95,7 +95,6 @@ func (r orderRow) Scan(dest ...any) error {
 // the order the retry wrote holds the customer and the items, with their
 // supplying warehouses and quantities, that the failed attempt carried.
 func TestRetryKeepsInputsPostgres(t *testing.T) {
-	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds a warehouse")
 	}

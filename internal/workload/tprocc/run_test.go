@@ -16,7 +16,6 @@ import (
 // the server, or one that went backwards, gives no database-side rate;
 // sum(d_next_o_id) still does.
 func TestSummarizeCounterReset(t *testing.T) {
-	t.Parallel()
 	begin := time.Now()
 	res := &driver.Result{WindowStart: begin, WindowEnd: begin.Add(time.Minute), Tx: []driver.TxResult{{Count: 1000}},
 		Tally: make(driver.Tally, len(tallyNames))}
@@ -53,7 +52,6 @@ func TestSummarizeCounterReset(t *testing.T) {
 // TestKeyedShape: a keyed run takes the specification's ten terminals a
 // warehouse at most, and an efficiency over 100% comes with its reason.
 func TestKeyedShape(t *testing.T) {
-	t.Parallel()
 	r := &runner{cfg: runConfig{Warehouses: 2, Keying: true, PerWarehouse: terminalsPerWarehouse}}
 	if err := r.CheckVUs(20); err != nil {
 		t.Errorf("20 keyed VUs on 2 warehouses: %v", err)
@@ -82,7 +80,6 @@ func TestKeyedShape(t *testing.T) {
 // one per terminal, named as not the specification's shape; the default
 // keeps the specification's figure.
 func TestTerminalsPerWarehouse(t *testing.T) {
-	t.Parallel()
 	for _, w := range []tprocc{{perWarehouse: 0, keying: true}, {perWarehouse: -3, keying: true}, {perWarehouse: 200}} {
 		var user *exitcode.UserError
 		if err := w.checkFlags(); !errors.As(err, &user) || strings.Contains(err.Error(), "\n") {
@@ -156,7 +153,6 @@ func TestTerminalsPerWarehouse(t *testing.T) {
 // session, is SKIPped with the figure. The count comes from the sessions
 // the driver opened.
 func TestAuditDealers(t *testing.T) {
-	t.Parallel()
 	begin := time.Now()
 	res := &driver.Result{WindowStart: begin, WindowEnd: begin.Add(time.Minute), Tx: []driver.TxResult{{Count: 12000}},
 		Tally: make(driver.Tally, len(tallyNames))}

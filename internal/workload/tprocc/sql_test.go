@@ -14,7 +14,6 @@ import (
 // block that repeats the generic one it overrides is a copy that will drift.
 // And every statement uses the one placeholder convention, $N.
 func TestSQLFilesOverrideOnly(t *testing.T) {
-	t.Parallel()
 	question := regexp.MustCompile(`\?\d*`)
 	err := fs.WalkDir(sqlFiles, "sql", func(p string, e fs.DirEntry, err error) error {
 		if err != nil || e.IsDir() {

@@ -33,7 +33,6 @@ func draw(v *vu) int {
 // transactions and inputs as the code before the split of issue 22 did;
 // the fingerprints were recorded from it.
 func TestInputsGolden(t *testing.T) {
-	t.Parallel()
 	for _, c := range []struct {
 		warehouses, id int
 		want           uint64
@@ -73,7 +72,6 @@ func inputsOf(s *session, tx int) []any {
 // New-Orders the session runs, whichever terminals keyed them, hold
 // exactly one rollback.
 func TestPooledSessionDealsAudited(t *testing.T) {
-	t.Parallel()
 	r := &runner{t: noSession{}, cfg: *testConfig(t, 4)}
 	s, err := r.NewSession(context.Background(), 0)
 	if err != nil {
@@ -101,7 +99,6 @@ func TestPooledSessionDealsAudited(t *testing.T) {
 // TestTerminalIsSmall: a terminal, its mix deck's cards included, takes a
 // few hundred bytes, so that ten thousand of them fit in a few MB.
 func TestTerminalIsSmall(t *testing.T) {
-	t.Parallel()
 	tm := newTerminal(testConfig(t, 1), 0)
 	size := unsafe.Sizeof(tm)
 	for _, n := range mixCards {

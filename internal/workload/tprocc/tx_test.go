@@ -57,7 +57,6 @@ func testVU(t testing.TB, cfg *runConfig, id int) *vu {
 func sharePct(part, whole int) float64 { return float64(part) / float64(whole) * 100 }
 
 func TestDeckProportions(t *testing.T) {
-	t.Parallel()
 	for _, id := range []int{0, 1, 17} {
 		v := testVU(t, testConfig(t, 4), id)
 		var first [100]int
@@ -82,7 +81,6 @@ func TestDeckProportions(t *testing.T) {
 }
 
 func TestHomeAndStockLevelDistrict(t *testing.T) {
-	t.Parallel()
 	cfg := testConfig(t, 3)
 	for _, c := range []struct{ id, home, d int }{
 		{0, 1, 1}, {1, 2, 1}, {2, 3, 1}, {3, 1, 2}, {5, 3, 2}, {29, 3, 10}, {30, 1, 1},
@@ -101,7 +99,6 @@ func TestHomeAndStockLevelDistrict(t *testing.T) {
 }
 
 func TestSameSeedSameInputs(t *testing.T) {
-	t.Parallel()
 	cfg := testConfig(t, 5)
 	a, b, c := testVU(t, cfg, 3), testVU(t, cfg, 3), testVU(t, cfg, 4)
 	same, differ := true, false
@@ -124,7 +121,6 @@ func TestSameSeedSameInputs(t *testing.T) {
 }
 
 func TestNewOrderInputs(t *testing.T) {
-	t.Parallel()
 	const n = 200000
 	for _, warehouses := range []int{1, 4} {
 		cfg := testConfig(t, warehouses)
@@ -195,7 +191,6 @@ func TestNewOrderInputs(t *testing.T) {
 }
 
 func TestPaymentInputs(t *testing.T) {
-	t.Parallel()
 	const n = 100000
 	names := map[string]bool{}
 	for i := range 1000 {
@@ -241,7 +236,6 @@ func TestPaymentInputs(t *testing.T) {
 }
 
 func TestOrderStatusDeliveryStockLevelInputs(t *testing.T) {
-	t.Parallel()
 	const n = 100000
 	v := testVU(t, testConfig(t, 2), 0)
 	byName := 0
@@ -270,7 +264,6 @@ func TestOrderStatusDeliveryStockLevelInputs(t *testing.T) {
 }
 
 func TestAllWarehouses(t *testing.T) {
-	t.Parallel()
 	cfg := testConfig(t, 5)
 	cfg.AllWarehouses = true
 	v := testVU(t, cfg, 0)
@@ -295,7 +288,6 @@ func TestAllWarehouses(t *testing.T) {
 }
 
 func TestPacing(t *testing.T) {
-	t.Parallel()
 	cfg := testConfig(t, 1)
 	if k, th := testVU(t, cfg, 0).Pacing(txNewOrder); k != 0 || th != 0 {
 		t.Errorf("without keying and thinking: keying %v, think %v; want none", k, th)
@@ -328,7 +320,6 @@ func TestPacing(t *testing.T) {
 // routines; procs.sql defines the routines the calls name; and a write:
 // block belongs to a step, or it would never run.
 func TestTxSQLBlocks(t *testing.T) {
-	t.Parallel()
 	lite := txSQLFile(t, sqlite.Dialect)
 	loadTxSQL(lite, false)
 	if calls := lite.Named("call:"); len(calls) > 0 {
@@ -372,17 +363,14 @@ func TestTxSQLBlocks(t *testing.T) {
 // without error, the tallies add up, and the consistency conditions still
 // hold afterwards.
 func TestTransactionsSQLite(t *testing.T) {
-	t.Parallel()
 	testTransactions(t, "sqlite:"+t.TempDir()+"/x.db", workload.ModeSQL)
 }
 
 func TestTransactionsPostgresSQL(t *testing.T) {
-	t.Parallel()
 	testTransactions(t, pgtest.NewDB(t), workload.ModeSQL)
 }
 
 func TestTransactionsPostgresProcs(t *testing.T) {
-	t.Parallel()
 	testTransactions(t, pgtest.NewDB(t), workload.ModeProcs)
 }
 
