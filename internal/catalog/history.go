@@ -66,26 +66,21 @@ func (c *Catalog) History(ctx context.Context, metric string, f Filter, by strin
 // Metrics are the metric keys the entries f picks have, with how many
 // have each: what a history can be drawn of.
 func (c *Catalog) Metrics(ctx context.Context, f Filter) (map[string]int, error) {
-	w := f.where()
-	out := map[string]int{}
-	err := c.each(ctx, `SELECT m.key, count(*) FROM metrics m JOIN entries e ON e.id = m.entry`+w.sql()+` GROUP BY m.key`, w.args, func(r *sql.Rows) error {
-		var k string
-		var n int
-		if err := r.Scan(&k, &n); err != nil {
-			return err
-		}
-		out[k] = n
-		return nil
-	})
-	return out, err
+	return c.keyCounts(ctx, f, `SELECT m.key, count(*) FROM metrics m JOIN entries e ON e.id = m.entry`)
 }
 
 // ConfigKeys are the config keys the entries f picks have, with how many
 // distinct values each takes: what a history can be split by.
 func (c *Catalog) ConfigKeys(ctx context.Context, f Filter) (map[string]int, error) {
+	return c.keyCounts(ctx, f, `SELECT g.key, count(DISTINCT g.value) FROM config g JOIN entries e ON e.id = g.entry`)
+}
+
+// keyCounts runs sel, a select of a key and a count joined to entries e,
+// on the entries f picks, grouped by the key.
+func (c *Catalog) keyCounts(ctx context.Context, f Filter, sel string) (map[string]int, error) {
 	w := f.where()
 	out := map[string]int{}
-	err := c.each(ctx, `SELECT g.key, count(DISTINCT g.value) FROM config g JOIN entries e ON e.id = g.entry`+w.sql()+` GROUP BY g.key`, w.args, func(r *sql.Rows) error {
+	err := c.each(ctx, sel+w.sql()+` GROUP BY 1`, w.args, func(r *sql.Rows) error {
 		var k string
 		var n int
 		if err := r.Scan(&k, &n); err != nil {

@@ -25,7 +25,10 @@ const (
 	KindSweep  = "sweep"
 )
 
-// Entry is what the catalogue knows of one document.
+// Entry is what the catalogue knows of one document: a few of its fields,
+// under the document's own JSON names where it has them, as the
+// catalogue's columns index them. The document stays the source of truth,
+// kept whole beside its entry.
 type Entry struct {
 	// ID is the hex SHA-256 of the document's bytes: the same document
 	// imported twice is one entry, in every catalogue alike.
