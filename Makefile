@@ -30,11 +30,23 @@ TAGS ?= sqlite_math_functions
 # trap: a step started in the background would ignore it).
 TEST_PARALLEL ?= 4
 TESTING = $(GO) test -count=1 -timeout 20m
-SQLITE_SKIP = TestSweep|TestMixedRun|TestLiveMetrics|TestMetricsAddrInUse|TestKeyedTerminals|TestForceKeepsUsersTable|TestConnections|TestSteady|TestTelemetry|TestOtherSessions|TestSIGTERM|TestFullDiskSQLite|TestResultFallback|TestOutputRefused|TestHugeCounts
+SQLITE_SKIP = TestSweep|TestMixedRun|TestLiveMetrics|TestMetricsAddrInUse|TestKeyedTerminals|TestForceKeepsUsersTable|TestConnections|TestSteady|TestTelemetry|TestOtherSessions|TestSIGTERM|TestFullDiskSQLite|TestResultFallback|TestOutputRefused|TestHugeCounts|$(TPROCC_SQLITE_SKIP)
+# tproc-c's own SQLite tests beyond its transactions and its durability
+# audit (check's corruptions, the pooled run, repeated order lines) test
+# the workload, not the driver: on the pure-Go SQLite they built a
+# warehouse each, the step's longest part.
+TPROCC_SQLITE_SKIP = TestCheckSQLite$$|TestPooledRunSQLite|TestNewOrderRepeatedLinesSQLite
+# The packages whose tests take longest start first (go test runs them in
+# the order given), so that none of them starts late and runs on alone,
+# one test at a time, while the CPUs it leaves are idle: tproc-c's, the
+# longest, last in path order, ended 200-400 s after the others did.
+LONGEST = ./internal/workload/tprocc ./internal/workload/cpu ./internal/workload/blockio ./internal/server/postgres \
+	./internal/dbtarget/postgres ./internal/workload/dvdstore ./internal/server/mariadb ./internal/report ./internal/driver
 test:
 	@trap 'kill 0' INT TERM; \
 	$(TESTING) -tags $(TAGS) -parallel $(TEST_PARALLEL) ./internal/cli/ & cli=$$!; \
-	s=0; $(TESTING) -tags $(TAGS) -p $$(($(TEST_PARALLEL) - 1)) -parallel $(TEST_PARALLEL) $$($(GO) list ./... | grep -v '/internal/cli$$') || s=1; \
+	s=0; $(TESTING) -tags $(TAGS) -p $$(($(TEST_PARALLEL) - 1)) -parallel $(TEST_PARALLEL) \
+		$$($(GO) list $(LONGEST)) $$($(GO) list ./... | grep -vxF -e "$$($(GO) list ./internal/cli $(LONGEST))") || s=1; \
 	CGO_ENABLED=0 $(TESTING) -run 'SQLite|Tampered' -skip '$(SQLITE_SKIP)' \
 		./internal/dbtarget/sqlite/ ./internal/workload/tprocc/ ./internal/workload/cpu/ ./internal/cli/ & pure=$$!; \
 	$(TESTING) -run 'MathFunctionsSQLite|CPUSQLite/float' ./internal/dbtarget/sqlite/ ./internal/workload/cpu/ || s=1; \
