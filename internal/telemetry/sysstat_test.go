@@ -227,7 +227,13 @@ func TestServerAgreesWithPidstat(t *testing.T) {
 		their += v / (n - 1)
 	}
 	t.Logf("server CPU: dbrig %.2f%%, pidstat %.2f%% of all CPUs", ours, their)
-	if their < 10 || math.Abs(ours-their) > 0.02*their {
+	// Alone on the host the two threads keep about 60% of its CPUs busy;
+	// beside the other packages' tests (make test) they got 7.9%, which
+	// compares as well. Under 2% there is too little to compare.
+	if their < 2 {
+		t.Fatalf("server CPU: pidstat %.2f%% of all CPUs: the server hardly ran, nothing to compare", their)
+	}
+	if math.Abs(ours-their) > 0.02*their {
 		t.Errorf("server CPU: dbrig %.2f%%, pidstat %.2f%%: more than 2%% apart", ours, their)
 	}
 }
