@@ -168,13 +168,16 @@ func cpuLimits(d *Document, s telemetry.Summary, v *Verdict) []Limit {
 	}
 	// What the client wanted is what it used and what it waited in the
 	// run queue for: a client held to its CPUs, or sharing them with
-	// other work, wanted them all even where it used less. As with busy
-	// CPUs, only for a client that used half its CPUs or more: threads
-	// that wake often wait a little for a CPU even on an idle host (a
-	// wake-up waits for the CPU its waker is on), which a client with CPU
-	// to spare does not want. The wait lifts the score to at most all
-	// the client's CPUs: past them it says no more than use does.
-	if w := s.Host.ClientWait; w != nil && *w > 0 && client >= clientCap/2 {
+	// other work, wanted them all even where it used less. Only for a
+	// client that used half its CPUs or more, or whose CPUs were at their
+	// ceiling: threads that wake often wait a little for a CPU even on an
+	// idle host (a wake-up waits for the CPU its waker is on), which a
+	// client with CPU to spare does not want; but on CPUs 90% busy the
+	// wait is for CPU there was not (other processes kept one client to
+	// 0.36 of its CPU, its host 95% busy). The wait lifts the score to at
+	// most all the client's CPUs: past them it says no more than use
+	// does.
+	if w := s.Host.ClientWait; w != nil && *w > 0 && (client >= clientCap/2 || busyOn(s, f.ClientCPUs)/100 >= cpuCeiling) {
 		wait := *w * host / 100
 		cl.Score = max(cl.Score, min(client+wait, clientCap)/(cpuCeiling*clientCap))
 		cl.Why += fmt.Sprintf(", and its threads waited %.2f s a second more for a CPU", wait)

@@ -182,7 +182,13 @@ func TestClientRunQueueWait(t *testing.T) {
 	if l := cpuLimits(d, telemetry.Summary{Host: host}, &Verdict{})[0]; l.Score >= 1 || strings.Contains(l.Why, "waited") {
 		t.Errorf("a client at 0.4 of its CPU: %+v, want it below its ceiling", l)
 	}
-	host.Client, host.ClientWait = 39, nil
+	// But on CPUs at their ceiling, kept busy by others, the wait is for
+	// CPU there was not: a client kept to 0.36 of its CPU wanted it all.
+	host.Client, wait, host.CPU = 18, 40, telemetry.CPUTimes{User: 85, System: 10}
+	if l := cpuLimits(d, telemetry.Summary{Host: host}, &Verdict{})[0]; l.Score < 1 || !strings.Contains(l.Why, "waited 0.80 s") {
+		t.Errorf("a client at 0.36 of its CPU, waiting 0.8, on CPUs 95%% busy: %+v, want it at its ceiling", l)
+	}
+	host.Client, host.ClientWait, host.CPU = 39, nil, telemetry.CPUTimes{User: 80, System: 8}
 	if l := cpuLimits(d, telemetry.Summary{Host: host}, &Verdict{})[0]; l.Score >= 1 || strings.Contains(l.Why, "waited") {
 		t.Errorf("without a run-queue wait: %+v, want the client below its ceiling", l)
 	}
