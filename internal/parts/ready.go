@@ -198,10 +198,18 @@ func (m *Member) Fail(ctx context.Context, reason string) {
 	if m.runID == "" {
 		return
 	}
-	m.with(ctx, func() error {
+	fail := func() error {
 		_, err := m.s.Exec(ctx, m.q.Get("fail_run"), m.o.Name, m.runID, reason)
 		return err
-	})
+	}
+	if m.with(ctx, fail) == nil || ctx.Err() != nil {
+		return
+	}
+	// A statement cancelled as the part was stopped may take the
+	// session's connection with it (MariaDB's driver closes it, and the
+	// run stayed gathering): once more, on a session of its own.
+	_ = m.Close()
+	_ = m.with(ctx, fail)
 }
 
 // Remeasure measures the clock's offset again, after the run, to show
