@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"math"
 	"slices"
 	"strconv"
@@ -101,8 +100,8 @@ func Index(path string, b []byte) (*Entry, error) {
 		if e, err = imp.Index(b); err == nil {
 			e.Tool = imp.Tool
 		}
-	} else if mayBeSweep(b) && result.IsSweep(b) {
-		e, err = indexSweep(path, b)
+	} else if version, ok := sweepVersion(b); ok {
+		e, err = indexSweep(path, b, version)
 	} else {
 		e, err = indexRun(path, b)
 	}
@@ -116,9 +115,22 @@ func Index(path string, b []byte) (*Entry, error) {
 	return e, nil
 }
 
-// mayBeSweep is false of a document that cannot be a sweep, which has no
-// "sweep" string for its kind.
-func mayBeSweep(b []byte) bool { return bytes.Contains(b, []byte(`"`+result.SweepKind+`"`)) }
+// sweepVersion is the schema version of a sweep's document, false of any
+// other: only a document with a "sweep" string, which its kind would be,
+// is decoded to tell.
+func sweepVersion(b []byte) (int, bool) {
+	if !bytes.Contains(b, []byte(`"`+result.SweepKind+`"`)) {
+		return 0, false
+	}
+	var head struct {
+		Kind          string `json:"kind"`
+		SchemaVersion int    `json:"schema_version"`
+	}
+	if json.Unmarshal(b, &head) != nil || head.Kind != result.SweepKind {
+		return 0, false
+	}
+	return head.SchemaVersion, true
+}
 
 func indexRun(path string, b []byte) (*Entry, error) {
 	d, version, err := result.ParseRunVersion(path, b)
@@ -182,14 +194,9 @@ func (e *Entry) add(m Metric) {
 
 // indexSweep keeps a sweep as an entry of its own, found by its name and
 // what it varied; its runs are entries of their own, with their points'
-// parameters in their config.
-func indexSweep(path string, b []byte) (*Entry, error) {
-	var head struct {
-		SchemaVersion int `json:"schema_version"`
-	}
-	if err := json.Unmarshal(b, &head); err != nil {
-		return nil, fmt.Errorf("%s: not a dbrig sweep document: %v", path, err)
-	}
+// parameters in their config; version is the schema its document was
+// written in.
+func indexSweep(path string, b []byte, version int) (*Entry, error) {
 	s, err := result.ParseSweep(path, b)
 	if err != nil {
 		return nil, err
@@ -200,7 +207,7 @@ func indexSweep(path string, b []byte) (*Entry, error) {
 		cfg["varied"] = string(v)
 	}
 	return &Entry{
-		Kind: KindSweep, Tool: "dbrig", Workload: s.Workload, Name: s.Name, Schema: head.SchemaVersion,
+		Kind: KindSweep, Tool: "dbrig", Workload: s.Workload, Name: s.Name, Schema: version,
 		TargetKind: s.Target.Kind, TargetVersion: s.Target.Version, TargetURL: s.Target.URL,
 		Host: s.Host.Hostname, StartedAt: s.StartedAt, Primary: s.PrimaryMetric,
 		Config: cfg,

@@ -46,7 +46,7 @@ func (n *Net) In(i int, fn func() error) error {
 // another namespace: a goroutine that ends locked to its thread takes the
 // thread with it, so no other goroutine ever runs there. But for the
 // process's main thread, which Go parks for good rather than ends: that
-// one would stay in the namespace (one test run in a few saw it), so the
+// one would stay in the namespace (TestNetIn saw it once in CI), so the
 // thread is moved back into the namespace it started in first. A panic
 // in fn comes back as the error.
 func onOwnThread(fn func() error) error {
