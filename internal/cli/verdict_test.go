@@ -168,10 +168,12 @@ func TestVerdictPageCachePostgres(t *testing.T) {
 	limitedBy(t, v, result.LimitPageCache, false)
 }
 
-// TestVerdictReplicationPostgres: a standby 5 ms away that every commit
+// TestVerdictReplicationPostgres: a standby 15 ms away that every commit
 // waits for holds a run of two virtual users, whose document keeps the
 // standby's lag second by second; the same standby, asynchronous, holds
-// nothing. (On one warehouse the terminals also queue on the rows each
+// nothing. (At 5 ms, on a host other packages' tests kept 91% busy, the
+// commits' waits came to 28% of database time, under the ceiling, and the
+// client's CPU alone was named.) (On one warehouse the terminals also queue on the rows each
 // keeps locked until its commit returns: with four, three queued behind
 // the one waiting for the standby, whose wait came to 25-30% of database
 // time, at the ceiling, and the verdict named the locks alone one run in
@@ -180,12 +182,13 @@ func TestVerdictPageCachePostgres(t *testing.T) {
 // is theirs together.
 func TestVerdictReplicationPostgres(t *testing.T) {
 	t.Parallel()
+	const replicaDelay = 15 * time.Millisecond
 	for _, c := range []struct {
 		name string
 		sync int
 	}{{"synchronous", 1}, {"asynchronous", 0}} {
 		t.Run(c.name, func(t *testing.T) {
-			u := pgtest.NewCluster(t, server.Topology{Replicas: 1, SyncReplicas: c.sync, ReplicaDelay: 5 * time.Millisecond}).URLFor("postgres")
+			u := pgtest.NewCluster(t, server.Topology{Replicas: 1, SyncReplicas: c.sync, ReplicaDelay: replicaDelay}).URLFor("postgres")
 			mustRun(t, "build", "tproc-c", "--target", u, "--warehouses", "1")
 			v, doc := verdictAndDoc(t, "run", "tproc-c", "--target", u, "--vus", "2", "--rampup", "1s", "--duration", "3s")
 			held := slices.ContainsFunc(v.Limits, func(l result.Limit) bool { return l.Kind == result.LimitReplication })
@@ -193,8 +196,8 @@ func TestVerdictReplicationPostgres(t *testing.T) {
 				t.Errorf("verdict %q: want replication among its limits %v", v.Line(), c.sync > 0)
 			}
 			s := telemetry.Summarize(doc.Telemetry)
-			if len(s.Replicas) != 1 || s.Replicas[0].Synchronous != (c.sync > 0) || s.Replicas[0].Readings < 3 || s.Replicas[0].FlushLag.Mean < 5 {
-				t.Errorf("replicas %+v: want node2, read each second, its flush lag over the 5 ms its replies are held", s.Replicas)
+			if len(s.Replicas) != 1 || s.Replicas[0].Synchronous != (c.sync > 0) || s.Replicas[0].Readings < 3 || s.Replicas[0].FlushLag.Mean < float64(replicaDelay/time.Millisecond) {
+				t.Errorf("replicas %+v: want node2, read each second, its flush lag over the %v its replies are held", s.Replicas, replicaDelay)
 			}
 			if f := doc.Telemetry.Host.Facts.Nodes; len(f) != 2 || f[0].Name != "node1" || f[0].PID != doc.Telemetry.Host.Facts.ServerPID || f[1].Name != "node2" || f[1].PID <= 0 {
 				t.Errorf("nodes %+v: want node1, the server, and node2, each with its postmaster", f)
