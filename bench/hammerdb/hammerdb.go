@@ -125,15 +125,23 @@ func (s *side) buildHammerDB(ctx context.Context, hdb string) error {
 	return nil
 }
 
-// admin runs sql as the cluster's superuser.
-func (s *side) admin(ctx context.Context, sql string) error {
-	conn, err := pgx.Connect(ctx, s.urlFor("postgres"))
+// admin runs each statement in turn, as the cluster's superuser, in its
+// maintenance database.
+func (s *side) admin(ctx context.Context, sql ...string) error { return s.in(ctx, "postgres", sql...) }
+
+// in runs each statement in turn in database db.
+func (s *side) in(ctx context.Context, db string, sql ...string) error {
+	conn, err := pgx.Connect(ctx, s.urlFor(db))
 	if err != nil {
 		return err
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	_, err = conn.Exec(ctx, sql)
-	return err
+	for _, stmt := range sql {
+		if _, err := conn.Exec(ctx, stmt); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // The lines HammerDB's monitor virtual user logs as it takes its start

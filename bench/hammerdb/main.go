@@ -3,7 +3,10 @@
 // Command hammerdb measures dbrig's TPROC-C beside HammerDB 4.12's TPC-C
 // on PostgreSQL, each on a cluster of its own with the same settings, in
 // pairs of runs that alternate which tool goes first: NOPM, and the
-// server's CPU per New-Order over each run's measured window.
+// server's CPU per New-Order over each run's measured window, with the
+// bootstrap intervals of their ratios' medians; WAL bytes and blocks
+// dirtied per New-Order over each whole run. Every run starts from a copy
+// of its tool's database made after the build.
 //
 // HammerDB is GPL and is never copied into dbrig: it is assembled outside
 // the repository (bench/hammerdb-setup.sh DIR) and given with --hammerdb
@@ -77,7 +80,7 @@ func parse(args []string, errOut io.Writer) (options, string) {
 	fs := flag.NewFlagSet("hammerdb", flag.ContinueOnError)
 	fs.SetOutput(errOut)
 	fs.StringVar(&o.hammerdb, "hammerdb", "", "HammerDB 4.12 assembled by bench/hammerdb-setup.sh (required)")
-	fs.IntVar(&o.pairs, "pairs", 3, "pairs of runs, one of each tool, alternating which goes first")
+	fs.IntVar(&o.pairs, "pairs", 5, "pairs of runs, one of each tool, alternating which goes first; the medians' intervals need at least 5")
 	fs.DurationVar(&o.duration, "duration", time.Minute, "measured window of each run, in whole minutes (HammerDB counts minutes)")
 	fs.DurationVar(&o.warmup, "warmup", time.Minute, "an unmeasured run of each tool before the pairs, in whole minutes; 0 for none")
 	fs.BoolVar(&o.hammerdbFirst, "hammerdb-first", false, "start pair 1 with HammerDB (to alternate across separate commands)")
@@ -167,6 +170,11 @@ func run(ctx context.Context, o options) (err error) {
 	}
 	if err := h.buildHammerDB(ctx, o.hammerdb); err != nil {
 		return err
+	}
+	for _, s := range []*side{d, h} {
+		if err := s.keep(ctx); err != nil {
+			return err
+		}
 	}
 	if o.warmup > 0 {
 		fig.Warmup = o.warmup.String()

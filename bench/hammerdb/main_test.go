@@ -14,7 +14,7 @@ import (
 // TestParse: the flags' defaults, and each bad input one message.
 func TestParse(t *testing.T) {
 	o, msg := parse([]string{"--hammerdb", "/x"}, io.Discard)
-	if msg != "" || o.hammerdb != "/x" || o.pairs != 3 || o.duration != time.Minute || o.warmup != time.Minute || o.hammerdbFirst {
+	if msg != "" || o.hammerdb != "/x" || o.pairs != 5 || o.duration != time.Minute || o.warmup != time.Minute || o.hammerdbFirst {
 		t.Fatalf("defaults: %+v, %q", o, msg)
 	}
 	o, msg = parse([]string{"--hammerdb", "/x", "--pairs", "1", "--duration", "2m", "--json", "f.json", "--hammerdb-first", "--warmup", "0"}, io.Discard)
@@ -125,5 +125,22 @@ func TestWindow(t *testing.T) {
 	s.start, s.end = 62, -1
 	if _, to, how = s.window(time.Minute, 3*time.Minute); how != "clock" || to != nil {
 		t.Errorf("no end line, window past the samples: %v (%s), want none", to, how)
+	}
+}
+
+// TestInterval: the bootstrap interval of a median holds the median,
+// lies within the values, is one point where they are all one, and is
+// the same for the same values.
+func TestInterval(t *testing.T) {
+	if got := interval([]float64{1.2, 1.2, 1.2}); got != [2]float64{1.2, 1.2} {
+		t.Errorf("all 1.2: %v", got)
+	}
+	v := []float64{1.10, 1.25, 1.18, 1.30, 1.21}
+	got := interval(v)
+	if got[0] < 1.10 || got[1] > 1.30 || got[0] > median(v) || got[1] < median(v) || got[0] == got[1] {
+		t.Errorf("%v: interval %v, want it around the median %.2f, within 1.10-1.30", v, got, median(v))
+	}
+	if again := interval(v); again != got {
+		t.Errorf("the same pairs gave %v, then %v", got, again)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/dbrig/dbrig/bench/internal/harness"
+	"github.com/dbrig/dbrig/internal/human"
 	"github.com/dbrig/dbrig/internal/result"
 	"github.com/dbrig/dbrig/internal/telemetry"
 	"github.com/jackc/pgx/v5"
@@ -24,15 +25,20 @@ type side struct {
 	// db is the tool's database; pid the postmaster's.
 	db  string
 	pid int
+	// kept is db as built, which each run's db is made from again.
+	kept *harness.Kept
 }
 
 // docSettings are the harness doc's changes to the benchmarks' tuning,
-// and the statistics a managed server would add turned off, so that both
-// clusters run as the doc's did: shared_buffers 2GB, max_wal_size 8GB,
-// checkpoint_timeout 15min, durable.
+// so that both clusters run as the doc's did: shared_buffers 2GB,
+// max_wal_size 8GB, checkpoint_timeout 15min, durable. track_io_timing,
+// which a managed server would add, stays off; pg_stat_statements counts
+// the buffers each run dirtied, inside the tools' functions too (track
+// all), where the top-level statement's figures hold its nested ones.
 var docSettings = map[string]string{
 	"checkpoint_timeout":       "15min",
-	"shared_preload_libraries": "",
+	"shared_preload_libraries": "pg_stat_statements",
+	"pg_stat_statements.track": "all",
 	"track_io_timing":          "off",
 }
 
@@ -46,7 +52,56 @@ func startSide(ctx context.Context, scratch *harness.Scratch, o options, tool st
 	if err != nil {
 		return nil, err
 	}
-	return &side{tool: tool, scratch: scratch, server: f, urlFor: urlFor, pid: st.PID}, nil
+	s := &side{tool: tool, scratch: scratch, server: f, urlFor: urlFor, pid: st.PID}
+	return s, s.admin(ctx, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+}
+
+// keep copies the built database, so that every run starts from the
+// same rows: without it the faster tool's later runs paid for the orders
+// and lines its earlier ones added.
+func (s *side) keep(ctx context.Context) (err error) {
+	s.kept, err = harness.Keep(ctx, s.urlFor("postgres"), s.db)
+	return err
+}
+
+// counts are the cluster's counters that a run's whole-run figures are
+// differences of.
+type counts struct {
+	wal, dirtied, nextOrder int64
+}
+
+// read reads the counters: the cluster's WAL bytes (pg_stat_wal) and the
+// blocks the top-level statements run in the tool's database dirtied
+// (pg_stat_statements, since its last reset), from the maintenance
+// database, where the extension is, and sum(d_next_o_id) from the tool's.
+// reset then clears pg_stat_statements for the run.
+func (s *side) read(ctx context.Context, reset bool) (c counts, err error) {
+	defer func() {
+		if err != nil {
+			err = fmt.Errorf("read the %s cluster's WAL, dirtied blocks and orders: %w", s.tool, err)
+		}
+	}()
+	if err := s.query(ctx, s.db, "SELECT sum(d_next_o_id)::bigint FROM district", nil, &c.nextOrder); err != nil {
+		return c, err
+	}
+	err = s.query(ctx, "postgres", `SELECT (SELECT wal_bytes FROM pg_stat_wal)::bigint,
+		(SELECT coalesce(sum(shared_blks_dirtied + local_blks_dirtied), 0) FROM pg_stat_statements
+		  WHERE toplevel AND dbid = (SELECT oid FROM pg_database WHERE datname = $1))::bigint`,
+		[]any{s.db}, &c.wal, &c.dirtied)
+	if err == nil && reset {
+		err = s.admin(ctx, "SELECT pg_stat_statements_reset()")
+	}
+	return c, err
+}
+
+// query scans the one row sql returns, run with args in database db.
+func (s *side) query(ctx context.Context, db, sql string, args []any, into ...any) error {
+	conn, err := pgx.Connect(ctx, s.urlFor(db))
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	return conn.QueryRow(ctx, sql, args...).Scan(into...)
 }
 
 // buildDbrig builds dbrig's warehouses into database bench.
@@ -64,19 +119,26 @@ func (s *side) buildDbrig(ctx context.Context, dbrig string) error {
 	return nil
 }
 
-// run is one run of the side's tool: a CHECKPOINT, the run, and the
-// tables' last autoanalyze after it. Pair 0 is the warm-up.
+// run is one run of the side's tool: its database made again from the
+// built copy, a CHECKPOINT, the run, and the tables' last autoanalyze and
+// the whole run's WAL and dirtied blocks after it. Pair 0 is the warm-up.
 func (s *side) run(ctx context.Context, pair int, dbrig string, duration time.Duration, hdb string) (Run, error) {
-	if err := harness.Checkpoint(ctx, s.urlFor(s.db)); err != nil {
-		return Run{}, err
-	}
 	what := fmt.Sprintf("Pair %d", pair)
 	if pair == 0 {
 		what = "Warm-up, not counted"
 	}
 	fmt.Printf("\n== %s: %s, %d VUs, %s ramp-up, %s measured\n", what, s.tool, vus, rampup, duration)
+	if err := s.kept.Restore(ctx, s.tool); err != nil {
+		return Run{}, err
+	}
+	if err := harness.Checkpoint(ctx, s.urlFor(s.db)); err != nil {
+		return Run{}, err
+	}
+	before, err := s.read(ctx, true)
+	if err != nil {
+		return Run{}, err
+	}
 	var r Run
-	var err error
 	if s.tool == "dbrig" {
 		r, err = s.runDbrig(ctx, dbrig, filepath.Join(s.scratch.Dir, fmt.Sprintf("run-%d.json", pair)), duration)
 	} else {
@@ -89,6 +151,14 @@ func (s *side) run(ctx context.Context, pair int, dbrig string, duration time.Du
 	if r.NewOrders > 0 {
 		r.ServerMsPerNO = r.ServerCPUSeconds * 1e3 / float64(r.NewOrders)
 	}
+	after, err := s.read(ctx, false)
+	if err != nil {
+		return r, err
+	}
+	if r.RunNewOrders = after.nextOrder - before.nextOrder; r.RunNewOrders > 0 {
+		r.WALPerNO = float64(after.wal-before.wal) / float64(r.RunNewOrders)
+		r.DirtiedPerNO = float64(after.dirtied) / float64(r.RunNewOrders)
+	}
 	if r.Autoanalyze, err = s.autoanalyze(ctx); err != nil {
 		return r, err
 	}
@@ -99,6 +169,8 @@ func (s *side) run(ctx context.Context, pair int, dbrig string, duration time.Du
 	}
 	fmt.Printf("%s: NOPM %.0f (its own figure), %.0f (database); server CPU %.3f ms per New-Order over %.0f s (window from %s)\n",
 		s.tool, r.NOPMTool, r.NOPMDB, r.ServerMsPerNO, r.WindowSeconds, r.WindowFrom)
+	fmt.Printf("%s: per New-Order over the whole run (%s New-Orders, ramp-up included): %.0f WAL bytes, %.1f blocks dirtied\n",
+		s.tool, human.Thousands(float64(r.RunNewOrders)), r.WALPerNO, r.DirtiedPerNO)
 	return r, nil
 }
 

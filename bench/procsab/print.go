@@ -17,13 +17,15 @@ import (
 // Figures is what --json writes.
 type Figures struct {
 	harness.ServerFigures
-	A          string       `json:"a"`
-	B          string       `json:"b"`
-	Warehouses int          `json:"warehouses"`
-	VUs        int          `json:"vus"`
-	Rampup     string       `json:"rampup"`
-	Duration   string       `json:"duration"`
-	Runs       []RunFigures `json:"runs"`
+	A          string `json:"a"`
+	B          string `json:"b"`
+	Warehouses int    `json:"warehouses"`
+	VUs        int    `json:"vus"`
+	Rampup     string `json:"rampup"`
+	Duration   string `json:"duration"`
+	// Built is whether each side's database was built by its own dbrig.
+	Built bool         `json:"built_per_side"`
+	Runs  []RunFigures `json:"runs"`
 }
 
 // pairs returns the runs as pairs, A's first.
@@ -51,21 +53,26 @@ func (f *Figures) print(w io.Writer) {
 	fmt.Fprintf(w, "== A/B: A = %s, B = %s; %d warehouses, %d VUs procs mode, %s ramp-up, %s measured, %s\n",
 		f.A, f.B, f.Warehouses, f.VUs, f.Rampup, f.Duration, human.FirstLine(f.ServerVersion))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "pair\tA ms/NO\tB ms/NO\tB/A CPU\tA NOPM\tB NOPM\tB/A NOPM\trollbacks A, B\tnotes")
-	var cpu, nopm []float64
+	fmt.Fprintln(tw, "pair\tA ms/NO\tB ms/NO\tB/A CPU\tA WAL/NO\tB WAL/NO\tB/A WAL\tA NOPM\tB NOPM\tB/A NOPM\trollbacks A, B\tnotes")
+	var cpu, wal, nopm []float64
 	for i, p := range f.pairs() {
 		a, b := p[0], p[1]
-		cpu, nopm = append(cpu, b.ServerMillisPerNO/a.ServerMillisPerNO), append(nopm, b.NOPM/a.NOPM)
-		fmt.Fprintf(tw, "%d\t%.3f\t%.3f\t%.3f\t%s\t%s\t%.3f\t%.2f%%, %.2f%%\t%s\n", i+1,
-			a.ServerMillisPerNO, b.ServerMillisPerNO, cpu[i], human.Thousands(a.NOPM), human.Thousands(b.NOPM), nopm[i],
-			a.Rollbacks, b.Rollbacks, notes(a, b))
+		cpu, wal, nopm = append(cpu, b.ServerMillisPerNO/a.ServerMillisPerNO), append(wal, b.WALPerNO/a.WALPerNO), append(nopm, b.NOPM/a.NOPM)
+		fmt.Fprintf(tw, "%d\t%.3f\t%.3f\t%.3f\t%s\t%s\t%.3f\t%s\t%s\t%.3f\t%.2f%%, %.2f%%\t%s\n", i+1,
+			a.ServerMillisPerNO, b.ServerMillisPerNO, cpu[i], human.Thousands(a.WALPerNO), human.Thousands(b.WALPerNO), wal[i],
+			human.Thousands(a.NOPM), human.Thousands(b.NOPM), nopm[i], a.Rollbacks, b.Rollbacks, notes(a, b))
 	}
 	if len(cpu) > 0 {
-		fmt.Fprintf(tw, "median\t\t\t%.3f\t\t\t%.3f\t\t\n", median(cpu), median(nopm))
+		fmt.Fprintf(tw, "median\t\t\t%.3f\t\t\t%.3f\t\t\t%.3f\t\t\n", median(cpu), median(wal), median(nopm))
 	}
 	tw.Flush()
 	fmt.Fprintln(w, harness.SettingsLine(f.Settings))
-	fmt.Fprintln(w, "ms/NO: the server's process tree's CPU over the measured window per New-Order, from each run's telemetry; NOPM the database's count")
+	built := "one database built once"
+	if f.Built {
+		built = "each side's database built by its own dbrig"
+	}
+	fmt.Fprintf(w, "%s; each run on a fresh copy of it as built\n", built)
+	fmt.Fprintln(w, "ms/NO: the server's process tree's CPU over the measured window per New-Order; WAL/NO the cluster's WAL bytes over it (pg_stat_wal); both from each run's telemetry; NOPM the database's count")
 	f.printPerCall(w)
 }
 

@@ -20,11 +20,12 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// side is one version of procs.sql: its label and the statements that put
-// its functions in place, in the build's order.
+// side is one version of procs.sql: its label, the git revision it was
+// read from ("" for a file or the working tree) and the statements that
+// put its functions in place, in the build's order.
 type side struct {
-	label string
-	procs []string
+	label, rev string
+	procs      []string
 }
 
 // loadSide reads src: "." is the checkout's procs.sql, an existing file is
@@ -32,6 +33,7 @@ type side struct {
 func loadSide(repo, src string) (side, error) {
 	var b []byte
 	var err error
+	var rev string
 	switch {
 	case src == ".":
 		b, err = os.ReadFile(repo + "/" + procsFile)
@@ -40,6 +42,7 @@ func loadSide(repo, src string) (side, error) {
 		b, err = os.ReadFile(src)
 	default:
 		b, err = gitShow(repo, src)
+		rev = src
 	}
 	if err != nil {
 		return side{}, err
@@ -48,7 +51,7 @@ func loadSide(repo, src string) (side, error) {
 	if err != nil {
 		return side{}, err
 	}
-	s := side{label: src}
+	s := side{label: src, rev: rev}
 	for _, name := range f.Named("proc:") {
 		s.procs = append(s.procs, f.Get(name))
 	}
@@ -85,7 +88,10 @@ type RunFigures struct {
 	// ServerMillisPerNO is the server's process tree's CPU over the
 	// window per New-Order the client counted, from the run's telemetry.
 	ServerMillisPerNO float64 `json:"server_ms_per_new_order"`
-	Rollbacks         float64 `json:"rollback_pct"`
+	// WALPerNO is the cluster's WAL bytes over the window (pg_stat_wal)
+	// per New-Order the client counted, from the run's telemetry.
+	WALPerNO  float64 `json:"wal_bytes_per_new_order"`
+	Rollbacks float64 `json:"rollback_pct"`
 	// AuditFailed names the audit items that did not pass.
 	AuditFailed []string `json:"audit_failed,omitempty"`
 	Errors      int64    `json:"errors"`
@@ -94,9 +100,21 @@ type RunFigures struct {
 	MicrosPerCall map[string]float64 `json:"us_per_call,omitempty"`
 }
 
-// runSide puts s's functions in place and runs dbrig once.
-func runSide(ctx context.Context, conn *pgx.Conn, dbrig, url, jsonPath string, s side, o options) (RunFigures, error) {
+// runSide makes the side's database again from its copy, puts s's
+// functions in place and runs dbrig once.
+func runSide(ctx context.Context, kept *harness.Kept, url, dbrig, jsonPath string, s side, o options) (RunFigures, error) {
 	var r RunFigures
+	fmt.Printf("\n== Run: %s, %d VUs, %s ramp-up, %s measured\n", s.label, o.vus, o.rampup, o.duration)
+	if err := kept.Restore(ctx, s.label); err != nil {
+		return r, err
+	}
+	// A connection of the benchmark's own puts the side in place and
+	// reads the statements' times.
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		return r, err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
 	prep := append(append([]string{}, s.procs...), "CHECKPOINT")
 	if o.statements {
 		prep = append(prep, "SELECT pg_stat_statements_reset()")
@@ -106,7 +124,6 @@ func runSide(ctx context.Context, conn *pgx.Conn, dbrig, url, jsonPath string, s
 			return r, fmt.Errorf("putting %s's functions in place: %w", s.label, err)
 		}
 	}
-	fmt.Printf("\n== Run: %s, %d VUs, %s ramp-up, %s measured\n", s.label, o.vus, o.rampup, o.duration)
 	args := []string{"run", "tproc-c", "--target", url, "--mode", "procs", "--vus", strconv.Itoa(o.vus),
 		"--rampup", o.rampup.String(), "--duration", o.duration.String(), "--json", jsonPath}
 	// The run's own report goes to a log beside its document.
@@ -146,12 +163,16 @@ func (r *RunFigures) read(doc *result.Document) error {
 	if doc.Telemetry == nil {
 		return errors.New("the run recorded no telemetry")
 	}
-	h := telemetry.Summarize(doc.Telemetry).Host
+	sum := telemetry.Summarize(doc.Telemetry)
+	h := sum.Host
 	if h == nil || h.Server == nil {
 		return errors.New("the run's telemetry has no server CPU (is the server on this host?)")
 	}
 	// Percent of all CPUs over the window, into CPU ms per minute.
 	r.ServerMillisPerNO = *h.Server / 100 * float64(doc.Host.CPUs) * 60e3 / *nopm.Client
+	if sum.DB != nil {
+		r.WALPerNO = sum.DB.Rates[telemetry.WALBytes] * 60 / *nopm.Client
+	}
 	if n := doc.Counters["new_orders"] + doc.Counters["rollbacks"]; n > 0 {
 		r.Rollbacks = 100 * float64(doc.Counters["rollbacks"]) / float64(n)
 	}

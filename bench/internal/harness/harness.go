@@ -168,14 +168,35 @@ func (s *Scratch) Dbrig(ctx context.Context, explicit, repo string) (string, err
 	if err != nil {
 		return "", err
 	}
-	dbrig := filepath.Join(s.Dir, "dbrig")
 	fmt.Println("Building dbrig ...")
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", dbrig, "./cmd/dbrig")
-	cmd.Dir, cmd.Stdout, cmd.Stderr = repo, os.Stderr, os.Stderr
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("go build ./cmd/dbrig: %w", err)
+	return goBuild(ctx, repo, filepath.Join(s.Dir, "dbrig"))
+}
+
+// DbrigAt builds the dbrig of git revision rev of the checkout in repo
+// (see FindRepo when empty) into the scratch dir, from a worktree made
+// there for the build and removed after it.
+func (s *Scratch) DbrigAt(ctx context.Context, repo, rev string) (string, error) {
+	repo, err := FindRepo(repo)
+	if err != nil {
+		return "", err
 	}
-	return dbrig, nil
+	tree := filepath.Join(s.Dir, "src-"+rev)
+	fmt.Printf("Building dbrig at %s ...\n", rev)
+	if out, err := exec.CommandContext(ctx, "git", "-C", repo, "worktree", "add", "-q", "--detach", tree, rev).CombinedOutput(); err != nil {
+		return "", fmt.Errorf("git worktree add %s: %w: %s", rev, err, out)
+	}
+	defer exec.Command("git", "-C", repo, "worktree", "remove", "--force", tree).Run()
+	return goBuild(ctx, tree, filepath.Join(s.Dir, "dbrig-"+rev))
+}
+
+// goBuild builds ./cmd/dbrig of the tree in dir into out.
+func goBuild(ctx context.Context, dir, out string) (string, error) {
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, "./cmd/dbrig")
+	cmd.Dir, cmd.Stdout, cmd.Stderr = dir, os.Stderr, os.Stderr
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("go build ./cmd/dbrig in %s: %w", dir, err)
+	}
+	return out, nil
 }
 
 // ReadSettings reads the named settings as the server reports them.
