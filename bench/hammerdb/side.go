@@ -169,7 +169,7 @@ func (s *side) run(ctx context.Context, pair int, dbrig string, duration time.Du
 	}
 	fmt.Printf("%s: NOPM %.0f (its own figure), %.0f (database); server CPU %.3f ms per New-Order over %.0f s (window from %s)\n",
 		s.tool, r.NOPMTool, r.NOPMDB, r.ServerMsPerNO, r.WindowSeconds, r.WindowFrom)
-	fmt.Printf("%s: per New-Order over the whole run (%s New-Orders, ramp-up included): %.0f WAL bytes, %.1f blocks dirtied\n",
+	fmt.Printf("%s: per New-Order over the whole run (%s New-Orders, ramp-up included): %.0f WAL bytes, %.2f blocks first dirtied (a block counts once until a checkpoint writes it)\n",
 		s.tool, human.Thousands(float64(r.RunNewOrders)), r.WALPerNO, r.DirtiedPerNO)
 	return r, nil
 }
