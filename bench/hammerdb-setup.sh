@@ -12,7 +12,9 @@
 # for Debian 12 with its Tcl 8.6 and PostgreSQL headers:
 #   1. HammerDB's tree from v4.12, less Build/, DocBook/ and Docker/;
 #   2. apt-get install of Tcl, its Thread, tcllib and sqlite3 packages, and
-#      the headers to build Pgtcl;
+#      the headers to build Pgtcl (which may upgrade Debian's PostgreSQL
+#      server with them: on 2026-12-02 libpq-dev took postgresql-15 from
+#      15.18 to 15.20, so figures from before and after compare two servers);
 #   3. pgtcl-ng 2.1.1 built (configure; make) into DIR/lib/pgtcl2.1.1:
 #      Debian's libpgtcl is not thread-safe, and HammerDB's users fail on it;
 #   4. a stub ticklecharts package in DIR/lib (HammerDB's CLI requires it,
