@@ -79,10 +79,11 @@ var (
 		"w_tax", "w_ytd"}
 	districtColumns = []string{"d_id", "d_w_id", "d_name", "d_street_1", "d_street_2", "d_city", "d_state",
 		"d_zip", "d_tax", "d_ytd", "d_next_o_id"}
-	stockColumns = []string{"s_i_id", "s_w_id", "s_quantity",
+	// The four columns New-Order updates side by side, as the schema
+	// stores them (see its tables block).
+	stockColumns = []string{"s_i_id", "s_w_id", "s_quantity", "s_ytd", "s_order_cnt", "s_remote_cnt",
 		"s_dist_01", "s_dist_02", "s_dist_03", "s_dist_04", "s_dist_05",
-		"s_dist_06", "s_dist_07", "s_dist_08", "s_dist_09", "s_dist_10",
-		"s_ytd", "s_order_cnt", "s_remote_cnt", "s_data"}
+		"s_dist_06", "s_dist_07", "s_dist_08", "s_dist_09", "s_dist_10", "s_data"}
 	customerColumns = []string{"c_id", "c_d_id", "c_w_id", "c_first", "c_middle", "c_last",
 		"c_street_1", "c_street_2", "c_city", "c_state", "c_zip", "c_phone", "c_since", "c_credit",
 		"c_credit_lim", "c_discount", "c_balance", "c_ytd_payment", "c_payment_cnt", "c_delivery_cnt", "c_data"}
@@ -254,12 +255,12 @@ func stockRows(g genConfig, w int) func(dbtarget.FieldWriter) bool {
 		f.Int(i)
 		f.Int(w)
 		f.Int(r.Int(10, 100))
+		f.Int(0)
+		f.Int(0)
+		f.Int(0)
 		for range 10 {
 			f.aString(distInfoLength, distInfoLength)
 		}
-		f.Int(0)
-		f.Int(0)
-		f.Int(0)
 		f.itemData()
 	})
 }

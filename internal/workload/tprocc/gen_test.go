@@ -534,11 +534,13 @@ func BenchmarkGenerate(b *testing.B) {
 // TestRowsUnchanged holds the rows of a one-warehouse load to their hashes
 // as the generators of 08d532a made them, value by value: a faster
 // generator must make the same data. A deliberate change of the data
-// updates these.
+// updates these. Stock's hash is of its columns in the order New-Order's
+// four updated ones have stood in since issue 39: the same values as
+// 08d532a's, whose order hashed to 0xd14c51fe381998f7.
 func TestRowsUnchanged(t *testing.T) {
 	want := map[string]uint64{
 		"item": 0x647851b91731fa35, "warehouse": 0xd65dd726e4fb920e, "district": 0xcbf1d9bf0a8e1884,
-		"stock": 0xd14c51fe381998f7, "customer": 0x0efe47be497c1b21, "history": 0xaafccbeb535a243b,
+		"stock": 0xfbd72435db4f9469, "customer": 0x0efe47be497c1b21, "history": 0xaafccbeb535a243b,
 		"orders": 0x86f271e4d62fcb03, "new_order": 0xde02f1336a8a7771, "order_line": 0x7bb62a52e2259636,
 	}
 	for _, j := range loadJobs(testGen, 1) {
