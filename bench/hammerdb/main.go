@@ -80,7 +80,7 @@ func parse(args []string, errOut io.Writer) (options, string) {
 	fs := flag.NewFlagSet("hammerdb", flag.ContinueOnError)
 	fs.SetOutput(errOut)
 	fs.StringVar(&o.hammerdb, "hammerdb", "", "HammerDB 4.12 assembled by bench/hammerdb-setup.sh (required)")
-	fs.IntVar(&o.pairs, "pairs", 5, "pairs of runs, one of each tool, alternating which goes first; the medians' intervals need at least 5")
+	fs.IntVar(&o.pairs, "pairs", 5, "pairs of runs, one of each tool, alternating which goes first; the medians' bootstrap intervals are coarse below 5")
 	fs.DurationVar(&o.duration, "duration", time.Minute, "measured window of each run, in whole minutes (HammerDB counts minutes)")
 	fs.DurationVar(&o.warmup, "warmup", time.Minute, "an unmeasured run of each tool before the pairs, in whole minutes; 0 for none")
 	fs.BoolVar(&o.hammerdbFirst, "hammerdb-first", false, "start pair 1 with HammerDB (to alternate across separate commands)")

@@ -102,9 +102,9 @@ func run(ctx context.Context, o options, sides [2]side) (err error) {
 		return err
 	}
 	defer func() { err = scratch.Close(o.Keep, err) }()
-	more := map[string]string{}
+	var more map[string]string
 	if o.statements {
-		more["shared_preload_libraries"] = "pg_stat_statements"
+		more = map[string]string{"shared_preload_libraries": "pg_stat_statements"}
 	}
 	urlFor, server, err := scratch.TunedServerWith(ctx, o.PgBin, o.Socket, more)
 	if err != nil {

@@ -180,13 +180,15 @@ func (s *Scratch) DbrigAt(ctx context.Context, repo, rev string) (string, error)
 	if err != nil {
 		return "", err
 	}
-	tree := filepath.Join(s.Dir, "src-"+rev)
+	// A revision may hold a slash (origin/main): the paths take it as _.
+	name := strings.ReplaceAll(rev, "/", "_")
+	tree := filepath.Join(s.Dir, "src-"+name)
 	fmt.Printf("Building dbrig at %s ...\n", rev)
 	if out, err := exec.CommandContext(ctx, "git", "-C", repo, "worktree", "add", "-q", "--detach", tree, rev).CombinedOutput(); err != nil {
 		return "", fmt.Errorf("git worktree add %s: %w: %s", rev, err, out)
 	}
 	defer exec.Command("git", "-C", repo, "worktree", "remove", "--force", tree).Run()
-	return goBuild(ctx, tree, filepath.Join(s.Dir, "dbrig-"+rev))
+	return goBuild(ctx, tree, filepath.Join(s.Dir, "dbrig-"+name))
 }
 
 // goBuild builds ./cmd/dbrig of the tree in dir into out.
