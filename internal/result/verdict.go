@@ -166,22 +166,7 @@ func cpuLimits(d *Document, s telemetry.Summary, v *Verdict) []Limit {
 	if f.Embedded {
 		cl.Why = fmt.Sprintf("the client, with the database engine inside it, used %.2f of the %s its runtime may run on at once", client, cpus(clientCap))
 	}
-	// What the client wanted is what it used and what it waited in the
-	// run queue for: a client held to its CPUs, or sharing them with
-	// other work, wanted them all even where it used less. Only for a
-	// client that used half its CPUs or more, or whose CPUs were at their
-	// ceiling: threads that wake often wait a little for a CPU even on an
-	// idle host (a wake-up waits for the CPU its waker is on), which a
-	// client with CPU to spare does not want; but on CPUs 90% busy the
-	// wait is for CPU there was not (other processes kept one client to
-	// 0.36 of its CPU, its host 95% busy). The wait lifts the score to at
-	// most all the client's CPUs: past them it says no more than use
-	// does.
-	if w := s.Host.ClientWait; w != nil && *w > 0 && (client >= clientCap/2 || busyOn(s, f.ClientCPUs)/100 >= cpuCeiling) {
-		wait := *w * host / 100
-		cl.Score = max(cl.Score, min(client+wait, clientCap)/(cpuCeiling*clientCap))
-		cl.Why += fmt.Sprintf(", and its threads waited %.2f s a second more for a CPU", wait)
-	}
+	addWait(&cl, s, s.Host.ClientWait, host, client, clientCap, f.ClientCPUs, "threads")
 	out := []Limit{cl}
 	server := serverCores(s, host)
 	nodes := s.Host.Nodes
@@ -194,10 +179,12 @@ func cpuLimits(d *Document, s telemetry.Summary, v *Verdict) []Limit {
 		if len(nodes) > 0 {
 			why = nodesWhy(f, nodes, host, server, serverCap)
 		}
+		sl := cpuLimit(s, LimitServerCPU, server, serverCap, f.ServerCPUs, why)
+		addWait(&sl, s, s.Host.ServerWait, host, server, serverCap, f.ServerCPUs, "processes")
 		if cpu, ok := s.Categories[telemetry.WaitCPU]; ok {
-			why += fmt.Sprintf(", and its sessions were on CPU %.0f%% of database time", cpu)
+			sl.Why += fmt.Sprintf("; its sessions were on CPU %.0f%% of database time", cpu)
 		}
-		out = append(out, cpuLimit(s, LimitServerCPU, server, serverCap, f.ServerCPUs, why))
+		out = append(out, sl)
 	}
 	busy := s.Host.CPU.Busy()
 	if others := busy/100*host - client - server; others >= 0.25*host {
@@ -211,6 +198,28 @@ func cpuLimits(d *Document, s telemetry.Summary, v *Verdict) []Limit {
 		out[i].Why += fmt.Sprintf("; the host's %.0f CPUs were %.0f%% busy", host, busy)
 	}
 	return out
+}
+
+// addWait lifts l, the limit of a user of used CPUs out of the capacity
+// it may use on the CPUs of set, by what its threads or processes waited
+// in the run queue (w, in percent of the host's CPUs): what it wanted is
+// what it used and what it waited for, as a user held to its CPUs, or
+// sharing them with other work, wanted them all even where it used less.
+// Only for a user of half its capacity or more, or whose CPUs were at
+// their ceiling: threads that wake often wait a little for a CPU even on
+// an idle host (a wake-up waits for the CPU its waker is on), which a
+// user with CPU to spare does not want; but on CPUs 90% busy the wait is
+// for CPU there was not (other processes kept one client to 0.36 of its
+// CPU, its host 95% busy, and a server confined to one CPU to 0.48 of
+// it). The wait lifts the score to at most all the capacity: past it the
+// wait says no more than use does.
+func addWait(l *Limit, s telemetry.Summary, w *float64, host, used, capacity float64, set, who string) {
+	if w == nil || *w <= 0 || (used < capacity/2 && busyOn(s, set)/100 < cpuCeiling) {
+		return
+	}
+	wait := *w * host / 100
+	l.Score = max(l.Score, min(used+wait, capacity)/(cpuCeiling*capacity))
+	l.Why += fmt.Sprintf(", and its %s waited %.2f s a second more for a CPU", who, wait)
 }
 
 // cpuLimit scores a user of used CPUs out of the capacity it may use, on

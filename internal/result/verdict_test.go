@@ -194,6 +194,33 @@ func TestClientRunQueueWait(t *testing.T) {
 	}
 }
 
+// TestServerRunQueueWait: a server confined to CPU 0, whose two sessions
+// each wanted a CPU, on a host other work kept busy, used 0.48 of its CPU
+// and waited 1.1 s a second for it (a CI run's figures): its CPU limited
+// the run. Without the wait it was held by "something else".
+func TestServerRunQueueWait(t *testing.T) {
+	d := &Document{Host: Host{CPUs: 2},
+		Telemetry: &telemetry.Recording{Host: &telemetry.HostRecord{Facts: telemetry.HostFacts{ServerCPUs: "0"}}}}
+	server, wait := 24.0, 55.0 // percent of the host's 2 CPUs
+	busy := telemetry.CPUTimes{User: 90, System: 10}
+	host := &telemetry.HostSummary{CPU: busy, PerCPU: []telemetry.CPUTimes{busy, busy}, Client: 21, Server: &server, ServerWait: &wait}
+	serverLimit := func() Limit { return cpuLimits(d, telemetry.Summary{Host: host}, &Verdict{})[1] }
+	if l := serverLimit(); l.Kind != LimitServerCPU || l.Score < 1 || !strings.Contains(l.Why, "kept 0.48 of its 1 CPU busy, and its processes waited 1.10 s a second more for a CPU") {
+		t.Errorf("with its run-queue wait: %+v, want the server's CPU at its ceiling, and why", l)
+	}
+	host.ServerWait = nil
+	if l := serverLimit(); l.Score >= 1 || strings.Contains(l.Why, "waited") {
+		t.Errorf("without a run-queue wait: %+v, want the server below its ceiling", l)
+	}
+	// On its CPU with time to spare, a server of 0.3 wanted no more,
+	// whatever its wake-ups waited.
+	idle := telemetry.CPUTimes{User: 20, System: 5, Idle: 75}
+	host.CPU, host.PerCPU, host.ServerWait, server = idle, []telemetry.CPUTimes{idle, idle}, &wait, 15
+	if l := serverLimit(); l.Score >= 1 || strings.Contains(l.Why, "waited") {
+		t.Errorf("a server at 0.3 of its CPU with CPU to spare: %+v, want it below its ceiling", l)
+	}
+}
+
 // TestNodesServerCPU: on a server of several nodes on this host (a
 // primary and its replicas), the server's CPU is theirs together, each
 // one's share named, and only what is neither the client nor a node is

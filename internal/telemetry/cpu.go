@@ -278,3 +278,31 @@ func (t *processTree) runWaitSeconds(proc string, pid int) (float64, error) {
 }
 
 var errBadSchedstat = errors.New("no readable /proc/PID/task/*/schedstat")
+
+// treeWaits reads the run-queue wait (runWaitSeconds) of every member of
+// the last scan's trees into waits, by pid: the CPU the trees' processes
+// wanted and did not get. A member gone since the scan is left out.
+func (t *processTree) treeWaits(proc string, waits map[int]float64) {
+	clear(waits)
+	for pid, root := range t.rootOf {
+		if root == 0 {
+			continue
+		}
+		if w, err := t.runWaitSeconds(proc, pid); err == nil {
+			waits[pid] = w
+		}
+	}
+}
+
+// waitGrowth is how much the members' waits grew from prev to cur, in
+// seconds: a member read both times by what it added, one born between
+// by all of its wait. A member that exited takes the wait it added since
+// prev with it, so the growth may fall short by that much; it never
+// steps back, as a sum over the members would where one exits.
+func waitGrowth(prev, cur map[int]float64) float64 {
+	var sum float64
+	for pid, w := range cur {
+		sum += max(w-prev[pid], 0)
+	}
+	return sum
+}

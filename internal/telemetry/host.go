@@ -85,6 +85,10 @@ type snapshot struct {
 	clientWaitOK bool
 	// serverOK says the server's tree was read.
 	serverOK bool
+	// waits are the run-queue waits of the server's and the nodes'
+	// processes (treeWaits), by pid; waitsOK says they were read.
+	waits   map[int]float64
+	waitsOK bool
 	// nodes are the seconds of CPU of each node's tree, by name, read
 	// from the root process named.
 	nodes  map[string]nodeReading
@@ -210,6 +214,10 @@ func (h *Host) Sample(now time.Time) (HostSample, bool) {
 			server := 100 * max(h.cur.server-h.prev.server, 0) / all
 			s.Server = &server
 		}
+		if h.cur.waitsOK && h.prev.waitsOK {
+			wait := 100 * waitGrowth(h.prev.waits, h.cur.waits) / all
+			s.ServerWait = &wait
+		}
 		s.Nodes = h.nodeShares(all)
 	}
 	s.AvgMHz, s.BusyMHz = h.freq.mhz(h, dt)
@@ -268,7 +276,7 @@ func (h *Host) read(now time.Time) bool {
 // (a failover's) is absent from then on, unless SetNodes names it again.
 func (h *Host) readTrees() {
 	c := &h.cur
-	c.serverOK = false
+	c.serverOK, c.waitsOK = false, false
 	clear(c.nodes)
 	if len(h.roots) == 0 {
 		return
@@ -279,6 +287,11 @@ func (h *Host) readTrees() {
 		h.serverGone = false
 		return
 	}
+	if c.waits == nil {
+		c.waits = map[int]float64{}
+	}
+	h.tree.treeWaits(h.cfg.ProcRoot, c.waits)
+	c.waitsOK = len(c.waits) > 0
 	if pid := h.cfg.ServerPID; pid != 0 {
 		c.server, c.serverOK = sums[pid]
 		h.serverGone = !c.serverOK
@@ -327,7 +340,7 @@ func (h *Host) ServerGone() bool { return h.serverGone }
 // not continue the old one's.
 func (h *Host) Follow(pid int) {
 	h.cfg.ServerPID, h.serverGone = pid, false
-	h.prev.serverOK = false
+	h.prev.serverOK, h.prev.waitsOK = false, false
 	h.setRoots()
 }
 

@@ -148,6 +148,10 @@ func TestHostFixture(t *testing.T) {
 		// The tree grew from 1420 to 1458 ticks: 202 exited into 201's
 		// reaped time, 203 was born, 300 is no member.
 		{"server", server, 19.0, near(server, 19)},
+		// 200 waited 0.1 s more, 201's two threads 0.05 s each, 203 was
+		// born and waited 0.2 s, 202's exit takes nothing off, and 300 is
+		// no member: 0.4 s of 2.
+		{"server wait", s.ServerWait, 20.0, s.ServerWait != nil && near(*s.ServerWait, 20)},
 		{"avg MHz", s.AvgMHz, []float64{2500, 3100}, nearAll(s.AvgMHz, []float64{2500, 3100})},
 		{"busy MHz", s.BusyMHz, []float64(nil), s.BusyMHz == nil},
 		{"cstates cpu0", s.CStates[0], []float64{0.1, 20, 60}, nearAll(s.CStates[0], []float64{0.1, 20, 60})},

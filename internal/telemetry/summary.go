@@ -57,6 +57,8 @@ type HostSummary struct {
 	// ClientWait is the client's run-queue wait (HostSample.ClientWait)
 	// over the samples that have it; nil where none has.
 	ClientWait *float64
+	// ServerWait is the server's (HostSample.ServerWait), the same way.
+	ServerWait *float64
 	// AvgMHz and BusyMHz are by CPU, nil without a frequency source.
 	AvgMHz, BusyMHz []float64
 	CStates         [][]float64
@@ -146,7 +148,8 @@ func (r *Recording) hostSummary() *HostSummary {
 	}
 	w := func(hs HostSample) float64 { return hs.DT / total }
 	var serverSeen bool
-	var server, clientWait, waitDT float64
+	var server float64
+	var clientWait, serverWait waited
 	for _, hs := range in {
 		h.CPU = addTimes(h.CPU, hs.CPU, w(hs))
 		h.PerCPU = addTimesEach(h.PerCPU, hs.PerCPU, w(hs))
@@ -155,10 +158,8 @@ func (r *Recording) hostSummary() *HostSummary {
 			serverSeen = true
 			server += *hs.Server * w(hs)
 		}
-		if hs.ClientWait != nil {
-			clientWait += *hs.ClientWait * hs.DT
-			waitDT += hs.DT
-		}
+		clientWait.add(hs.ClientWait, hs.DT)
+		serverWait.add(hs.ServerWait, hs.DT)
 		h.ContextSwitches += hs.ContextSwitches * w(hs)
 		h.PeakServerCgroup = max(h.PeakServerCgroup, hs.Memory.ServerCgroup)
 		h.LastMemory = hs.Memory
@@ -166,16 +167,32 @@ func (r *Recording) hostSummary() *HostSummary {
 	if serverSeen {
 		h.Server = &server
 	}
-	if waitDT > 0 {
-		clientWait /= waitDT
-		h.ClientWait = &clientWait
-	}
+	h.ClientWait, h.ServerWait = clientWait.mean(), serverWait.mean()
 	h.Nodes = nodeCPU(in, total)
 	h.AvgMHz, h.BusyMHz = frequencies(in, total)
 	h.CStates = cstates(in, total)
 	h.Disks = disks(in, total)
 	h.Data = dataDisk(h.Disks, r.Host.Facts.DataDevice)
 	return h
+}
+
+// waited is a run-queue wait's mean over the samples that have it.
+type waited struct{ sum, dt float64 }
+
+func (w *waited) add(pct *float64, dt float64) {
+	if pct != nil {
+		w.sum += *pct * dt
+		w.dt += dt
+	}
+}
+
+// mean is nil where no sample had the wait.
+func (w waited) mean() *float64 {
+	if w.dt == 0 {
+		return nil
+	}
+	m := w.sum / w.dt
+	return &m
 }
 
 func addTimes(a, b CPUTimes, w float64) CPUTimes {

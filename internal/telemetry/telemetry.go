@@ -189,6 +189,11 @@ type HostSample struct {
 	// CPU the client wanted and did not get. Nil where the kernel keeps no
 	// such count, and in documents recorded before dbrig read it.
 	ClientWait *float64 `json:"client_wait_pct,omitempty"`
+	// ServerWait is the same for the processes of Server's tree, and of
+	// the nodes' where there are nodes (so beside HostSummary.ServerCPU):
+	// CPU the server wanted and did not get, a server held to its CPUs or
+	// sharing them with other work.
+	ServerWait *float64 `json:"server_wait_pct,omitempty"`
 	// AvgMHz is cycles over elapsed time, BusyMHz cycles over busy time,
 	// by CPU; absent where no source of frequency exists.
 	AvgMHz  []float64 `json:"avg_mhz,omitempty"`
