@@ -30,8 +30,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/dbrig/dbrig/bench/internal/harness"
@@ -64,7 +62,7 @@ func main() {
 	o.Flags(fs)
 	fs.StringVar(&o.Reuse, "reuse", "", "keep the server and the databases it builds in this dir, and reuse those found there (a database per warehouse count, built once)")
 	fs.Func("terminals", "comma-separated terminal counts, one point each (default 1000,2000,5000,10000)", func(s string) (err error) {
-		o.terminals, err = parseCounts(s)
+		o.terminals, err = harness.ParseCounts(s)
 		return err
 	})
 	fs.IntVar(&o.warehouses, "warehouses", 0, "warehouses of every point (default: terminals/200, at least 1)")
@@ -109,19 +107,6 @@ func (o *options) applyQuick() {
 			d.apply()
 		}
 	}
-}
-
-// parseCounts reads a comma-separated list of positive counts.
-func parseCounts(s string) ([]int, error) {
-	var out []int
-	for _, f := range strings.Split(s, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n < 1 {
-			return nil, fmt.Errorf("%q is not a positive count", f)
-		}
-		out = append(out, n)
-	}
-	return out, nil
 }
 
 // shape is one point's terminals, sessions and warehouses.

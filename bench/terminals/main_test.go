@@ -26,8 +26,8 @@ func TestShapes(t *testing.T) {
 	if got := o.shapes()[0]; got != (shape{100, 2, 1}) {
 		t.Errorf("--quick's point: %+v", got)
 	}
-	if _, err := parseCounts("1000,x"); err == nil {
-		t.Error("parseCounts took 1000,x")
+	if _, err := harness.ParseCounts("1000,x"); err == nil {
+		t.Error("ParseCounts took 1000,x")
 	}
 }
 

@@ -58,6 +58,8 @@ type Point struct {
 	NewOrderP90 float64 `json:"new_order_p90_ms"`
 	WaitP90     float64 `json:"wait_p90_ms"`
 	Errors      int64   `json:"errors"`
+	// Verdict is the run's own verdict on what limited it, in one line.
+	Verdict string `json:"verdict,omitempty"`
 	// LoadBefore and LoadAfter are /proc/loadavg's three averages as the
 	// point began and ended: the machine is shared.
 	LoadBefore string `json:"loadavg_before"`
@@ -173,6 +175,9 @@ func (p *Point) read(jsonPath string, samples []harness.ProcSample) error {
 	}
 	if doc.Sessions != nil {
 		p.WaitP90 = doc.Sessions.Wait.P90
+	}
+	if v := result.VerdictOf(doc); v != nil {
+		p.Verdict = v.Line()
 	}
 	from, to := window(doc)
 	p.window(samples, from, to)

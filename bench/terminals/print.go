@@ -42,6 +42,9 @@ func (p *Point) print() {
 		human.Thousands(p.TPMDB), human.Thousands(p.TPMClient), off(p.TPMClient, p.TPMDB), p.Errors)
 	fmt.Fprintf(w, "p90: New-Order %.1f ms, wait for a session %.1f ms\n", p.NewOrderP90, p.WaitP90)
 	fmt.Fprintf(w, "Load average: %s before, %s after (the machine is shared)\n", p.LoadBefore, p.LoadAfter)
+	if p.Verdict != "" {
+		fmt.Fprintln(w, p.Verdict)
+	}
 }
 
 // via is how the point's terminals reached the database: through

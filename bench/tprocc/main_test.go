@@ -26,19 +26,3 @@ func TestSchemaBlocks(t *testing.T) {
 		t.Errorf("%d table statements, want one per table (%d)", n, len(allTables))
 	}
 }
-
-// TestParsePhases: the benchmark reads the build's phases from the line
-// the build prints, and says so when there is none.
-func TestParsePhases(t *testing.T) {
-	out := "Built tproc-c: 2095893 rows, 431 MB in 5.3 s (393019 rows/s)\nPhases: tables 0.01 s, load 3.33 s, keys 0.95 s\n"
-	got, err := parsePhases(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != 3 || got[1].Name != "load" || got[1].Seconds != 3.33 || got[2].Name != "keys" {
-		t.Errorf("phases %+v", got)
-	}
-	if _, err := parsePhases("Built tproc-c\n"); err == nil {
-		t.Error("no phases line: no error")
-	}
-}

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -75,10 +74,10 @@ var (
 	failedRE    = regexp.MustCompile(`number of failed transactions: (\d+)`)
 )
 
-// runPgbench runs the reference with vus clients for the window on url's
+// runPgbench runs the reference with vus clients on threads threads for the window on url's
 // database, which holds tproc-c's functions, and measures pgbench's CPU.
 // pgBin is the server's bin directory, "" for pgbench on PATH.
-func runPgbench(ctx context.Context, pgBin, dir, url string, vus, warehouses int, window time.Duration) (*PgbenchFigures, error) {
+func runPgbench(ctx context.Context, pgBin, dir, url string, vus, threads, warehouses int, window time.Duration) (*PgbenchFigures, error) {
 	var args []string
 	for _, s := range pgbenchScripts {
 		path := filepath.Join(dir, s.name)
@@ -87,10 +86,10 @@ func runPgbench(ctx context.Context, pgBin, dir, url string, vus, warehouses int
 		}
 		args = append(args, "-f", path+"@"+s.weight)
 	}
-	f := &PgbenchFigures{Clients: vus, Threads: min(vus, runtime.NumCPU()), Seconds: window.Seconds()}
+	f := &PgbenchFigures{Clients: vus, Threads: threads, Seconds: window.Seconds()}
 	args = append(args, "-n", "-M", "prepared", "-c", strconv.Itoa(vus), "-j", strconv.Itoa(f.Threads),
 		"-T", strconv.Itoa(int(window.Seconds())), "--max-tries", "10", "-D", "warehouses="+strconv.Itoa(warehouses), url)
-	fmt.Printf("\n== Reference: pgbench -M prepared, %d clients, New-Order and Payment functions 45:43, %s\n", vus, window)
+	fmt.Printf("\n== Reference: pgbench -M prepared, %d clients, -j %d, New-Order and Payment functions 45:43, %s\n", vus, threads, window)
 	cmd := harness.Command(ctx, filepath.Join(pgBin, "pgbench"), args...)
 	if pgBin == "" {
 		cmd = harness.Command(ctx, "pgbench", args...)

@@ -7,6 +7,8 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strconv"
+	"strings"
 	"time"
 
 	pgtarget "github.com/dbrig/dbrig/internal/dbtarget/postgres"
@@ -85,4 +87,17 @@ type ServerFigures struct {
 	Settings      map[string]string `json:"settings"`
 	Connection    string            `json:"connection"`
 	CPUs          int               `json:"cpus"`
+}
+
+// ParseCounts reads a comma-separated list of positive counts.
+func ParseCounts(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("%q is not a positive count", f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
 }
