@@ -166,7 +166,7 @@ func cpuLimits(d *Document, s telemetry.Summary, v *Verdict) []Limit {
 	if f.Embedded {
 		cl.Why = fmt.Sprintf("the client, with the database engine inside it, used %.2f of the %s its runtime may run on at once", client, cpus(clientCap))
 	}
-	addWait(&cl, s, s.Host.ClientWait, host, client, clientCap, f.ClientCPUs, "threads")
+	addWait(&cl, s, s.Host.ClientWait, host, client, clientCap, f.ClientCPUs, "threads", true)
 	out := []Limit{cl}
 	server := serverCores(s, host)
 	nodes := s.Host.Nodes
@@ -180,7 +180,7 @@ func cpuLimits(d *Document, s telemetry.Summary, v *Verdict) []Limit {
 			why = nodesWhy(f, nodes, host, server, serverCap)
 		}
 		sl := cpuLimit(s, LimitServerCPU, server, serverCap, f.ServerCPUs, why)
-		addWait(&sl, s, s.Host.ServerWait, host, server, serverCap, f.ServerCPUs, "processes")
+		addWait(&sl, s, s.Host.ServerWait, host, server, serverCap, f.ServerCPUs, "processes", false)
 		if cpu, ok := s.Categories[telemetry.WaitCPU]; ok {
 			sl.Why += fmt.Sprintf("; its sessions were on CPU %.0f%% of database time", cpu)
 		}
@@ -205,16 +205,20 @@ func cpuLimits(d *Document, s telemetry.Summary, v *Verdict) []Limit {
 // in the run queue (w, in percent of the host's CPUs): what it wanted is
 // what it used and what it waited for, as a user held to its CPUs, or
 // sharing them with other work, wanted them all even where it used less.
-// Only for a user of half its capacity or more, or whose CPUs were at
-// their ceiling: threads that wake often wait a little for a CPU even on
-// an idle host (a wake-up waits for the CPU its waker is on), which a
-// user with CPU to spare does not want; but on CPUs 90% busy the wait is
-// for CPU there was not (other processes kept one client to 0.36 of its
-// CPU, its host 95% busy, and a server confined to one CPU to 0.48 of
-// it). The wait lifts the score to at most all the capacity: past it the
-// wait says no more than use does.
-func addWait(l *Limit, s telemetry.Summary, w *float64, host, used, capacity float64, set, who string) {
-	if w == nil || *w <= 0 || (used < capacity/2 && busyOn(s, set)/100 < cpuCeiling) {
+// Only for a user whose CPUs were at their ceiling, or, with byUse, of
+// half its capacity or more: threads that wake often wait a little for a
+// CPU even on an idle host (a wake-up waits for the CPU its waker is on),
+// which a user with CPU to spare does not want; but on CPUs 90% busy the
+// wait is for CPU there was not (other processes kept one client to 0.36
+// of its CPU, its host 95% busy, and a server confined to one CPU to 0.48
+// of it). A server's processes wake far more often than a client's
+// threads (each commit's wait for the WAL writer, the writer's for work),
+// so for it use alone is not enough: four backends that kept 1.32 of two
+// CPUs busy, on a host 69% busy, waited 1.35 s a second, commits the run's
+// limit. The wait lifts the score to at most all the capacity: past it
+// the wait says no more than use does.
+func addWait(l *Limit, s telemetry.Summary, w *float64, host, used, capacity float64, set, who string, byUse bool) {
+	if w == nil || *w <= 0 || (!(byUse && used >= capacity/2) && busyOn(s, set)/100 < cpuCeiling) {
 		return
 	}
 	wait := *w * host / 100

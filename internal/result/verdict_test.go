@@ -219,6 +219,16 @@ func TestServerRunQueueWait(t *testing.T) {
 	if l := serverLimit(); l.Score >= 1 || strings.Contains(l.Why, "waited") {
 		t.Errorf("a server at 0.3 of its CPU with CPU to spare: %+v, want it below its ceiling", l)
 	}
+	// Nor one that used most of its CPUs on a host with time to spare:
+	// four backends at 1.32 of two CPUs, the host 69% busy, whose wake-ups
+	// waited 1.35 s a second (a run held by its commits).
+	d.Telemetry.Host.Facts.ServerCPUs = ""
+	some := telemetry.CPUTimes{User: 55, System: 14, Idle: 31}
+	server, wait = 66, 67.5
+	host.CPU, host.PerCPU = some, []telemetry.CPUTimes{some, some}
+	if l := serverLimit(); l.Score >= 1 || strings.Contains(l.Why, "waited") {
+		t.Errorf("a server at 1.32 of 2 CPUs on a host 69%% busy: %+v, want it below its ceiling", l)
+	}
 }
 
 // TestNodesServerCPU: on a server of several nodes on this host (a
