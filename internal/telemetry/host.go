@@ -346,8 +346,12 @@ func (h *Host) Follow(pid int) {
 
 // SetNodes watches the trees of nodes, those on this host, from the next
 // sample on: a node's CPU counts once it has been read twice from the
-// same root process.
+// same root process, and the server's run-queue wait from the sample
+// after the next.
 func (h *Host) SetNodes(nodes []Node) {
+	// Processes of a node found again were not read before: their whole
+	// run-queue wait would count as the next interval's.
+	h.prev.waitsOK = false
 	h.nodes = h.nodes[:0]
 	for _, n := range nodes {
 		if n.PID > 0 {

@@ -407,7 +407,9 @@ func TestAvailable(t *testing.T) {
 // own, node3 is lost after the first sample and absent from then on, and
 // node4 is elsewhere. A node named later (node5) counts from its second
 // reading, its children included although the scans before found them
-// outside every tree.
+// outside every tree. The server's run-queue wait is left out of the
+// sample after the nodes change: a node's processes not read before would
+// bring their whole wait into one interval.
 func TestHostNodes(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("the host is read the Linux way")
@@ -446,14 +448,16 @@ func TestHostNodes(t *testing.T) {
 	samples := []struct {
 		step func()
 		want map[string]float64
+		// waited says the sample has the server's run-queue wait.
+		waited bool
 	}{
 		// The server's tree grew by 38 ticks of 200, node2's by 40.
-		{nil, map[string]float64{"node1": 19, "node2": 20}},
+		{nil, map[string]float64{"node1": 19, "node2": 20}, true},
 		{func() {
 			h.SetNodes([]Node{{"node1", 200}, {"node2", 400}, {"node5", 600}})
 			stat(601, 600, 50)
-		}, map[string]float64{"node1": 0, "node2": 0}},
-		{func() { stat(601, 600, 90) }, map[string]float64{"node1": 0, "node2": 0, "node5": 20}},
+		}, map[string]float64{"node1": 0, "node2": 0}, false},
+		{func() { stat(601, 600, 90) }, map[string]float64{"node1": 0, "node2": 0, "node5": 20}, true},
 	}
 	for i, c := range samples {
 		if c.step != nil {
@@ -470,6 +474,9 @@ func TestHostNodes(t *testing.T) {
 			if got, ok := s.Nodes[name]; !ok || !near(got, pct) {
 				t.Errorf("sample %d: %s %v (%v), want %v", i+1, name, got, ok, pct)
 			}
+		}
+		if (s.ServerWait != nil) != c.waited {
+			t.Errorf("sample %d: server wait %v, want one %v", i+1, s.ServerWait, c.waited)
 		}
 		if i == 0 && (s.Server == nil || !near(*s.Server, s.Nodes["node1"])) {
 			t.Errorf("sample 1: server %v, want node1's %v", s.Server, s.Nodes["node1"])
