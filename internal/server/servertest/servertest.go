@@ -264,11 +264,18 @@ func (h *Harness[S]) start() {
 // left connected to it.
 func (h *Harness[S]) NewDB(tb testing.TB) string {
 	tb.Helper()
+	return h.NewDBWith(tb, func(ctx context.Context, s S, name string) error { return s.CreateDB(ctx, name) })
+}
+
+// NewDBWith is NewDB with the database made by create, for a kind that
+// can make one already filled (a copy of a template).
+func (h *Harness[S]) NewDBWith(tb testing.TB, create func(ctx context.Context, s S, name string) error) string {
+	tb.Helper()
 	s := h.Start(tb)
 	name := DBName(tb.Name(), h.dbSeq.Add(1), h.kind.MaxName)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if err := s.CreateDB(ctx, name); err != nil {
+	if err := create(ctx, s, name); err != nil {
 		tb.Fatalf("%s: create database %s: %v", h.kind.Tag, name, err)
 	}
 	tb.Cleanup(func() {
