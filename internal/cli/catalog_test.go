@@ -24,9 +24,8 @@ import (
 func TestCatalogSQLite(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	u := "sqlite:" + dir + "/x.db"
+	u := sqliteTPROCC(t)
 	cat := "sqlite:" + dir + "/catalog.db"
-	mustRun(t, "build", "tproc-c", "--target", u, "--warehouses", "1")
 	path := filepath.Join(dir, "r.json")
 	o := mustRun(t, "run", "tproc-c", "--target", u, "--vus", "2", "--rampup", "0s", "--duration", "3s", "--json", path,
 		"--catalog", cat, "--tag", "first", "--tag", "pr-12", "--commit", "4f2a9c1")

@@ -619,8 +619,7 @@ func TestInterrupt(t *testing.T) {
 	t.Parallel()
 	bin := buildBinary(t)
 	dir := t.TempDir()
-	u := "sqlite:" + dir + "/x.db"
-	mustRun(t, "build", "tproc-c", "--target", u, "--warehouses", "1")
+	u := sqliteTPROCC(t)
 
 	path := filepath.Join(dir, "r.json")
 	cmd := exec.Command(bin, "run", "tproc-c", "--target", u, "--duration", "60s", "--rampup", "1s", "--json", path)

@@ -152,9 +152,7 @@ func wantFallback(t *testing.T, o outcome, path string) string {
 // reads the log again from there.
 func TestResultFallbackSQLite(t *testing.T) {
 	t.Setenv("TMPDIR", t.TempDir()) // where the fallback goes
-	dir := t.TempDir()
-	u := "sqlite:" + filepath.Join(dir, "x.db")
-	mustRun(t, "build", "tproc-c", "--target", u, "--warehouses", "1")
+	u := sqliteTPROCC(t)
 	run := func(path string, during func()) outcome {
 		// The window's third second: long after the path was checked, long
 		// before the run ends.
@@ -206,8 +204,7 @@ func TestSIGTERMSQLite(t *testing.T) {
 	t.Parallel()
 	bin := buildBinary(t)
 	dir := t.TempDir()
-	u := "sqlite:" + filepath.Join(dir, "x.db")
-	mustRun(t, "build", "tproc-c", "--target", u, "--warehouses", "1")
+	u := sqliteTPROCC(t)
 
 	for _, c := range []struct {
 		name      string

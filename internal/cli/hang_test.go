@@ -12,8 +12,6 @@ import (
 	"time"
 
 	"github.com/dbrig/dbrig/internal/result"
-	"github.com/dbrig/dbrig/internal/server/mariadb/mariatest"
-	"github.com/dbrig/dbrig/internal/server/postgres/pgtest"
 	"github.com/dbrig/dbrig/internal/server/servertest"
 )
 
@@ -84,7 +82,7 @@ func TestFrozenServerPostgres(t *testing.T) {
 // and a second one at once. Before, a 22 s run was still running past
 // 200 s, SIGTERM did not stop it, and a second signal quit with no result.
 func TestHalfOpenPostgres(t *testing.T) {
-	direct := halfOpenDB(t, pgtest.NewDB)
+	direct := halfOpenDB(t, pgTPROCC)
 	t.Run("lost after", func(t *testing.T) {
 		t.Parallel()
 		halfOpenLost(t, direct)
@@ -140,19 +138,17 @@ func TestHalfOpenPostgres(t *testing.T) {
 // TestHalfOpenMariaDB: on MariaDB as on PostgreSQL, connections a proxy
 // leaves half-open end the run within --lost-after of the cut.
 func TestHalfOpenMariaDB(t *testing.T) {
-	halfOpenLost(t, halfOpenDB(t, mariatest.NewDB))
+	halfOpenLost(t, halfOpenDB(t, mariaTPROCC))
 }
 
-// halfOpenDB is a tproc-c database newDB made for a test, in parallel
-// with others, that cuts a proxy to it.
-func halfOpenDB(t *testing.T, newDB func(testing.TB) string) string {
+// halfOpenDB is the tproc-c database built gives a test, in parallel with
+// others, that cuts a proxy to it.
+func halfOpenDB(t *testing.T, built func(*testing.T) string) string {
 	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs through a proxy that it cuts")
 	}
-	direct := newDB(t)
-	mustRun(t, "build", "tproc-c", "--target", direct, "--warehouses", "1")
-	return direct
+	return built(t)
 }
 
 // through is the URL direct, by a proxy the test can freeze.

@@ -18,8 +18,7 @@ import (
 func TestKeyedTerminalsSQLite(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	u := "sqlite:" + filepath.Join(dir, "k.db")
-	mustRun(t, "build", "tproc-c", "--target", u, "--warehouses", "1")
+	u := sqliteTPROCC(t)
 	out := filepath.Join(dir, "r.json")
 	msg := usageError(t, dbrig(t, "run", "tproc-c", "--target", u, "--keying-thinking", "--vus", "11", "--duration", "1s", "--json", out))
 	wantIn(t, "refusal", msg, "10 terminals a warehouse")

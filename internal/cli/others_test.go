@@ -11,8 +11,6 @@ import (
 	"github.com/dbrig/dbrig/internal/human"
 	"github.com/dbrig/dbrig/internal/report"
 	"github.com/dbrig/dbrig/internal/result"
-	"github.com/dbrig/dbrig/internal/server/mariadb/mariatest"
-	"github.com/dbrig/dbrig/internal/server/postgres/pgtest"
 	"github.com/dbrig/dbrig/internal/telemetry"
 )
 
@@ -26,7 +24,7 @@ func TestOtherSessionsPostgres(t *testing.T) {
 	t.Parallel()
 	// Each run's sessions are named "dbrig" and eight hex digits of its
 	// own; every run names the other's.
-	outs, docs := twoRunsAtOnce(t, pgtest.NewDB(t))
+	outs, docs := twoRunsAtOnce(t, pgTPROCC(t))
 	namesOthers(t, outs, docs, regexp.MustCompile(`^dbrig [0-9a-f]{8}$`), true)
 }
 
@@ -36,7 +34,7 @@ func TestOtherSessionsPostgres(t *testing.T) {
 // clients' by their user and host.
 func TestOtherSessionsMariaDB(t *testing.T) {
 	t.Parallel()
-	outs, docs := twoRunsAtOnce(t, mariatest.NewDB(t))
+	outs, docs := twoRunsAtOnce(t, mariaTPROCC(t))
 	namesOthers(t, outs, docs, regexp.MustCompile(`^[a-z]+@(localhost|127\.0\.0\.1)$`), false)
 }
 
@@ -47,7 +45,7 @@ func TestOtherSessionsMariaDB(t *testing.T) {
 // summary says that instead.
 func TestOtherSessionsSQLite(t *testing.T) {
 	t.Parallel()
-	outs, docs := twoRunsAtOnce(t, "sqlite:"+filepath.Join(t.TempDir(), "x.db"))
+	outs, docs := twoRunsAtOnce(t, sqliteTPROCC(t))
 	for i, d := range docs {
 		if d.Telemetry == nil || d.Telemetry.Others != nil || !strings.Contains(d.Telemetry.Unavailable[telemetry.OtherSessions], "SQLite keeps no list") {
 			t.Errorf("run %d: the telemetry has other sessions %+v; want none, and why", i, d.Telemetry)
@@ -56,11 +54,10 @@ func TestOtherSessionsSQLite(t *testing.T) {
 	}
 }
 
-// twoRunsAtOnce runs two runs at once on the database at u, each with a
+// twoRunsAtOnce runs two runs at once on the tproc-c database at u, each with a
 // threshold on NOPM, and checks that each one's headline and threshold
 // take its own client's NOPM, about half its database's, and say so.
 func twoRunsAtOnce(t *testing.T, u string) ([]outcome, []*result.Document) {
-	mustRun(t, "build", "tproc-c", "--target", u, "--warehouses", "1")
 	dir := t.TempDir()
 	outs, docs := make([]outcome, 2), make([]*result.Document, 2)
 	var wg sync.WaitGroup

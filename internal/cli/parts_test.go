@@ -371,9 +371,7 @@ func checkHistogram(t *testing.T, name, enc string, want *hdrhistogram.Histogram
 // TestPartRefused: --part's own mistakes, and a target it cannot work
 // with, are one line each, before anything runs.
 func TestPartRefused(t *testing.T) {
-	dir := t.TempDir()
-	u := "sqlite:" + dir + "/x.db"
-	mustRun(t, "build", "tproc-c", "--target", u, "--warehouses", "1", "--loaders", "1")
+	u := sqliteTPROCC(t)
 	for _, c := range []struct {
 		args []string
 		want string
@@ -394,8 +392,7 @@ func TestPartRefused(t *testing.T) {
 // (see parts.Drop), and `dbrig drop` leaves no table of dbrig's behind.
 func TestPartsDropPostgres(t *testing.T) {
 	t.Parallel()
-	u := pgtest.NewDB(t)
-	mustRun(t, "build", "tproc-c", "--target", u, "--warehouses", "1", "--loaders", "1")
+	u := pgTPROCC(t)
 	bin := buildBinary(t)
 	dir := t.TempDir()
 	var ps []*part

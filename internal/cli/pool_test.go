@@ -15,8 +15,7 @@ import (
 // in one line where it cannot apply.
 func TestConnectionsSQLite(t *testing.T) {
 	dir := t.TempDir()
-	u := "sqlite:" + dir + "/x.db"
-	mustRun(t, "build", "tproc-c", "--target", u, "--warehouses", "1", "--loaders", "1")
+	u := sqliteTPROCC(t)
 
 	path := filepath.Join(dir, "r.json")
 	o := mustRun(t, "run", "tproc-c", "--target", u, "--mode", "sql", "--vus", "30", "--connections", "3",

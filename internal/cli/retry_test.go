@@ -5,8 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/dbrig/dbrig/internal/server/postgres/pgtest"
 )
 
 // TestSerializablePostgres: TPROC-C's eight VUs on one warehouse under
@@ -18,8 +16,7 @@ import (
 // client's, and the database stays consistent, in both modes.
 func TestSerializablePostgres(t *testing.T) {
 	t.Parallel()
-	u := pgtest.NewDB(t)
-	mustRun(t, "build", "tproc-c", "--target", u, "--warehouses", "1")
+	u := pgTPROCC(t)
 	dir := t.TempDir()
 	for _, mode := range []string{"procs", "sql"} {
 		path := filepath.Join(dir, mode+".json")
@@ -76,7 +73,7 @@ func TestRetryRefusals(t *testing.T) {
 	path := filepath.Join(dir, "r.json")
 	wantIn(t, "--max-retries -1", usageError(t, dbrig(t, "run", "tproc-c", "--target", u, "--max-retries", "-1", "--json", path)), "--max-retries must be 0 or more")
 	wantIn(t, "--isolation bogus", usageError(t, dbrig(t, "run", "tproc-c", "--target", u, "--isolation", "snapshot", "--json", path)), "want read-committed, repeatable-read or serializable")
-	mustRun(t, "build", "tproc-c", "--target", u, "--warehouses", "1")
+	u = sqliteTPROCC(t)
 	for _, args := range [][]string{
 		{"--isolation", "read-committed"}, {"--isolation", "repeatable-read"},
 	} {

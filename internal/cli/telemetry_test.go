@@ -16,8 +16,7 @@ import (
 // --no-telemetry records none.
 func TestTelemetryPostgres(t *testing.T) {
 	t.Parallel()
-	u := pgtest.NewDB(t)
-	mustRun(t, "build", "tproc-c", "--target", u, "--warehouses", "1", "--loaders", "1")
+	u := pgTPROCC(t)
 	pgtest.NoAutovacuum(t, u)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "r.json")
@@ -90,8 +89,7 @@ func TestTelemetryPostgres(t *testing.T) {
 func TestTelemetrySQLite(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	u := "sqlite:" + filepath.Join(dir, "t.db")
-	mustRun(t, "build", "tproc-c", "--target", u, "--warehouses", "1")
+	u := sqliteTPROCC(t)
 	path := filepath.Join(dir, "r.json")
 	mustRun(t, "run", "tproc-c", "--target", u, "--vus", "1", "--rampup", "0s", "--duration", "3s", "--json", path)
 	doc, err := result.Read(path)

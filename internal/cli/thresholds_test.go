@@ -19,8 +19,7 @@ import (
 func TestThresholdsRun(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	u := "sqlite:" + dir + "/x.db"
-	mustRun(t, "build", "tproc-c", "--target", u, "--warehouses", "1")
+	u := sqliteTPROCC(t)
 	run := func(json string, thresholds ...string) outcome {
 		args := []string{"run", "tproc-c", "--target", u, "--vus", "2", "--rampup", "0s", "--duration", "2s", "--json", json}
 		for _, th := range thresholds {

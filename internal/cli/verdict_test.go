@@ -59,14 +59,6 @@ func limitedBy(t *testing.T, v *result.Verdict, kind string, first bool) {
 	}
 }
 
-// sqliteTPROCC builds one warehouse in an SQLite file of the test's own.
-func sqliteTPROCC(t *testing.T) string {
-	t.Helper()
-	u := "sqlite:" + filepath.Join(t.TempDir(), "v.db")
-	mustRun(t, "build", "tproc-c", "--target", u, "--warehouses", "1")
-	return u
-}
-
 // TestVerdictClientCPUEmbedded: eight virtual users on an embedded database
 // whose client may use one CPU are held by that CPU. Not parallel: the
 // commands run in the test's process, where another test's run would
