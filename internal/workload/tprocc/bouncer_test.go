@@ -31,8 +31,8 @@ import (
 func TestBouncerPostgres(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	url := pgtest.NewDB(t)
-	w, _ := buildOn(t, url, 1)
+	url := onPostgres(t, 1)
+	w, _ := openBuilt(t, url, 1)
 	pgtest.NoAutovacuum(t, url)
 	bounced := pgtest.Bouncer(t, url, 4)
 	for _, c := range []struct{ mode, exec string }{

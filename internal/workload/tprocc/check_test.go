@@ -12,16 +12,15 @@ import (
 	"github.com/dbrig/dbrig/internal/dbtarget/mariadb"
 	"github.com/dbrig/dbrig/internal/dbtarget/postgres"
 	"github.com/dbrig/dbrig/internal/dbtarget/sqlite"
-	"github.com/dbrig/dbrig/internal/server/postgres/pgtest"
 	"github.com/dbrig/dbrig/internal/workload"
 )
 
 func TestCheckSQLite(t *testing.T) {
-	testCheck(t, "sqlite:"+t.TempDir()+"/t.db")
+	testCheck(t, onSQLite)
 }
 
 func TestCheckPostgres(t *testing.T) {
-	testCheck(t, pgtest.NewDB(t))
+	testCheck(t, onPostgres)
 }
 
 // corruption breaks one warehouse's data in a known way; undo puts it
@@ -107,9 +106,9 @@ var deliver = []string{
 	   AND c_id = (SELECT o_c_id FROM orders WHERE o_w_id = 1 AND o_d_id = 1 AND o_id = 2101)`,
 }
 
-func testCheck(t *testing.T, url string) {
+func testCheck(t *testing.T, src source) {
 	ctx := context.Background()
-	w, tg := buildOn(t, url, 1)
+	w, tg := buildOn(t, src, 1)
 	s, err := tg.Session(ctx)
 	if err != nil {
 		t.Fatal(err)

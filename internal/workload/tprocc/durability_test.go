@@ -12,23 +12,22 @@ import (
 
 	"github.com/dbrig/dbrig/internal/dbtarget"
 	"github.com/dbrig/dbrig/internal/driver"
-	"github.com/dbrig/dbrig/internal/server/postgres/pgtest"
 )
 
 func TestDurabilityAuditSQLite(t *testing.T) {
-	testDurabilityAudit(t, "sqlite:"+t.TempDir()+"/t.db")
+	testDurabilityAudit(t, onSQLite)
 }
 
 func TestDurabilityAuditPostgres(t *testing.T) {
-	testDurabilityAudit(t, pgtest.NewDB(t))
+	testDurabilityAudit(t, onPostgres)
 }
 
 // testDurabilityAudit logs a short run's New-Orders and finds every one of
 // them, then audits a log written by hand against the orders the build
 // loaded: whole ones are found, and each way of being lost is named.
-func testDurabilityAudit(t *testing.T, url string) {
+func testDurabilityAudit(t *testing.T, src source) {
 	ctx := context.Background()
-	w, tg := buildOn(t, url, 1)
+	w, tg := buildOn(t, src, 1)
 	r, err := w.Open(ctx, tg)
 	if err != nil {
 		t.Fatal(err)

@@ -28,8 +28,8 @@ func TestInDoubtPostgres(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	url := pgtest.NewDB(t)
-	w, tg := buildOn(t, url, 1)
+	url := onPostgres(t, 1)
+	w, tg := openBuilt(t, url, 1)
 	side, err := pgx.Connect(ctx, url)
 	if err != nil {
 		t.Fatal(err)

@@ -6,8 +6,6 @@ import (
 	"testing"
 
 	"github.com/dbrig/dbrig/internal/driver"
-	"github.com/dbrig/dbrig/internal/server/mariadb/mariatest"
-	"github.com/dbrig/dbrig/internal/server/postgres/pgtest"
 	"github.com/dbrig/dbrig/internal/workload"
 )
 
@@ -17,23 +15,23 @@ import (
 // the row once, so their client updates such an order line by line;
 // SQLite updates every order line by line.
 func TestNewOrderRepeatedLinesMariaDB(t *testing.T) {
-	testNewOrderRepeatedLines(t, mariatest.NewDB(t))
+	testNewOrderRepeatedLines(t, onMariaDB)
 }
 
 func TestNewOrderRepeatedLinesPostgres(t *testing.T) {
-	testNewOrderRepeatedLines(t, pgtest.NewDB(t))
+	testNewOrderRepeatedLines(t, onPostgres)
 }
 
 func TestNewOrderRepeatedLinesSQLite(t *testing.T) {
-	testNewOrderRepeatedLines(t, "sqlite:"+t.TempDir()+"/x.db")
+	testNewOrderRepeatedLines(t, onSQLite)
 }
 
-func testNewOrderRepeatedLines(t *testing.T, url string) {
+func testNewOrderRepeatedLines(t *testing.T, src source) {
 	if testing.Short() {
 		t.Skip("builds a warehouse")
 	}
 	ctx := context.Background()
-	_, tg := buildOn(t, url, 1)
+	_, tg := buildOn(t, src, 1)
 	cfg := &runConfig{Warehouses: 1, Mode: workload.ModeSQL, Seed: 7, C: runConstants(7, loadConstant(defaultSeed)), Q: txSQLFile(t, tg.Dialect())}
 	v, err := newVU(ctx, tg, cfg, 0)
 	if err != nil {
@@ -100,7 +98,7 @@ func TestNewOrderStockLockOrderMariaDB(t *testing.T) {
 		t.Skip("builds a warehouse")
 	}
 	ctx := context.Background()
-	_, tg := buildOn(t, mariatest.NewDB(t), 1)
+	_, tg := buildOn(t, onMariaDB, 1)
 	s, err := tg.Session(ctx)
 	if err != nil {
 		t.Fatal(err)

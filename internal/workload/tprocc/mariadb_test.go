@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/dbrig/dbrig/internal/dbtarget"
-	"github.com/dbrig/dbrig/internal/server/mariadb/mariatest"
 	"github.com/dbrig/dbrig/internal/workload"
 )
 
@@ -13,15 +12,15 @@ import (
 // client statements split each step that PostgreSQL writes as UPDATE ...
 // RETURNING, and its procedures commit and roll back by themselves.
 func TestTransactionsMariaDBSQL(t *testing.T) {
-	testTransactions(t, mariatest.NewDB(t), workload.ModeSQL)
+	testTransactions(t, onMariaDB, workload.ModeSQL)
 }
 
 func TestTransactionsMariaDBProcs(t *testing.T) {
-	testTransactions(t, mariatest.NewDB(t), workload.ModeProcs)
+	testTransactions(t, onMariaDB, workload.ModeProcs)
 }
 
 func TestCheckMariaDB(t *testing.T) {
-	testCheck(t, mariatest.NewDB(t))
+	testCheck(t, onMariaDB)
 }
 
 // TestProcErrorRollsBackMariaDB: a lock wait timeout undoes only the
@@ -35,7 +34,7 @@ func TestProcErrorRollsBackMariaDB(t *testing.T) {
 		t.Skip("builds a warehouse")
 	}
 	ctx := context.Background()
-	_, tg := buildOn(t, mariatest.NewDB(t), 1)
+	_, tg := buildOn(t, onMariaDB, 1)
 	holder, err := tg.Session(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -3,7 +3,6 @@ package tprocc
 import (
 	"context"
 	"math"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -22,7 +21,7 @@ import (
 // transaction's wait for a session recorded, and New-Orders committed.
 func TestPooledRunSQLite(t *testing.T) {
 	ctx := context.Background()
-	w, tg := buildOn(t, "sqlite:"+filepath.Join(t.TempDir(), "p.db"), 1)
+	w, tg := buildOn(t, onSQLite, 1)
 	r, err := w.Open(ctx, tg)
 	if err != nil {
 		t.Fatal(err)
@@ -45,8 +44,8 @@ func TestPooledRunSQLite(t *testing.T) {
 func TestPooledSessionsPostgres(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	url := pgtest.NewDB(t)
-	w, tg := buildOn(t, url, 1)
+	url := onPostgres(t, 1)
+	w, tg := openBuilt(t, url, 1)
 	w.mode = workload.ModeProcs
 	// Autovacuum's visits to the tables the run changes count in the
 	// database's transactions: with them, a CI run's database counted 1.7%

@@ -38,8 +38,7 @@ func builtConn(t *testing.T, warehouses int) (string, *pgx.Conn) {
 	if testing.Short() {
 		t.Skip("builds warehouses")
 	}
-	url := pgtest.NewDB(t)
-	buildOn(t, url, warehouses)
+	url := onPostgres(t, warehouses)
 	conn, err := pgx.Connect(context.Background(), url)
 	if err != nil {
 		t.Fatal(err)

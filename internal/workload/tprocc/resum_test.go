@@ -2,7 +2,6 @@ package tprocc
 
 import (
 	"context"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -33,7 +32,7 @@ func drawsOf(t *testing.T, r *runner, id, n int) []any {
 // streams.
 func TestReseed(t *testing.T) {
 	ctx := context.Background()
-	w, tg := buildOn(t, "sqlite:"+filepath.Join(t.TempDir(), "s.db"), 2)
+	w, tg := buildOn(t, onSQLite, 2)
 	w.keying = true
 	workloadtest.Reseeds(t, func() (workload.Run, error) { return w.Open(ctx, tg) }, []int{0, 1, 13}, func(run workload.Run, id int) []any {
 		r := run.(*runner)
@@ -86,7 +85,7 @@ func TestPartTerminalsUnion(t *testing.T) {
 // the audit its sessions.
 func TestResummarizeMatchesSummarize(t *testing.T) {
 	ctx := context.Background()
-	w, tg := buildOn(t, "sqlite:"+filepath.Join(t.TempDir(), "r.db"), 2)
+	w, tg := buildOn(t, onSQLite, 2)
 	for _, c := range []struct {
 		name             string
 		keyed            bool

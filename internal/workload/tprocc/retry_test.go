@@ -11,7 +11,6 @@ import (
 
 	"github.com/dbrig/dbrig/internal/dbtarget"
 	"github.com/dbrig/dbrig/internal/driver"
-	"github.com/dbrig/dbrig/internal/server/postgres/pgtest"
 	"github.com/dbrig/dbrig/internal/workload"
 	"github.com/jackc/pgx/v5/pgconn"
 )
@@ -100,8 +99,8 @@ func TestRetryKeepsInputsPostgres(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	url := pgtest.NewDB(t)
-	w, tg := buildOn(t, url, 1)
+	url := onPostgres(t, 1)
+	w, tg := openBuilt(t, url, 1)
 	w.mode = workload.ModeProcs
 	c := &conflicting{Target: tg}
 	o, err := w.Open(ctx, c)

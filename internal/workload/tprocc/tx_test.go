@@ -18,7 +18,9 @@ import (
 	"github.com/dbrig/dbrig/internal/dbtarget/postgres"
 	"github.com/dbrig/dbrig/internal/dbtarget/sqlite"
 	"github.com/dbrig/dbrig/internal/driver"
+	"github.com/dbrig/dbrig/internal/server/mariadb/mariatest"
 	"github.com/dbrig/dbrig/internal/server/postgres/pgtest"
+	"github.com/dbrig/dbrig/internal/server/servertest"
 	"github.com/dbrig/dbrig/internal/workload"
 )
 
@@ -363,23 +365,23 @@ func TestTxSQLBlocks(t *testing.T) {
 // without error, the tallies add up, and the consistency conditions still
 // hold afterwards.
 func TestTransactionsSQLite(t *testing.T) {
-	testTransactions(t, "sqlite:"+t.TempDir()+"/x.db", workload.ModeSQL)
+	testTransactions(t, onSQLite, workload.ModeSQL)
 }
 
 func TestTransactionsPostgresSQL(t *testing.T) {
-	testTransactions(t, pgtest.NewDB(t), workload.ModeSQL)
+	testTransactions(t, onPostgres, workload.ModeSQL)
 }
 
 func TestTransactionsPostgresProcs(t *testing.T) {
-	testTransactions(t, pgtest.NewDB(t), workload.ModeProcs)
+	testTransactions(t, onPostgres, workload.ModeProcs)
 }
 
-func testTransactions(t *testing.T, url, mode string) {
+func testTransactions(t *testing.T, src source, mode string) {
 	if testing.Short() {
 		t.Skip("builds a warehouse")
 	}
 	ctx := context.Background()
-	w, tg := buildOn(t, url, 2)
+	w, tg := buildOn(t, src, 2)
 	cfg := &runConfig{Warehouses: 2, Mode: mode, Seed: 7, C: runConstants(7, loadConstant(defaultSeed)), Q: txSQLFile(t, tg.Dialect())}
 
 	// Each virtual user runs its inputs until every type has run enough,
@@ -509,15 +511,43 @@ func testTransactions(t *testing.T, url, mode string) {
 	}
 }
 
-// buildOn opens url and builds warehouses warehouses there from the
-// default seed; the target is closed when the test ends.
-func buildOn(t *testing.T, url string, warehouses int) (*tprocc, dbtarget.Target) {
+// source gives a test a database holding warehouses warehouses of
+// tproc-c, built from the default seed, and its URL.
+type source func(t *testing.T, warehouses int) string
+
+// onPostgres is a database of the shared PostgreSQL, a copy of one built
+// once for the test binary (pgtest.NewBuiltDB).
+func onPostgres(t *testing.T, warehouses int) string {
+	t.Helper()
+	return pgtest.NewBuiltDB(t, fmt.Sprintf("tprocc_%d", warehouses), func(url string) { buildAt(t, url, warehouses) })
+}
+
+// onSQLite is an SQLite file of the test's own, a copy of one built once
+// for the test binary (servertest.BuiltFile).
+func onSQLite(t *testing.T, warehouses int) string {
+	t.Helper()
+	return "sqlite:" + servertest.BuiltFile(t, fmt.Sprintf("tprocc-%d", warehouses), "tprocc.db", func(path string) {
+		buildAt(t, "sqlite:"+path, warehouses)
+	})
+}
+
+// onMariaDB is a database of the shared MariaDB, built for the test:
+// MariaDB has no template databases.
+func onMariaDB(t *testing.T, warehouses int) string {
+	t.Helper()
+	url := mariatest.NewDB(t)
+	buildAt(t, url, warehouses)
+	return url
+}
+
+// buildAt builds warehouses warehouses at url from the default seed.
+func buildAt(t *testing.T, url string, warehouses int) {
 	t.Helper()
 	tg, err := dbtarget.Open(context.Background(), url)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { tg.Close() })
+	defer tg.Close()
 	w := &tprocc{warehouses: warehouses, loaders: 2, seed: defaultSeed, perWarehouse: terminalsPerWarehouse}
 	sum, err := w.Build(context.Background(), tg, workload.BuildOptions{})
 	if err != nil {
@@ -535,7 +565,25 @@ func buildOn(t *testing.T, url string, warehouses int) (*tprocc, dbtarget.Target
 	if n := len(sum.Notes); n == 0 || !strings.HasPrefix(sum.Notes[n-1], "Phases: tables ") {
 		t.Errorf("the build's notes %q end in no phases", sum.Notes)
 	}
-	return w, tg
+}
+
+// buildOn is a database src gives, holding warehouses warehouses, opened
+// for the test (closed when it ends), and the workload as built there.
+func buildOn(t *testing.T, src source, warehouses int) (*tprocc, dbtarget.Target) {
+	t.Helper()
+	return openBuilt(t, src(t, warehouses), warehouses)
+}
+
+// openBuilt opens url, where warehouses warehouses were built from the
+// default seed; the target is closed when the test ends.
+func openBuilt(t *testing.T, url string, warehouses int) (*tprocc, dbtarget.Target) {
+	t.Helper()
+	tg, err := dbtarget.Open(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tg.Close() })
+	return &tprocc{warehouses: warehouses, loaders: 2, seed: defaultSeed, perWarehouse: terminalsPerWarehouse}, tg
 }
 
 // forceRollback makes the New-Order just generated ask for the unused item.
