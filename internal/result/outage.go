@@ -76,8 +76,12 @@ func perVU(o driver.ActionOutage) PerVU {
 		p.Min, p.Max = sorted[0], sorted[n-1]
 		p.Median = sorted[n/2]
 		if n%2 == 0 {
-			// To the millisecond, as the figures it is made of.
-			p.Median = math.Round((sorted[n/2-1]+sorted[n/2])*500) / 1000
+			// To the millisecond, as the figures it is made of, and between
+			// them: those are a Duration's Seconds, not always the nearest
+			// float to their millisecond (1.981 s is 1.9809999999999999),
+			// and the rounded mean of 1.98 and that was 1.981, over the max.
+			lo, hi := sorted[n/2-1], sorted[n/2]
+			p.Median = min(max(math.Round((lo+hi)*500)/1000, lo), hi)
 		}
 	}
 	return p

@@ -3,6 +3,7 @@ package result
 import (
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/dbrig/dbrig/internal/driver"
 )
@@ -35,6 +36,14 @@ func TestActionOutages(t *testing.T) {
 			Holders: []driver.HolderOutage{{Span: driver.Span{At: 9.9, Seconds: 20}, NotBack: true}, {Span: driver.Span{At: 9.8, Seconds: 20.1}, NotBack: true}, {Span: driver.Span{At: 9.9, Seconds: 3}}}},
 			PerVU{Count: 3, Min: 3, Median: 20, Max: 20.1, NotBack: 2, Seconds: []float64{20, 20.1, 3}},
 			"Outage around the action at 10.0 s: no transaction completed from 9.9 s to the window's end, 20.0 s later; per VU 3.0-20.1 s, median 20.0; 2 of 3 VUs never completed a transaction again, counted to the window's end"},
+		// Two VUs a millisecond apart, as the driver gives them (a
+		// Duration's Seconds: 1.981 s is 1.9809999999999999): their median
+		// is no more than the longer one (a CI run's was 1.981 over a max
+		// of 1.9809999999999999).
+		{"two VUs", driver.ActionOutage{Action: driver.Span{At: 4, Seconds: 2}, Longest: driver.Span{At: 4, Seconds: 1.977},
+			Holders: holders((1980 * time.Millisecond).Seconds(), (1981 * time.Millisecond).Seconds())},
+			PerVU{Count: 2, Min: 1.98, Median: (1981 * time.Millisecond).Seconds(), Max: (1981 * time.Millisecond).Seconds(), Seconds: []float64{1.98, (1981 * time.Millisecond).Seconds()}},
+			"Outage around the action at 4.0 s: no transaction completed from 4.0 s for 2.0 s; per VU 2.0 s"},
 	} {
 		d := &Document{}
 		d.actionOutages(&driver.Result{ActionOutages: []driver.ActionOutage{c.o}})
