@@ -74,20 +74,20 @@ func (p *part) lastLine() string {
 }
 
 // TestPartsPostgres: a run of 6 VUs in three parts, three processes, the
-// third started 8 s after the others, against one PostgreSQL: they meet,
+// third started 5 s after the others, against one PostgreSQL: they meet,
 // measure one window, and dbrig merge makes one document of theirs that
 // agrees with the database and holds their figures added up. Then a part
 // killed mid-run: the others finish, and the merge names it.
 func TestPartsPostgres(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs three dbrig processes for half a minute")
+		t.Skip("runs three dbrig processes for 20 s, twice")
 	}
 	u := pgtest.NewDB(t)
 	mustRun(t, "build", "tproc-c", "--target", u, "--warehouses", "2")
 	bin := buildBinary(t)
 	dir := t.TempDir()
 	run := func(name string, k int, extra ...string) *part {
-		args := append([]string{"run", "tproc-c", "--target", u, "--vus", "6", "--rampup", "2s", "--duration", "20s",
+		args := append([]string{"run", "tproc-c", "--target", u, "--vus", "6", "--rampup", "2s", "--duration", "12s",
 			"--part", fmt.Sprintf("%d/3", k), "--part-run", name, "--part-timeout", "60s",
 			"--json", filepath.Join(dir, fmt.Sprintf("%s%d.json", name, k))}, extra...)
 		return startPart(t, bin, args...)
@@ -102,7 +102,7 @@ func TestPartsPostgres(t *testing.T) {
 
 	t.Run("together", func(t *testing.T) {
 		ps := []*part{run("a", 1), run("a", 2)}
-		time.Sleep(8 * time.Second)
+		time.Sleep(5 * time.Second)
 		ps = append(ps, run("a", 3))
 		for _, p := range ps {
 			if code := p.wait(t, 2*time.Minute); code != 0 {
@@ -137,8 +137,9 @@ func TestPartsPostgres(t *testing.T) {
 	t.Run("killed", func(t *testing.T) {
 		ps := []*part{run("b", 1), run("b", 2), run("b", 3)}
 		// The parts meet within a second or two, start 2 s later, ramp
-		// up for 2 s: 12 s in, part 2 is mid-window.
-		time.Sleep(12 * time.Second)
+		// up for 2 s: 11 s in, part 2 is mid-window (its 12 s end some
+		// 17 s in).
+		time.Sleep(11 * time.Second)
 		if err := ps[1].cmd.Process.Kill(); err != nil {
 			t.Fatal(err)
 		}
@@ -165,7 +166,10 @@ func TestPartsPostgres(t *testing.T) {
 		}
 	})
 
+	// The parts that never run a transaction wait and refuse at once:
+	// a part timing out, a Ctrl-C at the barrier, flags that differ.
 	t.Run("timeout", func(t *testing.T) {
+		t.Parallel()
 		ps := []*part{run("c", 1, "--part-timeout", "4s"), run("c", 2, "--part-timeout", "4s")}
 		for _, p := range ps {
 			if code := p.wait(t, 30*time.Second); code != 2 {
@@ -184,6 +188,7 @@ func TestPartsPostgres(t *testing.T) {
 	})
 
 	t.Run("ctrl-c at the barrier", func(t *testing.T) {
+		t.Parallel()
 		p := run("e", 1)
 		select {
 		case <-p.stderr.seen:
@@ -200,6 +205,7 @@ func TestPartsPostgres(t *testing.T) {
 	})
 
 	t.Run("flags differ", func(t *testing.T) {
+		t.Parallel()
 		ps := []*part{run("d", 1), run("d", 2, "--duration", "10s")}
 		for _, p := range ps {
 			if code := p.wait(t, 30*time.Second); code != 2 {
