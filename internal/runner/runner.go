@@ -139,7 +139,7 @@ func Run(ctx context.Context, t dbtarget.Target, w workload.Workload, r workload
 		return nil, err
 	}
 	cfg.Place = place
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(o.clientProcs()))
+	defer holdProcs(o.clientProcs())()
 	version, err := t.Version(ctx)
 	if err != nil {
 		return nil, err
