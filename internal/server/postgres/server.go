@@ -476,6 +476,18 @@ func (s *Server) DropDB(ctx context.Context, name string) error {
 	return s.admin(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)")
 }
 
+// CopyDB creates database name as a copy of template, to which no
+// session may be connected.
+func (s *Server) CopyDB(ctx context.Context, name, template string) error {
+	return s.admin(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()+" TEMPLATE "+pgx.Identifier{template}.Sanitize())
+}
+
+// SealDB refuses new sessions on database name, so that it can be copied
+// by CopyDB whenever asked.
+func (s *Server) SealDB(ctx context.Context, name string) error {
+	return s.admin(ctx, "ALTER DATABASE "+pgx.Identifier{name}.Sanitize()+" WITH ALLOW_CONNECTIONS false")
+}
+
 func (s *Server) admin(ctx context.Context, sql string) error {
 	if !s.Running() {
 		return fmt.Errorf("postgres server in %s is not running", s.Dir)

@@ -55,42 +55,29 @@ func NewDB(tb testing.TB) string { tb.Helper(); return h.NewDB(tb) }
 // tests whose subject is what a build made, not the build itself.
 func NewBuiltDB(tb testing.TB, key string, build func(url string)) string {
 	tb.Helper()
-	tpl := pgx.Identifier{"template_" + key}.Sanitize()
+	tpl := "template_" + key
 	var url string
 	servertest.Template(tb, "pg:"+key, func() {
 		s := Start(tb)
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		// A build that failed in an earlier test left a database behind.
-		if err := adminExec(ctx, s, "DROP DATABASE IF EXISTS "+tpl); err != nil {
+		if err := s.DropDB(ctx, tpl); err != nil {
 			tb.Fatalf("pgtest: %v", err)
 		}
-		if err := s.CreateDB(ctx, "template_"+key); err != nil {
+		if err := s.CreateDB(ctx, tpl); err != nil {
 			tb.Fatalf("pgtest: %v", err)
 		}
-		build(s.URLFor("template_" + key))
+		build(s.URLFor(tpl))
 		// Nothing connects to it again, so that every copy can be made: a
 		// database with sessions on it cannot be a template.
-		if err := adminExec(ctx, s, "ALTER DATABASE "+tpl+" WITH ALLOW_CONNECTIONS false"); err != nil {
+		if err := s.SealDB(ctx, tpl); err != nil {
 			tb.Fatalf("pgtest: %v", err)
 		}
 	}, func() {
-		url = h.NewDBWith(tb, func(ctx context.Context, s *postgres.Server, name string) error {
-			return adminExec(ctx, s, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()+" TEMPLATE "+tpl)
-		})
+		url = h.NewDBWith(tb, func(ctx context.Context, s *postgres.Server, name string) error { return s.CopyDB(ctx, name, tpl) })
 	})
 	return url
-}
-
-// adminExec runs sql on s's maintenance database.
-func adminExec(ctx context.Context, s *postgres.Server, sql string) error {
-	c, err := pgx.Connect(ctx, s.URL())
-	if err != nil {
-		return err
-	}
-	defer c.Close(context.WithoutCancel(ctx))
-	_, err = c.Exec(ctx, sql)
-	return err
 }
 
 // PG18Bin is $DBRIG_PG18_BIN, the bin directory of PostgreSQL 18, for the
