@@ -19,6 +19,9 @@ import (
 	"github.com/dbrig/dbrig/internal/report/browsertest"
 )
 
+// pageTimeout is the longest a page may take to load, draw and be shot.
+const pageTimeout = time.Minute
+
 // TestBrowserReport opens generated reports in headless Chromium and checks
 // that they load cleanly, stay off the network and draw their charts.
 func TestBrowserReport(t *testing.T) {
@@ -109,7 +112,10 @@ func TestBrowserReport(t *testing.T) {
 		"affinity-sweep":  {"#conflicts", "retries/min"},
 	}
 
-	bctx := browsertest.Start(t, dir, 2*time.Minute)
+	// A page loads, draws and is shot in 1-5 s, more on a loaded host: the
+	// deadlines are for a hung browser, each tab's its own, so that slow
+	// pages before one do not spend its time.
+	bctx := browsertest.Start(t, dir, time.Duration(len(pages))*pageTimeout)
 
 	shots := os.Getenv("DBRIG_SCREENSHOT_DIR")
 	if shots == "" {
@@ -127,6 +133,8 @@ func TestBrowserReport(t *testing.T) {
 			url := "file://" + path
 			tctx, cancelTab := chromedp.NewContext(bctx)
 			defer cancelTab()
+			tctx, cancelDeadline := context.WithTimeout(tctx, pageTimeout)
+			defer cancelDeadline()
 
 			var mu sync.Mutex
 			var problems, requests []string
