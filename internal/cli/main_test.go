@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"testing"
 
 	"github.com/dbrig/dbrig/internal/catalog"
@@ -14,14 +13,8 @@ import (
 
 // TestMain gives the tests a catalogue of their own, so that the runs
 // they make are not recorded beside the package's source, where the
-// default would put it. Its own work runs on one P, as a run of 8 VUs or
-// fewer asks (a run that asks more gets more while it lasts): the tests'
-// runs overlap all the time, and with both CPUs this binary's in-process
-// work crowded the servers and the other packages on a host make test
-// keeps saturated (a CI run took 971 s with two, 778 s with one; it had
-// one by a leak, before runner.holdProcs).
+// default would put it.
 func TestMain(m *testing.M) {
-	runtime.GOMAXPROCS(1)
 	dir, err := os.MkdirTemp("", "dbrig-cli-catalog-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
