@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"testing"
@@ -38,9 +39,35 @@ func dbrig(t *testing.T, args ...string) outcome {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
 	code := cli.Main(args, &stdout, &stderr)
+	return logged(t, args, code, &stdout, &stderr)
+}
+
+// logged is a command line's outcome, logged.
+func logged(t *testing.T, args []string, code int, stdout, stderr *bytes.Buffer) outcome {
+	t.Helper()
 	o := outcome{code: code, stdout: stdout.String(), stderr: stderr.String()}
 	t.Logf("$ dbrig %s\nexit %d\n--- stdout:\n%s--- stderr:\n%s", strings.Join(args, " "), code, o.stdout, o.stderr)
 	return o
+}
+
+// dbrigIn runs one command line as a process of its own, in dir, as a
+// user would from there: for a test that would otherwise change the
+// working directory of the test process, which the tests in parallel
+// share.
+func dbrigIn(t *testing.T, dir string, args ...string) outcome {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command(buildBinary(t), args...)
+	cmd.Dir, cmd.Stdout, cmd.Stderr = dir, &stdout, &stderr
+	code := 0
+	if err := cmd.Run(); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			t.Fatal(err)
+		}
+		code = ee.ExitCode()
+	}
+	return logged(t, args, code, &stdout, &stderr)
 }
 
 // dbrigActing runs one command line in-process, as dbrig does, and calls
@@ -119,6 +146,16 @@ func (w *progressWatch) String() string {
 func mustRun(t *testing.T, args ...string) outcome {
 	t.Helper()
 	o := dbrig(t, args...)
+	if o.code != 0 {
+		t.Fatalf("dbrig %s: exit %d, stderr:\n%s", strings.Join(args, " "), o.code, o.stderr)
+	}
+	return o
+}
+
+// mustRunIn is dbrigIn for a command that must succeed.
+func mustRunIn(t *testing.T, dir string, args ...string) outcome {
+	t.Helper()
+	o := dbrigIn(t, dir, args...)
 	if o.code != 0 {
 		t.Fatalf("dbrig %s: exit %d, stderr:\n%s", strings.Join(args, " "), o.code, o.stderr)
 	}
@@ -579,6 +616,21 @@ func exitOf(t *testing.T, err error) int {
 	return -1
 }
 
+// testTags are the build tags the tests were built with, which the binary
+// is built with too: the same dbrig as the commands run in-process (with
+// make test's, SQLite's math functions are the C ones), and its packages
+// found compiled.
+func testTags() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "-tags" {
+				return s.Value
+			}
+		}
+	}
+	return ""
+}
+
 // binary is cmd/dbrig, built once for every test that needs it.
 var binary struct {
 	once sync.Once
@@ -603,7 +655,7 @@ func buildBinary(t *testing.T) string {
 		}
 		servertest.RemoveAtExit(dir)
 		binary.path = filepath.Join(dir, "dbrig")
-		if out, err := exec.Command(goTool, "build", "-o", binary.path, "github.com/dbrig/dbrig/cmd/dbrig").CombinedOutput(); err != nil {
+		if out, err := exec.Command(goTool, "build", "-tags", testTags(), "-o", binary.path, "github.com/dbrig/dbrig/cmd/dbrig").CombinedOutput(); err != nil {
 			binary.err = fmt.Errorf("go build: %w\n%s", err, out)
 		}
 	})
@@ -666,12 +718,11 @@ func TestInterrupt(t *testing.T) {
 }
 
 // TestDefaultTarget: with no --target, a run builds the embedded SQLite
-// database it needs and files its result under ./dbrig-results. It changes
-// the working directory, so it must not run in parallel.
+// database it needs and files its result under ./dbrig-results.
 func TestDefaultTarget(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
-	t.Chdir(dir)
-	o := mustRun(t, "run", "tproc-c", "--duration", "3s", "--rampup", "1s")
+	o := mustRunIn(t, dir, "run", "tproc-c", "--duration", "3s", "--rampup", "1s")
 	wantIn(t, "stderr", strings.ToLower(o.stderr), "building")
 	docs, err := filepath.Glob(filepath.Join(dir, "dbrig-results", "*.json"))
 	if err != nil || len(docs) != 1 {
@@ -683,5 +734,5 @@ func TestDefaultTarget(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "dbrig-data", "dbrig.db")); err != nil {
 		t.Errorf("default database: %v", err)
 	}
-	checkPasses(t, "sqlite:dbrig-data/dbrig.db")
+	checkPasses(t, "sqlite:"+filepath.Join(dir, "dbrig-data", "dbrig.db"))
 }

@@ -9,12 +9,11 @@ import (
 
 // TestCPUSQLiteCommands: `dbrig run cpu` with no flags runs the study's
 // loop on the embedded default and prints the checked result; the commands
-// the CPU test has no use for say so in one line. It changes the working
-// directory, so it must not run in parallel.
+// the CPU test has no use for say so in one line.
 func TestCPUSQLiteCommands(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
-	t.Chdir(dir)
-	o := mustRun(t, "run", "cpu", "--json", "cpu.json")
+	o := mustRunIn(t, dir, "run", "cpu", "--json", "cpu.json")
 	wantIn(t, "stdout", o.stdout, "Result 873729.72 in all 1 loops")
 	wantIn(t, "stdout", o.stdout, "seconds per loop")
 	doc, err := result.Read(filepath.Join(dir, "cpu.json"))
@@ -27,7 +26,7 @@ func TestCPUSQLiteCommands(t *testing.T) {
 
 	// Nothing to build, so a new SQLite file is fine; --loops other than
 	// the study's is checked against the native loop's own result.
-	o = mustRun(t, "run", "cpu", "--target", "sqlite:"+filepath.Join(dir, "new.db"), "--loops", "1000", "--json", "small.json")
+	o = mustRun(t, "run", "cpu", "--target", "sqlite:"+filepath.Join(dir, "new.db"), "--loops", "1000", "--json", filepath.Join(dir, "small.json"))
 	wantIn(t, "stdout", o.stdout, "1000 iterations")
 
 	for _, c := range []struct{ args []string }{
@@ -35,11 +34,11 @@ func TestCPUSQLiteCommands(t *testing.T) {
 		{[]string{"check", "cpu"}},
 		{[]string{"drop", "cpu"}},
 	} {
-		line := usageError(t, dbrig(t, c.args...))
+		line := usageError(t, dbrigIn(t, dir, c.args...))
 		wantIn(t, "stderr", line, "cpu has no")
 	}
-	wantIn(t, "stderr", usageError(t, dbrig(t, "check", "cpu")), "cpu has no consistency check")
-	wantIn(t, "stderr", usageError(t, dbrig(t, "run", "cpu", "--sessions", "0")), "--sessions")
-	wantIn(t, "stderr", usageError(t, dbrig(t, "run", "cpu", "--arith", "decimal")), "--arith")
-	wantIn(t, "stderr", usageError(t, dbrig(t, "run", "cpu", "--vus", "4")), "--vus")
+	wantIn(t, "stderr", usageError(t, dbrigIn(t, dir, "check", "cpu")), "cpu has no consistency check")
+	wantIn(t, "stderr", usageError(t, dbrigIn(t, dir, "run", "cpu", "--sessions", "0")), "--sessions")
+	wantIn(t, "stderr", usageError(t, dbrigIn(t, dir, "run", "cpu", "--arith", "decimal")), "--arith")
+	wantIn(t, "stderr", usageError(t, dbrigIn(t, dir, "run", "cpu", "--vus", "4")), "--vus")
 }

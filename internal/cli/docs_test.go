@@ -576,9 +576,10 @@ func scriptFlags(args []string, path string) error {
 }
 
 // TestDocsRun runs the blocks marked <!-- run -->, page by page, each page
-// in a directory of its own. It changes the working directory, so it does
-// not run in parallel with other tests.
+// in a directory of its own, as processes of their own started there, so
+// that the pages run in parallel, and beside the other tests.
 func TestDocsRun(t *testing.T) {
+	t.Parallel()
 	root := repoRoot(t)
 	_, pgErr := postgres.FindBinDir("")
 	if pgErr != nil && os.Getenv("DBRIG_REQUIRE_PG") == "1" {
@@ -590,14 +591,14 @@ func TestDocsRun(t *testing.T) {
 			continue
 		}
 		t.Run(p.name, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			if err := os.Symlink(filepath.Join(root, "experiments"), filepath.Join(dir, "experiments")); err != nil {
 				t.Fatal(err)
 			}
-			t.Chdir(dir)
 			for _, b := range blocks {
 				if name, ok := strings.CutPrefix(b.mark, "file: "); ok {
-					if err := os.WriteFile(name, []byte(strings.Join(b.lines, "\n")+"\n"), 0o644); err != nil {
+					if err := os.WriteFile(filepath.Join(dir, name), []byte(strings.Join(b.lines, "\n")+"\n"), 0o644); err != nil {
 						t.Fatal(err)
 					}
 				}
@@ -611,7 +612,7 @@ func TestDocsRun(t *testing.T) {
 					t.Logf("%s: not run, no PostgreSQL here: %v", b.at(-1), pgErr)
 					continue
 				}
-				runBlock(t, b, vars, printed)
+				runBlock(t, dir, b, vars, printed)
 			}
 		})
 	}
@@ -631,11 +632,11 @@ func needsPostgres(b docBlock) bool {
 
 var printedURL = regexp.MustCompile(`(?m)^URL:\s+(\S+)`)
 
-// runBlock runs a block's dbrig commands in order, each of which must
-// succeed. A variable a command printed (printed) stands, where the block
+// runBlock runs a block's dbrig commands in order, in dir, each of which
+// must succeed. A variable a command printed (printed) stands, where the block
 // assigns a placeholder to it. A server it starts is stopped at the end,
 // whatever happens.
-func runBlock(t *testing.T, b docBlock, vars map[string]string, printed map[string]bool) {
+func runBlock(t *testing.T, dir string, b docBlock, vars map[string]string, printed map[string]bool) {
 	t.Helper()
 	for i, line := range b.lines {
 		c, name, value, _ := classify(line, vars)
@@ -649,7 +650,7 @@ func runBlock(t *testing.T, b docBlock, vars map[string]string, printed map[stri
 			continue
 		}
 		start := time.Now()
-		o := dbrig(t, c.args...)
+		o := dbrigIn(t, dir, c.args...)
 		t.Logf("%s: %.1f s", b.at(i), time.Since(start).Seconds())
 		if o.code != 0 {
 			t.Fatalf("%s: dbrig %s: exit %d:\n%s", b.at(i), strings.Join(c.args, " "), o.code, o.stderr)
@@ -660,25 +661,25 @@ func runBlock(t *testing.T, b docBlock, vars map[string]string, printed map[stri
 				t.Fatalf("%s: server start printed no URL:\n%s", b.at(i), o.stdout)
 			}
 			vars["URL"], printed["URL"] = m[1], true
-			stopAtCleanup(t, c.args)
+			stopAtCleanup(t, dir, c.args)
 		}
 	}
 }
 
-// stopAtCleanup stops the server a "server start" line started, in case
-// the block fails before it stops it.
-func stopAtCleanup(t *testing.T, start []string) {
+// stopAtCleanup stops the server a "server start" line run in dir
+// started, in case the block fails before it stops it.
+func stopAtCleanup(t *testing.T, dir string, start []string) {
 	i := slices.Index(start, "--dir")
 	if i < 0 || i+1 >= len(start) {
 		t.Fatalf("server start without --dir: %v", start)
 	}
-	dir, err := filepath.Abs(start[i+1])
-	if err != nil {
-		t.Fatal(err)
+	server := start[i+1]
+	if !filepath.IsAbs(server) {
+		server = filepath.Join(dir, server)
 	}
 	t.Cleanup(func() {
-		if o := dbrig(t, "server", "status", "--dir", dir); o.code == 0 {
-			dbrig(t, "server", "stop", "--dir", dir)
+		if o := dbrig(t, "server", "status", "--dir", server); o.code == 0 {
+			dbrig(t, "server", "stop", "--dir", server)
 		}
 	})
 }
