@@ -29,8 +29,12 @@ func TestTelemetryPostgres(t *testing.T) {
 	if rec == nil || rec.Host == nil || rec.DB == nil {
 		t.Fatalf("telemetry %+v: want host and database sides", rec)
 	}
-	if w := rec.Window[1] - rec.Window[0]; math.Abs(w-doc.WindowSeconds) > 0.5 {
-		t.Errorf("telemetry window %.2f s, run window %.2f s", w, doc.WindowSeconds)
+	// The telemetry's edges are read just outside the database's marks,
+	// so its window is the run's and the time the marks took to read:
+	// 0.68 s more on a CI host at 100% (the bound was 0.5 s). A window
+	// over the whole run would hold the 2 s of ramp-up too.
+	if w := rec.Window[1] - rec.Window[0]; math.Abs(w-doc.WindowSeconds) > 1.5 {
+		t.Errorf("telemetry window %.2f s, run window %.2f s: want them within 1.5 s, under the ramp-up's 2 s", w, doc.WindowSeconds)
 	}
 	s := telemetry.Summarize(rec)
 	if s.Host == nil || s.Host.CPU.Busy() <= 0 || s.Host.Client <= 0 {
