@@ -5,6 +5,7 @@ package pgtest
 import (
 	"context"
 	"os"
+	"slices"
 	"testing"
 	"time"
 
@@ -138,30 +139,65 @@ func Maintenance(tb testing.TB, url string) (c *pgx.Conn, db string) {
 // WatchClientBackends counts the client backends on url's database every
 // 20 ms until the function it returns is called, which returns the most
 // it saw. It polls from the maintenance database, so that neither its
-// session nor its queries count in what it watches.
+// session nor its queries count in what it watches. A backend already
+// there at the first poll and gone by the last is left out: a session
+// closed just before (a build's loader) whose backend had yet to exit,
+// as one did on a loaded CI host, and the watched sessions came to one
+// more than they were.
 func WatchClientBackends(tb testing.TB, url string) (most func() int) {
 	tb.Helper()
 	ctx := context.Background()
 	c, db := Maintenance(tb, url)
+	backends := func() ([]int32, error) {
+		rows, err := c.Query(ctx, `SELECT pid FROM pg_stat_activity
+			WHERE datname = $1 AND backend_type = 'client backend'`, db)
+		if err != nil {
+			return nil, err
+		}
+		return pgx.CollectRows(rows, pgx.RowTo[int32])
+	}
+	// The first poll is done before the watched work begins.
+	first, err := backends()
+	if err != nil {
+		tb.Fatal(err)
+	}
 	stop, seen := make(chan struct{}), make(chan int)
 	go func() {
-		m := 0
+		polls := [][]int32{first}
 		for {
-			var n int
-			if err := c.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
-				WHERE datname = $1 AND backend_type = 'client backend'`, db).Scan(&n); err == nil {
-				m = max(m, n)
-			}
 			select {
 			case <-stop:
+				seen <- mostOf(polls)
 				c.Close(ctx)
-				seen <- m
 				return
 			case <-time.After(20 * time.Millisecond):
+			}
+			if pids, err := backends(); err == nil {
+				polls = append(polls, pids)
 			}
 		}
 	}()
 	return func() int { close(stop); return <-seen }
+}
+
+// mostOf is the most backends of one poll, leaving out those of the first
+// poll that are not in the last.
+func mostOf(polls [][]int32) int {
+	if len(polls) == 0 {
+		return 0
+	}
+	first, last := polls[0], polls[len(polls)-1]
+	m := 0
+	for _, pids := range polls {
+		n := 0
+		for _, pid := range pids {
+			if !slices.Contains(first, pid) || slices.Contains(last, pid) {
+				n++
+			}
+		}
+		m = max(m, n)
+	}
+	return m
 }
 
 // CutLockWaiter runs run while the caller holds a lock that run's
