@@ -167,13 +167,18 @@ func WatchClientBackends(tb testing.TB, url string) (most func() int) {
 		for {
 			select {
 			case <-stop:
-				seen <- mostOf(polls)
-				c.Close(ctx)
-				return
 			case <-time.After(20 * time.Millisecond):
 			}
 			if pids, err := backends(); err == nil {
 				polls = append(polls, pids)
+			}
+			select {
+			case <-stop:
+				// The last poll, just taken, is the work's end.
+				seen <- mostOf(polls)
+				c.Close(ctx)
+				return
+			default:
 			}
 		}
 	}()
@@ -181,11 +186,8 @@ func WatchClientBackends(tb testing.TB, url string) (most func() int) {
 }
 
 // mostOf is the most backends of one poll, leaving out those of the first
-// poll that are not in the last.
+// poll (polls has one at least) that are not in the last.
 func mostOf(polls [][]int32) int {
-	if len(polls) == 0 {
-		return 0
-	}
 	first, last := polls[0], polls[len(polls)-1]
 	m := 0
 	for _, pids := range polls {
