@@ -1,6 +1,9 @@
 package cli_test
 
 import (
+	"errors"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -38,7 +41,13 @@ func TestCPUSQLiteCommands(t *testing.T) {
 		wantIn(t, "stderr", line, "cpu has no")
 	}
 	wantIn(t, "stderr", usageError(t, dbrigIn(t, dir, "check", "cpu")), "cpu has no consistency check")
-	wantIn(t, "stderr", usageError(t, dbrigIn(t, dir, "run", "cpu", "--sessions", "0")), "--sessions")
-	wantIn(t, "stderr", usageError(t, dbrigIn(t, dir, "run", "cpu", "--arith", "decimal")), "--arith")
-	wantIn(t, "stderr", usageError(t, dbrigIn(t, dir, "run", "cpu", "--vus", "4")), "--vus")
+	// Refused before the default target is opened, in a directory without
+	// one, so none is made.
+	bad := t.TempDir()
+	wantIn(t, "stderr", usageError(t, dbrigIn(t, bad, "run", "cpu", "--sessions", "0")), "--sessions")
+	wantIn(t, "stderr", usageError(t, dbrigIn(t, bad, "run", "cpu", "--arith", "decimal")), "--arith")
+	wantIn(t, "stderr", usageError(t, dbrigIn(t, bad, "run", "cpu", "--vus", "4")), "--vus")
+	if _, err := os.Stat(filepath.Join(bad, "dbrig-data")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("refused runs left the default database's directory behind (%v)", err)
+	}
 }

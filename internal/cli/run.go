@@ -344,6 +344,11 @@ func run(ctx, hard context.Context, w workload.Workload, url string, f runFlags,
 // check reads --with, whose virtual users run beside the workload's, and
 // checks the options.
 func (f *runFlags) check(w workload.Workload) ([]withSpec, error) {
+	if c, ok := w.(workload.RunChecker); ok {
+		if err := c.CheckRun(); err != nil {
+			return nil, err
+		}
+	}
 	with, err := parseWith(f.with)
 	if err != nil {
 		return nil, err

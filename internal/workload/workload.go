@@ -68,6 +68,13 @@ type RunEstimator interface {
 	RunTime() time.Duration
 }
 
+// RunChecker is a workload whose run options can be checked without a
+// database: a command refuses bad ones before it opens a target, which on
+// an embedded one would create a database file for nothing.
+type RunChecker interface {
+	CheckRun() error
+}
+
 // Exampler is a workload with its own examples for the run command's
 // help, where the generic ones (a timed run's flags) would mislead.
 type Exampler interface {

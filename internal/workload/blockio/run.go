@@ -98,7 +98,15 @@ func shareSlack(pct int, terminals, ops int64) float64 {
 	return 0.5 + float64(2*terminals)*float64(pct*(100-pct))/float64(ops)
 }
 
-// validate checks the run options that need no database.
+// CheckRun checks the run options that need no database
+// (workload.RunChecker).
+func (w *blockio) CheckRun() error {
+	_, _, err := w.validate()
+	return err
+}
+
+// validate checks the run options that need no database and returns the
+// think time's range.
 func (w *blockio) validate() (thinkMin, thinkMax time.Duration, err error) {
 	switch {
 	case w.workUnit < 1:

@@ -112,7 +112,8 @@ func (w *cpu) RunTime() time.Duration {
 	return workload.Estimate(per * sets)
 }
 
-func (w *cpu) validate() error {
+// CheckRun checks the options that need no database (workload.RunChecker).
+func (w *cpu) CheckRun() error {
 	switch {
 	case w.sessions < 1:
 		return exitcode.Userf("--sessions must be at least 1, got %d", w.sessions)
@@ -135,7 +136,7 @@ func (w *cpu) validate() error {
 
 // Open checks the options and that the database has what the loop needs.
 func (w *cpu) Open(ctx context.Context, t dbtarget.Target) (workload.Run, error) {
-	if err := w.validate(); err != nil {
+	if err := w.CheckRun(); err != nil {
 		return nil, err
 	}
 	q, err := workload.LoadSQL(sqlFiles, "sql", t.Dialect(), "cpu.sql")

@@ -146,8 +146,12 @@ func (o runOptions) validate() error {
 	return nil
 }
 
+// CheckRun checks the run options, which need no database
+// (workload.RunChecker).
+func (w *dvdstore) CheckRun() error { return w.run.validate() }
+
 func (w *dvdstore) Open(ctx context.Context, t dbtarget.Target) (workload.Run, error) {
-	if err := w.run.validate(); err != nil {
+	if err := w.CheckRun(); err != nil {
 		return nil, err
 	}
 	o, err := workload.OpenRun(ctx, t, sqlFiles, w.run.mode, "order.sql", readMeta)

@@ -29,8 +29,8 @@ type runner struct {
 	terminals, sessions atomic.Int64
 }
 
-// checkFlags refuses run flags that do not go together.
-func (w *tprocc) checkFlags() error {
+// CheckRun refuses run flags that do not go together (workload.RunChecker).
+func (w *tprocc) CheckRun() error {
 	switch {
 	case w.perWarehouse < 1:
 		return exitcode.Userf("--terminals-per-warehouse must be at least 1, got %d", w.perWarehouse)
@@ -41,7 +41,7 @@ func (w *tprocc) checkFlags() error {
 }
 
 func (w *tprocc) Open(ctx context.Context, t dbtarget.Target) (workload.Run, error) {
-	if err := w.checkFlags(); err != nil {
+	if err := w.CheckRun(); err != nil {
 		return nil, err
 	}
 	o, err := workload.OpenRun(ctx, t, sqlFiles, w.mode, "tx.sql", readMeta)

@@ -82,12 +82,12 @@ func TestKeyedShape(t *testing.T) {
 func TestTerminalsPerWarehouse(t *testing.T) {
 	for _, w := range []tprocc{{perWarehouse: 0, keying: true}, {perWarehouse: -3, keying: true}, {perWarehouse: 200}} {
 		var user *exitcode.UserError
-		if err := w.checkFlags(); !errors.As(err, &user) || strings.Contains(err.Error(), "\n") {
+		if err := w.CheckRun(); !errors.As(err, &user) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%+v: err = %v, want one line of user error", w, err)
 		}
 	}
 	for _, w := range []tprocc{{perWarehouse: 10}, {perWarehouse: 10, keying: true}, {perWarehouse: 200, keying: true}} {
-		if err := w.checkFlags(); err != nil {
+		if err := w.CheckRun(); err != nil {
 			t.Errorf("%+v: %v", w, err)
 		}
 	}
