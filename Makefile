@@ -30,12 +30,16 @@ TAGS ?= sqlite_math_functions
 # trap: a step started in the background would ignore it).
 TEST_PARALLEL ?= 4
 TESTING = $(GO) test -count=1 -timeout 20m
-SQLITE_SKIP = TestSweep|TestMixedRun|TestLiveMetrics|TestMetricsAddrInUse|TestKeyedTerminals|TestForceKeepsUsersTable|TestConnections|TestSteady|TestTelemetry|TestOtherSessions|TestSIGTERM|TestFullDiskSQLite|TestResultFallback|TestOutputRefused|TestHugeCounts|$(TPROCC_SQLITE_SKIP)
+SQLITE_SKIP = TestSweep|TestMixedRun|TestLiveMetrics|TestMetricsAddrInUse|TestKeyedTerminals|TestForceKeepsUsersTable|TestConnections|TestSteady|TestTelemetry|TestOtherSessions|TestSIGTERM|TestFullDiskSQLite|TestResultFallback|TestOutputRefused|TestHugeCounts|$(TPROCC_SQLITE_SKIP)|$(CPU_SQLITE_SKIP)
 # tproc-c's own SQLite tests beyond its transactions and its durability
 # audit (check's corruptions, the pooled run, repeated order lines) test
 # the workload, not the driver: on the pure-Go SQLite they built a
 # warehouse each, the step's longest part.
 TPROCC_SQLITE_SKIP = TestCheckSQLite$$|TestPooledRunSQLite|TestNewOrderRepeatedLinesSQLite
+# The CPU test's commands run its loop twice on the pure-Go SQLite, the
+# CPU-bound part of the step, where the workload's own test (TestCPUSQLite)
+# already runs it on that driver.
+CPU_SQLITE_SKIP = TestCPUSQLiteCommands
 # The packages whose tests take longest start first (go test runs them in
 # the order given), so that none of them starts late and runs on alone,
 # one test at a time, while the CPUs it leaves are idle: tproc-c's, the
