@@ -49,6 +49,7 @@ var (
 	_ workload.Dropper        = (*blockio)(nil)
 	_ workload.Checker        = (*blockio)(nil)
 	_ workload.Exampler       = (*blockio)(nil)
+	_ workload.RunChecker     = (*blockio)(nil)
 	_ workload.Rater          = (*runner)(nil)
 )
 

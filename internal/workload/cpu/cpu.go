@@ -61,6 +61,7 @@ func init() {
 var (
 	_ workload.RunEstimator = (*cpu)(nil)
 	_ workload.Exampler     = (*cpu)(nil)
+	_ workload.RunChecker   = (*cpu)(nil)
 	_ workload.Batch        = (*run)(nil)
 	_ workload.Preparer     = (*run)(nil)
 )

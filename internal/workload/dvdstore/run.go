@@ -21,6 +21,7 @@ var (
 	_ workload.BuildEstimator = (*dvdstore)(nil)
 	_ workload.Dropper        = (*dvdstore)(nil)
 	_ workload.Checker        = (*dvdstore)(nil)
+	_ workload.RunChecker     = (*dvdstore)(nil)
 	_ workload.Rater          = (*runner)(nil)
 )
 

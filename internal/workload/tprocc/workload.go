@@ -26,6 +26,7 @@ var (
 	_ workload.BuildEstimator = (*tprocc)(nil)
 	_ workload.Dropper        = (*tprocc)(nil)
 	_ workload.Checker        = (*tprocc)(nil)
+	_ workload.RunChecker     = (*tprocc)(nil)
 	_ workload.Rater          = (*runner)(nil)
 	_ driver.Pacer            = (*vu)(nil)
 )
